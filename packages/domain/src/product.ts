@@ -1,0 +1,83 @@
+import { type FieldErrors, ValidationError } from './errors';
+import { Money } from './money';
+
+export const INT32_MAX = 2_147_483_647;
+export const NAME_MAX_LENGTH = 200;
+export const DESCRIPTION_MAX_LENGTH = 2000;
+
+/** What a client may set on a product: everything but its id. */
+export interface ProductDetails {
+  readonly name: string;
+  readonly description: string;
+  readonly price: Money;
+  readonly quantityInStock: number;
+}
+
+export function isProductId(value: number): boolean {
+  return Number.isInteger(value) && value >= 1 && value <= INT32_MAX;
+}
+
+const length = (text: string) => [...text].length;
+
+/**
+ * One rule per field, each answering why a value breaks it (or undefined).
+ * The HTTP codecs call the same rules, so a 400 lists every broken field at once.
+ */
+export const productRules = {
+  name(value: string): string | undefined {
+    const trimmed = value.trim();
+    if (trimmed.length === 0) return 'is required and must not be blank';
+    if (length(trimmed) > NAME_MAX_LENGTH) return `must be at most ${NAME_MAX_LENGTH} characters`;
+    return undefined;
+  },
+  description(value: string): string | undefined {
+    return length(value) > DESCRIPTION_MAX_LENGTH ? `must be at most ${DESCRIPTION_MAX_LENGTH} characters` : undefined;
+  },
+  quantityInStock(value: number): string | undefined {
+    if (!Number.isInteger(value)) return 'must be an integer';
+    if (value < 0) return 'must not be negative';
+    if (value > INT32_MAX) return `must be at most ${INT32_MAX}`;
+    return undefined;
+  },
+};
+
+/** Checks every invariant and answers the normalised details (name trimmed), or throws ValidationError. */
+export function validateProductDetails(details: ProductDetails): ProductDetails {
+  const errors: FieldErrors = {};
+  const check = (field: keyof typeof productRules, problem: string | undefined) => {
+    if (problem) errors[field] = [problem];
+  };
+  check('name', productRules.name(details.name));
+  check('description', productRules.description(details.description));
+  check('quantityInStock', productRules.quantityInStock(details.quantityInStock));
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  return { ...details, name: details.name.trim() };
+}
+
+export class Product implements ProductDetails {
+  readonly name: string;
+  readonly description: string;
+  readonly price: Money;
+  readonly quantityInStock: number;
+
+  private constructor(
+    readonly id: number,
+    details: ProductDetails,
+  ) {
+    this.name = details.name;
+    this.description = details.description;
+    this.price = details.price;
+    this.quantityInStock = details.quantityInStock;
+  }
+
+  /** A product as stored, or about to be: its details are checked again, so no adapter can hold a broken one. */
+  static of(id: number, details: ProductDetails): Product {
+    if (!isProductId(id)) throw new RangeError(`Not a product id: ${id}`);
+    return new Product(id, validateProductDetails(details));
+  }
+
+  get details(): ProductDetails {
+    const { name, description, price, quantityInStock } = this;
+    return { name, description, price, quantityInStock };
+  }
+}

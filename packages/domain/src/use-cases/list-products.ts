@@ -1,0 +1,33 @@
+import type { Product } from '../product';
+import type { ProductPageQuery, ProductRepository } from '../product-repository';
+
+export interface ProductPage {
+  readonly items: Product[];
+  /** The `after` of the next page, when there is one. */
+  readonly nextAfter?: number;
+}
+
+export const MAX_PAGE_SIZE = 1000;
+
+export class ListProducts {
+  constructor(private readonly products: ProductRepository) {}
+
+  /** One keyset page; asks for one row more than the page to know whether another follows. */
+  async page(query: ProductPageQuery): Promise<ProductPage> {
+    const rows = await this.products.list({ after: query.after, limit: query.limit + 1 });
+    if (rows.length <= query.limit) return { items: rows };
+    const items = rows.slice(0, query.limit);
+    return { items, nextAfter: items[items.length - 1]!.id };
+  }
+
+  /** Every product, page by page, so a caller can stream any number of them in bounded memory. */
+  async *all(batchSize = MAX_PAGE_SIZE): AsyncGenerator<Product[]> {
+    let after = 0;
+    for (;;) {
+      const batch = await this.products.list({ after, limit: batchSize });
+      if (batch.length > 0) yield batch;
+      if (batch.length < batchSize) return;
+      after = batch[batch.length - 1]!.id;
+    }
+  }
+}

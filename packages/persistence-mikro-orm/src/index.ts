@@ -1,0 +1,4 @@
+export * from './database-url';
+export * from './mikro-orm-persistence';
+export * from './mikro-orm-product-repository';
+export type { Dialect, ProductRow } from './product-schema';

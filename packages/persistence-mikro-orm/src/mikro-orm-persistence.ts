@@ -1,0 +1,99 @@
+import { type EntitySchema, MikroORM, type Options, RequestContext } from '@mikro-orm/core';
+import type { SqlEntityManager } from '@mikro-orm/knex';
+import { Migrator } from '@mikro-orm/migrations';
+import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { SqliteDriver } from '@mikro-orm/sqlite';
+import { type DatabaseLocation, parseDatabaseUrl } from './database-url';
+import { postgresqlMigrations } from './migrations/postgresql';
+import { sqliteMigrations } from './migrations/sqlite';
+import { MikroOrmProductRepository } from './mikro-orm-product-repository';
+import { type ProductRow, productSchema } from './product-schema';
+
+// Any fixed number: it only has to be the same in every instance of the service.
+const MIGRATION_LOCK_KEY = 7_401_150_221;
+
+export interface MikroOrmPersistenceOptions {
+  /** Largest number of pooled connections (PostgreSQL). */
+  readonly poolSize?: number;
+  readonly debug?: boolean;
+}
+
+function ormOptions({ dialect, target }: DatabaseLocation, schema: EntitySchema, options: MikroOrmPersistenceOptions): Options {
+  const common = {
+    entities: [schema],
+    extensions: [Migrator],
+    debug: options.debug ?? false,
+    discovery: { warnWhenNoEntities: false },
+    // Every operation runs in a request scope or a fork of its own: a shared global EntityManager would be a bug.
+    allowGlobalContext: false,
+  };
+  const migrations = { transactional: true, allOrNothing: true, snapshot: false, silent: true };
+  if (dialect === 'postgresql') {
+    return {
+      ...common,
+      driver: PostgreSqlDriver,
+      clientUrl: target,
+      pool: { min: 0, max: options.poolSize ?? 10 },
+      migrations: { ...migrations, migrationsList: postgresqlMigrations },
+    };
+  }
+  return {
+    ...common,
+    driver: SqliteDriver,
+    dbName: target,
+    // Writers from another process wait for the lock instead of failing with SQLITE_BUSY.
+    pool: {
+      afterCreate: (connection: { exec(sql: string, done: (error: Error | null) => void): void }, done: (error: Error | null) => void) =>
+        connection.exec('pragma busy_timeout = 5000; pragma journal_mode = wal; pragma foreign_keys = on;', done),
+    },
+    migrations: { ...migrations, migrationsList: sqliteMigrations },
+  } as Options;
+}
+
+/** The MikroORM adapter, open on one database: the repository plus what the composition root needs around it. */
+export class MikroOrmPersistence {
+  readonly repository: MikroOrmProductRepository;
+
+  private constructor(
+    readonly orm: MikroORM,
+    readonly location: DatabaseLocation,
+    schema: EntitySchema<ProductRow>,
+  ) {
+    this.repository = new MikroOrmProductRepository(orm, schema);
+  }
+
+  static async open(databaseUrl: string, options: MikroOrmPersistenceOptions = {}): Promise<MikroOrmPersistence> {
+    const location = parseDatabaseUrl(databaseUrl);
+    const schema = productSchema(location.dialect);
+    const orm = await MikroORM.init(ormOptions(location, schema, options));
+    return new MikroOrmPersistence(orm, location, schema);
+  }
+
+  /** Runs `next` with an EntityManager of its own, as one HTTP request does. */
+  requestScope<T>(next: () => Promise<T>): Promise<T> {
+    return RequestContext.create(this.orm.em, next);
+  }
+
+  /**
+   * Applies pending migrations and answers their names. On PostgreSQL an advisory
+   * lock, held by a transaction for the whole run, makes instances that start
+   * together take turns: the later ones find nothing left to apply.
+   */
+  async migrate(): Promise<string[]> {
+    const em = this.orm.em.fork() as SqlEntityManager;
+    const run = async () => (await this.orm.getMigrator().up()).map((m) => m.name);
+    if (this.location.dialect !== 'postgresql') return run();
+    return em.getKnex().transaction(async (lock) => {
+      await lock.raw('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY]);
+      return run();
+    });
+  }
+
+  async isReachable(): Promise<boolean> {
+    return this.orm.isConnected();
+  }
+
+  close(): Promise<void> {
+    return this.orm.close(true);
+  }
+}

@@ -1,0 +1,3 @@
+export * from './builders';
+export * from './postgres-scratch';
+export * from './repository-contract';
