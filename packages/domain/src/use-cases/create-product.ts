@@ -4,7 +4,7 @@ import type { ProductRepository } from '../product-repository';
 export class CreateProduct {
   constructor(private readonly products: ProductRepository) {}
 
-  execute(input: ProductDetails): Promise<Product> {
+  async execute(input: ProductDetails): Promise<Product> {
     return this.products.add(validateProductDetails(input));
   }
 }

@@ -1,0 +1,19 @@
+/** A request the edge refuses before any use case runs. `code` is looked up in the status table like a domain code. */
+export class RequestError extends Error {
+  constructor(
+    readonly code: RequestErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RequestError';
+  }
+}
+
+export type RequestErrorCode =
+  | 'BODY_REQUIRED'
+  | 'BODY_NOT_AN_OBJECT'
+  | 'MALFORMED_JSON'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'ROUTE_NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED';

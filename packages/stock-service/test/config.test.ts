@@ -1,0 +1,36 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_CONFIG, DEFAULT_CONFIG_FILE, loadConfig } from '../src';
+
+describe('loadConfig', () => {
+  let directory: string;
+  beforeEach(() => {
+    directory = mkdtempSync(join(tmpdir(), 'stock-config-'));
+  });
+  afterEach(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('defaults to port 8080 and the embedded SQLite file', () => {
+    expect(loadConfig({}, directory)).to.deep.equal({ port: 8080, databaseUrl: 'sqlite:./data/stock.db', logLevel: 'info' });
+  });
+
+  it('reads the configuration file, and lets the environment win', () => {
+    writeFileSync(join(directory, DEFAULT_CONFIG_FILE), JSON.stringify({ port: 9000, databaseUrl: 'postgres://db/stock' }));
+    expect(loadConfig({}, directory)).to.include({ port: 9000, databaseUrl: 'postgres://db/stock' });
+    expect(loadConfig({ PORT: '9100', DATABASE_URL: 'memory:' }, directory)).to.include({ port: 9100, databaseUrl: 'memory:' });
+  });
+
+  it('reads the file STOCK_CONFIG names, and fails if it is missing', () => {
+    writeFileSync(join(directory, 'other.json'), JSON.stringify({ logLevel: 'debug' }));
+    expect(loadConfig({ STOCK_CONFIG: 'other.json' }, directory).logLevel).to.equal('debug');
+    expect(() => loadConfig({ STOCK_CONFIG: 'absent.json' }, directory)).to.throw(/does not exist/);
+  });
+
+  it('refuses a port that is not one', () => {
+    for (const PORT of ['http', '-1', '65536', '80.5']) {
+      expect(() => loadConfig({ PORT }, directory), PORT).to.throw(/PORT must be an integer/);
+    }
+    expect(DEFAULT_CONFIG.port).to.equal(8080);
+  });
+});

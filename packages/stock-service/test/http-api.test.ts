@@ -1,0 +1,284 @@
+import { aProductBody } from '@stock/test-kit';
+import { expect } from 'chai';
+import { type Backend, json, type ServiceUnderTest, startServiceUnderTest } from './support';
+
+const PROBLEM = 'application/problem+json';
+
+async function expectProblem(response: Response, status: number, code?: string) {
+  expect(response.status, await response.clone().text()).to.equal(status);
+  expect(response.headers.get('content-type')).to.equal(PROBLEM);
+  const problem = (await response.json()) as Record<string, unknown>;
+  expect(problem).to.include({ status, type: 'about:blank' });
+  expect(problem.title).to.be.a('string').and.not.be.empty;
+  if (code) expect(problem.code).to.equal(code);
+  return problem;
+}
+
+async function expectFieldErrors(response: Response, fields: string[]) {
+  const problem = await expectProblem(response, 400, 'VALIDATION_FAILED');
+  expect(problem.errors).to.have.all.keys(fields);
+  for (const messages of Object.values(problem.errors as Record<string, string[]>)) {
+    expect(messages).to.be.an('array').that.is.not.empty;
+  }
+  return problem.errors as Record<string, string[]>;
+}
+
+for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
+  describe(`Products HTTP API on ${backend}`, () => {
+    let api: ServiceUnderTest;
+    const request = (path: string, init?: RequestInit) => api.request(path, init);
+    const create = async (body: Record<string, unknown> = aProductBody()) => {
+      const response = await request('/api/products', json(body));
+      expect(response.status, await response.clone().text()).to.equal(201);
+      return (await response.json()) as Record<string, unknown> & { id: number };
+    };
+
+    before(async function () {
+      api = await startServiceUnderTest(backend, this);
+    });
+    after(async () => api?.stop());
+
+    describe('POST /api/products', () => {
+      it('answers 201 with the product, its id and a Location to read it back', async () => {
+        const response = await request('/api/products', json({ name: '  Desk lamp ', description: 'Warm light', price: 39.9, quantityInStock: 12 }));
+        expect(response.status).to.equal(201);
+        const body = (await response.json()) as { id: number };
+        expect(body).to.deep.equal({ id: body.id, name: 'Desk lamp', description: 'Warm light', price: 39.9, quantityInStock: 12 });
+        expect(response.headers.get('location')).to.equal(`/api/products/${body.id}`);
+        const readBack = await request(response.headers.get('location')!);
+        expect(await readBack.json()).to.deep.equal(body);
+      });
+
+      it('logs the creation at info level with the new id', async () => {
+        const { id } = await create();
+        expect(api.logs).to.deep.include.members([{ ...api.logs.find((l) => l.productId === id), level: 'info', message: 'product created', productId: id }]);
+      });
+
+      it('keeps the price exact', async () => {
+        for (const price of [1234567890.12, 0.1, 0.07, 19.99, 9999999999999.99, 0]) {
+          const { id } = await create(aProductBody({ price }));
+          expect(((await (await request(`/api/products/${id}`)).json()) as { price: number }).price).to.equal(price);
+        }
+        const raw = await (await request('/api/products', json(aProductBody({ price: 1234567890.12 })))).text();
+        expect(raw).to.contain('"price":1234567890.12');
+      });
+
+      it('matches property names case-insensitively, as .NET clients send them', async () => {
+        const product = await create({ Name: 'Pascal', Description: 'Cased', Price: 5.5, QuantityInStock: 2, Id: 0 });
+        expect(product).to.include({ name: 'Pascal', description: 'Cased', price: 5.5, quantityInStock: 2 });
+      });
+
+      it('fills the optional fields: description "" and quantityInStock 0, also when null', async () => {
+        expect(await create({ name: 'Bare', price: 1 })).to.include({ description: '', quantityInStock: 0 });
+        expect(await create({ name: 'Nulls', price: 1, description: null, quantityInStock: null, id: null })).to.include({ description: '', quantityInStock: 0 });
+      });
+
+      it('accepts the largest quantity and the longest name and description', async () => {
+        const product = await create(aProductBody({ name: 'n'.repeat(200), description: 'd'.repeat(2000), quantityInStock: 2147483647 }));
+        expect(product.quantityInStock).to.equal(2147483647);
+        expect(product.name).to.have.length(200);
+      });
+
+      it('names every invalid field at once, and stores nothing', async () => {
+        const before = (await (await request('/api/products')).json()) as unknown[];
+        const errors = await expectFieldErrors(
+          await request('/api/products', json({ name: ' ', description: 7, price: -1, quantityInStock: 1.5 })),
+          ['name', 'description', 'price', 'quantityInStock'],
+        );
+        expect(errors.name![0]).to.match(/required|blank/);
+        expect(await (await request('/api/products')).json()).to.have.length(before.length);
+      });
+
+      const invalid: [string, Record<string, unknown>, string][] = [
+        ['a missing name', { price: 1 }, 'name'],
+        ['a null name', { name: null, price: 1 }, 'name'],
+        ['a numeric name', { name: 42, price: 1 }, 'name'],
+        ['a name over 200 characters', { name: 'x'.repeat(201), price: 1 }, 'name'],
+        ['a description over 2000 characters', { name: 'A', description: 'x'.repeat(2001), price: 1 }, 'description'],
+        ['a missing price', { name: 'A' }, 'price'],
+        ['a price given as a string', { name: 'A', price: '10.00' }, 'price'],
+        ['a negative price', { name: 'A', price: -0.01 }, 'price'],
+        ['a price with three decimals', { name: 'A', price: 1.005 }, 'price'],
+        ['a price past numeric(15,2)', { name: 'A', price: 1e14 }, 'price'],
+        ['a price in scientific notation that is too small', { name: 'A', price: 1e-7 }, 'price'],
+        ['a fractional quantity', { name: 'A', price: 1, quantityInStock: 2.5 }, 'quantityInStock'],
+        ['a negative quantity', { name: 'A', price: 1, quantityInStock: -1 }, 'quantityInStock'],
+        ['a quantity past int32', { name: 'A', price: 1, quantityInStock: 2147483648 }, 'quantityInStock'],
+        ['a quantity given as a string', { name: 'A', price: 1, quantityInStock: '5' }, 'quantityInStock'],
+        ['a boolean quantity', { name: 'A', price: 1, quantityInStock: true }, 'quantityInStock'],
+        ['an id other than 0', { id: 5, name: 'A', price: 1 }, 'id'],
+        ['a fractional id', { id: 0.5, name: 'A', price: 1 }, 'id'],
+        ['an unknown property', { name: 'A', price: 1, colour: 'red' }, 'colour'],
+        ['a property given twice in different cases', { name: 'A', NAME: 'B', price: 1 }, 'name'],
+      ];
+      for (const [what, body, field] of invalid) {
+        it(`answers 400 naming "${field}" for ${what}`, async () => {
+          await expectFieldErrors(await request('/api/products', json(body)), [field]);
+        });
+      }
+
+      it('answers 400 for malformed JSON and for a body that is not an object', async () => {
+        await expectProblem(await request('/api/products', json('{"name": "A", ')), 400, 'MALFORMED_JSON');
+        await expectProblem(await request('/api/products', json('"just a string"')), 400, 'MALFORMED_JSON');
+        await expectProblem(await request('/api/products', json('[{"name":"A","price":1}]')), 400, 'BODY_NOT_AN_OBJECT');
+        await expectProblem(await request('/api/products', json('null')), 400, 'MALFORMED_JSON');
+        await expectProblem(await request('/api/products', json('{"__proto__": {"x": 1}, "name": "A", "price": 1}')), 400);
+      });
+
+      it('answers 400 when there is no body at all', async () => {
+        await expectProblem(await request('/api/products', { method: 'POST' }), 400, 'BODY_REQUIRED');
+      });
+
+      it('answers 415 for a body that is not JSON', async () => {
+        await expectProblem(await request('/api/products', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"name":"A","price":1}' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+        await expectProblem(await request('/api/products', { method: 'POST', body: new URLSearchParams({ name: 'A' }) }), 415);
+      });
+
+      it('answers 413 for a body over 64 KiB', async () => {
+        await expectProblem(await request('/api/products', json({ name: 'A', price: 1, description: 'x'.repeat(70 * 1024) })), 413, 'PAYLOAD_TOO_LARGE');
+      });
+
+      it('accepts a JSON content type with a charset', async () => {
+        const response = await request('/api/products', json(aProductBody(), { headers: { 'content-type': 'application/json; charset=utf-8' } }));
+        expect(response.status).to.equal(201);
+      });
+    });
+
+    describe('GET /api/products', () => {
+      let ids: number[];
+      before(async () => {
+        ids = [];
+        for (let i = 0; i < 5; i++) ids.push((await create()).id);
+      });
+
+      it('answers every product as a JSON array ordered by id', async () => {
+        const response = await request('/api/products');
+        expect(response.status).to.equal(200);
+        expect(response.headers.get('content-type')).to.match(/^application\/json/);
+        const all = (await response.json()) as { id: number }[];
+        const listed = all.map((p) => p.id);
+        expect(listed).to.deep.equal([...listed].sort((a, b) => a - b));
+        expect(listed).to.include.members(ids);
+      });
+
+      it('pages by keyset with a Link to the next page, and none after the last', async () => {
+        const first = await request(`/api/products?limit=2&after=${ids[0]! - 1}`);
+        expect(((await first.json()) as { id: number }[]).map((p) => p.id)).to.deep.equal(ids.slice(0, 2));
+        expect(first.headers.get('link')).to.equal(`</api/products?limit=2&after=${ids[1]}>; rel="next"`);
+        const last = await request(`/api/products?limit=2&after=${ids[3]}`);
+        expect(((await last.json()) as { id: number }[]).map((p) => p.id)).to.deep.equal([ids[4]]);
+        expect(last.headers.get('link')).to.equal(null);
+      });
+
+      it('follows Link headers through every product exactly once', async () => {
+        const all = ((await (await request('/api/products')).json()) as { id: number }[]).map((p) => p.id);
+        const seen: number[] = [];
+        let next: string | null = '/api/products?limit=3';
+        while (next) {
+          const response = await request(next);
+          seen.push(...((await response.json()) as { id: number }[]).map((p) => p.id));
+          next = /<([^>]+)>; rel="next"/.exec(response.headers.get('link') ?? '')?.[1] ?? null;
+        }
+        expect(seen).to.deep.equal(all);
+      });
+
+      for (const query of ['limit=0', 'limit=1001', 'limit=abc', 'limit=1.5', 'limit=-1', 'after=-1', 'after=x', 'limit=2&limit=3', 'after=2147483648']) {
+        it(`answers 400 for ?${query}`, async () => {
+          const field = query.split('=')[0]!;
+          await expectFieldErrors(await request(`/api/products?${query}`), [field]);
+        });
+      }
+    });
+
+    describe('GET /api/products/{id}', () => {
+      it('answers 200 with the product', async () => {
+        const created = await create();
+        const response = await request(`/api/products/${created.id}`);
+        expect(response.status).to.equal(200);
+        expect(await response.json()).to.deep.equal(created);
+      });
+
+      it('answers 404 for an id nobody has', async () => {
+        const problem = await expectProblem(await request('/api/products/2147483647'), 404, 'PRODUCT_NOT_FOUND');
+        expect(problem.instance).to.equal('/api/products/2147483647');
+      });
+
+      for (const id of ['0', '-1', 'abc', '1.5', '2147483648', '99999999999', '01', '1e3', '%20']) {
+        it(`answers 400 for the id "${id}"`, async () => {
+          await expectFieldErrors(await request(`/api/products/${id}`), ['id']);
+        });
+      }
+    });
+
+    describe('PUT /api/products/{id}', () => {
+      it('replaces the details and answers the updated product', async () => {
+        const { id } = await create();
+        const response = await request(`/api/products/${id}`, json({ id, name: 'Updated', description: 'New', price: 2.5, quantityInStock: 4 }, { method: 'PUT' }));
+        expect(response.status).to.equal(200);
+        const expected = { id, name: 'Updated', description: 'New', price: 2.5, quantityInStock: 4 };
+        expect(await response.json()).to.deep.equal(expected);
+        expect(await (await request(`/api/products/${id}`)).json()).to.deep.equal(expected);
+      });
+
+      it('accepts a body without an id', async () => {
+        const { id } = await create();
+        const response = await request(`/api/products/${id}`, json({ name: 'No id', price: 1 }, { method: 'PUT' }));
+        expect(await response.json()).to.deep.equal({ id, name: 'No id', description: '', price: 1, quantityInStock: 0 });
+      });
+
+      it('answers 404 for a missing product and creates nothing', async () => {
+        await expectProblem(await request('/api/products/2147483646', json(aProductBody(), { method: 'PUT' })), 404, 'PRODUCT_NOT_FOUND');
+        await expectProblem(await request('/api/products/2147483646'), 404);
+      });
+
+      it('answers 400 for an id in the body other than the path one, and changes nothing', async () => {
+        const created = await create();
+        await expectFieldErrors(await request(`/api/products/${created.id}`, json({ ...aProductBody(), id: created.id + 1 }, { method: 'PUT' })), ['id']);
+        expect(await (await request(`/api/products/${created.id}`)).json()).to.deep.equal(created);
+      });
+
+      it('answers 400 for an invalid body, and changes nothing', async () => {
+        const created = await create();
+        await expectFieldErrors(await request(`/api/products/${created.id}`, json({ name: '', price: 'free' }, { method: 'PUT' })), ['name', 'price']);
+        expect(await (await request(`/api/products/${created.id}`)).json()).to.deep.equal(created);
+      });
+
+      it('answers 400 for a bad path id and 415 for a body that is not JSON', async () => {
+        await expectFieldErrors(await request('/api/products/zero', json(aProductBody(), { method: 'PUT' })), ['id']);
+        const { id } = await create();
+        await expectProblem(await request(`/api/products/${id}`, { method: 'PUT', headers: { 'content-type': 'text/xml' }, body: '<p/>' }), 415);
+      });
+    });
+
+    describe('DELETE /api/products/{id}', () => {
+      it('answers 204, then 404', async () => {
+        const { id } = await create();
+        const response = await request(`/api/products/${id}`, { method: 'DELETE' });
+        expect(response.status).to.equal(204);
+        expect(await response.text()).to.equal('');
+        await expectProblem(await request(`/api/products/${id}`), 404);
+        await expectProblem(await request(`/api/products/${id}`, { method: 'DELETE' }), 404, 'PRODUCT_NOT_FOUND');
+      });
+
+      it('answers 400 for a bad id', async () => {
+        await expectFieldErrors(await request('/api/products/-5', { method: 'DELETE' }), ['id']);
+      });
+    });
+
+    describe('routing', () => {
+      it('answers 404 problem+json for an unknown route', async () => {
+        await expectProblem(await request('/nowhere'), 404, 'ROUTE_NOT_FOUND');
+        await expectProblem(await request('/api/products/1/nested'), 404, 'ROUTE_NOT_FOUND');
+      });
+
+      it('answers 405 with Allow for a known route and an unsupported method', async () => {
+        const onCollection = await request('/api/products', { method: 'DELETE' });
+        expect(onCollection.headers.get('allow')).to.equal('HEAD, GET, POST');
+        await expectProblem(onCollection, 405, 'METHOD_NOT_ALLOWED');
+        const onItem = await request('/api/products/1', { method: 'PATCH', ...json({}) });
+        expect(onItem.headers.get('allow')).to.equal('HEAD, GET, PUT, DELETE');
+        await expectProblem(onItem, 405, 'METHOD_NOT_ALLOWED');
+      });
+    });
+  });
+}
