@@ -1,7 +1,11 @@
+import { swaggerDocs } from '@stock/koa-swagger';
 import Koa from 'koa';
 import { errorMiddleware } from './error-middleware';
 import type { Logger } from './logger';
 import { type ProductUseCases, productsRouter } from './products-router';
+
+/** The contract, served at /swagger and checked against the routes by the contract test. */
+export const OPENAPI_FILE = new URL('../../../docs/openapi.yaml', import.meta.url).pathname;
 
 export interface StockAppOptions {
   readonly useCases: ProductUseCases;
@@ -14,6 +18,7 @@ export function createStockApp({ useCases, logger, requestScope }: StockAppOptio
   const app = new Koa();
   app.silent = true; // errors are logged by the error middleware, once, with context
   app.use(errorMiddleware(logger));
+  app.use(swaggerDocs({ specFile: OPENAPI_FILE, title: 'Stock service API' }));
   if (requestScope) app.use((_ctx, next) => requestScope(next));
   const products = productsRouter(useCases, logger);
   app.use(products.routes());

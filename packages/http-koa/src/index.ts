@@ -3,5 +3,5 @@ export type { Logger } from './logger';
 export * from './problem';
 export * from './product-codec';
 export * from './product-json';
-export type { ProductUseCases } from './products-router';
+export { type ProductUseCases, productsRouter } from './products-router';
 export * from './request-error';

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createScratchDatabase } from '@stock/test-kit';
 import winston from 'winston';
+import { assertMatchesContract } from './openapi-contract';
 import { createLogger, DEFAULT_CONFIG, type RunningStockService, startStockService } from '../src';
 
 export type Backend = 'memory' | 'sqlite' | 'postgresql';
@@ -12,6 +13,7 @@ export interface ServiceUnderTest {
   readonly service: RunningStockService;
   /** Every log line the service wrote, parsed. */
   readonly logs: Record<string, unknown>[];
+  /** fetch() against the service; throws if the response breaks docs/openapi.yaml. */
   request(path: string, init?: RequestInit): Promise<Response>;
   stop(): Promise<void>;
 }
@@ -45,7 +47,11 @@ export async function startServiceUnderTest(backend: Backend, context: Mocha.Con
   return {
     service,
     logs,
-    request: (path, init) => fetch(`${service.url}${path}`, init),
+    async request(path, init) {
+      const response = await fetch(`${service.url}${path}`, init);
+      await assertMatchesContract(init?.method ?? 'GET', `${service.url}${path}`, response);
+      return response;
+    },
     async stop() {
       await service.close();
       await database.cleanUp();
