@@ -1,0 +1,30 @@
+import { swaggerDocs } from '@stock/koa-swagger';
+import Koa from 'koa';
+import { join } from 'node:path';
+import { errorMiddleware } from './error-middleware';
+import { sampleRouter } from './sample-router';
+
+export const SPEC_FILE = join(import.meta.dirname, '../../../docs/sample-app.openapi.yaml');
+
+export interface SampleAppOptions {
+  /** The clock the forecast dates count from. */
+  readonly now?: () => Date;
+  /** Uniform in [0, 1); drives temperatures and summaries. */
+  readonly random?: () => number;
+}
+
+function logUnexpected(error: unknown, ctx: Koa.Context): void {
+  const detail = error instanceof Error ? error.stack : String(error);
+  console.error(JSON.stringify({ level: 'error', msg: 'unhandled error', method: ctx.method, path: ctx.path, error: detail }));
+}
+
+export function createSampleApp({ now = () => new Date(), random = Math.random }: SampleAppOptions = {}): Koa {
+  const app = new Koa();
+  app.silent = true; // the error middleware logs each unexpected error once, with its request
+  app.use(errorMiddleware(logUnexpected));
+  app.use(swaggerDocs({ specFile: SPEC_FILE, title: 'Sample app', prefix: '/swagger' }));
+  const router = sampleRouter({ now, random });
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}
