@@ -271,6 +271,13 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         await expectProblem(await request('/api/products/1/nested'), 404, 'ROUTE_NOT_FOUND');
       });
 
+      it('answers 404, not 501, for a method the router has never heard of', async () => {
+        await expectProblem(await request('/nowhere', { method: 'PROPFIND' }), 404, 'ROUTE_NOT_FOUND');
+        const known = await request('/api/products', { method: 'PROPFIND' });
+        expect(known.headers.get('allow')).to.equal('HEAD, GET, POST');
+        await expectProblem(known, 405, 'METHOD_NOT_ALLOWED');
+      });
+
       it('answers 405 with Allow for a known route and an unsupported method', async () => {
         const onCollection = await request('/api/products', { method: 'DELETE' });
         expect(onCollection.headers.get('allow')).to.equal('HEAD, GET, POST');
