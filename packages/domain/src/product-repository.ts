@@ -6,15 +6,34 @@ export interface ProductPageQuery {
   readonly limit: number;
 }
 
-/** The port every persistence adapter implements. Details arrive already validated. */
+export type UpdateOutcome =
+  | { readonly status: 'updated'; readonly product: Product }
+  | { readonly status: 'not-found' }
+  | { readonly status: 'version-mismatch'; readonly currentVersion: number };
+
+export type AdjustOutcome =
+  | { readonly status: 'adjusted'; readonly product: Product }
+  | { readonly status: 'not-found' }
+  /** The adjustment would leave the stock outside STOCK_MIN..STOCK_MAX; nothing changed. */
+  | { readonly status: 'out-of-bounds'; readonly available: number };
+
+/**
+ * The port every persistence adapter implements. Details arrive already
+ * validated. Every write is atomic and moves the product to its next version.
+ */
 export interface ProductRepository {
-  /** Stores a new product and answers it with the id the store assigned. */
+  /** Stores a new product (version 1) and answers it with the id the store assigned. */
   add(details: ProductDetails): Promise<Product>;
   findById(id: number): Promise<Product | undefined>;
   /** Products in ascending id order, after a given id. */
   list(query: ProductPageQuery): Promise<Product[]>;
-  /** Replaces a product's details; undefined when there is no such product. */
-  update(id: number, details: ProductDetails): Promise<Product | undefined>;
+  /** Replaces a product's details, only if it is still at `expectedVersion` when one is given. */
+  update(id: number, details: ProductDetails, expectedVersion?: number): Promise<UpdateOutcome>;
+  /**
+   * Adds `delta` to the stock in one atomic step, only if the result stays
+   * within STOCK_MIN..STOCK_MAX: never a read, then a write.
+   */
+  adjustStock(id: number, delta: number): Promise<AdjustOutcome>;
   /** Answers whether a product was removed. */
   remove(id: number): Promise<boolean>;
 }

@@ -63,6 +63,8 @@ export class Product implements ProductDetails {
   private constructor(
     readonly id: number,
     details: ProductDetails,
+    /** Starts at 1 and grows with every write: the product's ETag. */
+    readonly version: number,
   ) {
     this.name = details.name;
     this.description = details.description;
@@ -71,9 +73,10 @@ export class Product implements ProductDetails {
   }
 
   /** A product as stored, or about to be: its details are checked again, so no adapter can hold a broken one. */
-  static of(id: number, details: ProductDetails): Product {
+  static of(id: number, details: ProductDetails, version: number): Product {
     if (!isProductId(id)) throw new RangeError(`Not a product id: ${id}`);
-    return new Product(id, validateProductDetails(details));
+    if (!Number.isSafeInteger(version) || version < 1) throw new RangeError(`Not a product version: ${version}`);
+    return new Product(id, validateProductDetails(details), version);
   }
 
   get details(): ProductDetails {

@@ -3,7 +3,19 @@ import { aProduct } from '@stock/test-kit';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import sinon from 'sinon';
-import { CreateProduct, DeleteProduct, GetProduct, ListProducts, ProductNotFoundError, UpdateProduct, ValidationError } from '../src';
+import {
+  AdjustStock,
+  CreateProduct,
+  DeleteProduct,
+  GetProduct,
+  InsufficientStockError,
+  ListProducts,
+  ProductNotFoundError,
+  StockLimitExceededError,
+  UpdateProduct,
+  ValidationError,
+  VersionMismatchError,
+} from '../src';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;
@@ -61,6 +73,45 @@ describe('product use cases', () => {
       const { id } = await products.add(aProduct({ name: 'Kept' }));
       await expect(new UpdateProduct(products).execute(id, aProduct({ name: '   ' }))).to.be.rejectedWith(ValidationError);
       expect((await products.findById(id))?.name).to.equal('Kept');
+    });
+  });
+
+  describe('UpdateProduct with an expected version', () => {
+    it('updates at that version and refuses any other', async () => {
+      const { id } = await products.add(aProduct());
+      const update = new UpdateProduct(products);
+      const error = await update.execute(id, aProduct(), 5).then(() => undefined, (e: unknown) => e);
+      expect(error).to.be.instanceOf(VersionMismatchError).and.to.include({ productId: id, currentVersion: 1, code: 'VERSION_MISMATCH' });
+      expect((await update.execute(id, aProduct(), 1)).version).to.equal(2);
+    });
+  });
+
+  describe('AdjustStock', () => {
+    it('adds the delta and answers the product at its next version', async () => {
+      const { id } = await products.add(aProduct({ quantityInStock: 5 }));
+      const product = await new AdjustStock(products).execute(id, { delta: -2, reason: 'sale' });
+      expect(product).to.include({ quantityInStock: 3, version: 2 });
+    });
+
+    it('names the bound an adjustment would break, with the stock available, and changes nothing', async () => {
+      const { id } = await products.add(aProduct({ quantityInStock: 5 }));
+      const adjust = new AdjustStock(products);
+      await expect(adjust.execute(id, { delta: -6 })).to.be.rejectedWith(InsufficientStockError).and.eventually.include({ available: 5, code: 'INSUFFICIENT_STOCK' });
+      await expect(adjust.execute(id, { delta: 2147483647 })).to.be.rejectedWith(StockLimitExceededError).and.eventually.include({ available: 5 });
+      expect((await products.findById(id))?.quantityInStock).to.equal(5);
+    });
+
+    it('refuses a delta that is 0, fractional or past int32, and a reason over 200 characters', async () => {
+      const { id } = await products.add(aProduct());
+      const adjust = new AdjustStock(products);
+      for (const delta of [0, 1.5, 2147483648, -2147483649, Number.NaN]) {
+        await expect(adjust.execute(id, { delta }), String(delta)).to.be.rejectedWith(ValidationError);
+      }
+      await expect(adjust.execute(id, { delta: 1, reason: 'x'.repeat(201) })).to.be.rejectedWith(ValidationError);
+    });
+
+    it('throws ProductNotFoundError for a missing product', async () => {
+      await expect(new AdjustStock(products).execute(99, { delta: 1 })).to.be.rejectedWith(ProductNotFoundError);
     });
   });
 

@@ -1,1 +1,2 @@
 export * from './in-memory-product-repository';
+export * from './in-memory-idempotency-store';

@@ -1,5 +1,5 @@
-import { productRepositoryContract } from '@stock/test-kit';
-import { InMemoryProductRepository } from '../src';
+import { CONTRACT_TTL_MS, idempotencyStoreContract, productRepositoryContract } from '@stock/test-kit';
+import { InMemoryIdempotencyStore, InMemoryProductRepository } from '../src';
 
 describe('InMemoryProductRepository', () => {
   let repository = new InMemoryProductRepository();
@@ -12,4 +12,12 @@ describe('InMemoryProductRepository', () => {
     },
     close: async () => {},
   }));
+});
+
+describe('InMemoryIdempotencyStore', () => {
+  idempotencyStoreContract(async (_context, now) => ({
+    store: new InMemoryIdempotencyStore(CONTRACT_TTL_MS, now),
+    repository: new InMemoryProductRepository(),
+    close: async () => {},
+  }), { transactional: false });
 });

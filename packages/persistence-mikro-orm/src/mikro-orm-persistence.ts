@@ -6,13 +6,18 @@ import { SqliteDriver } from '@mikro-orm/sqlite';
 import { type DatabaseLocation, parseDatabaseUrl } from './database-url';
 import { postgresqlMigrations } from './migrations/postgresql';
 import { sqliteMigrations } from './migrations/sqlite';
+import { MikroOrmIdempotencyStore } from './mikro-orm-idempotency-store';
 import { MikroOrmProductRepository } from './mikro-orm-product-repository';
 import { type ProductRow, productSchema } from './product-schema';
+
+export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 // Any fixed number: it only has to be the same in every instance of the service.
 const MIGRATION_LOCK_KEY = 7_401_150_221;
 
 export interface MikroOrmPersistenceOptions {
+  /** How long an idempotency record is kept (default 24 h). */
+  readonly idempotencyTtlMs?: number;
   /** Largest number of pooled connections (PostgreSQL). */
   readonly poolSize?: number;
   readonly debug?: boolean;
@@ -53,20 +58,23 @@ function ormOptions({ dialect, target }: DatabaseLocation, schema: EntitySchema,
 /** The MikroORM adapter, open on one database: the repository plus what the composition root needs around it. */
 export class MikroOrmPersistence {
   readonly repository: MikroOrmProductRepository;
+  readonly idempotency: MikroOrmIdempotencyStore;
 
   private constructor(
     readonly orm: MikroORM,
     readonly location: DatabaseLocation,
     schema: EntitySchema<ProductRow>,
+    options: MikroOrmPersistenceOptions,
   ) {
-    this.repository = new MikroOrmProductRepository(orm, schema);
+    this.repository = new MikroOrmProductRepository(orm, schema, location.dialect);
+    this.idempotency = new MikroOrmIdempotencyStore(orm, options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS);
   }
 
   static async open(databaseUrl: string, options: MikroOrmPersistenceOptions = {}): Promise<MikroOrmPersistence> {
     const location = parseDatabaseUrl(databaseUrl);
     const schema = productSchema(location.dialect);
     const orm = await MikroORM.init(ormOptions(location, schema, options));
-    return new MikroOrmPersistence(orm, location, schema);
+    return new MikroOrmPersistence(orm, location, schema, options);
   }
 
   /** Runs `next` with an EntityManager of its own, as one HTTP request does. */
@@ -89,8 +97,14 @@ export class MikroOrmPersistence {
     });
   }
 
+  /** True when the database answers a trivial query. */
   async isReachable(): Promise<boolean> {
-    return this.orm.isConnected();
+    try {
+      await (this.orm.em.fork() as SqlEntityManager).execute('select 1');
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   close(): Promise<void> {

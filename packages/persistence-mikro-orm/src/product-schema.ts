@@ -10,6 +10,7 @@ export interface ProductRow {
   description: string;
   price: Money;
   quantityInStock: number;
+  version: number;
 }
 
 /** PostgreSQL keeps money as numeric(15,2), exchanged as text so no double is ever involved. */
@@ -44,15 +45,18 @@ class CentsMoneyType extends Type<Money, number> {
   }
 }
 
+/** Where and how each dialect keeps a price, for the statements the repository writes by hand. */
+export const MONEY_COLUMN: Readonly<Record<Dialect, { readonly name: string; readonly type: Type<Money, string | number> }>> = {
+  postgresql: { name: 'price', type: new NumericMoneyType() },
+  sqlite: { name: 'price_cents', type: new CentsMoneyType() },
+};
+
 /**
  * The mapping, built per ORM instance: no decorators on domain classes, and each
  * dialect keeps money in its own exact column (see the migrations).
  */
 export function productSchema(dialect: Dialect): EntitySchema<ProductRow> {
-  const money =
-    dialect === 'postgresql'
-      ? { type: NumericMoneyType, fieldName: 'price' }
-      : { type: CentsMoneyType, fieldName: 'price_cents' };
+  const money = { type: MONEY_COLUMN[dialect].type, fieldName: MONEY_COLUMN[dialect].name };
   return new EntitySchema<ProductRow>({
     name: 'Product',
     tableName: 'product',
@@ -62,6 +66,7 @@ export function productSchema(dialect: Dialect): EntitySchema<ProductRow> {
       description: { type: 'string', length: 2000 },
       price: money,
       quantityInStock: { type: 'integer', fieldName: 'quantity_in_stock' },
+      version: { type: 'integer' },
     },
   });
 }

@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createScratchDatabase, productRepositoryContract } from '@stock/test-kit';
+import { CONTRACT_TTL_MS, createScratchDatabase, idempotencyStoreContract, productRepositoryContract } from '@stock/test-kit';
 import { expect } from 'chai';
-import { MikroOrmPersistence } from '../src';
+import { MikroOrmIdempotencyStore, MikroOrmPersistence } from '../src';
+import { postgresqlMigrations } from '../src/migrations/postgresql';
+import { sqliteMigrations } from '../src/migrations/sqlite';
 
 async function openMigrated(url: string, cleanUp: () => Promise<void>) {
   const persistence = await MikroOrmPersistence.open(url);
@@ -34,13 +36,40 @@ describe('MikroOrmProductRepository on PostgreSQL', () => {
   });
 });
 
+async function openIdempotency(url: string, now: () => number, cleanUp: () => Promise<void>) {
+  const persistence = await MikroOrmPersistence.open(url);
+  await persistence.migrate();
+  return {
+    store: new MikroOrmIdempotencyStore(persistence.orm, CONTRACT_TTL_MS, now),
+    repository: persistence.repository,
+    close: async () => {
+      await persistence.close();
+      await cleanUp();
+    },
+  };
+}
+
+describe('MikroOrmIdempotencyStore on SQLite', () => {
+  idempotencyStoreContract(async (_context, now) => {
+    const directory = mkdtempSync(join(tmpdir(), 'stock-sqlite-'));
+    return openIdempotency(`sqlite:${join(directory, 'stock.db')}`, now, async () => rmSync(directory, { recursive: true, force: true }));
+  }, { transactional: true });
+});
+
+describe('MikroOrmIdempotencyStore on PostgreSQL', () => {
+  idempotencyStoreContract(async (context, now) => {
+    const database = await createScratchDatabase(context);
+    return openIdempotency(database.url, now, database.drop);
+  }, { transactional: true });
+});
+
 describe('MikroOrmPersistence migrations', () => {
   it('lets instances that start together migrate once, without a failure', async function () {
     const database = await createScratchDatabase(this);
     const instances = await Promise.all([1, 2, 3].map(() => MikroOrmPersistence.open(database.url)));
     try {
       const applied = await Promise.all(instances.map((instance) => instance.migrate()));
-      expect(applied.flat()).to.deep.equal(['20261122-create-product']);
+      expect(applied.flat()).to.deep.equal(postgresqlMigrations.map((m) => m.name));
     } finally {
       await Promise.all(instances.map((instance) => instance.close()));
       await database.drop();
@@ -52,7 +81,7 @@ describe('MikroOrmPersistence migrations', () => {
     const url = `sqlite:${join(directory, 'nested', 'stock.db')}`;
     try {
       const first = await MikroOrmPersistence.open(url);
-      expect(await first.migrate()).to.deep.equal(['20261122-create-product']);
+      expect(await first.migrate()).to.deep.equal(sqliteMigrations.map((m) => m.name));
       await first.close();
       const second = await MikroOrmPersistence.open(url);
       expect(await second.migrate()).to.deep.equal([]);

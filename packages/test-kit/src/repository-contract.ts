@@ -73,7 +73,7 @@ export function productRepositoryContract(open: (context: Mocha.Context) => Prom
     const { id } = await products.add(aProduct());
     const changed = aProduct({ name: 'Renamed', description: '', price: Money.fromDecimalString('0.50'), quantityInStock: 0 });
     const updated = await products.update(id, changed);
-    expect(updated?.id).to.equal(id);
+    expect(updated.status === 'updated' && updated.product.id).to.equal(id);
     const found = await products.findById(id);
     expect(found?.name).to.equal('Renamed');
     expect(found?.description).to.equal('');
@@ -81,8 +81,8 @@ export function productRepositoryContract(open: (context: Mocha.Context) => Prom
     expect(found?.quantityInStock).to.equal(0);
   });
 
-  it('answers undefined when updating a missing product, and creates nothing', async () => {
-    expect(await products.update(424242, aProduct())).to.equal(undefined);
+  it('answers not-found when updating a missing product, and creates nothing', async () => {
+    expect(await products.update(424242, aProduct())).to.deep.equal({ status: 'not-found' });
     expect(await products.findById(424242)).to.equal(undefined);
   });
 
@@ -97,6 +97,65 @@ export function productRepositoryContract(open: (context: Mocha.Context) => Prom
     const { id } = await products.add(aProduct());
     await products.remove(id);
     expect((await products.add(aProduct())).id).to.be.greaterThan(id);
+  });
+
+  it('starts every product at version 1 and moves it on with every write', async () => {
+    const created = await products.add(aProduct());
+    expect(created.version).to.equal(1);
+    const updated = await products.update(created.id, aProduct());
+    expect(updated.status === 'updated' && updated.product.version).to.equal(2);
+    const adjusted = await products.adjustStock(created.id, 5);
+    expect(adjusted.status === 'adjusted' && adjusted.product.version).to.equal(3);
+    expect((await products.findById(created.id))?.version).to.equal(3);
+  });
+
+  it('updates only at the expected version, when one is given', async () => {
+    const { id } = await products.add(aProduct({ name: 'Original' }));
+    expect(await products.update(id, aProduct({ name: 'Stale' }), 7)).to.deep.equal({ status: 'version-mismatch', currentVersion: 1 });
+    expect((await products.findById(id))?.name).to.equal('Original');
+    const updated = await products.update(id, aProduct({ name: 'Fresh' }), 1);
+    expect(updated.status === 'updated' && updated.product).to.include({ name: 'Fresh', version: 2 });
+    expect(await products.update(424242, aProduct(), 1)).to.deep.equal({ status: 'not-found' });
+  });
+
+  it('adjusts stock up and down, down to exactly 0', async () => {
+    const { id } = await products.add(aProduct({ quantityInStock: 10 }));
+    const restocked = await products.adjustStock(id, 5);
+    expect(restocked.status === 'adjusted' && restocked.product.quantityInStock).to.equal(15);
+    const emptied = await products.adjustStock(id, -15);
+    expect(emptied.status === 'adjusted' && emptied.product.quantityInStock).to.equal(0);
+  });
+
+  it('refuses an adjustment that would leave the stock out of bounds, changing nothing', async () => {
+    const { id } = await products.add(aProduct({ quantityInStock: 3 }));
+    expect(await products.adjustStock(id, -4)).to.deep.equal({ status: 'out-of-bounds', available: 3 });
+    expect(await products.adjustStock(id, 2147483647)).to.deep.equal({ status: 'out-of-bounds', available: 3 });
+    expect(await products.adjustStock(id, -2147483648)).to.deep.equal({ status: 'out-of-bounds', available: 3 });
+    const unchanged = await products.findById(id);
+    expect(unchanged).to.include({ quantityInStock: 3, version: 1 });
+    expect(await products.adjustStock(424242, 1)).to.deep.equal({ status: 'not-found' });
+  });
+
+  it('reaches the largest stock exactly', async () => {
+    const { id } = await products.add(aProduct({ quantityInStock: 2147483640 }));
+    const full = await products.adjustStock(id, 7);
+    expect(full.status === 'adjusted' && full.product.quantityInStock).to.equal(2147483647);
+    expect(await products.adjustStock(id, 1)).to.deep.equal({ status: 'out-of-bounds', available: 2147483647 });
+  });
+
+  it('loses no concurrent adjustment and never goes below 0', async () => {
+    const { id } = await products.add(aProduct({ quantityInStock: 50 }));
+    const outcomes = await Promise.all(Array.from({ length: 100 }, () => products.adjustStock(id, -1)));
+    expect(outcomes.filter((o) => o.status === 'adjusted')).to.have.length(50);
+    expect(outcomes.filter((o) => o.status === 'out-of-bounds')).to.have.length(50);
+    expect((await products.findById(id))?.quantityInStock).to.equal(0);
+  });
+
+  it('lets exactly one of several updates at the same version win', async () => {
+    const { id } = await products.add(aProduct());
+    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => products.update(id, aProduct({ name: `Writer ${i}` }), 1)));
+    expect(outcomes.filter((o) => o.status === 'updated')).to.have.length(1);
+    expect(outcomes.filter((o) => o.status === 'version-mismatch')).to.have.length(9);
   });
 
   it('refuses to hand back a broken product', async () => {

@@ -17,4 +17,31 @@ export class CreateProductTable extends Migration {
   }
 }
 
-export const sqliteMigrations = [{ name: '20261122-create-product', class: CreateProductTable }];
+export class AddVersionAndIdempotencyKeys extends Migration {
+  override async up(): Promise<void> {
+    // Every write moves a product to its next version: its ETag, and the guard of conditional writes.
+    this.addSql('alter table "product" add column "version" integer not null default 1');
+    // Recorded responses of requests that carried an Idempotency-Key, kept until "expires_at" (epoch ms).
+    this.addSql(`create table "idempotency_key" (
+      "scope" text not null,
+      "key" text not null,
+      "fingerprint" text not null,
+      "status" integer null,
+      "headers" text null,
+      "body" text null,
+      "expires_at" integer not null,
+      primary key ("scope", "key")
+    )`);
+    this.addSql('create index "idempotency_key_expires_at_index" on "idempotency_key" ("expires_at")');
+  }
+
+  override async down(): Promise<void> {
+    this.addSql('drop table "idempotency_key"');
+    this.addSql('alter table "product" drop column "version"');
+  }
+}
+
+export const sqliteMigrations = [
+  { name: '20261122-create-product', class: CreateProductTable },
+  { name: '20261122-version-and-idempotency-keys', class: AddVersionAndIdempotencyKeys },
+];
