@@ -1,27 +1,56 @@
+import type { IdempotencyStore } from '@stock/domain';
 import { swaggerDocs } from '@stock/koa-swagger';
 import Koa from 'koa';
 import { errorMiddleware } from './error-middleware';
 import type { Logger } from './logger';
+import { type PoolStats, StockMetrics } from './metrics';
+import { operationsRouter } from './operations-router';
 import { type ProductUseCases, productsRouter } from './products-router';
+import { requestContext } from './request-context';
 
 /** The contract, served at /swagger and checked against the routes by the contract test. */
 export const OPENAPI_FILE = new URL('../../../docs/openapi.yaml', import.meta.url).pathname;
 
 export interface StockAppOptions {
   readonly useCases: ProductUseCases;
+  readonly idempotency: IdempotencyStore;
   readonly logger: Logger;
-  /** Wraps each request, for example to give it a database session of its own. */
+  /** Wraps each product request, for example to give it a database session of its own. */
   readonly requestScope?: <T>(next: () => Promise<T>) => Promise<T>;
+  /** Readiness: the database answers. Shutting down is tracked by the app itself (see `draining`). */
+  readonly isDatabaseReachable?: () => Promise<boolean>;
+  readonly poolStats?: () => PoolStats | undefined;
 }
 
-export function createStockApp({ useCases, logger, requestScope }: StockAppOptions): Koa {
+export interface StockApp {
+  readonly app: Koa;
+  readonly metrics: StockMetrics;
+  /** From now on readiness answers 503 and every response asks the client to close its connection. */
+  drain(): void;
+}
+
+export function createStockApp(options: StockAppOptions): StockApp {
+  const { useCases, idempotency, logger, requestScope, isDatabaseReachable = async () => true, poolStats } = options;
+  let draining = false;
   const app = new Koa();
   app.silent = true; // errors are logged by the error middleware, once, with context
+  const metrics = new StockMetrics(poolStats);
+  app.use(requestContext(logger, (): Record<string, string> => (draining ? { Connection: 'close' } : {})));
+  app.use(metrics.middleware());
   app.use(errorMiddleware(logger));
   app.use(swaggerDocs({ specFile: OPENAPI_FILE, title: 'Stock service API' }));
+  const operations = operationsRouter({ isReady: async () => !draining && (await isDatabaseReachable()), metrics });
+  app.use(operations.routes());
+  app.use(operations.allowedMethods());
   if (requestScope) app.use((_ctx, next) => requestScope(next));
-  const products = productsRouter(useCases, logger);
+  const products = productsRouter({ useCases, idempotency, logger, metrics });
   app.use(products.routes());
   app.use(products.allowedMethods());
-  return app;
+  return {
+    app,
+    metrics,
+    drain() {
+      draining = true;
+    },
+  };
 }

@@ -1,7 +1,13 @@
 export * from './create-stock-app';
 export type { Logger } from './logger';
 export * from './problem';
+export * from './body-codec';
+export * from './etag';
+export * from './metrics';
 export * from './product-codec';
+export * from './request-context';
+export * from './stock-adjustment-codec';
 export * from './product-json';
+export { operationsRouter } from './operations-router';
 export { type ProductUseCases, productsRouter } from './products-router';
 export * from './request-error';

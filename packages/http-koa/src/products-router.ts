@@ -1,12 +1,32 @@
 import Router from '@koa/router';
-import { type CreateProduct, type DeleteProduct, type GetProduct, INT32_MAX, type ListProducts, MAX_PAGE_SIZE, type Product, type UpdateProduct, ValidationError } from '@stock/domain';
+import {
+  type AdjustStock,
+  type CreateProduct,
+  type DeleteProduct,
+  type GetProduct,
+  type IdempotencyStore,
+  InsufficientStockError,
+  INT32_MAX,
+  type ListProducts,
+  MAX_PAGE_SIZE,
+  type Product,
+  ProductNotFoundError,
+  StockLimitExceededError,
+  type UpdateProduct,
+  ValidationError,
+} from '@stock/domain';
 import type { Context, Next } from 'koa';
 import bodyParser from 'koa-bodyparser';
 import { Readable } from 'node:stream';
+import { decodeInteger } from './body-codec';
+import { etagOf, matches, parsePreconditions } from './etag';
+import { respondIdempotently } from './idempotency';
 import type { Logger } from './logger';
-import { decodeInteger, decodeProductBody } from './product-codec';
+import type { AdjustmentOutcome, StockMetrics } from './metrics';
+import { decodeProductBody } from './product-codec';
 import { productJson } from './product-json';
 import { RequestError } from './request-error';
+import { decodeStockAdjustmentBody } from './stock-adjustment-codec';
 
 export interface ProductUseCases {
   readonly createProduct: CreateProduct;
@@ -14,6 +34,14 @@ export interface ProductUseCases {
   readonly listProducts: ListProducts;
   readonly updateProduct: UpdateProduct;
   readonly deleteProduct: DeleteProduct;
+  readonly adjustStock: AdjustStock;
+}
+
+export interface ProductsRouterOptions {
+  readonly useCases: ProductUseCases;
+  readonly idempotency: IdempotencyStore;
+  readonly logger: Logger;
+  readonly metrics?: StockMetrics;
 }
 
 export const BODY_LIMIT = '64kb';
@@ -55,10 +83,23 @@ function streamAll(listProducts: ListProducts): Readable {
   return Readable.from(chunks(), { objectMode: false });
 }
 
-export function productsRouter(useCases: ProductUseCases, logger: Logger): Router {
-  const { createProduct, getProduct, listProducts, updateProduct, deleteProduct } = useCases;
+function adjustmentOutcome(error: unknown): AdjustmentOutcome {
+  if (error instanceof InsufficientStockError) return 'insufficient_stock';
+  if (error instanceof StockLimitExceededError) return 'limit_exceeded';
+  if (error instanceof ProductNotFoundError) return 'not_found';
+  if (error instanceof ValidationError) return 'invalid';
+  return 'error';
+}
+
+export function productsRouter({ useCases, idempotency, logger, metrics }: ProductsRouterOptions): Router {
+  const { createProduct, getProduct, listProducts, updateProduct, deleteProduct, adjustStock } = useCases;
   const router = new Router({ prefix: '/api/products' });
   const pathId = (ctx: Context) => decodeInteger('id', ctx.params.id, 1);
+  const written = (status: number, product: Product, headers: Record<string, string> = {}) => ({
+    status,
+    headers: { ETag: etagOf(product), ...headers },
+    body: JSON.stringify(productJson(product)),
+  });
 
   router.get('/', async (ctx) => {
     const limit = singleQueryValue(ctx, 'limit');
@@ -80,29 +121,64 @@ export function productsRouter(useCases: ProductUseCases, logger: Logger): Route
   });
 
   router.get('/:id', async (ctx) => {
-    ctx.body = productJson(await getProduct.execute(pathId(ctx)));
+    const product = await getProduct.execute(pathId(ctx));
+    ctx.set('ETag', etagOf(product));
+    const ifNoneMatch = ctx.get('If-None-Match');
+    if (ifNoneMatch && matches(parsePreconditions(ifNoneMatch, 'If-None-Match', false), product)) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.body = productJson(product);
   });
 
   router.post('/', jsonObjectBody, async (ctx) => {
     const { id, details } = decodeProductBody(ctx.request.body as Record<string, unknown>);
     if (id !== 0) throw new ValidationError({ id: ['must be absent or 0: the server assigns ids'] });
-    const product = await createProduct.execute(details);
-    logger.info('product created', { productId: product.id });
-    ctx.status = 201;
-    ctx.set('Location', `/api/products/${product.id}`);
-    ctx.body = productJson(product);
+    await respondIdempotently(ctx, idempotency, 'POST /api/products', async () => {
+      const product = await createProduct.execute(details);
+      logger.info('product created', { productId: product.id });
+      return written(201, product, { Location: `/api/products/${product.id}` });
+    });
   });
 
   router.put('/:id', jsonObjectBody, async (ctx) => {
     const id = pathId(ctx);
     const body = decodeProductBody(ctx.request.body as Record<string, unknown>);
     if (body.id !== 0 && body.id !== id) throw new ValidationError({ id: [`must be absent or equal to the id in the path (${id})`] });
-    ctx.body = productJson(await updateProduct.execute(id, body.details));
+    const ifMatch = ctx.get('If-Match');
+    let expectedVersion: number | undefined;
+    if (ifMatch) {
+      const preconditions = parsePreconditions(ifMatch, 'If-Match', true);
+      if (preconditions.kind === 'versions') {
+        // One tag is the usual case; with several, the write is conditional on whichever the product is at now.
+        const current = preconditions.versions.length === 1 ? undefined : await getProduct.execute(id);
+        expectedVersion = current && matches(preconditions, current) ? current.version : (preconditions.versions[0] ?? 0);
+      }
+    }
+    const product = await updateProduct.execute(id, body.details, expectedVersion);
+    ctx.set('ETag', etagOf(product));
+    ctx.body = productJson(product);
   });
 
   router.delete('/:id', async (ctx) => {
     await deleteProduct.execute(pathId(ctx));
     ctx.status = 204;
+  });
+
+  router.post('/:id/stock-adjustments', jsonObjectBody, async (ctx) => {
+    try {
+      const id = pathId(ctx);
+      const adjustment = decodeStockAdjustmentBody(ctx.request.body as Record<string, unknown>);
+      await respondIdempotently(ctx, idempotency, 'POST /api/products/{id}/stock-adjustments', async () => {
+        const product = await adjustStock.execute(id, adjustment);
+        logger.info('stock adjusted', { productId: id, delta: adjustment.delta, reason: adjustment.reason, quantityInStock: product.quantityInStock });
+        return written(200, product);
+      });
+      metrics?.countAdjustment(ctx.response.get('Idempotent-Replayed') ? 'replayed' : 'adjusted');
+    } catch (error) {
+      metrics?.countAdjustment(adjustmentOutcome(error));
+      throw error;
+    }
   });
 
   return router;

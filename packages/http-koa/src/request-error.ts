@@ -14,4 +14,5 @@ export type RequestErrorCode =
   | 'BODY_NOT_AN_OBJECT'
   | 'MALFORMED_JSON'
   | 'PAYLOAD_TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE';
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'NOT_READY';

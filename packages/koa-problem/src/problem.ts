@@ -12,6 +12,8 @@ export interface Problem {
   readonly code: string;
   readonly instance?: string;
   readonly errors?: ProblemErrors;
+  /** Further extension members a problem type defines (e.g. the stock `available`). */
+  readonly [extension: string]: unknown;
 }
 
 export function problem(status: number, code: string, detail: string, errors?: ProblemErrors): Problem {

@@ -10,6 +10,14 @@ import { MikroOrmIdempotencyStore } from './mikro-orm-idempotency-store';
 import { MikroOrmProductRepository } from './mikro-orm-product-repository';
 import { type ProductRow, productSchema } from './product-schema';
 
+/** The part of knex's pool (tarn) the metrics read. */
+interface TarnPool {
+  numUsed(): number;
+  numFree(): number;
+  numPendingAcquires(): number;
+  readonly max: number;
+}
+
 export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 // Any fixed number: it only has to be the same in every instance of the service.
@@ -95,6 +103,12 @@ export class MikroOrmPersistence {
       await lock.raw('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY]);
       return run();
     });
+  }
+
+  /** The connection pool's state, for metrics. */
+  poolStats(): { used: number; free: number; pending: number; max: number } | undefined {
+    const pool = (this.orm.em.getConnection() as unknown as { getKnex(): { client: { pool?: TarnPool } } }).getKnex().client.pool;
+    return pool ? { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires(), max: pool.max } : undefined;
   }
 
   /** True when the database answers a trivial query. */

@@ -6,18 +6,35 @@ export interface StockServiceConfig {
   /** sqlite:<file>, postgres://… or memory: */
   readonly databaseUrl: string;
   readonly logLevel: string;
+  /** How long an Idempotency-Key's recorded response is kept. */
+  readonly idempotencyTtlSeconds: number;
+  /** On SIGTERM: how long readiness answers 503 before the server stops accepting connections. */
+  readonly shutdownDelayMs: number;
+  /** On SIGTERM: how long in-flight requests may take before their connections are cut. */
+  readonly shutdownGraceMs: number;
+  /** Longest a request may take to arrive whole (Node's requestTimeout). */
+  readonly requestTimeoutMs: number;
+  /** Longest the request headers may take to arrive (Node's headersTimeout). */
+  readonly headersTimeoutMs: number;
 }
 
 export const DEFAULT_CONFIG: StockServiceConfig = {
   port: 8080,
   databaseUrl: 'sqlite:./data/stock.db',
   logLevel: 'info',
+  idempotencyTtlSeconds: 24 * 60 * 60,
+  shutdownDelayMs: 0,
+  shutdownGraceMs: 10_000,
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
 };
 
 /** The file read when STOCK_CONFIG names none; it is optional. */
 export const DEFAULT_CONFIG_FILE = 'stock-service.config.json';
 
-function readConfigFile(path: string, required: boolean): Partial<Record<keyof StockServiceConfig, unknown>> {
+type Settings = Partial<Record<keyof StockServiceConfig, unknown>>;
+
+function readConfigFile(path: string, required: boolean): Settings {
   if (!existsSync(path)) {
     if (required) throw new Error(`Configuration file ${path} does not exist.`);
     return {};
@@ -27,10 +44,10 @@ function readConfigFile(path: string, required: boolean): Partial<Record<keyof S
   return parsed;
 }
 
-function port(value: unknown): number {
+function integer(name: string, value: unknown, min: number, max: number): number {
   const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isInteger(number) || number < 0 || number > 65535) {
-    throw new Error(`PORT must be an integer from 0 to 65535, not ${JSON.stringify(value)}.`);
+  if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
+    throw new Error(`${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(value)}.`);
   }
   return number;
 }
@@ -40,12 +57,20 @@ function text(name: string, value: unknown): string {
   return value;
 }
 
+const DAY_MS = 86_400_000;
+
 /** Defaults, then the configuration file, then the environment: the environment wins. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): StockServiceConfig {
   const file = readConfigFile(resolve(cwd, env.STOCK_CONFIG ?? DEFAULT_CONFIG_FILE), env.STOCK_CONFIG !== undefined);
+  const pick = (variable: string, key: keyof StockServiceConfig) => env[variable] ?? file[key] ?? DEFAULT_CONFIG[key];
   return {
-    port: port(env.PORT ?? file.port ?? DEFAULT_CONFIG.port),
-    databaseUrl: text('DATABASE_URL', env.DATABASE_URL ?? file.databaseUrl ?? DEFAULT_CONFIG.databaseUrl),
-    logLevel: text('LOG_LEVEL', env.LOG_LEVEL ?? file.logLevel ?? DEFAULT_CONFIG.logLevel),
+    port: integer('PORT', pick('PORT', 'port'), 0, 65535),
+    databaseUrl: text('DATABASE_URL', pick('DATABASE_URL', 'databaseUrl')),
+    logLevel: text('LOG_LEVEL', pick('LOG_LEVEL', 'logLevel')),
+    idempotencyTtlSeconds: integer('IDEMPOTENCY_TTL_SECONDS', pick('IDEMPOTENCY_TTL_SECONDS', 'idempotencyTtlSeconds'), 1, 30 * 86_400),
+    shutdownDelayMs: integer('SHUTDOWN_DELAY_MS', pick('SHUTDOWN_DELAY_MS', 'shutdownDelayMs'), 0, DAY_MS),
+    shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', pick('SHUTDOWN_GRACE_MS', 'shutdownGraceMs'), 0, DAY_MS),
+    requestTimeoutMs: integer('REQUEST_TIMEOUT_MS', pick('REQUEST_TIMEOUT_MS', 'requestTimeoutMs'), 1, DAY_MS),
+    headersTimeoutMs: integer('HEADERS_TIMEOUT_MS', pick('HEADERS_TIMEOUT_MS', 'headersTimeoutMs'), 1, DAY_MS),
   };
 }

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { CreateProduct, DeleteProduct, GetProduct, ListProducts, type ProductRepository, UpdateProduct } from '@stock/domain';
+import { AdjustStock, CreateProduct, DeleteProduct, GetProduct, ListProducts, type ProductRepository, UpdateProduct } from '@stock/domain';
 import { createStockApp } from '@stock/http-koa';
 import { container as rootContainer, type DependencyContainer, instanceCachingFactory } from 'tsyringe';
 import type { Logger } from 'winston';
@@ -25,23 +25,28 @@ export function createContainer(config: StockServiceConfig, persistence: Persist
   container.register(Tokens.Logger, { useValue: logger ?? createLogger(config.logLevel) });
   container.register(Tokens.Persistence, { useValue: persistence });
   container.register(Tokens.ProductRepository, { useValue: persistence.repository });
-  for (const useCase of [CreateProduct, GetProduct, ListProducts, UpdateProduct, DeleteProduct]) {
+  for (const useCase of [CreateProduct, GetProduct, ListProducts, UpdateProduct, DeleteProduct, AdjustStock]) {
     registerUseCase(container, useCase as UseCaseClass<unknown>);
   }
   container.register(Tokens.HttpApp, {
-    useFactory: instanceCachingFactory((c) =>
-      createStockApp({
+    useFactory: instanceCachingFactory((c) => {
+      const persistence = c.resolve(Tokens.Persistence);
+      return createStockApp({
         useCases: {
           createProduct: c.resolve(CreateProduct),
           getProduct: c.resolve(GetProduct),
           listProducts: c.resolve(ListProducts),
           updateProduct: c.resolve(UpdateProduct),
           deleteProduct: c.resolve(DeleteProduct),
+          adjustStock: c.resolve(AdjustStock),
         },
+        idempotency: persistence.idempotency,
         logger: c.resolve(Tokens.Logger),
-        requestScope: c.resolve(Tokens.Persistence).requestScope,
-      }),
-    ),
+        requestScope: persistence.requestScope,
+        isDatabaseReachable: () => persistence.isReachable(),
+        poolStats: persistence.poolStats,
+      });
+    }),
   });
   return container;
 }

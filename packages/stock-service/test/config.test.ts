@@ -12,7 +12,8 @@ describe('loadConfig', () => {
   afterEach(() => rmSync(directory, { recursive: true, force: true }));
 
   it('defaults to port 8080 and the embedded SQLite file', () => {
-    expect(loadConfig({}, directory)).to.deep.equal({ port: 8080, databaseUrl: 'sqlite:./data/stock.db', logLevel: 'info' });
+    expect(loadConfig({}, directory)).to.deep.equal(DEFAULT_CONFIG);
+    expect(DEFAULT_CONFIG).to.include({ port: 8080, databaseUrl: 'sqlite:./data/stock.db', logLevel: 'info', idempotencyTtlSeconds: 86_400 });
   });
 
   it('reads the configuration file, and lets the environment win', () => {
@@ -31,6 +32,11 @@ describe('loadConfig', () => {
     for (const PORT of ['http', '-1', '65536', '80.5']) {
       expect(() => loadConfig({ PORT }, directory), PORT).to.throw(/PORT must be an integer/);
     }
-    expect(DEFAULT_CONFIG.port).to.equal(8080);
+  });
+
+  it('reads the operational limits from the environment', () => {
+    const config = loadConfig({ SHUTDOWN_GRACE_MS: '2500', REQUEST_TIMEOUT_MS: '1000', IDEMPOTENCY_TTL_SECONDS: '60' }, directory);
+    expect(config).to.include({ shutdownGraceMs: 2500, requestTimeoutMs: 1000, idempotencyTtlSeconds: 60 });
+    expect(() => loadConfig({ IDEMPOTENCY_TTL_SECONDS: '0' }, directory)).to.throw(/IDEMPOTENCY_TTL_SECONDS/);
   });
 });

@@ -1,5 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { OPENAPI_FILE, productsRouter, type ProductUseCases } from '@stock/http-koa';
+import type { IdempotencyStore } from '@stock/domain';
+import { OPENAPI_FILE, operationsRouter, productsRouter, type ProductUseCases, type StockMetrics } from '@stock/http-koa';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { assertMatchesContract, openApiDocument } from './openapi-contract';
@@ -12,8 +13,8 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'
 
 /** "GET /api/products/{id}" for every operation the router serves (HEAD comes with GET). */
 function servedOperations(): string[] {
-  const router = productsRouter({} as ProductUseCases, console);
-  return router.stack.flatMap((layer) =>
+  const routers = [productsRouter({ useCases: {} as ProductUseCases, idempotency: {} as IdempotencyStore, logger: console }), operationsRouter({ isReady: async () => true, metrics: {} as StockMetrics })];
+  return routers.flatMap((router) => router.stack).flatMap((layer) =>
     layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method} ${String(layer.path).replace(/:(\w+)/g, '{$1}').replace(/\/$/, '')}`),
   );
 }
@@ -40,13 +41,13 @@ describe('docs/openapi.yaml', () => {
     expect(servedOperations()).to.have.members(describedOperations());
   });
 
-  it('groups every operation under the Products tag, each with an operationId', () => {
-    expect(openApiDocument.tags.map((tag) => tag.name)).to.deep.equal(['Products']);
-    for (const item of Object.values(openApiDocument.paths)) {
+  it('groups the product operations under Products and the rest under Operations, each with an operationId', () => {
+    expect(openApiDocument.tags.map((tag) => tag.name)).to.deep.equal(['Products', 'Operations']);
+    for (const [path, item] of Object.entries(openApiDocument.paths)) {
       for (const [method, operation] of Object.entries(item)) {
         if (!HTTP_METHODS.includes(method)) continue;
         expect(operation).to.have.property('operationId');
-        expect((operation as { tags?: string[] }).tags).to.deep.equal(['Products']);
+        expect((operation as { tags?: string[] }).tags).to.deep.equal([path.startsWith('/api/products') ? 'Products' : 'Operations']);
       }
     }
   });
