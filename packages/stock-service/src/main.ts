@@ -3,7 +3,7 @@ import { startStockService } from './stock-service';
 
 const config = loadConfig();
 const service = await startStockService(config);
-service.logger.info('stock service listening', { url: `http://localhost:${config.port}`, database: config.databaseUrl.replace(/\/\/[^@/]*@/, '//***@') });
+service.logger.info('stock service listening', { url: `http://localhost:${new URL(service.url).port}`, database: config.databaseUrl.replace(/\/\/[^@/]*@/, '//***@') });
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -12,7 +12,10 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     stopping = true;
     service.logger.info('stopping', { signal });
     service.close().then(
-      () => process.exit(0),
+      () => {
+        service.logger.info('stopped');
+        process.exit(0);
+      },
       (error: unknown) => {
         service.logger.error('failed to stop cleanly', { error: String(error) });
         process.exit(1);
