@@ -6,6 +6,8 @@ export interface StockServiceConfig {
   /** sqlite:<file>, postgres://… or memory: */
   readonly databaseUrl: string;
   readonly logLevel: string;
+  /** Largest number of pooled database connections (PostgreSQL). */
+  readonly dbPoolSize: number;
   /** How long an Idempotency-Key's recorded response is kept. */
   readonly idempotencyTtlSeconds: number;
   /** On SIGTERM: how long readiness answers 503 before the server stops accepting connections. */
@@ -22,6 +24,7 @@ export const DEFAULT_CONFIG: StockServiceConfig = {
   port: 8080,
   databaseUrl: 'sqlite:./data/stock.db',
   logLevel: 'info',
+  dbPoolSize: 10,
   idempotencyTtlSeconds: 24 * 60 * 60,
   shutdownDelayMs: 0,
   shutdownGraceMs: 10_000,
@@ -67,6 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     port: integer('PORT', pick('PORT', 'port'), 0, 65535),
     databaseUrl: text('DATABASE_URL', pick('DATABASE_URL', 'databaseUrl')),
     logLevel: text('LOG_LEVEL', pick('LOG_LEVEL', 'logLevel')),
+    dbPoolSize: integer('DB_POOL_SIZE', pick('DB_POOL_SIZE', 'dbPoolSize'), 1, 1000),
     idempotencyTtlSeconds: integer('IDEMPOTENCY_TTL_SECONDS', pick('IDEMPOTENCY_TTL_SECONDS', 'idempotencyTtlSeconds'), 1, 30 * 86_400),
     shutdownDelayMs: integer('SHUTDOWN_DELAY_MS', pick('SHUTDOWN_DELAY_MS', 'shutdownDelayMs'), 0, DAY_MS),
     shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', pick('SHUTDOWN_GRACE_MS', 'shutdownGraceMs'), 0, DAY_MS),

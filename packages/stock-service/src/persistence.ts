@@ -16,10 +16,11 @@ export interface Persistence {
 
 export interface PersistenceOptions {
   readonly idempotencyTtlMs: number;
+  readonly poolSize?: number;
 }
 
 /** The connection string picks the adapter: memory: keeps products in this process, anything else goes to MikroORM. */
-export async function openPersistence(databaseUrl: string, { idempotencyTtlMs }: PersistenceOptions): Promise<Persistence> {
+export async function openPersistence(databaseUrl: string, { idempotencyTtlMs, poolSize }: PersistenceOptions): Promise<Persistence> {
   if (/^memory:/i.test(databaseUrl)) {
     return {
       repository: new InMemoryProductRepository(),
@@ -29,7 +30,7 @@ export async function openPersistence(databaseUrl: string, { idempotencyTtlMs }:
       close: async () => {},
     };
   }
-  const orm = await MikroOrmPersistence.open(databaseUrl, { idempotencyTtlMs });
+  const orm = await MikroOrmPersistence.open(databaseUrl, { idempotencyTtlMs, ...(poolSize !== undefined && { poolSize }) });
   return {
     repository: orm.repository,
     idempotency: orm.idempotency,

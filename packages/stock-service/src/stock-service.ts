@@ -29,7 +29,7 @@ export interface StartOptions {
 
 /** Opens the database, applies pending migrations, and listens. */
 export async function startStockService(config: StockServiceConfig, options: StartOptions = {}): Promise<RunningStockService> {
-  const persistence = options.persistence ?? (await openPersistence(config.databaseUrl, { idempotencyTtlMs: config.idempotencyTtlSeconds * 1000 }));
+  const persistence = options.persistence ?? (await openPersistence(config.databaseUrl, { idempotencyTtlMs: config.idempotencyTtlSeconds * 1000, poolSize: config.dbPoolSize }));
   try {
     const container = createContainer(config, persistence, options.logger);
     const logger = container.resolve(Tokens.Logger);

@@ -13,7 +13,7 @@ describe('loadConfig', () => {
 
   it('defaults to port 8080 and the embedded SQLite file', () => {
     expect(loadConfig({}, directory)).to.deep.equal(DEFAULT_CONFIG);
-    expect(DEFAULT_CONFIG).to.include({ port: 8080, databaseUrl: 'sqlite:./data/stock.db', logLevel: 'info', idempotencyTtlSeconds: 86_400 });
+    expect(DEFAULT_CONFIG).to.include({ port: 8080, databaseUrl: 'sqlite:./data/stock.db', logLevel: 'info', dbPoolSize: 10, idempotencyTtlSeconds: 86_400 });
   });
 
   it('reads the configuration file, and lets the environment win', () => {

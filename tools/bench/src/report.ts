@@ -1,0 +1,114 @@
+import type { Target } from './targets';
+
+export interface Measurement {
+  readonly target: string;
+  readonly workload: string;
+  readonly rep: number;
+  readonly requestsPerSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  /** CPU cores the server used while saturated (1.0 = one core busy). */
+  readonly serverCpu: number;
+  readonly check: string;
+}
+
+export interface Row {
+  readonly target: string;
+  readonly workload: string;
+  readonly baseline?: string;
+  readonly requestsPerSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly serverCpu: number;
+  /** req/s ÷ the baseline's req/s, medians of the same run. */
+  readonly ratio?: number;
+  readonly checks: string[];
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+export function summarise(measurements: Measurement[], targets: readonly Target[]): Row[] {
+  const rows: Row[] = [];
+  const workloads = [...new Set(measurements.map((m) => m.workload))];
+  for (const workload of workloads) {
+    for (const target of targets) {
+      const runs = measurements.filter((m) => m.target === target.name && m.workload === workload);
+      if (runs.length === 0) continue;
+      rows.push({
+        target: target.name,
+        workload,
+        ...(target.baseline && { baseline: target.baseline }),
+        requestsPerSecond: median(runs.map((m) => m.requestsPerSecond)),
+        p50Ms: median(runs.map((m) => m.p50Ms)),
+        p99Ms: median(runs.map((m) => m.p99Ms)),
+        serverCpu: median(runs.map((m) => m.serverCpu)),
+        checks: [...new Set(runs.map((m) => m.check))],
+      });
+    }
+  }
+  return rows.map((row) => {
+    const base = rows.find((r) => r.workload === row.workload && r.target === row.baseline);
+    return base ? { ...row, ratio: row.requestsPerSecond / base.requestsPerSecond } : row;
+  });
+}
+
+export function markdownTable(rows: Row[], meta: Record<string, unknown>): string {
+  const lines = [
+    `Run ${String(meta.date).slice(0, 16)}Z, Node ${meta.node}, ${meta.reps} interleaved repetitions (medians), ${meta.seconds} s per workload at ${meta.connections} connections, latency at a fixed ${meta.rate} req/s, pool ${meta.pool}, ${meta.products} products.`,
+    '',
+    '| Workload | Target | req/s | ratio to baseline | p50 ms | p99 ms | server CPU | check |',
+    '| --- | --- | ---: | --- | ---: | ---: | ---: | --- |',
+  ];
+  for (const row of rows) {
+    const ratio = row.ratio === undefined ? (row.baseline ? '' : 'baseline') : `**${row.ratio.toFixed(2)}** of ${row.baseline}`;
+    lines.push(`| ${row.workload} | ${row.target} | ${Math.round(row.requestsPerSecond)} | ${ratio} | ${row.p50Ms} | ${row.p99Ms} | ${row.serverCpu.toFixed(2)} | ${row.checks.join('; ')} |`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** A grouped bar chart of the ratios, one group per workload, as a standalone SVG. */
+export function chartSvg(rows: Row[]): string {
+  const rated = rows.filter((r) => r.ratio !== undefined);
+  const workloads = [...new Set(rated.map((r) => r.workload))];
+  const series = [...new Set(rated.map((r) => r.target))];
+  const colours = ['#2f6fdf', '#e07b1f', '#2a9d55', '#9b59b6', '#c0392b'];
+  const width = 900;
+  const height = 360;
+  const left = 50;
+  const bottom = 300;
+  const top = 30;
+  const groupWidth = (width - left - 20) / Math.max(1, workloads.length);
+  const barWidth = (groupWidth - 20) / Math.max(1, series.length);
+  const maxRatio = Math.max(1.2, ...rated.map((r) => r.ratio!));
+  const y = (ratio: number) => bottom - ((bottom - top) * ratio) / maxRatio;
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="11">`,
+    `<rect width="100%" height="100%" fill="white"/>`,
+    `<text x="${left}" y="18" font-size="13" font-weight="bold">Throughput as a ratio of the raw baseline (same run, medians)</text>`,
+    `<line x1="${left}" y1="${y(1)}" x2="${width - 10}" y2="${y(1)}" stroke="#999" stroke-dasharray="4 3"/>`,
+    `<text x="${left - 6}" y="${y(1) + 4}" text-anchor="end">1.0</text>`,
+    `<text x="${left - 6}" y="${bottom + 4}" text-anchor="end">0</text>`,
+  ];
+  workloads.forEach((workload, g) => {
+    const x0 = left + g * groupWidth + 10;
+    series.forEach((target, s) => {
+      const row = rated.find((r) => r.workload === workload && r.target === target);
+      if (!row) return;
+      const x = x0 + s * barWidth;
+      parts.push(`<rect x="${x}" y="${y(row.ratio!)}" width="${barWidth - 3}" height="${bottom - y(row.ratio!)}" fill="${colours[s % colours.length]}"/>`);
+      parts.push(`<text x="${x + (barWidth - 3) / 2}" y="${y(row.ratio!) - 3}" text-anchor="middle">${row.ratio!.toFixed(2)}</text>`);
+    });
+    parts.push(`<text x="${x0 + (groupWidth - 20) / 2}" y="${bottom + 16}" text-anchor="middle">${workload}</text>`);
+  });
+  series.forEach((target, s) => {
+    const row = rated.find((r) => r.target === target)!;
+    parts.push(`<rect x="${left + s * 210}" y="${bottom + 32}" width="10" height="10" fill="${colours[s % colours.length]}"/>`);
+    parts.push(`<text x="${left + s * 210 + 14}" y="${bottom + 41}">${target} ÷ ${row.baseline}</text>`);
+  });
+  parts.push('</svg>');
+  return `${parts.join('\n')}\n`;
+}

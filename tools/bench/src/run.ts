@@ -1,0 +1,181 @@
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { seedProducts } from '@stock/seed';
+import { POSTGRES_ADMIN_URL } from '@stock/test-kit';
+import { chartSvg, markdownTable, type Measurement, summarise } from './report';
+import { type Storage, type Target, TARGETS } from './targets';
+import { HOT_PRODUCT_STOCK, WORKLOADS } from './workloads';
+
+const { values: options } = parseArgs({
+  options: {
+    reps: { type: 'string', default: '3' },
+    seconds: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '32' },
+    rate: { type: 'string', default: '400' },
+    'rate-seconds': { type: 'string', default: '3' },
+    products: { type: 'string', default: '1000' },
+    pool: { type: 'string', default: '10' },
+    only: { type: 'string' },
+    out: { type: 'string', default: 'bench-results' },
+  },
+});
+const reps = Number(options.reps);
+const products = Number(options.products);
+const targets = TARGETS.filter((t) => !options.only || options.only.split(',').some((o) => t.name.toLowerCase().includes(o.toLowerCase())));
+const root = join(import.meta.dirname, '..', '..', '..');
+const scratch = mkdtempSync(join(tmpdir(), 'stock-bench-'));
+const BENCH_DB = 'stock_bench';
+
+function log(line: string): void {
+  process.stderr.write(`${new Date().toISOString().slice(11, 19)}  ${line}\n`);
+}
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh database with `products` seeded (the first one hot), or none for memory targets (seeded over HTTP). */
+async function prepareStorage(storage: Storage): Promise<string> {
+  if (storage === 'memory') return 'memory:';
+  let url: string;
+  if (storage === 'sqlite') {
+    const file = join(scratch, `stock-${Date.now()}.db`);
+    url = `sqlite:${file}`;
+  } else {
+    await admin(`drop database if exists "${BENCH_DB}" with (force)`);
+    await admin(`create database "${BENCH_DB}"`);
+    const admin_ = new URL(POSTGRES_ADMIN_URL);
+    admin_.pathname = `/${BENCH_DB}`;
+    url = admin_.toString();
+  }
+  await seedProducts(url, { count: products, firstStock: HOT_PRODUCT_STOCK });
+  return url;
+}
+
+async function seedOverHttp(base: string): Promise<void> {
+  for (let i = 1; i <= products; i++) {
+    const quantityInStock = i === 1 ? HOT_PRODUCT_STOCK : (i * 31) % 1000;
+    const response = await fetch(`${base}/api/products`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `Product ${i}`, price: 1.5, quantityInStock }) });
+    if (response.status !== 201) throw new Error(`seeding over HTTP failed: ${response.status}`);
+  }
+}
+
+async function start(target: Target, databaseUrl: string): Promise<{ child: ChildProcess; base: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'targets', target.script)], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', DATABASE_URL: databaseUrl, DB_POOL_SIZE: options.pool, LOG_LEVEL: 'warn', NODE_ENV: 'production' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let buffer = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffer += String(chunk);
+      for (const line of buffer.split('\n')) {
+        try {
+          const message = JSON.parse(line) as { message?: string; port?: number };
+          if (message.message === 'listening' && message.port) resolve(message.port);
+        } catch {
+          // not a JSON line (yet)
+        }
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${target.name} exited with ${code} before listening`)));
+  });
+  return { child, base: `http://127.0.0.1:${port}` };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+  child.kill('SIGKILL');
+}
+
+/** CPU seconds (user + system) the process has used so far, from /proc. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function stockOf(base: string): Promise<number> {
+  return ((await (await fetch(`${base}/api/products/1`)).json()) as { quantityInStock: number }).quantityInStock;
+}
+
+async function measure(target: Target, rep: number): Promise<Measurement[]> {
+  const databaseUrl = await prepareStorage(target.storage);
+  const { child, base } = await start(target, databaseUrl);
+  const results: Measurement[] = [];
+  try {
+    if (target.storage === 'memory') await seedOverHttp(base);
+    // Warm-up: JIT, pools and caches, excluded from every figure.
+    await autocannon({ url: base, connections: 8, amount: 1000, requests: WORKLOADS[0]!.requests({ products }) });
+    for (const workload of WORKLOADS) {
+      const requests = workload.requests({ products });
+      const cpuBefore = cpuSeconds(child.pid!);
+      const clock = performance.now();
+      // Saturation for a fixed time: autocannon stops a fixed amount only on a whole-second tick, which would quantise req/s.
+      const saturated = await autocannon({ url: base, connections: Number(options.connections), duration: Number(options.seconds), requests });
+      const seconds = (performance.now() - clock) / 1000;
+      const cpu = (cpuSeconds(child.pid!) - cpuBefore) / seconds;
+      // Latency at a fixed rate, with a fixed amount: every request is answered, so the stock check below is exact.
+      const stockBefore = await stockOf(base);
+      const paced = await autocannon({ url: base, connections: 16, overallRate: Number(options.rate), amount: Number(options.rate) * Number(options['rate-seconds']), requests });
+      const failures = saturated.non2xx + saturated.errors + saturated.timeouts + paced.non2xx + paced.errors + paced.timeouts;
+      let check = 'ok';
+      if (workload.name.startsWith('stock')) {
+        const stockAfter = await stockOf(base);
+        const consumed = stockBefore - stockAfter;
+        check = consumed === paced['2xx'] && stockAfter >= 0 ? `ok (${paced['2xx']} sold = stock consumed)` : `MISMATCH: ${paced['2xx']} successes, ${consumed} consumed`;
+      }
+      if (failures > 0) check = `${failures} failed requests; ${check}`;
+      const measurement: Measurement = {
+        target: target.name,
+        workload: workload.name,
+        rep,
+        requestsPerSecond: saturated.requests.total / seconds,
+        p50Ms: paced.latency.p50,
+        p99Ms: paced.latency.p99,
+        serverCpu: cpu,
+        check,
+      };
+      results.push(measurement);
+      log(`  ${target.name.padEnd(28)} ${workload.name.padEnd(20)} ${Math.round(measurement.requestsPerSecond).toString().padStart(6)} req/s  p50 ${measurement.p50Ms} ms  p99 ${measurement.p99Ms} ms  cpu ${cpu.toFixed(2)}  ${check}`);
+    }
+  } finally {
+    await stop(child);
+  }
+  return results;
+}
+
+const all: Measurement[] = [];
+const started = Date.now();
+log(`${targets.length} targets × ${WORKLOADS.length} workloads × ${reps} reps; ${options.seconds} s at saturation (${options.connections} connections), latency at ${options.rate} req/s`);
+for (let rep = 1; rep <= reps; rep++) {
+  // Interleaved: every target once per repetition, so drift in the machine spreads over all of them.
+  for (const [index, target] of targets.entries()) {
+    log(`rep ${rep}/${reps} · target ${index + 1}/${targets.length}: ${target.name}`);
+    all.push(...(await measure(target, rep)));
+  }
+}
+rmSync(scratch, { recursive: true, force: true });
+await admin(`drop database if exists "${BENCH_DB}" with (force)`).catch(() => undefined);
+
+const summary = summarise(all, targets);
+mkdirSync(options.out, { recursive: true });
+const meta = { date: new Date().toISOString(), node: process.version, ...options, reps, wallSeconds: Math.round((Date.now() - started) / 1000) };
+writeFileSync(join(options.out, 'results.json'), `${JSON.stringify({ meta, summary, measurements: all }, null, 2)}\n`);
+writeFileSync(join(options.out, 'results.md'), markdownTable(summary, meta));
+writeFileSync(join(options.out, 'chart.svg'), chartSvg(summary));
+log(`done in ${meta.wallSeconds} s: ${options.out}/results.json, results.md, chart.svg`);
+process.stdout.write(markdownTable(summary, meta));

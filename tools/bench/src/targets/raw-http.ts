@@ -1,0 +1,88 @@
+import http from 'node:http';
+
+/**
+ * The smallest honest HTTP layer for the baselines: the same routes, JSON in
+ * and out, the same status codes; no validation library, no middleware.
+ */
+export interface Handlers {
+  getOne(id: number): Promise<unknown | undefined> | unknown | undefined;
+  page(after: number, limit: number): Promise<unknown[]> | unknown[];
+  create(body: BodyProduct): Promise<{ id: number; json: unknown }> | { id: number; json: unknown };
+  update(id: number, body: BodyProduct): Promise<unknown | undefined> | unknown | undefined;
+  /** undefined when the product is missing, 'refused' when the stock would leave its bounds. */
+  adjust(id: number, delta: number): Promise<unknown | 'refused' | undefined> | unknown | 'refused' | undefined;
+}
+
+export interface BodyProduct {
+  name: string;
+  description: string;
+  price: number;
+  quantityInStock: number;
+}
+
+export function toBodyProduct(raw: unknown): BodyProduct | undefined {
+  const body = raw as Partial<BodyProduct>;
+  if (typeof body?.name !== 'string' || typeof body.price !== 'number') return undefined;
+  return { name: body.name, description: typeof body.description === 'string' ? body.description : '', price: body.price, quantityInStock: typeof body.quantityInStock === 'number' ? body.quantityInStock : 0 };
+}
+
+function send(res: http.ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}): void {
+  const text = body === undefined ? '' : JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+async function readJson(req: http.IncomingMessage): Promise<unknown> {
+  let text = '';
+  for await (const chunk of req) text += chunk;
+  return JSON.parse(text);
+}
+
+const ITEM = /^\/api\/products\/(\d+)$/;
+const ADJUST = /^\/api\/products\/(\d+)\/stock-adjustments$/;
+
+export function rawServer(handlers: Handlers): http.Server {
+  return http.createServer(async (req, res) => {
+    try {
+      const url = new URL(req.url ?? '/', 'http://x');
+      const item = ITEM.exec(url.pathname);
+      const adjust = ADJUST.exec(url.pathname);
+      if (req.method === 'GET' && url.pathname === '/api/products') {
+        return send(res, 200, await handlers.page(Number(url.searchParams.get('after') ?? 0), Number(url.searchParams.get('limit') ?? 100)));
+      }
+      if (req.method === 'GET' && item) {
+        const product = await handlers.getOne(Number(item[1]));
+        return product === undefined ? send(res, 404, { status: 404 }) : send(res, 200, product);
+      }
+      if (req.method === 'POST' && url.pathname === '/api/products') {
+        const body = toBodyProduct(await readJson(req));
+        if (!body) return send(res, 400, { status: 400 });
+        const { id, json } = await handlers.create(body);
+        return send(res, 201, json, { location: `/api/products/${id}` });
+      }
+      if (req.method === 'PUT' && item) {
+        const body = toBodyProduct(await readJson(req));
+        if (!body) return send(res, 400, { status: 400 });
+        const product = await handlers.update(Number(item[1]), body);
+        return product === undefined ? send(res, 404, { status: 404 }) : send(res, 200, product);
+      }
+      if (req.method === 'POST' && adjust) {
+        const { delta } = (await readJson(req)) as { delta: number };
+        const product = await handlers.adjust(Number(adjust[1]), delta);
+        if (product === undefined) return send(res, 404, { status: 404 });
+        return product === 'refused' ? send(res, 409, { status: 409 }) : send(res, 200, product);
+      }
+      send(res, 404, { status: 404 });
+    } catch (error) {
+      send(res, 500, { status: 500, detail: String(error) });
+    }
+  });
+}
+
+export function listen(server: http.Server): void {
+  server.keepAliveTimeout = 5000;
+  server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
+    const address = server.address() as { port: number };
+    console.log(JSON.stringify({ message: 'listening', port: address.port }));
+  });
+}
