@@ -8,7 +8,7 @@ import { postgresqlMigrations } from './migrations/postgresql';
 import { sqliteMigrations } from './migrations/sqlite';
 import { MikroOrmIdempotencyStore } from './mikro-orm-idempotency-store';
 import { MikroOrmProductRepository } from './mikro-orm-product-repository';
-import { type ProductRow, productSchema } from './product-schema';
+import { productSchema } from './product-schema';
 
 /** The part of knex's pool (tarn) the metrics read. */
 interface TarnPool {
@@ -71,18 +71,16 @@ export class MikroOrmPersistence {
   private constructor(
     readonly orm: MikroORM,
     readonly location: DatabaseLocation,
-    schema: EntitySchema<ProductRow>,
     options: MikroOrmPersistenceOptions,
   ) {
-    this.repository = new MikroOrmProductRepository(orm, schema, location.dialect);
+    this.repository = new MikroOrmProductRepository(orm, location.dialect);
     this.idempotency = new MikroOrmIdempotencyStore(orm, options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS);
   }
 
   static async open(databaseUrl: string, options: MikroOrmPersistenceOptions = {}): Promise<MikroOrmPersistence> {
     const location = parseDatabaseUrl(databaseUrl);
-    const schema = productSchema(location.dialect);
-    const orm = await MikroORM.init(ormOptions(location, schema, options));
-    return new MikroOrmPersistence(orm, location, schema, options);
+    const orm = await MikroORM.init(ormOptions(location, productSchema(location.dialect), options));
+    return new MikroOrmPersistence(orm, location, options);
   }
 
   /** Runs `next` with an EntityManager of its own, as one HTTP request does. */

@@ -1,5 +1,5 @@
-import { type EntitySchema, type MikroORM, RequestContext, TransactionContext } from '@mikro-orm/core';
-import type { SqlEntityManager } from '@mikro-orm/knex';
+import { type MikroORM, TransactionContext } from '@mikro-orm/core';
+import type { AbstractSqlConnection } from '@mikro-orm/knex';
 import {
   type AdjustOutcome,
   Product,
@@ -11,72 +11,99 @@ import {
   type UpdateOutcome,
   validateProductDetails,
 } from '@stock/domain';
-import { type Dialect, MONEY_COLUMN, type ProductRow } from './product-schema';
+import { type Dialect, MONEY_COLUMN } from './product-schema';
 
 /** How often a refused adjustment is retried when the stock changed between the refusal and the look at why. */
 const ADJUST_ATTEMPTS = 100;
 
+/** A product row as the driver returns it. */
+type Row = Record<string, unknown>;
+
 /**
- * Every write is one statement (insert, conditional update, delete): no read
- * before a write and no unit-of-work flush, so nothing is half-written and no
- * concurrent writer is lost. Failure paths read afterwards, only to say why.
+ * Every operation is one SQL statement through the ORM's connection (and its
+ * transaction, inside one): no read before a write, no unit-of-work flush, no
+ * entity hydration where a Product is all that is needed. Writes are
+ * conditional statements, so nothing is half-written and no concurrent writer
+ * is lost; failure paths read afterwards, only to say why.
  */
 export class MikroOrmProductRepository implements ProductRepository {
+  private readonly money: (typeof MONEY_COLUMN)[Dialect];
+  private readonly columns: string;
+
   constructor(
     private readonly orm: MikroORM,
-    private readonly schema: EntitySchema<ProductRow>,
-    private readonly dialect: Dialect,
-  ) {}
+    dialect: Dialect,
+  ) {
+    this.money = MONEY_COLUMN[dialect];
+    this.columns = `"id", "name", "description", "${this.money.name}", "quantity_in_stock", "version"`;
+  }
 
-  /** The transaction's EntityManager inside one, else the request's, else a fresh fork. */
-  private get em(): SqlEntityManager {
-    const name = this.orm.em.name;
-    return (TransactionContext.getEntityManager(name) ?? RequestContext.getEntityManager(name) ?? this.orm.em.fork()) as SqlEntityManager;
+  /** Runs one statement on the open transaction, if any, else on a pooled connection. */
+  private execute<T>(sql: string, params: unknown[], method: 'all' | 'run'): Promise<T> {
+    const transaction = TransactionContext.getEntityManager(this.orm.em.name)?.getTransactionContext();
+    return (this.orm.em.getConnection() as AbstractSqlConnection).execute<T & object>(sql, params, method, transaction);
+  }
+
+  private query(sql: string, params: unknown[]): Promise<Row[]> {
+    return this.execute<Row[]>(sql, params, 'all');
+  }
+
+  private toProduct(row: Row): Product {
+    const price = this.money.type.convertToJSValue(row[this.money.name] as string & number, this.orm.em.getPlatform());
+    return Product.of(
+      Number(row.id),
+      { name: String(row.name), description: String(row.description), price, quantityInStock: Number(row.quantity_in_stock) },
+      Number(row.version),
+    );
+  }
+
+  private priceParameter(details: ProductDetails): unknown {
+    return this.money.type.convertToDatabaseValue(details.price, this.orm.em.getPlatform());
   }
 
   async add(details: ProductDetails): Promise<Product> {
     const valid = validateProductDetails(details);
-    const id = await this.em.insert(this.schema, { ...valid, version: 1 });
-    return Product.of(Number(id), valid, 1);
+    const [row] = await this.query(
+      `insert into "product" ("name", "description", "${this.money.name}", "quantity_in_stock", "version") values (?, ?, ?, ?, 1) returning "id"`,
+      [valid.name, valid.description, this.priceParameter(valid), valid.quantityInStock],
+    );
+    return Product.of(Number(row!.id), valid, 1);
   }
 
   async findById(id: number): Promise<Product | undefined> {
-    const row = await this.em.findOne(this.schema, { id }, { disableIdentityMap: true });
-    return row ? toProduct(row) : undefined;
+    const [row] = await this.query(`select ${this.columns} from "product" where "id" = ?`, [id]);
+    return row && this.toProduct(row);
   }
 
   async list({ after, limit }: ProductPageQuery): Promise<Product[]> {
-    const rows = await this.em.find(this.schema, { id: { $gt: after } }, { orderBy: { id: 'asc' }, limit, disableIdentityMap: true });
-    return rows.map(toProduct);
+    const rows = await this.query(`select ${this.columns} from "product" where "id" > ? order by "id" limit ?`, [after, limit]);
+    return rows.map((row) => this.toProduct(row));
   }
 
   async update(id: number, details: ProductDetails, expectedVersion?: number): Promise<UpdateOutcome> {
     const valid = validateProductDetails(details);
-    const em = this.em;
-    const money = MONEY_COLUMN[this.dialect];
     const condition = expectedVersion === undefined ? '' : ' and "version" = ?';
-    const rows = await em.execute<Record<string, unknown>[]>(
-      `update "product" set "name" = ?, "description" = ?, "${money.name}" = ?, "quantity_in_stock" = ?, "version" = "version" + 1
-       where "id" = ?${condition} returning *`,
-      [valid.name, valid.description, money.type.convertToDatabaseValue(valid.price, em.getPlatform()), valid.quantityInStock, id, ...(expectedVersion === undefined ? [] : [expectedVersion])],
+    const [row] = await this.query(
+      `update "product" set "name" = ?, "description" = ?, "${this.money.name}" = ?, "quantity_in_stock" = ?, "version" = "version" + 1
+       where "id" = ?${condition} returning ${this.columns}`,
+      [valid.name, valid.description, this.priceParameter(valid), valid.quantityInStock, id, ...(expectedVersion === undefined ? [] : [expectedVersion])],
     );
-    if (rows[0]) return { status: 'updated', product: this.fromRaw(em, rows[0]) };
-    const current = await this.currentRow(em, id);
+    if (row) return { status: 'updated', product: this.toProduct(row) };
+    const current = await this.current(id);
     return current ? { status: 'version-mismatch', currentVersion: Number(current.version) } : { status: 'not-found' };
   }
 
   async adjustStock(id: number, delta: number): Promise<AdjustOutcome> {
-    const em = this.em;
     for (let attempt = 0; attempt < ADJUST_ATTEMPTS; attempt++) {
       // One conditional statement: the bound check and the write happen together, under the row's lock.
       // bigint: on PostgreSQL an int4 sum past 2147483647 would be an error, not a refusal.
-      const rows = await em.execute<Record<string, unknown>[]>(
+      const [row] = await this.query(
         `update "product" set "quantity_in_stock" = "quantity_in_stock" + ?, "version" = "version" + 1
-         where "id" = ? and cast("quantity_in_stock" as bigint) + ? between ? and ? returning *`,
+         where "id" = ? and cast("quantity_in_stock" as bigint) + ? between ? and ? returning ${this.columns}`,
         [delta, id, delta, STOCK_MIN, STOCK_MAX],
       );
-      if (rows[0]) return { status: 'adjusted', product: this.fromRaw(em, rows[0]) };
-      const current = await this.currentRow(em, id);
+      if (row) return { status: 'adjusted', product: this.toProduct(row) };
+      const current = await this.current(id);
       if (!current) return { status: 'not-found' };
       const available = Number(current.quantity_in_stock);
       const next = available + delta;
@@ -87,20 +114,12 @@ export class MikroOrmProductRepository implements ProductRepository {
   }
 
   async remove(id: number): Promise<boolean> {
-    return (await this.em.nativeDelete(this.schema, { id })) > 0;
+    const result = await this.execute<{ affectedRows: number }>('delete from "product" where "id" = ?', [id], 'run');
+    return result.affectedRows > 0;
   }
 
-  private async currentRow(em: SqlEntityManager, id: number): Promise<{ version: number; quantity_in_stock: number } | undefined> {
-    const rows = await em.execute<{ version: number; quantity_in_stock: number }[]>('select "version", "quantity_in_stock" from "product" where "id" = ?', [id]);
-    return rows[0];
+  private async current(id: number): Promise<Row | undefined> {
+    const [row] = await this.query('select "version", "quantity_in_stock" from "product" where "id" = ?', [id]);
+    return row;
   }
-
-  /** A row as the database returned it (column names, database types) to a Product. */
-  private fromRaw(em: SqlEntityManager, row: Record<string, unknown>): Product {
-    return toProduct(em.map(this.schema, row));
-  }
-}
-
-function toProduct(row: ProductRow): Product {
-  return Product.of(row.id, row, Number(row.version));
 }

@@ -112,6 +112,17 @@ async function stockOf(base: string): Promise<number> {
   return ((await (await fetch(`${base}/api/products/1`)).json()) as { quantityInStock: number }).quantityInStock;
 }
 
+/** The hot product's stock once requests the saturated run left in flight have landed. */
+async function settledStock(base: string): Promise<number> {
+  let previous = await stockOf(base);
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const current = await stockOf(base);
+    if (current === previous) return current;
+    previous = current;
+  }
+}
+
 async function measure(target: Target, rep: number): Promise<Measurement[]> {
   const databaseUrl = await prepareStorage(target.storage);
   const { child, base } = await start(target, databaseUrl);
@@ -129,7 +140,7 @@ async function measure(target: Target, rep: number): Promise<Measurement[]> {
       const seconds = (performance.now() - clock) / 1000;
       const cpu = (cpuSeconds(child.pid!) - cpuBefore) / seconds;
       // Latency at a fixed rate, with a fixed amount: every request is answered, so the stock check below is exact.
-      const stockBefore = await stockOf(base);
+      const stockBefore = await settledStock(base);
       const paced = await autocannon({ url: base, connections: 16, overallRate: Number(options.rate), amount: Number(options.rate) * Number(options['rate-seconds']), requests });
       const failures = saturated.non2xx + saturated.errors + saturated.timeouts + paced.non2xx + paced.errors + paced.timeouts;
       let check = 'ok';
