@@ -15,8 +15,6 @@ export interface StockAppOptions {
   readonly useCases: ProductUseCases;
   readonly idempotency: IdempotencyStore;
   readonly logger: Logger;
-  /** Wraps each product request, for example to give it a database session of its own. */
-  readonly requestScope?: <T>(next: () => Promise<T>) => Promise<T>;
   /** Readiness: the database answers. Shutting down is tracked by the app itself (see `draining`). */
   readonly isDatabaseReachable?: () => Promise<boolean>;
   readonly poolStats?: () => PoolStats | undefined;
@@ -30,7 +28,7 @@ export interface StockApp {
 }
 
 export function createStockApp(options: StockAppOptions): StockApp {
-  const { useCases, idempotency, logger, requestScope, isDatabaseReachable = async () => true, poolStats } = options;
+  const { useCases, idempotency, logger, isDatabaseReachable = async () => true, poolStats } = options;
   let draining = false;
   const app = new Koa();
   app.silent = true; // errors are logged by the error middleware, once, with context
@@ -42,7 +40,6 @@ export function createStockApp(options: StockAppOptions): StockApp {
   const operations = operationsRouter({ isReady: async () => !draining && (await isDatabaseReachable()), metrics });
   app.use(operations.routes());
   app.use(operations.allowedMethods());
-  if (requestScope) app.use((_ctx, next) => requestScope(next));
   const products = productsRouter({ useCases, idempotency, logger, metrics });
   app.use(products.routes());
   app.use(products.allowedMethods());

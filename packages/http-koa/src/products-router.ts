@@ -25,6 +25,7 @@ import type { Logger } from './logger';
 import type { AdjustmentOutcome, StockMetrics } from './metrics';
 import { decodeProductBody } from './product-codec';
 import { productJson } from './product-json';
+import { requestIdOf } from './request-context';
 import { RequestError } from './request-error';
 import { decodeStockAdjustmentBody } from './stock-adjustment-codec';
 
@@ -136,7 +137,7 @@ export function productsRouter({ useCases, idempotency, logger, metrics }: Produ
     if (id !== 0) throw new ValidationError({ id: ['must be absent or 0: the server assigns ids'] });
     await respondIdempotently(ctx, idempotency, 'POST /api/products', async () => {
       const product = await createProduct.execute(details);
-      logger.info('product created', { productId: product.id });
+      logger.info('product created', { productId: product.id, requestId: requestIdOf(ctx) });
       return written(201, product, { Location: `/api/products/${product.id}` });
     });
   });
@@ -171,7 +172,7 @@ export function productsRouter({ useCases, idempotency, logger, metrics }: Produ
       const adjustment = decodeStockAdjustmentBody(ctx.request.body as Record<string, unknown>);
       await respondIdempotently(ctx, idempotency, 'POST /api/products/{id}/stock-adjustments', async () => {
         const product = await adjustStock.execute(id, adjustment);
-        logger.info('stock adjusted', { productId: id, delta: adjustment.delta, reason: adjustment.reason, quantityInStock: product.quantityInStock });
+        logger.info('stock adjusted', { productId: id, delta: adjustment.delta, reason: adjustment.reason, quantityInStock: product.quantityInStock, requestId: requestIdOf(ctx) });
         return written(200, product);
       });
       metrics?.countAdjustment(ctx.response.get('Idempotent-Replayed') ? 'replayed' : 'adjusted');

@@ -1,4 +1,4 @@
-import { type EntitySchema, MikroORM, type Options, RequestContext } from '@mikro-orm/core';
+import { type EntitySchema, MikroORM, type Options } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/knex';
 import { Migrator } from '@mikro-orm/migrations';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
@@ -37,7 +37,7 @@ function ormOptions({ dialect, target }: DatabaseLocation, schema: EntitySchema,
     extensions: [Migrator],
     debug: options.debug ?? false,
     discovery: { warnWhenNoEntities: false },
-    // Every operation runs in a request scope or a fork of its own: a shared global EntityManager would be a bug.
+    // The repository runs plain statements on the connection and transactions use forks: nothing may touch the global EntityManager.
     allowGlobalContext: false,
   };
   const migrations = { transactional: true, allOrNothing: true, snapshot: false, silent: true };
@@ -81,11 +81,6 @@ export class MikroOrmPersistence {
     const location = parseDatabaseUrl(databaseUrl);
     const orm = await MikroORM.init(ormOptions(location, productSchema(location.dialect), options));
     return new MikroOrmPersistence(orm, location, options);
-  }
-
-  /** Runs `next` with an EntityManager of its own, as one HTTP request does. */
-  requestScope<T>(next: () => Promise<T>): Promise<T> {
-    return RequestContext.create(this.orm.em, next);
   }
 
   /**

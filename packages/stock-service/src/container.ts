@@ -42,7 +42,6 @@ export function createContainer(config: StockServiceConfig, persistence: Persist
         },
         idempotency: persistence.idempotency,
         logger: c.resolve(Tokens.Logger),
-        requestScope: persistence.requestScope,
         isDatabaseReachable: () => persistence.isReachable(),
         poolStats: persistence.poolStats,
       });

@@ -7,7 +7,6 @@ import { MikroOrmPersistence } from '@stock/persistence-mikro-orm';
 export interface Persistence {
   readonly repository: ProductRepository;
   readonly idempotency: IdempotencyStore;
-  readonly requestScope?: <T>(next: () => Promise<T>) => Promise<T>;
   readonly poolStats?: () => PoolStats | undefined;
   isReachable(): Promise<boolean>;
   migrate(): Promise<string[]>;
@@ -34,7 +33,6 @@ export async function openPersistence(databaseUrl: string, { idempotencyTtlMs, p
   return {
     repository: orm.repository,
     idempotency: orm.idempotency,
-    requestScope: (next) => orm.requestScope(next),
     poolStats: () => orm.poolStats(),
     isReachable: () => orm.isReachable(),
     migrate: () => orm.migrate(),
