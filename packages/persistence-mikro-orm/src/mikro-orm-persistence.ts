@@ -2,7 +2,7 @@ import { type EntitySchema, MikroORM, type Options } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/knex';
 import { Migrator } from '@mikro-orm/migrations';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
-import { SqliteDriver } from '@mikro-orm/sqlite';
+import { BetterSqliteDriver } from '@mikro-orm/better-sqlite';
 import { type DatabaseLocation, parseDatabaseUrl } from './database-url';
 import { postgresqlMigrations } from './migrations/postgresql';
 import { sqliteMigrations } from './migrations/sqlite';
@@ -52,12 +52,15 @@ function ormOptions({ dialect, target }: DatabaseLocation, schema: EntitySchema,
   }
   return {
     ...common,
-    driver: SqliteDriver,
+    driver: BetterSqliteDriver,
     dbName: target,
-    // Writers from another process wait for the lock instead of failing with SQLITE_BUSY.
+    // Writers from another process wait for the lock instead of failing with SQLITE_BUSY; WAL lets readers go on meanwhile.
     pool: {
-      afterCreate: (connection: { exec(sql: string, done: (error: Error | null) => void): void }, done: (error: Error | null) => void) =>
-        connection.exec('pragma busy_timeout = 5000; pragma journal_mode = wal; pragma foreign_keys = on;', done),
+      afterCreate: (connection: { pragma(sql: string): unknown }, done: (error: Error | null) => void) => {
+        connection.pragma('busy_timeout = 5000');
+        connection.pragma('journal_mode = wal');
+        done(null);
+      },
     },
     migrations: { ...migrations, migrationsList: sqliteMigrations },
   } as Options;
