@@ -1,5 +1,4 @@
-import { type MikroORM, TransactionContext } from '@mikro-orm/core';
-import type { AbstractSqlConnection } from '@mikro-orm/knex';
+import type { MikroORM } from '@mikro-orm/core';
 import {
   type AdjustOutcome,
   Product,
@@ -12,15 +11,13 @@ import {
   validateProductDetails,
 } from '@stock/domain';
 import { type Dialect, MONEY_COLUMN } from './product-schema';
+import { type Row, type SqlRunner, sqlRunner } from './sql-runner';
 
 /** How often a refused adjustment is retried when the stock changed between the refusal and the look at why. */
 const ADJUST_ATTEMPTS = 100;
 
-/** A product row as the driver returns it. */
-type Row = Record<string, unknown>;
-
 /**
- * Every operation is one SQL statement through the ORM's connection (and its
+ * Every operation is one prepared SQL statement on the ORM's pool (and its
  * transaction, inside one): no read before a write, no unit-of-work flush, no
  * entity hydration where a Product is all that is needed. Writes are
  * conditional statements, so nothing is half-written and no concurrent writer
@@ -29,23 +26,19 @@ type Row = Record<string, unknown>;
 export class MikroOrmProductRepository implements ProductRepository {
   private readonly money: (typeof MONEY_COLUMN)[Dialect];
   private readonly columns: string;
+  private readonly sql: SqlRunner;
 
   constructor(
     private readonly orm: MikroORM,
     dialect: Dialect,
   ) {
+    this.sql = sqlRunner(orm, dialect);
     this.money = MONEY_COLUMN[dialect];
     this.columns = `"id", "name", "description", "${this.money.name}", "quantity_in_stock", "version"`;
   }
 
-  /** Runs one statement on the open transaction, if any, else on a pooled connection. */
-  private execute<T>(sql: string, params: unknown[], method: 'all' | 'run'): Promise<T> {
-    const transaction = TransactionContext.getEntityManager(this.orm.em.name)?.getTransactionContext();
-    return (this.orm.em.getConnection() as AbstractSqlConnection).execute<T & object>(sql, params, method, transaction);
-  }
-
   private query(sql: string, params: unknown[]): Promise<Row[]> {
-    return this.execute<Row[]>(sql, params, 'all');
+    return this.sql.all(sql, params);
   }
 
   private toProduct(row: Row): Product {
@@ -114,8 +107,7 @@ export class MikroOrmProductRepository implements ProductRepository {
   }
 
   async remove(id: number): Promise<boolean> {
-    const result = await this.execute<{ affectedRows: number }>('delete from "product" where "id" = ?', [id], 'run');
-    return result.affectedRows > 0;
+    return (await this.sql.run('delete from "product" where "id" = ?', [id])) > 0;
   }
 
   private async current(id: number): Promise<Row | undefined> {
