@@ -17,7 +17,20 @@ export function isProductId(value: number): boolean {
   return Number.isInteger(value) && value >= 1 && value <= INT32_MAX;
 }
 
-const length = (text: string) => [...text].length;
+/** Whether a text has more than `max` characters (code points), without copying it: most texts decide on .length alone. */
+export function longerThan(text: string, max: number): boolean {
+  if (text.length <= max) return false; // a code point is one or two UTF-16 units
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    if (++count > max) return true;
+  }
+  return false;
+}
 
 /**
  * One rule per field, each answering why a value breaks it (or undefined).
@@ -27,11 +40,11 @@ export const productRules = {
   name(value: string): string | undefined {
     const trimmed = value.trim();
     if (trimmed.length === 0) return 'is required and must not be blank';
-    if (length(trimmed) > NAME_MAX_LENGTH) return `must be at most ${NAME_MAX_LENGTH} characters`;
+    if (longerThan(trimmed, NAME_MAX_LENGTH)) return `must be at most ${NAME_MAX_LENGTH} characters`;
     return undefined;
   },
   description(value: string): string | undefined {
-    return length(value) > DESCRIPTION_MAX_LENGTH ? `must be at most ${DESCRIPTION_MAX_LENGTH} characters` : undefined;
+    return longerThan(value, DESCRIPTION_MAX_LENGTH) ? `must be at most ${DESCRIPTION_MAX_LENGTH} characters` : undefined;
   },
   quantityInStock(value: number): string | undefined {
     if (!Number.isInteger(value)) return 'must be an integer';
