@@ -17,6 +17,9 @@ export function isProductId(value: number): boolean {
   return Number.isInteger(value) && value >= 1 && value <= INT32_MAX;
 }
 
+/** PostgreSQL text cannot hold U+0000: refused everywhere, so every adapter answers the same. */
+export const NUL_MESSAGE = 'must not contain the NUL character (U+0000)';
+
 /** Whether a text has more than `max` characters (code points), without copying it: most texts decide on .length alone. */
 export function longerThan(text: string, max: number): boolean {
   if (text.length <= max) return false; // a code point is one or two UTF-16 units
@@ -38,12 +41,14 @@ export function longerThan(text: string, max: number): boolean {
  */
 export const productRules = {
   name(value: string): string | undefined {
+    if (value.includes('\u0000')) return NUL_MESSAGE;
     const trimmed = value.trim();
     if (trimmed.length === 0) return 'is required and must not be blank';
     if (longerThan(trimmed, NAME_MAX_LENGTH)) return `must be at most ${NAME_MAX_LENGTH} characters`;
     return undefined;
   },
   description(value: string): string | undefined {
+    if (value.includes('\u0000')) return NUL_MESSAGE;
     return longerThan(value, DESCRIPTION_MAX_LENGTH) ? `must be at most ${DESCRIPTION_MAX_LENGTH} characters` : undefined;
   },
   quantityInStock(value: number): string | undefined {

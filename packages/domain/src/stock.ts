@@ -1,5 +1,5 @@
 import { InsufficientStockError, StockLimitExceededError, ValidationError } from './errors';
-import { INT32_MAX, longerThan } from './product';
+import { INT32_MAX, longerThan, NUL_MESSAGE } from './product';
 
 /** Stock never goes below this, nor above STOCK_MAX: adapters apply the same bounds in their atomic statements. */
 export const STOCK_MIN = 0;
@@ -20,6 +20,7 @@ export const stockAdjustmentRules = {
     return undefined;
   },
   reason(value: string): string | undefined {
+    if (value.includes('\u0000')) return NUL_MESSAGE;
     return longerThan(value, REASON_MAX_LENGTH) ? `must be at most ${REASON_MAX_LENGTH} characters` : undefined;
   },
 };

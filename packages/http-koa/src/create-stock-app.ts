@@ -1,6 +1,7 @@
 import type { IdempotencyStore } from '@stock/domain';
 import { swaggerDocs } from '@stock/koa-swagger';
 import Koa from 'koa';
+import { join } from 'node:path';
 import { errorMiddleware } from './error-middleware';
 import type { Logger } from './logger';
 import { type PoolStats, StockMetrics } from './metrics';
@@ -9,7 +10,7 @@ import { type ProductUseCases, productsRouter } from './products-router';
 import { requestContext } from './request-context';
 
 /** The contract, served at /swagger and checked against the routes by the contract test. */
-export const OPENAPI_FILE = new URL('../../../docs/openapi.yaml', import.meta.url).pathname;
+export const OPENAPI_FILE = join(import.meta.dirname, '..', '..', '..', 'docs', 'openapi.yaml');
 
 export interface StockAppOptions {
   readonly useCases: ProductUseCases;

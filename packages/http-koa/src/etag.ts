@@ -1,4 +1,4 @@
-import { type Product, ValidationError } from '@stock/domain';
+import { INT32_MAX, type Product, ValidationError } from '@stock/domain';
 
 /** A strong ETag: the product's version, which every write moves on. */
 export function etagOf(product: Product): string {
@@ -20,8 +20,9 @@ export function parsePreconditions(header: string, name: string, strong: boolean
     const match = ENTITY_TAG.exec(tag);
     if (!match) throw new ValidationError({ [name]: ['must be * or a list of entity tags such as "3"'] });
     const [, weak, opaque = ''] = match;
-    if ((weak && strong) || !/^\d{1,15}$/.test(opaque)) continue; // never one of ours: cannot match
-    versions.push(Number(opaque));
+    const version = /^\d{1,10}$/.test(opaque) ? Number(opaque) : Number.NaN;
+    if ((weak && strong) || !(version >= 1 && version <= INT32_MAX)) continue; // never one of ours: cannot match
+    versions.push(version);
   }
   return { kind: 'versions', versions };
 }

@@ -21,6 +21,7 @@ export const STATUS_BY_CODE: Readonly<Record<string, number>> = {
 /** What koa-bodyparser throws: raw-body's 413, co-body's parse failures (a SyntaxError with status 400). */
 function fromBodyParser(error: Error & { status?: unknown; type?: unknown }): Problem | undefined {
   if (error.status === 413) return problem(413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than 64 KiB.');
+  if (error.status === 415) return problem(415, 'UNSUPPORTED_MEDIA_TYPE', 'The body uses a content encoding this service does not read.');
   if (error.status === 400 && (error.type === 'entity.parse.failed' || error instanceof SyntaxError)) {
     return problem(400, 'MALFORMED_JSON', 'The request body is not valid JSON (or not a JSON object).');
   }

@@ -53,14 +53,25 @@ const parseJson = bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT, str
 /** POST and PUT take exactly one JSON object, at most 64 KiB. */
 async function jsonObjectBody(ctx: Context, next: Next): Promise<void> {
   if (!ctx.request.length && !ctx.get('transfer-encoding')) throw new RequestError('BODY_REQUIRED', 'A JSON object body is required.');
-  if (!ctx.is('application/json', 'application/*+json')) throw new RequestError('UNSUPPORTED_MEDIA_TYPE', 'The body must be application/json.');
-  await parseJson(ctx, async () => {
-    const body: unknown = ctx.request.body;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw new RequestError('BODY_NOT_AN_OBJECT', 'The body must be a JSON object.');
+  if (!ctx.is('application/json')) throw new RequestError('UNSUPPORTED_MEDIA_TYPE', 'The body must be application/json.');
+  let parsed = false;
+  try {
+    await parseJson(ctx, async () => {
+      parsed = true;
+      const body: unknown = ctx.request.body;
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        throw new RequestError('BODY_NOT_AN_OBJECT', 'The body must be a JSON object.');
+      }
+      await next();
+    });
+  } catch (error) {
+    // Whatever stops the body from being read (a corrupt gzip stream, say) is the client's body's fault, not a 500.
+    const status = (error as { status?: unknown }).status;
+    if (!parsed && !(typeof status === 'number' && status >= 400 && status < 500)) {
+      throw new RequestError('MALFORMED_JSON', 'The request body could not be read as JSON.');
     }
-    await next();
-  });
+    throw error;
+  }
 }
 
 function singleQueryValue(ctx: Context, name: string): string | undefined {
@@ -69,19 +80,27 @@ function singleQueryValue(ctx: Context, name: string): string | undefined {
   return value;
 }
 
-/** Streams every product as one JSON array, a batch at a time: memory stays flat however many there are. */
-function streamAll(listProducts: ListProducts): Readable {
+/**
+ * Streams every product as one JSON array, a batch at a time: memory stays flat
+ * however many there are. The first batch is read before the 200 is committed,
+ * so a database that fails at once still gets a proper problem response; a
+ * failure later can only cut the stream, and is logged.
+ */
+async function streamAll(listProducts: ListProducts, logger: Logger, ctx: Context): Promise<Readable> {
+  const batches = listProducts.all();
+  const first = await batches.next();
+  const json = (batch: Product[]) => batch.map((product) => JSON.stringify(productJson(product))).join(',');
   async function* chunks() {
-    let first = true;
     yield '[';
-    for await (const batch of listProducts.all()) {
-      const json = batch.map((product: Product) => JSON.stringify(productJson(product))).join(',');
-      yield first ? json : `,${json}`;
-      first = false;
+    if (!first.done) {
+      yield json(first.value);
+      for await (const batch of batches) yield `,${json(batch)}`;
     }
     yield ']';
   }
-  return Readable.from(chunks(), { objectMode: false });
+  const stream = Readable.from(chunks(), { objectMode: false });
+  stream.on('error', (error) => logger.error('product stream failed', { requestId: requestIdOf(ctx), error: String(error) }));
+  return stream;
 }
 
 function adjustmentOutcome(error: unknown): AdjustmentOutcome {
@@ -106,8 +125,9 @@ export function productsRouter({ useCases, idempotency, logger, metrics }: Produ
     const limit = singleQueryValue(ctx, 'limit');
     const after = singleQueryValue(ctx, 'after');
     if (limit === undefined && after === undefined) {
+      const stream = await streamAll(listProducts, logger, ctx);
       ctx.type = 'application/json';
-      ctx.body = streamAll(listProducts);
+      ctx.body = stream;
       return;
     }
     const query = {
@@ -135,7 +155,7 @@ export function productsRouter({ useCases, idempotency, logger, metrics }: Produ
   router.post('/', jsonObjectBody, async (ctx) => {
     const { id, details } = decodeProductBody(ctx.request.body as Record<string, unknown>);
     if (id !== 0) throw new ValidationError({ id: ['must be absent or 0: the server assigns ids'] });
-    await respondIdempotently(ctx, idempotency, 'POST /api/products', async () => {
+    await respondIdempotently(ctx, idempotency, 'POST /api/products', { ...details, price: details.price.cents }, async () => {
       const product = await createProduct.execute(details);
       logger.info('product created', { productId: product.id, requestId: requestIdOf(ctx) });
       return written(201, product, { Location: `/api/products/${product.id}` });
@@ -170,7 +190,7 @@ export function productsRouter({ useCases, idempotency, logger, metrics }: Produ
     try {
       const id = pathId(ctx);
       const adjustment = decodeStockAdjustmentBody(ctx.request.body as Record<string, unknown>);
-      await respondIdempotently(ctx, idempotency, 'POST /api/products/{id}/stock-adjustments', async () => {
+      await respondIdempotently(ctx, idempotency, 'POST /api/products/{id}/stock-adjustments', adjustment, async () => {
         const product = await adjustStock.execute(id, adjustment);
         logger.info('stock adjusted', { productId: id, delta: adjustment.delta, reason: adjustment.reason, quantityInStock: product.quantityInStock, requestId: requestIdOf(ctx) });
         return written(200, product);

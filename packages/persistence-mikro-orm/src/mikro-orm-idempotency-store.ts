@@ -29,11 +29,12 @@ export class MikroOrmIdempotencyStore implements IdempotencyStore {
 
   async once(request: IdempotentRequest, effect: () => Promise<RecordedResponse>): Promise<IdempotentResult> {
     for (let attempt = 0; attempt < WAIT_ATTEMPTS; attempt++) {
+      if (Math.floor(Math.random() * SWEEP_EVERY) === 0) {
+        // On its own, not in the request's transaction: the sweep must not hold locks while the effect runs.
+        await (this.orm.em.fork() as SqlEntityManager).execute('delete from "idempotency_key" where "expires_at" <= ?', [this.now()], 'run');
+      }
       const result = await this.orm.em.fork().transactional(async (em) => {
         const now = this.now();
-        if (Math.floor(Math.random() * SWEEP_EVERY) === 0) {
-          await (em as SqlEntityManager).execute('delete from "idempotency_key" where "expires_at" <= ?', [now], 'run');
-        }
         if (await this.claim(em as SqlEntityManager, request, now)) {
           const response = await effect();
           await (em as SqlEntityManager).execute(

@@ -107,13 +107,18 @@ export class MikroOrmPersistence {
     return pool ? { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires(), max: pool.max } : undefined;
   }
 
-  /** True when the database answers a trivial query. */
-  async isReachable(): Promise<boolean> {
+  /** True when the database answers a trivial query within `timeoutMs`: a hung database must not hang the readiness probe. */
+  async isReachable(timeoutMs = 2000): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    const ping = (this.orm.em.fork() as SqlEntityManager).execute('select 1').then(
+      () => true,
+      () => false,
+    );
     try {
-      await (this.orm.em.fork() as SqlEntityManager).execute('select 1');
-      return true;
-    } catch {
-      return false;
+      return await Promise.race([ping, timeout]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 

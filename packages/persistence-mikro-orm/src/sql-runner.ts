@@ -1,5 +1,6 @@
 import { type MikroORM, TransactionContext } from '@mikro-orm/core';
 import type { AbstractSqlConnection } from '@mikro-orm/knex';
+import { createHash } from 'node:crypto';
 import type { Dialect } from './product-schema';
 
 export type Row = Record<string, unknown>;
@@ -58,7 +59,8 @@ export function sqlRunner(orm: MikroORM, dialect: Dialect): SqlRunner {
       let statement = names.get(sql);
       if (!statement) {
         let index = 0;
-        statement = { name: `stock_${names.size + 1}`, text: sql.replace(/\?/g, () => `$${++index}`) };
+        // Named after the text itself, so two runners on one pool can never give one name to two statements.
+        statement = { name: `stock_${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`, text: sql.replace(/\?/g, () => `$${++index}`) };
         names.set(sql, statement);
       }
       return statement;

@@ -61,6 +61,13 @@ function text(name: string, value: unknown): string {
 }
 
 const DAY_MS = 86_400_000;
+const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'];
+
+/** An unknown level would silently turn every log line off, errors included. */
+function level(value: unknown): string {
+  if (typeof value !== 'string' || !LOG_LEVELS.includes(value)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not ${JSON.stringify(value)}.`);
+  return value;
+}
 
 /** Defaults, then the configuration file, then the environment: the environment wins. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): StockServiceConfig {
@@ -69,8 +76,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
   return {
     port: integer('PORT', pick('PORT', 'port'), 0, 65535),
     databaseUrl: text('DATABASE_URL', pick('DATABASE_URL', 'databaseUrl')),
-    logLevel: text('LOG_LEVEL', pick('LOG_LEVEL', 'logLevel')),
-    dbPoolSize: integer('DB_POOL_SIZE', pick('DB_POOL_SIZE', 'dbPoolSize'), 1, 1000),
+    logLevel: level(pick('LOG_LEVEL', 'logLevel')),
+    // Two at least: migrations hold one connection for their lock while the migrator uses another.
+    dbPoolSize: integer('DB_POOL_SIZE', pick('DB_POOL_SIZE', 'dbPoolSize'), 2, 1000),
     idempotencyTtlSeconds: integer('IDEMPOTENCY_TTL_SECONDS', pick('IDEMPOTENCY_TTL_SECONDS', 'idempotencyTtlSeconds'), 1, 30 * 86_400),
     shutdownDelayMs: integer('SHUTDOWN_DELAY_MS', pick('SHUTDOWN_DELAY_MS', 'shutdownDelayMs'), 0, DAY_MS),
     shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', pick('SHUTDOWN_GRACE_MS', 'shutdownGraceMs'), 0, DAY_MS),

@@ -7,7 +7,7 @@ service.logger.info('stock service listening', { url: `http://localhost:${new UR
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
+  process.on(signal, () => {
     if (stopping) return;
     stopping = true;
     service.logger.info('stopping', { signal });

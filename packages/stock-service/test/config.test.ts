@@ -34,6 +34,11 @@ describe('loadConfig', () => {
     }
   });
 
+  it('refuses a log level winston does not know, and a pool too small to migrate', () => {
+    expect(() => loadConfig({ LOG_LEVEL: 'INFO' }, directory)).to.throw(/LOG_LEVEL must be one of/);
+    expect(() => loadConfig({ DB_POOL_SIZE: '1' }, directory)).to.throw(/DB_POOL_SIZE/);
+  });
+
   it('reads the operational limits from the environment', () => {
     const config = loadConfig({ SHUTDOWN_GRACE_MS: '2500', REQUEST_TIMEOUT_MS: '1000', IDEMPOTENCY_TTL_SECONDS: '60' }, directory);
     expect(config).to.include({ shutdownGraceMs: 2500, requestTimeoutMs: 1000, idempotencyTtlSeconds: 60 });

@@ -125,6 +125,26 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         await expectProblem(await request('/api/products', json('{"__proto__": {"x": 1}, "name": "A", "price": 1}')), 400);
       });
 
+      it('answers 400, not 500, for a body whose gzip encoding is corrupt', async () => {
+        await expectProblem(await request('/api/products', json('this is not gzip', { headers: { 'content-encoding': 'gzip' } })), 400, 'MALFORMED_JSON');
+        await expectProblem(await request('/api/products', json('{}', { headers: { 'content-encoding': 'zstd-nonsense' } })), 415, 'UNSUPPORTED_MEDIA_TYPE');
+      });
+
+      it('reads a gzip-encoded body', async () => {
+        const { gzipSync } = await import('node:zlib');
+        const response = await request('/api/products', { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(JSON.stringify(aProductBody())) });
+        expect(response.status).to.equal(201);
+      });
+
+      it('answers 400 for a NUL character, which PostgreSQL could not store', async () => {
+        await expectFieldErrors(await request('/api/products', json({ name: 'A\u0000B', price: 1 })), ['name']);
+        await expectFieldErrors(await request('/api/products', json({ name: 'A', description: '\u0000', price: 1 })), ['description']);
+      });
+
+      it('answers 415 for JSON-like media types the parser does not read', async () => {
+        await expectProblem(await request('/api/products', json(aProductBody(), { headers: { 'content-type': 'application/merge-patch+json' } })), 415, 'UNSUPPORTED_MEDIA_TYPE');
+      });
+
       it('answers 400 when there is no body at all', async () => {
         await expectProblem(await request('/api/products', { method: 'POST' }), 400, 'BODY_REQUIRED');
       });

@@ -154,6 +154,13 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         expect(etag).to.be.a('string');
       });
 
+      it('answers 412, not 500, for an entity tag past any version', async () => {
+        const { product } = await create();
+        for (const tag of ['"2147483648"', '"99999999999999"', '"0"']) {
+          expect((await request(`/api/products/${product.id}`, json(aProductBody(), { method: 'PUT', headers: { 'If-Match': tag } }))).status, tag).to.equal(412);
+        }
+      });
+
       it('lets exactly one of 50 concurrent PUTs with the same If-Match succeed', async () => {
         const { product, etag } = await create();
         const statuses = await Promise.all(
@@ -204,6 +211,16 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         const statuses = await Promise.all(Array.from({ length: 10 }, async () => (await adjust(product.id, { delta: -7 }, headers)).status));
         expect(statuses).to.deep.equal(Array(10).fill(200));
         expect(await stockOf(product.id)).to.equal(93);
+      });
+
+      it('treats the same payload in another casing or key order as a repeat', async () => {
+        const { product } = await create({ quantityInStock: 10 });
+        const headers = { 'Idempotency-Key': key() };
+        expect((await adjust(product.id, { delta: -1, reason: 'r' }, headers)).status).to.equal(200);
+        const repeat = await adjust(product.id, { Reason: 'r', Delta: -1 }, headers);
+        expect(repeat.status).to.equal(200);
+        expect(repeat.headers.get('idempotent-replayed')).to.equal('true');
+        expect(await stockOf(product.id)).to.equal(9);
       });
 
       it('answers 422 for the same key with another payload, or for another product', async () => {

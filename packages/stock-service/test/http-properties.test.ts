@@ -7,7 +7,7 @@ const FIELDS = ['id', 'name', 'description', 'price', 'quantityInStock', 'Name',
 /** Any JSON value, biased towards the edges that break parsers and validators. */
 const edgyValue = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }),
-  fc.constantFrom(0, -0, 1e-7, 1.005, 2147483647, 2147483648, -2147483649, 1e308, 9999999999999.99, 1e14, '', ' ', '\u0000', 'x'.repeat(2001), null, true, [], {}),
+  fc.constantFrom(0, -0, 1e-7, 1.005, 2147483647, 2147483648, -2147483649, 1e308, 9999999999999.99, 1e14, '', ' ', '\u0000', 'a\u0000b', 'x'.repeat(2001), null, true, [], {}),
   fc.string({ unit: 'binary', maxLength: 300 }),
 );
 
@@ -45,10 +45,11 @@ const request = fc.record({
   ),
   body: fc.option(anyBody, { nil: undefined }),
   contentType: fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'application/merge-patch+json', undefined),
-  ifMatch: fc.option(fc.oneof(headerText, fc.constantFrom('*', '"1"', 'W/"1"', '"1", "2"')), { nil: undefined }),
+  ifMatch: fc.option(fc.oneof(headerText, fc.constantFrom('*', '"1"', 'W/"1"', '"1", "2"', '"2147483648"', '"99999999999999"')), { nil: undefined }),
   ifNoneMatch: fc.option(fc.oneof(headerText, fc.constantFrom('*', '"1"')), { nil: undefined }),
   idempotencyKey: fc.option(fc.oneof(headerText, fc.constantFrom('k1', 'k2')), { nil: undefined }),
   requestId: fc.option(headerText, { nil: undefined }),
+  contentEncoding: fc.option(fc.constantFrom('gzip', 'deflate', 'br', 'identity', 'zstd', 'x'), { nil: undefined }),
 });
 
 for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
@@ -71,6 +72,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
           if (r.ifNoneMatch !== undefined) headers['if-none-match'] = r.ifNoneMatch;
           if (r.idempotencyKey !== undefined) headers['idempotency-key'] = r.idempotencyKey;
           if (r.requestId !== undefined) headers['x-request-id'] = r.requestId;
+          if (r.contentEncoding !== undefined) headers['content-encoding'] = r.contentEncoding;
           const hasBody = r.body !== undefined && r.method !== 'GET' && r.method !== 'HEAD';
           const response = await fetch(`${api.service.url}${r.path}`, { method: r.method, headers, ...(hasBody && { body: r.body }) });
           const text = await response.text();

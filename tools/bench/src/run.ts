@@ -1,5 +1,4 @@
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import { seedProducts } from '@stock/seed';
 import { POSTGRES_ADMIN_URL } from '@stock/test-kit';
 import { chartSvg, markdownTable, type Measurement, summarise } from './report';
 import { type Storage, type Target, TARGETS } from './targets';
+import { cpuSeconds, startTarget, stop } from './target-process';
 import { HOT_PRODUCT_STOCK, WORKLOADS } from './workloads';
 
 const { values: options } = parseArgs({
@@ -27,7 +27,6 @@ const { values: options } = parseArgs({
 const reps = Number(options.reps);
 const products = Number(options.products);
 const targets = TARGETS.filter((t) => !options.only || options.only.split(',').some((o) => t.name.toLowerCase().includes(o.toLowerCase())));
-const root = join(import.meta.dirname, '..', '..', '..');
 const scratch = mkdtempSync(join(tmpdir(), 'stock-bench-'));
 const BENCH_DB = 'stock_bench';
 
@@ -71,43 +70,6 @@ async function seedOverHttp(base: string): Promise<void> {
   }
 }
 
-async function start(target: Target, databaseUrl: string): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'targets', target.script)], {
-    cwd: root,
-    env: { ...process.env, PORT: '0', DATABASE_URL: databaseUrl, DB_POOL_SIZE: options.pool, LOG_LEVEL: 'warn', NODE_ENV: 'production' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let buffer = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffer += String(chunk);
-      for (const line of buffer.split('\n')) {
-        try {
-          const message = JSON.parse(line) as { message?: string; port?: number };
-          if (message.message === 'listening' && message.port) resolve(message.port);
-        } catch {
-          // not a JSON line (yet)
-        }
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`${target.name} exited with ${code} before listening`)));
-  });
-  return { child, base: `http://127.0.0.1:${port}` };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
-  child.kill('SIGKILL');
-}
-
-/** CPU seconds (user + system) the process has used so far, from /proc. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 async function stockOf(base: string): Promise<number> {
   return ((await (await fetch(`${base}/api/products/1`)).json()) as { quantityInStock: number }).quantityInStock;
 }
@@ -125,7 +87,7 @@ async function settledStock(base: string): Promise<number> {
 
 async function measure(target: Target, rep: number): Promise<Measurement[]> {
   const databaseUrl = await prepareStorage(target.storage);
-  const { child, base } = await start(target, databaseUrl);
+  const { child, base } = await startTarget(target.script, databaseUrl, options.pool);
   const results: Measurement[] = [];
   try {
     if (target.storage === 'memory') await seedOverHttp(base);

@@ -1,0 +1,49 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = join(import.meta.dirname, '..', '..', '..');
+
+/** Starts one of targets/*.ts in a process of its own and answers once it listens. */
+export async function startTarget(script: string, databaseUrl: string, poolSize: string): Promise<{ child: ChildProcess; base: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'targets', script)], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', DATABASE_URL: databaseUrl, DB_POOL_SIZE: poolSize, LOG_LEVEL: 'warn', NODE_ENV: 'production' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let buffer = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffer += String(chunk);
+      for (const line of buffer.split('\n')) {
+        try {
+          const message = JSON.parse(line) as { message?: string; port?: number };
+          if (message.message === 'listening' && message.port) resolve(message.port);
+        } catch {
+          // not a JSON line (yet)
+        }
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before listening`)));
+  });
+  return { child, base: `http://127.0.0.1:${port}` };
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+  child.kill('SIGKILL');
+}
+
+/** CPU seconds (user + system) the process has used so far, from /proc. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Resident memory of the process, in MiB, from /proc. */
+export function rssMiB(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;
+  return Number(line.replace(/\D+/g, '')) / 1024;
+}
