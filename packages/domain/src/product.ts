@@ -61,14 +61,16 @@ export const productRules = {
 
 /** Checks every invariant and answers the normalised details (name trimmed), or throws ValidationError. */
 export function validateProductDetails(details: ProductDetails): ProductDetails {
-  const errors: FieldErrors = {};
-  const check = (field: keyof typeof productRules, problem: string | undefined) => {
-    if (problem) errors[field] = [problem];
-  };
-  check('name', productRules.name(details.name));
-  check('description', productRules.description(details.description));
-  check('quantityInStock', productRules.quantityInStock(details.quantityInStock));
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  const name = productRules.name(details.name);
+  const description = productRules.description(details.description);
+  const quantityInStock = productRules.quantityInStock(details.quantityInStock);
+  if (name || description || quantityInStock) {
+    const errors: FieldErrors = {};
+    if (name) errors.name = [name];
+    if (description) errors.description = [description];
+    if (quantityInStock) errors.quantityInStock = [quantityInStock];
+    throw new ValidationError(errors);
+  }
   return { ...details, name: details.name.trim() };
 }
 
@@ -90,11 +92,20 @@ export class Product implements ProductDetails {
     this.quantityInStock = details.quantityInStock;
   }
 
-  /** A product as stored, or about to be: its details are checked again, so no adapter can hold a broken one. */
+  /** A product about to be stored: its details are checked again, so no adapter can store a broken one. */
   static of(id: number, details: ProductDetails, version: number): Product {
     if (!isProductId(id)) throw new RangeError(`Not a product id: ${id}`);
     if (!Number.isSafeInteger(version) || version < 1) throw new RangeError(`Not a product version: ${version}`);
     return new Product(id, validateProductDetails(details), version);
+  }
+
+  /**
+   * A product read back from storage, which only ever received validated
+   * details (and whose constraints hold the bounds): not checked again, since a
+   * page of reads would otherwise re-validate every row.
+   */
+  static restore(id: number, details: ProductDetails, version: number): Product {
+    return new Product(id, details, version);
   }
 
   get details(): ProductDetails {

@@ -43,7 +43,7 @@ export class MikroOrmProductRepository implements ProductRepository {
 
   private toProduct(row: Row): Product {
     const price = this.money.type.convertToJSValue(row[this.money.name] as string & number, this.orm.em.getPlatform());
-    return Product.of(
+    return Product.restore(
       Number(row.id),
       { name: String(row.name), description: String(row.description), price, quantityInStock: Number(row.quantity_in_stock) },
       Number(row.version),
