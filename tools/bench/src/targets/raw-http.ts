@@ -32,10 +32,20 @@ function send(res: http.ServerResponse, status: number, body?: unknown, headers:
   res.end(text);
 }
 
-async function readJson(req: http.IncomingMessage): Promise<unknown> {
-  let text = '';
-  for await (const chunk of req) text += chunk;
-  return JSON.parse(text);
+function readJson(req: http.IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (text += chunk));
+    req.on('end', () => {
+      try {
+        resolve(JSON.parse(text));
+      } catch (error) {
+        reject(error);
+      }
+    });
+    req.on('error', reject);
+  });
 }
 
 const ITEM = /^\/api\/products\/(\d+)$/;
@@ -44,17 +54,18 @@ const ADJUST = /^\/api\/products\/(\d+)\/stock-adjustments$/;
 export function rawServer(handlers: Handlers): http.Server {
   return http.createServer(async (req, res) => {
     try {
-      const url = new URL(req.url ?? '/', 'http://x');
-      const item = ITEM.exec(url.pathname);
-      const adjust = ADJUST.exec(url.pathname);
-      if (req.method === 'GET' && url.pathname === '/api/products') {
-        return send(res, 200, await handlers.page(Number(url.searchParams.get('after') ?? 0), Number(url.searchParams.get('limit') ?? 100)));
+      const [pathname = '', search = ''] = (req.url ?? '/').split('?');
+      const item = ITEM.exec(pathname);
+      const adjust = ADJUST.exec(pathname);
+      if (req.method === 'GET' && pathname === '/api/products') {
+        const query = new URLSearchParams(search);
+        return send(res, 200, await handlers.page(Number(query.get('after') ?? 0), Number(query.get('limit') ?? 100)));
       }
       if (req.method === 'GET' && item) {
         const product = await handlers.getOne(Number(item[1]));
         return product === undefined ? send(res, 404, { status: 404 }) : send(res, 200, product);
       }
-      if (req.method === 'POST' && url.pathname === '/api/products') {
+      if (req.method === 'POST' && pathname === '/api/products') {
         const body = toBodyProduct(await readJson(req));
         if (!body) return send(res, 400, { status: 400 });
         const { id, json } = await handlers.create(body);
