@@ -11,14 +11,22 @@ export interface ScratchDatabase {
   drop(): Promise<void>;
 }
 
-async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 3000 });
+/** Runs one statement (create, drop, vacuum…) over a connection of its own, on the admin database unless told another. */
+export async function adminQuery(sql: string, connectionString = POSTGRES_ADMIN_URL): Promise<void> {
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: 3000 });
   await client.connect();
   try {
-    return await work(client);
+    await client.query(sql);
   } finally {
     await client.end();
   }
+}
+
+/** The URL of another database on the admin server. */
+export function databaseUrl(name: string): string {
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
 }
 
 /**
@@ -28,16 +36,14 @@ async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
 export async function createScratchDatabase(context: Mocha.Context): Promise<ScratchDatabase> {
   const name = `stock_test_${process.pid}_${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6)}`;
   try {
-    await admin((client) => client.query(`create database "${name}"`));
+    await adminQuery(`create database "${name}"`);
   } catch (error) {
     if (postgresRequired) throw new Error(`PostgreSQL is required but unreachable at ${POSTGRES_ADMIN_URL}: ${String(error)}`);
     console.warn(`  ! PostgreSQL unreachable at ${POSTGRES_ADMIN_URL} (${String(error)}): skipping "${context.test?.parent?.fullTitle()}". Set REQUIRE_POSTGRES=1 to fail instead.`);
     context.skip();
   }
-  const url = new URL(POSTGRES_ADMIN_URL);
-  url.pathname = `/${name}`;
   return {
-    url: url.toString(),
-    drop: () => admin((client) => client.query(`drop database if exists "${name}" with (force)`)).then(() => undefined),
+    url: databaseUrl(name),
+    drop: () => adminQuery(`drop database if exists "${name}" with (force)`),
   };
 }

@@ -3,9 +3,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { seedProducts } from '@stock/seed';
-import { POSTGRES_ADMIN_URL } from '@stock/test-kit';
+import { adminQuery, databaseUrl } from '@stock/test-kit';
 import { chartSvg, markdownTable, type Measurement, summarise } from './report';
 import { type Storage, type Target, TARGETS } from './targets';
 import { cpuSeconds, startTarget, stop } from './target-process';
@@ -34,16 +33,6 @@ function log(line: string): void {
   process.stderr.write(`${new Date().toISOString().slice(11, 19)}  ${line}\n`);
 }
 
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 /** A fresh database with `products` seeded (the first one hot), or none for memory targets (seeded over HTTP). */
 async function prepareStorage(storage: Storage): Promise<string> {
   if (storage === 'memory') return 'memory:';
@@ -52,11 +41,9 @@ async function prepareStorage(storage: Storage): Promise<string> {
     const file = join(scratch, `stock-${Date.now()}.db`);
     url = `sqlite:${file}`;
   } else {
-    await admin(`drop database if exists "${BENCH_DB}" with (force)`);
-    await admin(`create database "${BENCH_DB}"`);
-    const admin_ = new URL(POSTGRES_ADMIN_URL);
-    admin_.pathname = `/${BENCH_DB}`;
-    url = admin_.toString();
+    await adminQuery(`drop database if exists "${BENCH_DB}" with (force)`);
+    await adminQuery(`create database "${BENCH_DB}"`);
+    url = databaseUrl(BENCH_DB);
   }
   await seedProducts(url, { count: products, firstStock: HOT_PRODUCT_STOCK });
   return url;
@@ -142,7 +129,7 @@ for (let rep = 1; rep <= reps; rep++) {
   }
 }
 rmSync(scratch, { recursive: true, force: true });
-await admin(`drop database if exists "${BENCH_DB}" with (force)`).catch(() => undefined);
+await adminQuery(`drop database if exists "${BENCH_DB}" with (force)`).catch(() => undefined);
 
 const summary = summarise(all, targets);
 mkdirSync(options.out, { recursive: true });
