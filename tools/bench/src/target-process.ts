@@ -5,8 +5,8 @@ import { join } from 'node:path';
 const root = join(import.meta.dirname, '..', '..', '..');
 
 /** Starts one of targets/*.ts in a process of its own and answers once it listens. */
-export async function startTarget(script: string, databaseUrl: string, poolSize: string): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'targets', script)], {
+export async function startTarget(script: string, databaseUrl: string, poolSize: string, nodeFlags: readonly string[] = []): Promise<{ child: ChildProcess; base: string }> {
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', join(import.meta.dirname, 'targets', script)], {
     cwd: root,
     env: { ...process.env, PORT: '0', DATABASE_URL: databaseUrl, DB_POOL_SIZE: poolSize, LOG_LEVEL: 'warn', NODE_ENV: 'production' },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -1,0 +1,48 @@
+import { expect } from 'chai';
+import { chartSvg, markdownTable, type Measurement, summarise } from '../src/report';
+import type { Target } from '../src/targets';
+
+const targets: Target[] = [
+  { name: 'service', storage: 'memory', script: 'service.ts', baseline: 'raw' },
+  { name: 'raw', storage: 'memory', script: 'raw-map.ts' },
+];
+
+const measured = (target: string, rep: number, requestsPerSecond: number): Measurement => ({
+  target,
+  workload: 'GET one',
+  rep,
+  requestsPerSecond,
+  p50Ms: rep,
+  p99Ms: 10 * rep,
+  serverCpu: 0.5,
+  check: 'ok',
+});
+
+describe('the benchmark report', () => {
+  const rows = summarise(
+    [measured('service', 1, 900), measured('raw', 1, 1000), measured('service', 2, 300), measured('raw', 2, 2000), measured('service', 3, 600), measured('raw', 3, 1500)],
+    targets,
+  );
+
+  it('takes the median of the repetitions, and the ratio of the medians to the baseline of the same run', () => {
+    const service = rows.find((row) => row.target === 'service')!;
+    expect(service.requestsPerSecond).to.equal(600);
+    expect(service.p50Ms).to.equal(2);
+    expect(service.p99Ms).to.equal(20);
+    expect(service.ratio).to.equal(600 / 1500);
+    expect(rows.find((row) => row.target === 'raw')!.ratio).to.equal(undefined);
+  });
+
+  it('prints a markdown row per target and workload, ratios against their baseline', () => {
+    const table = markdownTable(rows, { date: '2026-11-22T08:00:00.000Z', node: 'v20', reps: 3, seconds: 5, connections: 32, rate: 400, pool: 10, products: 1000 });
+    expect(table).to.contain('| GET one | service | 600 | **0.40** of raw | 2 | 20 | 0.50 | ok |');
+    expect(table).to.contain('| GET one | raw | 1500 | baseline |');
+  });
+
+  it('draws one bar per measured ratio, labelled with its value', () => {
+    const svg = chartSvg(rows);
+    expect(svg.match(/<rect x="[\d.]+" y="[\d.]+" width="[\d.]+" height="[\d.]+" fill=/g)).to.have.length(2); // the bar and its legend key
+    expect(svg).to.contain('>0.40</text>');
+    expect(svg).to.contain('service ÷ raw');
+  });
+});
