@@ -104,10 +104,13 @@ export function chartSvg(rows: Row[]): string {
     });
     parts.push(`<text x="${x0 + (groupWidth - 20) / 2}" y="${bottom + 16}" text-anchor="middle">${workload}</text>`);
   });
+  // Legend in two columns, so long labels never run into each other.
   series.forEach((target, s) => {
     const row = rated.find((r) => r.target === target)!;
-    parts.push(`<rect x="${left + s * 210}" y="${bottom + 32}" width="10" height="10" fill="${colours[s % colours.length]}"/>`);
-    parts.push(`<text x="${left + s * 210 + 14}" y="${bottom + 41}">${target} ÷ ${row.baseline}</text>`);
+    const x = left + (s % 2) * 420;
+    const y0 = bottom + 26 + Math.floor(s / 2) * 16;
+    parts.push(`<rect x="${x}" y="${y0}" width="10" height="10" fill="${colours[s % colours.length]}"/>`);
+    parts.push(`<text x="${x + 14}" y="${y0 + 9}">${target} ÷ ${row.baseline}</text>`);
   });
   parts.push('</svg>');
   return `${parts.join('\n')}\n`;
