@@ -1,6 +1,6 @@
 import type { IdempotencyStore } from '@stock/domain';
 import { swaggerDocs } from '@stock/koa-swagger';
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import { join } from 'node:path';
 import { errorMiddleware } from './error-middleware';
 import type { Logger } from './logger';
@@ -28,6 +28,14 @@ export interface StockApp {
   drain(): void;
 }
 
+/**
+ * Runs `middleware` only for requests outside /api/, so that product traffic,
+ * nearly all of it, skips the docs and the operations router (docs/performance.md).
+ */
+function outsideTheApi<State, Context>(middleware: Middleware<State, Context>): Middleware<State, Context> {
+  return (ctx, next) => (ctx.path.startsWith('/api/') ? next() : middleware(ctx, next));
+}
+
 export function createStockApp(options: StockAppOptions): StockApp {
   const { useCases, idempotency, logger, isDatabaseReachable = async () => true, poolStats } = options;
   let draining = false;
@@ -37,10 +45,10 @@ export function createStockApp(options: StockAppOptions): StockApp {
   app.use(requestContext(logger, (): Record<string, string> => (draining ? { Connection: 'close' } : {})));
   app.use(metrics.middleware());
   app.use(errorMiddleware(logger));
-  app.use(swaggerDocs({ specFile: OPENAPI_FILE, title: 'Stock service API' }));
   const operations = operationsRouter({ isReady: async () => !draining && (await isDatabaseReachable()), metrics });
-  app.use(operations.routes());
-  app.use(operations.allowedMethods());
+  app.use(outsideTheApi(swaggerDocs({ specFile: OPENAPI_FILE, title: 'Stock service API' })));
+  app.use(outsideTheApi(operations.routes()));
+  app.use(outsideTheApi(operations.allowedMethods()));
   const products = productsRouter({ useCases, idempotency, logger, metrics });
   app.use(products.routes());
   app.use(products.allowedMethods());
