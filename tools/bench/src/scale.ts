@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { seedProducts } from '@stock/seed';
 import { adminQuery, databaseUrl } from '@stock/test-kit';
 import { type LatencySummary, pacedLatency } from './paced-latency';
+import { median } from './report';
 import { rssMiB, startTarget, stop } from './target-process';
 
 /**
@@ -33,7 +34,6 @@ const sizes = [small, tenth, large];
 const dbName = (size: number) => `stock_scale_${size}`;
 const CAPPED_OLD_SPACE_MIB = 64;
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const randomId = (products: number) => 1 + Math.floor(Math.random() * products);
 const paths = {
   one: (products: number) => () => `/api/products/${randomId(products)}`,
