@@ -2,8 +2,10 @@ import { existsSync, mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createSampleApp } from '@stock/sample-app';
-import { createLogger, DEFAULT_CONFIG, type RunningStockService, startStockService } from '@stock/service';
+import { createSampleApp } from '@commerce/sample-app';
+import { createLogger } from '@platform/runtime';
+import { DEFAULT_CONFIG, type RunningStockService, startStockService } from '@stock/service';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
@@ -70,8 +72,8 @@ describe('the /swagger pages in headless Chromium', function () {
       executablePath: CHROMIUM,
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
-    stock = await startStockService({ ...DEFAULT_CONFIG, port: 0, databaseUrl: 'memory:' }, { logger: createLogger('warn') });
-    sample = createSampleApp().listen(0, '127.0.0.1');
+    stock = await startStockService({ ...DEFAULT_CONFIG, port: 0, databaseUrl: 'memory:' }, { logger: createLogger('stock-service', 'warn') });
+    sample = createSampleApp({ specFile: fileURLToPath(new URL('../../../docs/sample-app.openapi.yaml', import.meta.url)) }).listen(0, '127.0.0.1');
     await new Promise((resolve) => sample.once('listening', resolve));
     sampleOrigin = `http://127.0.0.1:${(sample.address() as AddressInfo).port}`;
   });

@@ -1,12 +1,11 @@
-import { swaggerDocs } from '@stock/koa-swagger';
+import { swaggerDocs } from '@platform/swagger';
 import Koa from 'koa';
-import { join } from 'node:path';
 import { errorMiddleware } from './error-middleware';
 import { sampleRouter } from './sample-router';
 
-export const SPEC_FILE = join(import.meta.dirname, '../../../docs/sample-app.openapi.yaml');
-
 export interface SampleAppOptions {
+  /** The OpenAPI description served at /swagger. */
+  readonly specFile: string;
   /** The clock the forecast dates count from. */
   readonly now?: () => Date;
   /** Uniform in [0, 1); drives temperatures and summaries. */
@@ -18,11 +17,11 @@ function logUnexpected(error: unknown, ctx: Koa.Context): void {
   console.error(JSON.stringify({ level: 'error', msg: 'unhandled error', method: ctx.method, path: ctx.path, error: detail }));
 }
 
-export function createSampleApp({ now = () => new Date(), random = Math.random }: SampleAppOptions = {}): Koa {
+export function createSampleApp({ specFile, now = () => new Date(), random = Math.random }: SampleAppOptions): Koa {
   const app = new Koa();
   app.silent = true; // the error middleware logs each unexpected error once, with its request
   app.use(errorMiddleware(logUnexpected));
-  app.use(swaggerDocs({ specFile: SPEC_FILE, title: 'Sample app', prefix: '/swagger' }));
+  app.use(swaggerDocs({ specFile, title: 'Sample app', prefix: '/swagger' }));
   const router = sampleRouter({ now, random });
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -1,4 +1,4 @@
-import { problem, problemMiddleware } from '@stock/koa-problem';
+import { problem, problemMiddleware } from '@platform/koa';
 import type { Context, Middleware } from 'koa';
 import { ProblemError } from './problem-error';
 

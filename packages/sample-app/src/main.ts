@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { createSampleApp } from './create-sample-app';
 import { parsePort } from './parse-port';
 
@@ -10,7 +11,10 @@ try {
   process.exit(1);
 }
 
-const server = createSampleApp().listen(port);
+/** Where this workspace keeps the sample app's contract; SPEC_FILE points elsewhere. */
+const specFile = process.env.SPEC_FILE ?? fileURLToPath(new URL('../../../docs/sample-app.openapi.yaml', import.meta.url));
+
+const server = createSampleApp({ specFile }).listen(port);
 server.once('listening', () => {
   // Read back the bound port: PORT=0 asks the system for a free one.
   const { port: bound } = server.address() as AddressInfo;

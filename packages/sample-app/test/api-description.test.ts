@@ -2,8 +2,7 @@ import type Router from '@koa/router';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import type Koa from 'koa';
-import { SPEC_FILE } from '../src';
-import { type SampleServer, startSampleServer } from './sample-server';
+import { SPEC_FILE, type SampleServer, startSampleServer } from './sample-server';
 
 interface OpenApi {
   openapi: string;

@@ -1,6 +1,10 @@
 import type Koa from 'koa';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { createSampleApp, type SampleAppOptions } from '../src';
+
+/** The contract the sample app's main serves. */
+export const SPEC_FILE = fileURLToPath(new URL('../../../docs/sample-app.openapi.yaml', import.meta.url));
 
 export interface SampleServer {
   readonly app: Koa;
@@ -9,8 +13,8 @@ export interface SampleServer {
 }
 
 /** The sample app on a real server, on a port the system picks. */
-export async function startSampleServer(options: SampleAppOptions = {}): Promise<SampleServer> {
-  const app = createSampleApp(options);
+export async function startSampleServer(options: Partial<SampleAppOptions> = {}): Promise<SampleServer> {
+  const app = createSampleApp({ specFile: SPEC_FILE, ...options });
   const server = app.listen(0);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const { port } = server.address() as AddressInfo;

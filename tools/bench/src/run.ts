@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { seedProducts } from '@stock/seed';
-import { adminQuery, databaseUrl } from '@stock/test-kit';
+import { seedProducts } from '@tools/seed';
+import { adminQuery, databaseUrl } from '@platform/test-kit';
 import { chartSvg, markdownTable, type Measurement, summarise } from './report';
 import { type Storage, type Target, TARGETS } from './targets';
 import { cpuSeconds, startTarget, stop } from './target-process';

@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { seedProducts } from '@stock/seed';
-import { adminQuery, databaseUrl } from '@stock/test-kit';
+import { seedProducts } from '@tools/seed';
+import { adminQuery, databaseUrl } from '@platform/test-kit';
 import { type LatencySummary, pacedLatency } from './paced-latency';
 import { median } from './report';
 import { rssMiB, startTarget, stop } from './target-process';

@@ -1,5 +1,5 @@
-import { Money, type ProductDetails } from '@stock/domain';
-import { MikroOrmPersistence } from '@stock/persistence-mikro-orm';
+import { Money, ProductDetails } from '@stock/domain';
+import { openStockDatabase } from '@stock/persistence-mikro-orm';
 
 export interface SeedOptions {
   readonly count: number;
@@ -12,33 +12,34 @@ export interface SeedOptions {
 
 /** Deterministic, varied products: the same seed gives the same catalogue. */
 export function seededProduct(index: number): ProductDetails {
-  return {
+  return ProductDetails.create({
     name: `Product ${index}`,
     description: `Seeded product number ${index}, ${'a fine thing '.repeat(index % 5)}`.trim(),
     price: Money.fromCents(100 + ((index * 7919) % 1_000_000)),
     quantityInStock: (index * 31) % 1000,
-  };
+  });
 }
 
 /** Migrates, then appends `count` products with multi-row inserts; answers how long it took. */
 export async function seedProducts(databaseUrl: string, { count, batchSize = 1000, firstStock, onProgress }: SeedOptions): Promise<number> {
   const started = Date.now();
-  const persistence = await MikroOrmPersistence.open(databaseUrl);
+  const database = await openStockDatabase(databaseUrl);
   try {
-    await persistence.migrate();
-    const em = persistence.orm.em.fork();
+    await database.migrate();
+    const em = database.session.em;
     for (let done = 0; done < count; ) {
       const rows = [];
       for (let i = 0; i < batchSize && done + i < count; i++) {
         const details = seededProduct(done + i + 1);
-        rows.push({ ...details, quantityInStock: done + i === 0 && firstStock !== undefined ? firstStock : details.quantityInStock, version: 1 });
+        const { name, description, price } = details;
+        rows.push({ name, description, price, quantityInStock: done + i === 0 && firstStock !== undefined ? firstStock : details.quantityInStock, version: 1 });
       }
       await em.insertMany('Product', rows);
       done += rows.length;
       onProgress?.(done, count);
     }
   } finally {
-    await persistence.close();
+    await database.close();
   }
   return Date.now() - started;
 }

@@ -1,4 +1,4 @@
-import { MikroOrmPersistence } from '@stock/persistence-mikro-orm';
+import { MikroOrmProductRepository, openStockDatabase } from '@stock/persistence-mikro-orm';
 import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,9 +16,9 @@ describe('seedProducts', () => {
     await seedProducts(url, { count: 2_345, batchSize: 1_000, firstStock: 777, onProgress: (done) => progress.push(done) });
 
     expect(progress).to.deep.equal([1_000, 2_000, 2_345]);
-    const persistence = await MikroOrmPersistence.open(url);
+    const database = await openStockDatabase(url);
     try {
-      const products = persistence.repository;
+      const products = new MikroOrmProductRepository(database.session);
       const first = await products.findById(1);
       const last = await products.findById(2_345);
       expect(await products.findById(2_346)).to.equal(undefined);
@@ -26,7 +26,7 @@ describe('seedProducts', () => {
       expect(last?.name).to.equal(seededProduct(2_345).name);
       expect(last?.price.cents).to.equal(seededProduct(2_345).price.cents);
     } finally {
-      await persistence.close();
+      await database.close();
     }
   });
 });

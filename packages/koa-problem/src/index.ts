@@ -1,2 +1,0 @@
-export * from './problem';
-export * from './problem-middleware';

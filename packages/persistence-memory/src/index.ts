@@ -1,2 +1,0 @@
-export * from './in-memory-product-repository';
-export * from './in-memory-idempotency-store';

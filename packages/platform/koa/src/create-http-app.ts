@@ -1,0 +1,74 @@
+import type Router from '@koa/router';
+import { swaggerDocs } from '@platform/swagger';
+import Koa, { type Middleware } from 'koa';
+import { HttpMetrics } from './http-metrics';
+import type { Logger } from './logger';
+import { operationsRouter } from './operations-router';
+import type { Problem } from './problem';
+import { problemMiddleware } from './problem-middleware';
+import { requestContext, requestIdOf } from './request-context';
+
+export interface HttpAppOptions {
+  readonly logger: Logger;
+  /** The problem for each error the service knows (see problemsFor); anything else is a logged 500. */
+  readonly toProblem: (error: unknown) => Problem | undefined;
+  /** Whether the service's dependencies answer; shutting down is tracked here, by `drain`. */
+  readonly isReady?: () => Promise<boolean>;
+  /** The OpenAPI description served at /swagger, handed in by the composition root. */
+  readonly docs?: { readonly specFile: string; readonly title: string };
+}
+
+export interface HttpApp {
+  readonly app: Koa;
+  readonly metrics: HttpMetrics;
+  /** Mounts a router: its routes, and 405 with Allow for its paths' other methods. */
+  route(router: Router): void;
+  /** From now on readiness answers 503 and every response asks the client to close its connection. */
+  drain(): void;
+}
+
+/**
+ * Runs `middleware` only for requests outside /api/, so that API traffic,
+ * nearly all of it, skips the docs and the operations router (docs/performance.md).
+ */
+function outsideTheApi<State, Context>(middleware: Middleware<State, Context>): Middleware<State, Context> {
+  return function outsideTheApi(ctx, next) {
+    return ctx.path.startsWith('/api/') ? next() : middleware(ctx, next);
+  };
+}
+
+/**
+ * A service's Koa app with everything every service needs, in order: request
+ * id, headers and access log; metrics; problem+json for every error; /swagger,
+ * health and metrics endpoints. The service then mounts its own routers.
+ */
+export function createHttpApp({ logger, toProblem, isReady = async () => true, docs }: HttpAppOptions): HttpApp {
+  let draining = false;
+  const app = new Koa();
+  app.silent = true; // errors are logged by the problem middleware, once, with context
+  const metrics = new HttpMetrics();
+  app.use(requestContext(logger, (): Record<string, string> => (draining ? { Connection: 'close' } : {})));
+  app.use(metrics.middleware());
+  app.use(
+    problemMiddleware({
+      toProblem,
+      logUnexpected: (error, ctx) =>
+        logger.error('unhandled error', { method: ctx.method, path: ctx.path, requestId: requestIdOf(ctx), error: error instanceof Error ? error.stack : String(error) }),
+    }),
+  );
+  if (docs) app.use(outsideTheApi(swaggerDocs({ specFile: docs.specFile, title: docs.title })));
+  const operations = operationsRouter({ isReady: async () => !draining && (await isReady()), metrics });
+  app.use(outsideTheApi(operations.routes()));
+  app.use(outsideTheApi(operations.allowedMethods()));
+  return {
+    app,
+    metrics,
+    route(router) {
+      app.use(router.routes());
+      app.use(router.allowedMethods());
+    },
+    drain() {
+      draining = true;
+    },
+  };
+}

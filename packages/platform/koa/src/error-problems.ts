@@ -1,0 +1,44 @@
+import { DomainError, ValidationError } from '@platform/kernel';
+import { type Problem, problem } from './problem';
+import { RequestError, type RequestErrorCode } from './request-error';
+
+const REQUEST_STATUS: Readonly<Record<RequestErrorCode, number>> = {
+  BODY_REQUIRED: 400,
+  BODY_NOT_AN_OBJECT: 400,
+  MALFORMED_JSON: 400,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  NOT_READY: 503,
+};
+
+/** What koa-bodyparser throws: raw-body's 413 and 415, co-body's parse failures (a SyntaxError with status 400). */
+function fromBodyParser(error: Error & { status?: unknown; type?: unknown }): Problem | undefined {
+  if (error.status === 413) return problem(413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than this service accepts.');
+  if (error.status === 415) return problem(415, 'UNSUPPORTED_MEDIA_TYPE', 'The body uses a content encoding this service does not read.');
+  if (error.status === 400 && (error.type === 'entity.parse.failed' || error instanceof SyntaxError)) {
+    return problem(400, 'MALFORMED_JSON', 'The request body is not valid JSON (or not a JSON object).');
+  }
+  return undefined;
+}
+
+/**
+ * The problem for every error a service knows. `statusByCode` is a record over
+ * the service's union of codes, so a code added to the union without a status
+ * does not compile. `extension` adds members a problem type defines (the
+ * `available` of a stock refusal). Anything else is left to the shared
+ * fallbacks: Koa's own 4xx errors, then a logged 500.
+ */
+export function problemsFor<Code extends string>(
+  statusByCode: Readonly<Record<Code, number>>,
+  extension: (error: DomainError<Code>) => Record<string, unknown> | undefined = () => undefined,
+): (error: unknown) => Problem | undefined {
+  return (error) => {
+    if (error instanceof ValidationError) return problem(400, error.code, error.message, error.errors);
+    if (error instanceof RequestError) return problem(REQUEST_STATUS[error.code], error.code, error.message);
+    if (error instanceof DomainError && Object.hasOwn(statusByCode, error.code)) {
+      const known = error as DomainError<Code>;
+      return { ...problem(statusByCode[known.code], known.code, known.message), ...extension(known) };
+    }
+    return error instanceof Error ? fromBodyParser(error) : undefined;
+  };
+}

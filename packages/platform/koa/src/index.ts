@@ -1,0 +1,13 @@
+export * from './body-codec';
+export * from './create-http-app';
+export * from './error-problems';
+export * from './http-metrics';
+export * from './idempotency-key';
+export * from './json-body';
+export * from './operations-router';
+export type { Logger } from './logger';
+export * from './problem';
+export * from './problem-middleware';
+export * from './request-context';
+export * from './request-error';
+export * from './serve';

@@ -1,0 +1,39 @@
+import { randomUUID } from 'node:crypto';
+import type { Context, Middleware } from 'koa';
+import type { Logger } from './logger';
+
+const CLIENT_REQUEST_ID = /^[\w.:@\-/]{1,128}$/;
+
+/** The id of the request a context serves (set by requestContext). */
+export function requestIdOf(ctx: Context): string {
+  return (ctx.state as { requestId: string }).requestId;
+}
+
+/**
+ * The outermost middleware: gives each request an id (the client's
+ * X-Request-Id when it is sane, a new UUID otherwise), answers it in every
+ * response with the headers every response carries, and writes one access
+ * log line. The id travels in ctx.state rather than AsyncLocalStorage, whose
+ * promise hooks would tax every await of every request.
+ */
+export function requestContext(logger: Logger, extraHeaders: () => Record<string, string> = () => ({})): Middleware {
+  return async function requestContext(ctx, next) {
+    const offered = ctx.get('X-Request-Id');
+    const requestId = CLIENT_REQUEST_ID.test(offered) ? offered : randomUUID();
+    ctx.state.requestId = requestId;
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      // Set last: the problem middleware clears headers on errors.
+      ctx.set({ 'X-Request-Id': requestId, 'X-Content-Type-Options': 'nosniff', ...extraHeaders() });
+      logger.info('request', {
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.status,
+        durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+        requestId,
+      });
+    }
+  };
+}

@@ -1,0 +1,12 @@
+/** A request the edge refuses before any use case runs. Its code is in the platform's status table. */
+export class RequestError extends Error {
+  constructor(
+    readonly code: RequestErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RequestError';
+  }
+}
+
+export type RequestErrorCode = 'BODY_REQUIRED' | 'BODY_NOT_AN_OBJECT' | 'MALFORMED_JSON' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'NOT_READY';

@@ -1,0 +1,2 @@
+export * from './in-memory-database';
+export * from './in-memory-idempotency-records';

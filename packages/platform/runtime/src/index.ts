@@ -1,0 +1,4 @@
+export * from './logger';
+export * from './main';
+export * from './settings';
+export * from './periodic';

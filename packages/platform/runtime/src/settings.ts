@@ -1,0 +1,100 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** One setting: the environment variable that sets it, its default, and how a value is read (throwing a message naming it). */
+export interface Setting<T> {
+  readonly variable: string;
+  readonly fallback: T;
+  read(variable: string, value: unknown): T;
+}
+
+export type Settings<Spec> = { readonly [K in keyof Spec]: Spec[K] extends Setting<infer T> ? T : never };
+
+export interface SettingsSource {
+  readonly env: Env;
+  /** Where a relative configuration file is looked for. */
+  readonly cwd: string;
+  /** The variable naming the configuration file (e.g. STOCK_CONFIG), and the file read when it names none (optional then). */
+  readonly file: { readonly variable: string; readonly fallback: string };
+}
+
+function readFile(path: string, required: boolean): Record<string, unknown> {
+  if (!existsSync(path)) {
+    if (required) throw new Error(`Configuration file ${path} does not exist.`);
+    return {};
+  }
+  const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(`${path} must hold a JSON object.`);
+  return parsed as Record<string, unknown>;
+}
+
+/** Defaults, then the configuration file (keyed by the spec's names), then the environment: the environment wins. */
+export function readSettings<Spec extends Record<string, Setting<unknown>>>(spec: Spec, { env, cwd, file }: SettingsSource): Settings<Spec> {
+  const named = env[file.variable];
+  const fromFile = readFile(resolve(cwd, named ?? file.fallback), named !== undefined);
+  const settings: Record<string, unknown> = {};
+  for (const [key, setting] of Object.entries(spec)) {
+    settings[key] = setting.read(setting.variable, env[setting.variable] ?? fromFile[key] ?? setting.fallback);
+  }
+  return settings as Settings<Spec>;
+}
+
+/** Every setting at its default, as tests start from. */
+export function defaults<Spec extends Record<string, Setting<unknown>>>(spec: Spec): Settings<Spec> {
+  return Object.fromEntries(Object.entries(spec).map(([key, setting]) => [key, setting.fallback])) as Settings<Spec>;
+}
+
+/** An integer from `min` to `max`, given as a number (file) or digits (environment). */
+export function integer(variable: string, fallback: number, min: number, max: number): Setting<number> {
+  return {
+    variable,
+    fallback,
+    read(name, value) {
+      const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+      if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
+        throw new Error(`${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(value)}.`);
+      }
+      return number;
+    },
+  };
+}
+
+export function text(variable: string, fallback: string): Setting<string> {
+  return {
+    variable,
+    fallback,
+    read(name, value) {
+      if (typeof value !== 'string' || value.length === 0) throw new Error(`${name} must be a non-empty string.`);
+      return value;
+    },
+  };
+}
+
+export function oneOf<const T extends string>(variable: string, fallback: T, values: readonly T[]): Setting<T> {
+  return {
+    variable,
+    fallback,
+    read(name, value) {
+      if (typeof value !== 'string' || !values.includes(value as T)) throw new Error(`${name} must be one of ${values.join(', ')}, not ${JSON.stringify(value)}.`);
+      return value as T;
+    },
+  };
+}
+
+const DAY_MS = 86_400_000;
+/** winston's levels; an unknown level would silently turn every log line off, errors included. */
+export const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] as const;
+
+/** The settings every HTTP service has, with its own default port. */
+export function serverSettings(defaultPort: number) {
+  return {
+    port: integer('PORT', defaultPort, 0, 65535),
+    logLevel: oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
+    shutdownDelayMs: integer('SHUTDOWN_DELAY_MS', 0, 0, DAY_MS),
+    shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 10_000, 0, DAY_MS),
+    requestTimeoutMs: integer('REQUEST_TIMEOUT_MS', 30_000, 1, DAY_MS),
+    headersTimeoutMs: integer('HEADERS_TIMEOUT_MS', 10_000, 1, DAY_MS),
+  };
+}

@@ -1,0 +1,129 @@
+import { allValid, Invalid, type Parser } from '@platform/kernel';
+import { Money } from './money';
+
+export const INT32_MAX = 2_147_483_647;
+export const NAME_MAX_LENGTH = 200;
+export const DESCRIPTION_MAX_LENGTH = 2000;
+
+/** Ids are positive int32s, assigned by the store. */
+export function isProductId(value: number): boolean {
+  return Number.isInteger(value) && value >= 1 && value <= INT32_MAX;
+}
+
+/** Whether a text has more than `max` characters (code points), without copying it: most texts decide on .length alone. */
+export function longerThan(text: string, max: number): boolean {
+  if (text.length <= max) return false; // a code point is one or two UTF-16 units
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    if (++count > max) return true;
+  }
+  return false;
+}
+
+/** A text of at most `max` characters that every store keeps as it is (PostgreSQL text cannot hold U+0000). */
+export function text(max: number): Parser<string, string> {
+  return (value) => {
+    if (value.includes('\u0000')) return new Invalid('must not contain the NUL character (U+0000)');
+    return longerThan(value, max) ? new Invalid(`must be at most ${max} characters`) : value;
+  };
+}
+
+/** A count of items: an integer from 0 to 2147483647. */
+export function quantity(value: number): number | Invalid {
+  if (!Number.isInteger(value)) return new Invalid('must be an integer');
+  if (value < 0) return new Invalid('must not be negative');
+  if (value > INT32_MAX) return new Invalid(`must be at most ${INT32_MAX}`);
+  return value;
+}
+
+const description = text(DESCRIPTION_MAX_LENGTH);
+const nameText = text(NAME_MAX_LENGTH);
+
+/** The rule of each product field, each answering the value to keep or why it is refused. */
+export const productFields = {
+  name(value: string): string | Invalid {
+    const trimmed = value.trim();
+    return trimmed.length === 0 ? new Invalid('is required and must not be blank') : nameText(trimmed);
+  },
+  description,
+  price: Money.parse,
+  quantityInStock: quantity,
+};
+
+export interface ProductDetailsInput {
+  readonly name: string;
+  readonly description: string;
+  readonly price: Money;
+  readonly quantityInStock: number;
+}
+
+/** What a client may set on a product: everything but its id. Only `create` makes one, so every instance is valid. */
+export class ProductDetails implements ProductDetailsInput {
+  private constructor(
+    readonly name: string,
+    readonly description: string,
+    readonly price: Money,
+    readonly quantityInStock: number,
+  ) {}
+
+  /** Checks every field and answers the details (name trimmed), or throws one ValidationError naming every broken field. */
+  static create(input: ProductDetailsInput): ProductDetails {
+    const { name, description, quantityInStock } = allValid({
+      name: productFields.name(input.name),
+      description: productFields.description(input.description),
+      quantityInStock: productFields.quantityInStock(input.quantityInStock),
+    });
+    return new ProductDetails(name, description, input.price, quantityInStock);
+  }
+
+  /**
+   * Details read back from storage, which only ever received created ones (and
+   * whose constraints hold the bounds): not checked again, since a page of
+   * reads would otherwise re-check every row.
+   */
+  static restore(input: ProductDetailsInput): ProductDetails {
+    return new ProductDetails(input.name, input.description, input.price, input.quantityInStock);
+  }
+
+  /** The same details with another stock, which the caller has kept within STOCK_MIN..STOCK_MAX. */
+  withQuantityInStock(quantityInStock: number): ProductDetails {
+    if (quantity(quantityInStock) instanceof Invalid) throw new RangeError(`Not a stock quantity: ${quantityInStock}`);
+    return new ProductDetails(this.name, this.description, this.price, quantityInStock);
+  }
+}
+
+export class Product implements ProductDetailsInput {
+  private constructor(
+    readonly id: number,
+    readonly details: ProductDetails,
+    /** Starts at 1 and grows with every write: the product's ETag. */
+    readonly version: number,
+  ) {}
+
+  static of(id: number, details: ProductDetails, version: number): Product {
+    if (!isProductId(id)) throw new RangeError(`Not a product id: ${id}`);
+    if (!Number.isSafeInteger(version) || version < 1) throw new RangeError(`Not a product version: ${version}`);
+    return new Product(id, details, version);
+  }
+
+  get name(): string {
+    return this.details.name;
+  }
+
+  get description(): string {
+    return this.details.description;
+  }
+
+  get price(): Money {
+    return this.details.price;
+  }
+
+  get quantityInStock(): number {
+    return this.details.quantityInStock;
+  }
+}

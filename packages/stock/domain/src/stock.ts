@@ -1,0 +1,39 @@
+import { allValid, Invalid } from '@platform/kernel';
+import { INT32_MAX, text } from './product';
+
+/** Stock never goes below this, nor above STOCK_MAX: adapters apply the same bounds in their atomic statements. */
+export const STOCK_MIN = 0;
+export const STOCK_MAX = INT32_MAX;
+export const REASON_MAX_LENGTH = 200;
+
+export const stockAdjustmentFields = {
+  /** A non-zero int32: positive restocks, negative sells or writes off. */
+  delta(value: number): number | Invalid {
+    if (!Number.isInteger(value)) return new Invalid('must be an integer');
+    if (value === 0) return new Invalid('must not be 0');
+    if (value < -INT32_MAX - 1 || value > INT32_MAX) return new Invalid(`must be between ${-INT32_MAX - 1} and ${INT32_MAX}`);
+    return value;
+  },
+  reason: text(REASON_MAX_LENGTH),
+};
+
+export interface StockAdjustmentInput {
+  readonly delta: number;
+  readonly reason?: string;
+}
+
+export class StockAdjustment {
+  private constructor(
+    readonly delta: number,
+    readonly reason: string | undefined,
+  ) {}
+
+  /** Answers the adjustment, or throws one ValidationError naming every broken field. */
+  static create(input: StockAdjustmentInput): StockAdjustment {
+    const { delta, reason } = allValid({
+      delta: stockAdjustmentFields.delta(input.delta),
+      reason: input.reason === undefined ? undefined : stockAdjustmentFields.reason(input.reason),
+    });
+    return new StockAdjustment(delta, reason);
+  }
+}

@@ -1,0 +1,20 @@
+import { createHttpApp, type HttpApp, type Logger } from '@platform/koa';
+import { toProblem } from './problem';
+import { type ProductUseCases, productsRouter } from './products-router';
+import { StockMetrics } from './stock-metrics';
+
+export interface StockAppOptions {
+  readonly useCases: ProductUseCases;
+  readonly logger: Logger;
+  /** The OpenAPI description served at /swagger. */
+  readonly openApiFile: string;
+  /** Readiness: the database answers. Shutting down is tracked by the platform. */
+  readonly isReady?: () => Promise<boolean>;
+}
+
+/** The stock service's HTTP app: the platform's, with the products routes mounted. */
+export function createStockApp({ useCases, logger, openApiFile, isReady }: StockAppOptions): HttpApp {
+  const http = createHttpApp({ logger, toProblem, ...(isReady && { isReady }), docs: { specFile: openApiFile, title: 'Stock service API' } });
+  http.route(productsRouter({ useCases, logger, metrics: new StockMetrics(http.metrics.registry) }));
+  return http;
+}

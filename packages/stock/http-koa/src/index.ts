@@ -1,0 +1,2 @@
+export * from './create-stock-app';
+export { type ProductUseCases, productsRouter } from './products-router';

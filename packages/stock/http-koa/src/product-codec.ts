@@ -1,0 +1,26 @@
+import { decodeBody, field, isNumber, isString, optional, required } from '@platform/koa';
+import { Invalid } from '@platform/kernel';
+import { Money, ProductDetails, productFields } from '@stock/domain';
+import * as t from 'io-ts';
+
+const integer = (value: number): number | Invalid => (Number.isInteger(value) ? value : new Invalid('must be an integer'));
+
+const ProductBody = t.type({
+  id: optional(field('Id', isNumber, 'an integer', integer), 0),
+  name: required(field('Name', isString, 'a string', productFields.name)),
+  description: optional(field('Description', isString, 'a string', productFields.description), ''),
+  price: required(field<Money, number>('Price', isNumber, 'a number', productFields.price)),
+  quantityInStock: optional(field('QuantityInStock', isNumber, 'an integer', productFields.quantityInStock), 0),
+});
+
+export interface ProductBodyDecoded {
+  /** 0 when the body carries none. */
+  readonly id: number;
+  readonly details: ProductDetails;
+}
+
+/** Decodes a parsed JSON object into product details, or throws one ValidationError naming every bad field. */
+export function decodeProductBody(body: Record<string, unknown>): ProductBodyDecoded {
+  const { id, ...details } = decodeBody(ProductBody, body, 'a product');
+  return { id, details: ProductDetails.create(details) };
+}

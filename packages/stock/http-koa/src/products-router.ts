@@ -1,0 +1,166 @@
+import Router from '@koa/router';
+import { ValidationError } from '@platform/kernel';
+import { decodeInteger, idempotencyKeyOf, INT32_MAX, jsonObjectBody, type Logger, markReplayed, requestIdOf } from '@platform/koa';
+import { type AdjustStock, type CreateProduct, type DeleteProduct, type GetProduct, type ListProducts, MAX_PAGE_SIZE, type StreamProducts, type UpdateProduct } from '@stock/application';
+import { InsufficientStockError, type Product, ProductNotFoundError, StockLimitExceededError } from '@stock/domain';
+import type { Context } from 'koa';
+import { Readable } from 'node:stream';
+import { etagOf, matches, parsePreconditions } from './etag';
+import { productJson } from './product-json';
+import { decodeProductBody } from './product-codec';
+import type { AdjustmentOutcome, StockMetrics } from './stock-metrics';
+import { decodeStockAdjustmentBody } from './stock-adjustment-codec';
+
+export interface ProductUseCases {
+  readonly createProduct: CreateProduct;
+  readonly getProduct: GetProduct;
+  readonly listProducts: ListProducts;
+  readonly streamProducts: StreamProducts;
+  readonly updateProduct: UpdateProduct;
+  readonly deleteProduct: DeleteProduct;
+  readonly adjustStock: AdjustStock;
+}
+
+export interface ProductsRouterOptions {
+  readonly useCases: ProductUseCases;
+  readonly logger: Logger;
+  readonly metrics?: StockMetrics;
+}
+
+export const BODY_LIMIT = '64kb';
+const DEFAULT_PAGE_SIZE = 100;
+
+function singleQueryValue(ctx: Context, name: string): string | undefined {
+  const value = ctx.query[name];
+  if (Array.isArray(value)) throw new ValidationError({ [name]: ['must be given at most once'] });
+  return value;
+}
+
+/**
+ * Streams every product as one JSON array, a batch at a time: memory stays flat
+ * however many there are. The first batch is read before the 200 is committed,
+ * so a database that fails at once still gets a proper problem response; a
+ * failure later can only cut the stream, and is logged.
+ */
+async function streamAll(streamProducts: StreamProducts, logger: Logger, ctx: Context): Promise<Readable> {
+  const batches = streamProducts.execute();
+  const first = await batches.next();
+  const json = (batch: Product[]) => batch.map((product) => JSON.stringify(productJson(product))).join(',');
+  async function* chunks() {
+    yield '[';
+    if (!first.done) {
+      yield json(first.value);
+      for await (const batch of batches) yield `,${json(batch)}`;
+    }
+    yield ']';
+  }
+  const stream = Readable.from(chunks(), { objectMode: false });
+  stream.on('error', (error) => logger.error('product stream failed', { requestId: requestIdOf(ctx), error: String(error) }));
+  return stream;
+}
+
+function adjustmentOutcome(error: unknown): AdjustmentOutcome {
+  if (error instanceof InsufficientStockError) return 'insufficient_stock';
+  if (error instanceof StockLimitExceededError) return 'limit_exceeded';
+  if (error instanceof ProductNotFoundError) return 'not_found';
+  if (error instanceof ValidationError) return 'invalid';
+  return 'error';
+}
+
+/** A written product as the response answers it: its status, ETag and JSON. */
+function answer(ctx: Context, status: number, product: Product): void {
+  ctx.status = status;
+  ctx.set('ETag', etagOf(product));
+  ctx.body = productJson(product);
+}
+
+export function productsRouter({ useCases, logger, metrics }: ProductsRouterOptions): Router {
+  const { createProduct, getProduct, listProducts, streamProducts, updateProduct, deleteProduct, adjustStock } = useCases;
+  const router = new Router({ prefix: '/api/products' });
+  const jsonBody = jsonObjectBody(BODY_LIMIT);
+  const pathId = (ctx: Context) => decodeInteger('id', ctx.params.id, 1);
+
+  router.get('/', async (ctx) => {
+    const limit = singleQueryValue(ctx, 'limit');
+    const after = singleQueryValue(ctx, 'after');
+    if (limit === undefined && after === undefined) {
+      const stream = await streamAll(streamProducts, logger, ctx);
+      ctx.type = 'application/json';
+      ctx.body = stream;
+      return;
+    }
+    const query = {
+      limit: limit === undefined ? DEFAULT_PAGE_SIZE : decodeInteger('limit', limit, 1, MAX_PAGE_SIZE),
+      after: after === undefined ? 0 : decodeInteger('after', after, 0, INT32_MAX),
+    };
+    const page = await listProducts.execute(query);
+    if (page.nextAfter !== undefined) {
+      ctx.set('Link', `</api/products?limit=${query.limit}&after=${page.nextAfter}>; rel="next"`);
+    }
+    ctx.body = page.items.map(productJson);
+  });
+
+  router.get('/:id', async (ctx) => {
+    const product = await getProduct.execute(pathId(ctx));
+    ctx.set('ETag', etagOf(product));
+    const ifNoneMatch = ctx.get('If-None-Match');
+    if (ifNoneMatch && matches(parsePreconditions(ifNoneMatch, 'If-None-Match', false), product)) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.body = productJson(product);
+  });
+
+  router.post('/', jsonBody, async (ctx) => {
+    const { id, details } = decodeProductBody(ctx.request.body as Record<string, unknown>);
+    if (id !== 0) throw new ValidationError({ id: ['must be absent or 0: the server assigns ids'] });
+    const idempotency = idempotencyKeyOf(ctx, 'create-product', { ...details, price: details.price.cents });
+    const { value: product, replayed } = await createProduct.execute(details, idempotency);
+    if (!replayed) logger.info('product created', { productId: product.id, requestId: requestIdOf(ctx) });
+    markReplayed(ctx, replayed);
+    ctx.set('Location', `/api/products/${product.id}`);
+    answer(ctx, 201, product);
+  });
+
+  router.put('/:id', jsonBody, async (ctx) => {
+    const id = pathId(ctx);
+    const body = decodeProductBody(ctx.request.body as Record<string, unknown>);
+    if (body.id !== 0 && body.id !== id) throw new ValidationError({ id: [`must be absent or equal to the id in the path (${id})`] });
+    const ifMatch = ctx.get('If-Match');
+    let expectedVersion: number | undefined;
+    if (ifMatch) {
+      const preconditions = parsePreconditions(ifMatch, 'If-Match', true);
+      if (preconditions.kind === 'versions') {
+        // One tag is the usual case; with several, the write is conditional on whichever the product is at now.
+        const current = preconditions.versions.length === 1 ? undefined : await getProduct.execute(id);
+        expectedVersion = current && matches(preconditions, current) ? current.version : (preconditions.versions[0] ?? 0);
+      }
+    }
+    answer(ctx, 200, await updateProduct.execute(id, body.details, expectedVersion));
+  });
+
+  router.delete('/:id', async (ctx) => {
+    await deleteProduct.execute(pathId(ctx));
+    ctx.status = 204;
+  });
+
+  router.post('/:id/stock-adjustments', jsonBody, async (ctx) => {
+    try {
+      const id = pathId(ctx);
+      const adjustment = decodeStockAdjustmentBody(ctx.request.body as Record<string, unknown>);
+      const idempotency = idempotencyKeyOf(ctx, 'adjust-stock', { delta: adjustment.delta, ...(adjustment.reason !== undefined && { reason: adjustment.reason }) });
+      const { value: product, replayed } = await adjustStock.execute(id, adjustment, idempotency);
+      if (!replayed) {
+        logger.info('stock adjusted', { productId: id, delta: adjustment.delta, reason: adjustment.reason, quantityInStock: product.quantityInStock, requestId: requestIdOf(ctx) });
+      }
+      metrics?.countAdjustment(replayed ? 'replayed' : 'adjusted');
+      markReplayed(ctx, replayed);
+      answer(ctx, 200, product);
+    } catch (error) {
+      metrics?.countAdjustment(adjustmentOutcome(error));
+      throw error;
+    }
+  });
+
+  return router;
+}

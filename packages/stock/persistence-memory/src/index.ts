@@ -1,0 +1,2 @@
+export * from './in-memory-product-repository';
+export * from './in-memory-stock-store';

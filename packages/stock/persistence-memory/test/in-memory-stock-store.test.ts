@@ -1,0 +1,22 @@
+import { CONTRACT_TTL_MS, idempotencyContract, type OpenStockStore, productRepositoryContract, unitOfWorkContract } from '@stock/test-kit';
+import { InMemoryStockStore } from '../src';
+
+const open: OpenStockStore = async (_context, now) => {
+  let store = new InMemoryStockStore({ idempotencyTtlMs: CONTRACT_TTL_MS, now });
+  return {
+    get unitOfWork() {
+      return store.unitOfWork;
+    },
+    get products() {
+      return store.products;
+    },
+    reset: async () => {
+      store = new InMemoryStockStore({ idempotencyTtlMs: CONTRACT_TTL_MS, now });
+    },
+    close: async () => {},
+  };
+};
+
+describe('InMemoryProductRepository', () => productRepositoryContract(open));
+describe('InMemoryStockStore unit of work', () => unitOfWorkContract(open));
+describe('InMemoryStockStore idempotency records', () => idempotencyContract(open));

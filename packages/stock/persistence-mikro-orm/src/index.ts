@@ -1,0 +1,3 @@
+export * from './mikro-orm-product-repository';
+export * from './mikro-orm-unit-of-work';
+export * from './stock-database';

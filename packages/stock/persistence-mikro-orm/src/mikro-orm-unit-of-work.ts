@@ -1,0 +1,32 @@
+import { allowingOneCall, type UnitOfWork, type UnitOfWorkOptions } from '@platform/kernel';
+import { type Database, MikroOrmIdempotencyRecords, type SqlSession } from '@platform/mikro-orm';
+import type { StockTransaction } from '@stock/domain';
+import { MikroOrmProductRepository } from './mikro-orm-product-repository';
+
+/**
+ * Stock transactions on MikroORM. The work gets repositories bound to the
+ * transaction's own session. On PostgreSQL every repository call is a single
+ * statement, so work run with `singleCall` is sent without BEGIN and COMMIT;
+ * SQLite always opens a transaction (a refused write reads the row back).
+ * Either way, such work may make one call only.
+ */
+export class MikroOrmUnitOfWork implements UnitOfWork<StockTransaction> {
+  constructor(
+    private readonly database: Database,
+    private readonly idempotencyTtlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  run<T>(work: (tx: StockTransaction) => Promise<T>, options: UnitOfWorkOptions = {}): Promise<T> {
+    if (!options.singleCall) return this.database.transaction((session) => work(this.transaction(session)));
+    if (this.database.dialect === 'postgresql') return work(allowingOneCall(this.transaction(this.database.session)));
+    return this.database.transaction((session) => work(allowingOneCall(this.transaction(session))));
+  }
+
+  private transaction(session: SqlSession): StockTransaction {
+    return {
+      products: new MikroOrmProductRepository(session),
+      idempotency: new MikroOrmIdempotencyRecords(session, this.idempotencyTtlMs, this.now),
+    };
+  }
+}

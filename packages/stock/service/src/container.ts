@@ -1,0 +1,69 @@
+import 'reflect-metadata';
+import { createLogger, type Logger } from '@platform/runtime';
+import { AdjustStock, CreateProduct, DeleteProduct, GetProduct, ListProducts, StreamProducts, UpdateProduct } from '@stock/application';
+import { createStockApp } from '@stock/http-koa';
+import { InMemoryStockStore } from '@stock/persistence-memory';
+import { MikroOrmProductRepository, MikroOrmUnitOfWork, openStockDatabase } from '@stock/persistence-mikro-orm';
+import { container as rootContainer, type DependencyContainer, type InjectionToken, instanceCachingFactory } from 'tsyringe';
+import type { StockServiceConfig } from './config';
+import { Tokens } from './tokens';
+
+/** Registers a class built once, on first use, by `build`. */
+function single<T>(container: DependencyContainer, token: InjectionToken<T>, build: (c: DependencyContainer) => T): void {
+  container.register(token, { useFactory: instanceCachingFactory(build) });
+}
+
+/** The storage the connection string names: `memory:` keeps everything in this process, anything else is a database. */
+async function registerStorage(container: DependencyContainer, config: StockServiceConfig): Promise<void> {
+  const idempotencyTtlMs = config.idempotencyTtlSeconds * 1000;
+  if (/^memory:/i.test(config.databaseUrl)) {
+    const store = new InMemoryStockStore({ idempotencyTtlMs });
+    container.register(Tokens.UnitOfWork, { useValue: store.unitOfWork });
+    container.register(Tokens.ProductRepository, { useValue: store.products });
+    return;
+  }
+  const database = await openStockDatabase(config.databaseUrl, { poolSize: config.dbPoolSize });
+  container.register(Tokens.Database, { useValue: database });
+  container.register(Tokens.UnitOfWork, { useValue: new MikroOrmUnitOfWork(database, idempotencyTtlMs) });
+  container.register(Tokens.ProductRepository, { useValue: new MikroOrmProductRepository(database.session) });
+}
+
+/**
+ * Every registration of the service, in one place. Storage is opened here (it
+ * is asynchronous); everything else is built on first use.
+ */
+export async function createContainer(config: StockServiceConfig, logger?: Logger): Promise<DependencyContainer> {
+  const container = rootContainer.createChildContainer();
+  container.register(Tokens.Config, { useValue: config });
+  container.register(Tokens.Logger, { useValue: logger ?? createLogger('stock-service', config.logLevel) });
+  await registerStorage(container, config);
+  single(container, CreateProduct, (c) => new CreateProduct(c.resolve(Tokens.UnitOfWork)));
+  single(container, UpdateProduct, (c) => new UpdateProduct(c.resolve(Tokens.UnitOfWork)));
+  single(container, DeleteProduct, (c) => new DeleteProduct(c.resolve(Tokens.UnitOfWork)));
+  single(container, AdjustStock, (c) => new AdjustStock(c.resolve(Tokens.UnitOfWork)));
+  single(container, GetProduct, (c) => new GetProduct(c.resolve(Tokens.ProductRepository)));
+  single(container, ListProducts, (c) => new ListProducts(c.resolve(Tokens.ProductRepository)));
+  single(container, StreamProducts, (c) => new StreamProducts(c.resolve(Tokens.ProductRepository)));
+  container.register(Tokens.HttpApp, {
+    useFactory: instanceCachingFactory((c) => {
+      const database = c.isRegistered(Tokens.Database) ? c.resolve(Tokens.Database) : undefined;
+      const http = createStockApp({
+        useCases: {
+          createProduct: c.resolve(CreateProduct),
+          getProduct: c.resolve(GetProduct),
+          listProducts: c.resolve(ListProducts),
+          streamProducts: c.resolve(StreamProducts),
+          updateProduct: c.resolve(UpdateProduct),
+          deleteProduct: c.resolve(DeleteProduct),
+          adjustStock: c.resolve(AdjustStock),
+        },
+        logger: c.resolve(Tokens.Logger),
+        openApiFile: c.resolve(Tokens.Config).openApiFile,
+        ...(database && { isReady: () => database.isReachable() }),
+      });
+      if (database) http.metrics.addGauge('db_pool_connections', 'Database pool connections by state (used, free, pending acquisitions, max)', 'state', () => database.poolStats());
+      return http;
+    }),
+  });
+  return container;
+}

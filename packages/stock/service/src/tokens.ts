@@ -1,0 +1,18 @@
+import type { UnitOfWork } from '@platform/kernel';
+import type { HttpApp } from '@platform/koa';
+import type { Database } from '@platform/mikro-orm';
+import type { Logger } from '@platform/runtime';
+import type { ProductRepository, StockTransaction } from '@stock/domain';
+import type { InjectionToken } from 'tsyringe';
+import type { StockServiceConfig } from './config';
+
+export const Tokens = {
+  Config: Symbol('Config') as InjectionToken<StockServiceConfig>,
+  Logger: Symbol('Logger') as InjectionToken<Logger>,
+  /** Registered only when the service runs on SQLite or PostgreSQL. */
+  Database: Symbol('Database') as InjectionToken<Database>,
+  UnitOfWork: Symbol('UnitOfWork') as InjectionToken<UnitOfWork<StockTransaction>>,
+  /** Committed products, for reads outside any unit of work. */
+  ProductRepository: Symbol('ProductRepository') as InjectionToken<ProductRepository>,
+  HttpApp: Symbol('HttpApp') as InjectionToken<HttpApp>,
+};

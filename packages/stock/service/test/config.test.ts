@@ -1,0 +1,48 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_CONFIG, DEFAULT_CONFIG_FILE, loadConfig } from '../src';
+
+describe('loadConfig', () => {
+  let directory: string;
+  beforeEach(() => {
+    directory = mkdtempSync(join(tmpdir(), 'stock-config-'));
+  });
+  afterEach(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('defaults to port 8080 and the embedded SQLite file', () => {
+    expect(loadConfig({}, directory)).to.deep.equal(DEFAULT_CONFIG);
+    expect(DEFAULT_CONFIG).to.include({ port: 8080, databaseUrl: 'sqlite:./data/stock.db', logLevel: 'info', dbPoolSize: 10, idempotencyTtlSeconds: 86_400, shutdownDelayMs: 0 });
+    expect(DEFAULT_CONFIG.openApiFile).to.match(/docs\/openapi\.yaml$/);
+  });
+
+  it('reads the configuration file, and lets the environment win', () => {
+    writeFileSync(join(directory, DEFAULT_CONFIG_FILE), JSON.stringify({ port: 9000, databaseUrl: 'postgres://db/stock' }));
+    expect(loadConfig({}, directory)).to.include({ port: 9000, databaseUrl: 'postgres://db/stock' });
+    expect(loadConfig({ PORT: '9100', DATABASE_URL: 'memory:' }, directory)).to.include({ port: 9100, databaseUrl: 'memory:' });
+  });
+
+  it('reads the file STOCK_CONFIG names, and fails if it is missing', () => {
+    writeFileSync(join(directory, 'other.json'), JSON.stringify({ logLevel: 'debug' }));
+    expect(loadConfig({ STOCK_CONFIG: 'other.json' }, directory).logLevel).to.equal('debug');
+    expect(() => loadConfig({ STOCK_CONFIG: 'absent.json' }, directory)).to.throw(/does not exist/);
+  });
+
+  it('refuses a port that is not one', () => {
+    for (const PORT of ['http', '-1', '65536', '80.5']) {
+      expect(() => loadConfig({ PORT }, directory), PORT).to.throw(/PORT must be an integer/);
+    }
+  });
+
+  it('refuses a log level winston does not know, and a pool too small to migrate', () => {
+    expect(() => loadConfig({ LOG_LEVEL: 'INFO' }, directory)).to.throw(/LOG_LEVEL must be one of/);
+    expect(() => loadConfig({ DB_POOL_SIZE: '1' }, directory)).to.throw(/DB_POOL_SIZE/);
+  });
+
+  it('reads the operational limits from the environment', () => {
+    const config = loadConfig({ SHUTDOWN_GRACE_MS: '2500', REQUEST_TIMEOUT_MS: '1000', IDEMPOTENCY_TTL_SECONDS: '60' }, directory);
+    expect(config).to.include({ shutdownGraceMs: 2500, requestTimeoutMs: 1000, idempotencyTtlSeconds: 60 });
+    expect(() => loadConfig({ IDEMPOTENCY_TTL_SECONDS: '0' }, directory)).to.throw(/IDEMPOTENCY_TTL_SECONDS/);
+  });
+});

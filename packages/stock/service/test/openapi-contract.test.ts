@@ -1,0 +1,125 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { type HttpMetrics, operationsRouter } from '@platform/koa';
+import { productsRouter, type ProductUseCases } from '@stock/http-koa';
+import { DEFAULT_CONFIG } from '../src';
+import * as chai from 'chai';
+import chaiAsPromised from 'chai-as-promised';
+import { assertMatchesContract, openApiDocument } from './openapi-contract';
+import { type ServiceUnderTest, startServiceUnderTest } from './support';
+
+chai.use(chaiAsPromised);
+const { expect } = chai;
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
+
+/** "GET /api/products/{id}" for every operation the router serves (HEAD comes with GET). */
+function servedOperations(): string[] {
+  const routers = [productsRouter({ useCases: {} as ProductUseCases, logger: console }), operationsRouter({ isReady: async () => true, metrics: {} as HttpMetrics })];
+  return routers.flatMap((router) => router.stack).flatMap((layer) =>
+    layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method} ${String(layer.path).replace(/:(\w+)/g, '{$1}').replace(/\/$/, '')}`),
+  );
+}
+
+function describedOperations(): string[] {
+  return Object.entries(openApiDocument.paths).flatMap(([path, item]) =>
+    Object.keys(item)
+      .filter((key) => HTTP_METHODS.includes(key))
+      .map((method) => `${method.toUpperCase()} ${path}`),
+  );
+}
+
+describe('docs/openapi.yaml', () => {
+  it('is a valid OpenAPI 3.1 description', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(DEFAULT_CONFIG.openApiFile);
+    expect(result.errors ?? [], JSON.stringify(result.errors, null, 2)).to.deep.equal([]);
+    expect(result.valid).to.equal(true);
+    expect(validator.version).to.equal('3.1');
+  });
+
+  it('describes every route the Koa router serves, and nothing it does not', () => {
+    expect(servedOperations()).to.have.length.greaterThan(0);
+    expect(servedOperations()).to.have.members(describedOperations());
+  });
+
+  it('groups the product operations under Products and the rest under Operations, each with an operationId', () => {
+    expect(openApiDocument.tags.map((tag) => tag.name)).to.deep.equal(['Products', 'Operations']);
+    for (const [path, item] of Object.entries(openApiDocument.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (!HTTP_METHODS.includes(method)) continue;
+        expect(operation).to.have.property('operationId');
+        expect((operation as { tags?: string[] }).tags).to.deep.equal([path.startsWith('/api/products') ? 'Products' : 'Operations']);
+      }
+    }
+  });
+
+  describe('the response check every HTTP test goes through', () => {
+    const url = 'http://127.0.0.1/api/products/1';
+    const json = (body: unknown, status: number, type = 'application/json') => new Response(JSON.stringify(body), { status, headers: { 'content-type': type } });
+
+    it('accepts a response the description allows', async () => {
+      await assertMatchesContract('GET', url, json({ id: 1, name: 'A', description: '', price: 1.5, quantityInStock: 0 }, 200));
+    });
+
+    it('rejects a body that breaks the schema', async () => {
+      await expect(assertMatchesContract('GET', url, json({ id: 1, name: 'A', price: '1.50' }, 200))).to.be.rejectedWith(/does not match the schema/);
+    });
+
+    it('rejects an undocumented status and a wrong content type', async () => {
+      await expect(assertMatchesContract('GET', url, json({}, 418))).to.be.rejectedWith(/not documented/);
+      await expect(assertMatchesContract('GET', url, json({ id: 1 }, 200, 'text/plain'))).to.be.rejectedWith(/content type/);
+    });
+  });
+});
+
+describe('GET /swagger', () => {
+  let api: ServiceUnderTest;
+  before(async function () {
+    api = await startServiceUnderTest('memory', this);
+  });
+  after(async () => api?.stop());
+
+  const get = (path: string) => fetch(`${api.service.url}${path}`);
+
+  it('serves the interactive page, pointing only at this server', async () => {
+    const response = await get('/swagger');
+    expect(response.status).to.equal(200);
+    expect(response.headers.get('content-type')).to.match(/^text\/html/);
+    const html = await response.text();
+    expect(html).to.contain('Stock service API');
+    expect(html).to.contain('"url":"/swagger/openapi.json"');
+    expect(html).to.contain('"validatorUrl":null');
+    // No CDN, no web fonts: every src and href is a path on this server.
+    const references = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(references).to.have.length.greaterThan(2);
+    for (const reference of references) expect(reference, reference).to.match(/^\/swagger\//);
+    expect(html).not.to.match(/https?:\/\/(?!www\.w3\.org)/);
+  });
+
+  it('serves swagger-ui and its stylesheet from the installed package', async () => {
+    const html = await (await get('/swagger')).text();
+    const references = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    for (const reference of references) {
+      const response = await get(reference);
+      expect(response.status, reference).to.equal(200);
+      expect((await response.arrayBuffer()).byteLength, reference).to.be.greaterThan(500);
+    }
+    const css = references.find((r) => r.endsWith('.css'))!;
+    expect(await (await get(css)).text()).to.contain('.swagger-ui');
+    expect((await get(css)).headers.get('content-type')).to.match(/^text\/css/);
+  });
+
+  it('serves the description as YAML and JSON', async () => {
+    const yaml = await get('/swagger/openapi.yaml');
+    expect(yaml.headers.get('content-type')).to.match(/^application\/yaml/);
+    expect(await yaml.text()).to.contain('openapi: 3.1.0');
+    const json = await get('/swagger/openapi.json');
+    expect(await json.json()).to.deep.equal(openApiDocument);
+  });
+
+  it('answers 404 problem+json for an unknown asset', async () => {
+    const response = await get('/swagger/assets/1.0.0/evil.js');
+    expect(response.status).to.equal(404);
+    expect(response.headers.get('content-type')).to.equal('application/problem+json');
+  });
+});

@@ -1,0 +1,65 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { createScratchDatabase } from '@platform/test-kit';
+import { createLogger, type Logger } from '@platform/runtime';
+import winston from 'winston';
+import { assertMatchesContract } from './openapi-contract';
+import { DEFAULT_CONFIG, type RunningStockService, type StartOptions, startStockService } from '../src';
+
+export type Backend = 'memory' | 'sqlite' | 'postgresql';
+
+export interface ServiceUnderTest {
+  readonly service: RunningStockService;
+  /** Every log line the service wrote, parsed. */
+  readonly logs: Record<string, unknown>[];
+  /** fetch() against the service; throws if the response breaks docs/openapi.yaml. */
+  request(path: string, init?: RequestInit): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+/** A log transport that keeps parsed lines in memory, for assertions. */
+export function capturingLogger(logs: Record<string, unknown>[]): Logger {
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(JSON.parse(String(chunk)));
+      done();
+    },
+  });
+  return createLogger('stock-service', 'info', [new winston.transports.Stream({ stream: sink })]);
+}
+
+async function databaseFor(backend: Backend, context: Mocha.Context): Promise<{ url: string; cleanUp(): Promise<void> }> {
+  if (backend === 'memory') return { url: 'memory:', cleanUp: async () => {} };
+  if (backend === 'sqlite') {
+    const directory = mkdtempSync(join(tmpdir(), 'stock-http-'));
+    return { url: `sqlite:${join(directory, 'stock.db')}`, cleanUp: async () => rmSync(directory, { recursive: true, force: true }) };
+  }
+  const database = await createScratchDatabase(context);
+  return { url: database.url, cleanUp: database.drop };
+}
+
+/** Starts the whole service, as main does, on an ephemeral port and a fresh database. */
+export async function startServiceUnderTest(backend: Backend, context: Mocha.Context, options: StartOptions = {}): Promise<ServiceUnderTest> {
+  const database = await databaseFor(backend, context);
+  const logs: Record<string, unknown>[] = [];
+  const service = await startStockService({ ...DEFAULT_CONFIG, port: 0, databaseUrl: database.url }, { logger: capturingLogger(logs), ...options });
+  return {
+    service,
+    logs,
+    async request(path, init) {
+      const response = await fetch(`${service.url}${path}`, init);
+      await assertMatchesContract(init?.method ?? 'GET', `${service.url}${path}`, response);
+      return response;
+    },
+    async stop() {
+      await service.close();
+      await database.cleanUp();
+    },
+  };
+}
+
+export function json(body: unknown, init: RequestInit = {}): RequestInit {
+  return { method: 'POST', ...init, headers: { 'content-type': 'application/json', ...init.headers }, body: typeof body === 'string' ? body : JSON.stringify(body) };
+}

@@ -1,0 +1,21 @@
+import { Money, type ProductDetailsInput, ProductDetails } from '@stock/domain';
+
+let sequence = 0;
+
+/** Valid product details, unique by name, with any field overridden. */
+export function aProduct(overrides: Partial<ProductDetailsInput> = {}): ProductDetails {
+  sequence += 1;
+  return ProductDetails.create({
+    name: `Product ${sequence}`,
+    description: `Description of product ${sequence}`,
+    price: Money.fromDecimalString('19.99'),
+    quantityInStock: 10,
+    ...overrides,
+  });
+}
+
+/** Valid product details as a JSON request body. */
+export function aProductBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const { name, description, price, quantityInStock } = aProduct();
+  return { name, description, price: price.toNumber(), quantityInStock, ...overrides };
+}

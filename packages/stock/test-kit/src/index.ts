@@ -1,0 +1,5 @@
+export * from './builders';
+export * from './idempotency-contract';
+export * from './repository-contract';
+export * from './stock-store';
+export * from './unit-of-work-contract';

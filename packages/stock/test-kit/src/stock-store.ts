@@ -1,0 +1,15 @@
+import type { UnitOfWork } from '@platform/kernel';
+import type { ProductRepository, StockTransaction } from '@stock/domain';
+
+/** One adapter's stock storage, as the contract suites drive it. */
+export interface StockStoreUnderTest {
+  readonly unitOfWork: UnitOfWork<StockTransaction>;
+  /** Committed products, read outside any unit of work. */
+  readonly products: ProductRepository;
+  /** Empties the store between tests. */
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Opens a store for one suite; `now` is the clock its idempotency records expire by. May skip the suite. */
+export type OpenStockStore = (context: Mocha.Context, now: () => number) => Promise<StockStoreUnderTest>;

@@ -1,4 +1,0 @@
-export * from './builders';
-export * from './postgres-scratch';
-export * from './repository-contract';
-export * from './idempotency-contract';
