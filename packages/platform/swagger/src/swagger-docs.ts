@@ -58,7 +58,7 @@ export function swaggerDocs({ specFile, title, prefix = '/swagger' }: SwaggerDoc
     },
   });
 
-  return async (ctx, next) => {
+  return async function swaggerPages(ctx, next) {
     if (!ctx.path.startsWith(prefix) || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
     const rest = ctx.path.slice(prefix.length);
     if (rest === '/openapi.yaml') {

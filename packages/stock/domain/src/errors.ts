@@ -3,7 +3,14 @@ import { DomainError, type IdempotencyKeyReusedError, type ValidationError } fro
 /** Every code the stock domain and its use cases can fail with; the HTTP adapter maps each to a status. */
 export type StockErrorCode = ValidationError['code'] | IdempotencyKeyReusedError['code'] | 'PRODUCT_NOT_FOUND' | 'INSUFFICIENT_STOCK' | 'STOCK_LIMIT_EXCEEDED' | 'VERSION_MISMATCH';
 
-export class ProductNotFoundError extends DomainError<'PRODUCT_NOT_FOUND'> {
+/**
+ * The base of every stock error: its code must be one of StockErrorCode, and
+ * every StockErrorCode needs a status in the HTTP adapter's table, so a new
+ * error cannot reach a client as a 500 by accident.
+ */
+export abstract class StockError<Code extends StockErrorCode> extends DomainError<Code> {}
+
+export class ProductNotFoundError extends StockError<'PRODUCT_NOT_FOUND'> {
   readonly code = 'PRODUCT_NOT_FOUND';
 
   constructor(readonly productId: number) {
@@ -11,7 +18,7 @@ export class ProductNotFoundError extends DomainError<'PRODUCT_NOT_FOUND'> {
   }
 }
 
-export class InsufficientStockError extends DomainError<'INSUFFICIENT_STOCK'> {
+export class InsufficientStockError extends StockError<'INSUFFICIENT_STOCK'> {
   readonly code = 'INSUFFICIENT_STOCK';
 
   constructor(
@@ -23,7 +30,7 @@ export class InsufficientStockError extends DomainError<'INSUFFICIENT_STOCK'> {
   }
 }
 
-export class StockLimitExceededError extends DomainError<'STOCK_LIMIT_EXCEEDED'> {
+export class StockLimitExceededError extends StockError<'STOCK_LIMIT_EXCEEDED'> {
   readonly code = 'STOCK_LIMIT_EXCEEDED';
 
   constructor(
@@ -36,7 +43,7 @@ export class StockLimitExceededError extends DomainError<'STOCK_LIMIT_EXCEEDED'>
 }
 
 /** A conditional write (If-Match) found the product at another version than the client last saw. */
-export class VersionMismatchError extends DomainError<'VERSION_MISMATCH'> {
+export class VersionMismatchError extends StockError<'VERSION_MISMATCH'> {
   readonly code = 'VERSION_MISMATCH';
 
   constructor(
