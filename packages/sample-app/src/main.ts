@@ -27,7 +27,7 @@ server.once('error', (error) => {
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
+  process.on(signal, () => {
     if (stopping) return;
     stopping = true;
     // Idle keep-alive sockets would otherwise hold close() open until they time out.

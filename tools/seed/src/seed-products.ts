@@ -23,7 +23,8 @@ export function seededProduct(index: number): ProductDetails {
 /** Migrates, then appends `count` products with multi-row inserts; answers how long it took. */
 export async function seedProducts(databaseUrl: string, { count, batchSize = 1000, firstStock, onProgress }: SeedOptions): Promise<number> {
   const started = Date.now();
-  const database = await openStockDatabase(databaseUrl);
+  // Seeding makes a database on purpose: a missing one is created.
+  const database = await openStockDatabase(databaseUrl, { createDatabase: true });
   try {
     await database.migrate();
     const em = database.session.em;

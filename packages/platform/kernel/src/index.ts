@@ -2,3 +2,4 @@ export * from './errors';
 export * from './idempotency';
 export * from './unit-of-work';
 export * from './single-call';
+export * from './unavailable';

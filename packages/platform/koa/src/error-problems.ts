@@ -1,4 +1,4 @@
-import { DomainError, ValidationError } from '@platform/kernel';
+import { DomainError, UnavailableError, ValidationError } from '@platform/kernel';
 import { type Problem, problem } from './problem';
 import { RequestError, type RequestErrorCode } from './request-error';
 
@@ -34,6 +34,7 @@ export function problemsFor<Code extends string>(
 ): (error: unknown) => Problem | undefined {
   return (error) => {
     if (error instanceof ValidationError) return problem(400, error.code, error.message, error.errors);
+    if (error instanceof UnavailableError) return problem(503, error.code, error.message);
     if (error instanceof RequestError) return problem(REQUEST_STATUS[error.code], error.code, error.message);
     if (error instanceof DomainError && Object.hasOwn(statusByCode, error.code)) {
       const known = error as DomainError<Code>;

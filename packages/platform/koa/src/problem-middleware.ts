@@ -1,3 +1,4 @@
+import { UnavailableError } from '@platform/kernel';
 import type { Context, Middleware } from 'koa';
 import { INTERNAL_ERROR, type Problem, problem, problemFromHttpError } from './problem';
 
@@ -28,6 +29,8 @@ export function problemMiddleware({ toProblem, logUnexpected }: ProblemMiddlewar
       const known = toProblem(error) ?? problemFromHttpError(error);
       if (!known) logUnexpected(error, ctx);
       sendProblem(ctx, known ?? INTERNAL_ERROR);
+      // A dependency that is down: the client may retry, and is told when (RFC 9110 §10.2.3).
+      if (error instanceof UnavailableError) ctx.set('Retry-After', String(error.retryAfterSeconds));
       return;
     }
     if (ctx.body != null) return;

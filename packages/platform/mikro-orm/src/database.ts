@@ -3,8 +3,12 @@ import type { AbstractSqlConnection, SqlEntityManager } from '@mikro-orm/knex';
 import { Migrator } from '@mikro-orm/migrations';
 import { BetterSqliteDriver } from '@mikro-orm/better-sqlite';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { UnavailableError } from '@platform/kernel';
+import { existsSync, mkdirSync, statfsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { isDatabaseUnavailable } from './database-errors';
 import { type DatabaseLocation, type Dialect, parseDatabaseUrl } from './database-url';
-import { SqlSession } from './sql-session';
+import { SqlSession, type StatementOutcomes } from './sql-session';
 
 /** The connection pool's state, for metrics. */
 export type PoolStats = {
@@ -14,39 +18,91 @@ export type PoolStats = {
   readonly max: number;
 };
 
+/** Where the database says what happened to it; the service's logger fits. */
+export interface DatabaseLogger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  debug(message: string, fields?: Record<string, unknown>): void;
+}
+
 export interface DatabaseOptions {
   /** The mapping of every table the service's migrations create, per dialect (money is stored differently). */
   readonly entities: (dialect: Dialect) => EntitySchema[];
   readonly migrations: Readonly<Record<Dialect, readonly MigrationObject[]>>;
   /** Largest number of pooled connections (PostgreSQL); two at least, as migrations hold one for their lock. */
   readonly poolSize?: number;
+  /** Longest a statement may run, and on SQLite a lock may be waited for. */
+  readonly queryTimeoutMs?: number;
+  /** Longest a request waits for a pooled connection, or for a new one to open. */
+  readonly acquireTimeoutMs?: number;
+  /** Create the database (PostgreSQL) or the file and its folder (SQLite) when missing; otherwise their absence stops the start. */
+  readonly createDatabase?: boolean;
+  readonly logger?: DatabaseLogger;
   readonly debug?: boolean;
 }
+
+export const DEFAULT_QUERY_TIMEOUT_MS = 5_000;
+export const DEFAULT_ACQUIRE_TIMEOUT_MS = 2_000;
+/** Below this much free disk a SQLite database counts as full: its next write may fail. */
+const MIN_FREE_DISK_BYTES = 1024 * 1024;
+/** How long a client is told to wait before retrying while the database is unavailable. */
+const RETRY_AFTER_SECONDS = 2;
 
 // Any fixed number: it only has to be the same in every instance of every service sharing a database.
 const MIGRATION_LOCK_KEY = 7_401_150_221;
 
-function ormOptions({ dialect, target }: DatabaseLocation, options: DatabaseOptions): Options {
+const SILENT: DatabaseLogger = { info() {}, warn() {}, debug() {} };
+
+/** A start-up failure whose message says what to do; main prints it as one line. */
+export class DatabaseStartError extends Error {
+  override name = 'DatabaseStartError';
+}
+
+function ormOptions({ dialect, target }: DatabaseLocation, options: DatabaseOptions, logger: DatabaseLogger): Options {
+  const queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+  const acquireTimeoutMs = options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS;
   const common = {
     entities: options.entities(dialect),
     extensions: [Migrator],
     debug: options.debug ?? false,
+    // MikroORM's own lines (and knex's warnings) become debug lines of the service's JSON log, never raw text on stdout.
+    logger: (message: string) => logger.debug('mikro-orm', { detail: message }),
     discovery: { warnWhenNoEntities: false },
     // Every statement runs on a fork handed over explicitly: nothing may use the global EntityManager.
     allowGlobalContext: false,
+    ensureDatabase: dialect === 'postgresql' && (options.createDatabase ?? false),
     migrations: { transactional: true, allOrNothing: true, snapshot: false, silent: true, migrationsList: [...options.migrations[dialect]] },
   };
+  const knexLog = { warn: (message: unknown) => logger.debug('knex', { detail: String(message) }), error: (message: unknown) => logger.debug('knex', { detail: String(message) }), deprecate() {}, debug() {} };
   if (dialect === 'postgresql') {
-    return { ...common, driver: PostgreSqlDriver, clientUrl: target, pool: { min: 0, max: options.poolSize ?? 10 } };
+    return {
+      ...common,
+      driver: PostgreSqlDriver,
+      clientUrl: target,
+      // A pool that cannot hand out a connection in time fails the request, instead of queueing it behind a stalled database.
+      pool: { min: 0, max: options.poolSize ?? 10, acquireTimeoutMillis: acquireTimeoutMs, createTimeoutMillis: acquireTimeoutMs, propagateCreateError: true },
+      driverOptions: {
+        log: knexLog,
+        connection: {
+          connectionTimeoutMillis: acquireTimeoutMs,
+          // The server stops a statement that runs too long; the driver gives up on one whose answer never comes (a stalled network).
+          statement_timeout: queryTimeoutMs,
+          query_timeout: queryTimeoutMs + 1000,
+          keepAlive: true,
+        },
+      },
+    };
   }
   return {
     ...common,
     driver: BetterSqliteDriver,
     dbName: target,
+    driverOptions: { log: knexLog },
     pool: {
-      // Writers from another process wait for the lock instead of failing with SQLITE_BUSY; WAL lets readers go on meanwhile.
+      acquireTimeoutMillis: acquireTimeoutMs,
+      // Writers from another process wait for the lock (at most the query timeout) instead of failing at once; WAL lets readers go on meanwhile.
       afterCreate: (connection: { pragma(sql: string): unknown }, done: (error: Error | null) => void) => {
-        connection.pragma('busy_timeout = 5000');
+        connection.pragma(`busy_timeout = ${queryTimeoutMs}`);
         connection.pragma('journal_mode = wal');
         done(null);
       },
@@ -55,26 +111,97 @@ function ormOptions({ dialect, target }: DatabaseLocation, options: DatabaseOpti
 }
 
 /**
+ * Creates a folder and its missing parents one level at a time. Node's own
+ * `mkdirSync(path, { recursive: true })` never returns for some paths (under
+ * /proc it loops on ENOENT), so each level is made, and can fail, on its own.
+ */
+function createFolder(folder: string): void {
+  const missing: string[] = [];
+  for (let current = folder; !existsSync(current); current = dirname(current)) {
+    if (dirname(current) === current) break;
+    missing.unshift(current);
+  }
+  for (const level of missing) mkdirSync(level);
+}
+
+/** SQLite creates a missing file but not a missing folder, and a wrong path should not become an empty catalogue. */
+function prepareSqliteFile(path: string, create: boolean): void {
+  if (path === ':memory:') return;
+  const file = resolve(path);
+  if (existsSync(file)) return;
+  if (!create) throw new DatabaseStartError(`SQLite database ${file} does not exist; create it, or set DB_CREATE_DATABASE=true to let the service create it.`);
+  try {
+    createFolder(dirname(file));
+  } catch (error) {
+    throw new DatabaseStartError(`Cannot create the folder ${dirname(file)} for the SQLite database: ${(error as Error).message}`);
+  }
+}
+
+/** What a failed connection check means, said so an operator knows what to do. */
+function explainConnectionFailure({ dialect, target }: DatabaseLocation, error: unknown): string {
+  const { code, message } = (error ?? {}) as { code?: string; message?: string };
+  if (dialect === 'sqlite') return `Cannot open SQLite database ${resolve(target)}: ${message ?? String(error)}`;
+  const url = new URL(target);
+  const where = `${url.hostname}:${url.port || 5432}`;
+  const database = decodeURIComponent(url.pathname.slice(1)) || '(default)';
+  if (code === '3D000') return `PostgreSQL database "${database}" does not exist on ${where}; create it, or set DB_CREATE_DATABASE=true to let the service create it.`;
+  if (code === '28000' || code === '28P01') return `PostgreSQL on ${where} refused the connection for user "${decodeURIComponent(url.username) || '(default)'}": ${message}`;
+  if (code === 'ECONNREFUSED') return `PostgreSQL is not reachable at ${where} (connection refused): is it running?`;
+  return `Cannot connect to PostgreSQL database "${database}" on ${where}: ${message ?? String(error)}`;
+}
+
+/**
  * One service's database, opened from its URL: SQLite or PostgreSQL through
  * MikroORM. Statements run through a SqlSession, either the shared one outside
  * any transaction or one bound to a transaction for the duration of `transaction`.
+ * Statements and pool waits are bounded; a database that cannot be used
+ * surfaces as UnavailableError, and its going away and coming back are logged
+ * once each.
  */
 export class Database {
   /** Statements outside any transaction: each takes a pooled connection for itself. */
   readonly session: SqlSession;
+  private available = true;
+  private writable = true;
+  private readonly outcomes: StatementOutcomes;
 
   private constructor(
     readonly orm: MikroORM,
-    readonly dialect: Dialect,
+    readonly location: DatabaseLocation,
+    private readonly logger: DatabaseLogger,
   ) {
+    this.outcomes = { succeeded: () => this.markAvailable(), failed: (error) => this.classify(error) };
     // A fork, not the global EntityManager: it never looks for a transaction in AsyncLocalStorage.
-    this.session = new SqlSession(orm.em.fork() as SqlEntityManager, dialect);
+    this.session = new SqlSession(orm.em.fork() as SqlEntityManager, location.dialect, this.outcomes);
   }
 
+  get dialect(): Dialect {
+    return this.location.dialect;
+  }
+
+  /** Opens and checks the connection; a missing, unreachable or refusing database is a DatabaseStartError that says why. */
   static async open(url: string, options: DatabaseOptions): Promise<Database> {
-    const location = parseDatabaseUrl(url);
-    const orm = await MikroORM.init(ormOptions(location, options));
-    return new Database(orm, location.dialect);
+    let location: DatabaseLocation;
+    try {
+      location = parseDatabaseUrl(url);
+      if (location.dialect === 'postgresql') new URL(location.target);
+    } catch (error) {
+      throw new DatabaseStartError(error instanceof TypeError ? `DATABASE_URL is not a valid URL: ${url.replace(/\/\/[^@/]*@/, '//***@')}` : (error as Error).message);
+    }
+    if (location.dialect === 'sqlite') prepareSqliteFile(location.target, options.createDatabase ?? false);
+    const logger = options.logger ?? SILENT;
+    let orm: MikroORM;
+    try {
+      orm = await MikroORM.init(ormOptions(location, options, logger));
+    } catch (error) {
+      throw new DatabaseStartError(explainConnectionFailure(location, error));
+    }
+    const check = await orm.checkConnection();
+    if (!check.ok) {
+      await orm.close(true).catch(() => undefined);
+      throw new DatabaseStartError(explainConnectionFailure(location, check.error ?? new Error(check.reason)));
+    }
+    return new Database(orm, location, logger);
   }
 
   /**
@@ -86,14 +213,14 @@ export class Database {
     let session: SqlSession | undefined;
     try {
       const result = await (this.session.em as SqlEntityManager).transactional(async (em) => {
-        session = new SqlSession(em as SqlEntityManager, this.dialect);
+        session = new SqlSession(em as SqlEntityManager, this.dialect, this.outcomes);
         return work(session);
       });
       session?.end('committed');
       return result;
     } catch (error) {
       session?.end('rolled back');
-      throw error;
+      throw error instanceof UnavailableError ? error : this.classify(error);
     }
   }
 
@@ -111,28 +238,79 @@ export class Database {
     });
   }
 
+  /**
+   * Whether the database takes writes. SQLite: the file is below its page
+   * limit, its disk has room, and rewriting its header works (a read-only file
+   * fails that); PostgreSQL: the server is not read-only.
+   */
+  async canWrite(): Promise<boolean> {
+    try {
+      if (this.dialect === 'sqlite') {
+        const [{ page_count: pages = 0 } = {}] = await this.session.all<{ page_count: number }>('pragma page_count');
+        const [{ max_page_count: limit = Infinity } = {}] = await this.session.all<{ max_page_count: number }>('pragma max_page_count');
+        if (pages >= limit) return false;
+        if (this.location.target !== ':memory:') {
+          const disk = statfsSync(dirname(resolve(this.location.target)));
+          if (disk.bavail * disk.bsize < MIN_FREE_DISK_BYTES) return false;
+        }
+        const [row] = await this.session.all<{ user_version: number }>('pragma user_version');
+        await this.session.run(`pragma user_version = ${Number(row?.user_version ?? 0)}`);
+      } else {
+        const [row] = await this.session.all<{ read_only: string }>(`select current_setting('transaction_read_only') as "read_only", pg_is_in_recovery() as "recovering"`);
+        if (row?.read_only === 'on' || (row as { recovering?: boolean } | undefined)?.recovering) return false;
+      }
+      this.writable = true;
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Readiness: the database answers a trivial query within `timeoutMs`, and takes writes (checked again only after a write failed). */
+  async isReady(timeoutMs = 2000): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((done) => (timer = setTimeout(() => done(false), timeoutMs)));
+    const probe = (async () => (await this.session.all('select 1').then(() => true, () => false)) && (this.writable || (await this.canWrite())))();
+    try {
+      return await Promise.race([probe, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** The connection pool's state, for metrics. knex types its pool (tarn); MikroORM does not expose one. */
   poolStats(): PoolStats | undefined {
     const pool = (this.orm.em.getConnection() as AbstractSqlConnection).getKnex().client.pool;
     return pool ? { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires(), max: pool.max } : undefined;
   }
 
-  /** True when the database answers a trivial query within `timeoutMs`: a hung database must not hang the readiness probe. */
-  async isReachable(timeoutMs = 2000): Promise<boolean> {
+  /** Closes the pool; connections a stalled database still holds are abandoned after `timeoutMs`. Answers whether it closed cleanly. */
+  async close(timeoutMs = 2000): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
-    const ping = this.session.all('select 1').then(
-      () => true,
-      () => false,
-    );
+    const timeout = new Promise<false>((done) => (timer = setTimeout(() => done(false), timeoutMs)));
     try {
-      return await Promise.race([ping, timeout]);
+      return await Promise.race([this.orm.close(true).then(() => true, () => false), timeout]);
     } finally {
       clearTimeout(timer);
     }
   }
 
-  close(): Promise<void> {
-    return this.orm.close(true);
+  private markAvailable(): void {
+    if (this.available) return;
+    this.available = true;
+    this.logger.info('database reachable again');
+  }
+
+  /** An UnavailableError for failures that mean "not now", logged once per outage; anything else as it is. */
+  private classify(error: unknown): unknown {
+    if (error instanceof UnavailableError) return error;
+    if (!isDatabaseUnavailable(error)) return error;
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && /^SQLITE_(READONLY|FULL)|^53100$|^25006$/.test(code)) this.writable = false;
+    if (this.available) {
+      this.available = false;
+      this.logger.warn('database unavailable: requests answer 503 until it is back', { error: (error as Error).message ?? String(error) });
+    }
+    return new UnavailableError('DATABASE_UNAVAILABLE', 'The database cannot be used right now; try again shortly.', RETRY_AFTER_SECONDS, { cause: error });
   }
 }

@@ -30,10 +30,19 @@ function readFile(path: string, required: boolean): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-/** Defaults, then the configuration file (keyed by the spec's names), then the environment: the environment wins. */
+/**
+ * Defaults, then the configuration file (keyed by the spec's names), then the
+ * environment: the environment wins. A key the file has and the spec does not
+ * is refused, so a misspelt setting is never silently ignored.
+ */
 export function readSettings<Spec extends Record<string, Setting<unknown>>>(spec: Spec, { env, cwd, file }: SettingsSource): Settings<Spec> {
   const named = env[file.variable];
-  const fromFile = readFile(resolve(cwd, named ?? file.fallback), named !== undefined);
+  const path = resolve(cwd, named ?? file.fallback);
+  const fromFile = readFile(path, named !== undefined);
+  const unknown = Object.keys(fromFile).filter((key) => !Object.hasOwn(spec, key));
+  if (unknown.length > 0) {
+    throw new Error(`${path} has unknown setting${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')}; known: ${Object.keys(spec).join(', ')}.`);
+  }
   const settings: Record<string, unknown> = {};
   for (const [key, setting] of Object.entries(spec)) {
     settings[key] = setting.read(setting.variable, env[setting.variable] ?? fromFile[key] ?? setting.fallback);
@@ -57,6 +66,18 @@ export function integer(variable: string, fallback: number, min: number, max: nu
         throw new Error(`${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(value)}.`);
       }
       return number;
+    },
+  };
+}
+
+/** A string that may be empty (an unset option). */
+export function optionalText(variable: string, fallback = ''): Setting<string> {
+  return {
+    variable,
+    fallback,
+    read(name, value) {
+      if (typeof value !== 'string') throw new Error(`${name} must be a string, not ${JSON.stringify(value)}.`);
+      return value;
     },
   };
 }
@@ -91,8 +112,10 @@ export const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 
 export function serverSettings(defaultPort: number) {
   return {
     port: integer('PORT', defaultPort, 0, 65535),
+    /** The address to bind (e.g. 127.0.0.1 to keep /metrics off public interfaces); empty binds every interface. */
+    host: optionalText('HOST'),
     logLevel: oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
-    shutdownDelayMs: integer('SHUTDOWN_DELAY_MS', 0, 0, DAY_MS),
+    shutdownDelayMs: integer('SHUTDOWN_DELAY_MS', 2_000, 0, DAY_MS),
     shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 10_000, 0, DAY_MS),
     requestTimeoutMs: integer('REQUEST_TIMEOUT_MS', 30_000, 1, DAY_MS),
     headersTimeoutMs: integer('HEADERS_TIMEOUT_MS', 10_000, 1, DAY_MS),

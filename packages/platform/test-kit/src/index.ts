@@ -1,1 +1,2 @@
 export * from './postgres-scratch';
+export * from './freezable-proxy';

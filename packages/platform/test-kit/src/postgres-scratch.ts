@@ -11,12 +11,12 @@ export interface ScratchDatabase {
   drop(): Promise<void>;
 }
 
-/** Runs one statement (create, drop, vacuum…) over a connection of its own, on the admin database unless told another. */
-export async function adminQuery(sql: string, connectionString = POSTGRES_ADMIN_URL): Promise<void> {
+/** Runs one statement (create, drop, vacuum…) over a connection of its own, on the admin database unless told another; answers its rows. */
+export async function adminQuery(sql: string, connectionString = POSTGRES_ADMIN_URL): Promise<Record<string, unknown>[]> {
   const client = new pg.Client({ connectionString, connectionTimeoutMillis: 3000 });
   await client.connect();
   try {
-    await client.query(sql);
+    return (await client.query(sql)).rows as Record<string, unknown>[];
   } finally {
     await client.end();
   }
@@ -44,6 +44,6 @@ export async function createScratchDatabase(context: Mocha.Context): Promise<Scr
   }
   return {
     url: databaseUrl(name),
-    drop: () => adminQuery(`drop database if exists "${name}" with (force)`),
+    drop: async () => void (await adminQuery(`drop database if exists "${name}" with (force)`)),
   };
 }

@@ -1,4 +1,4 @@
-import { Database } from '@platform/mikro-orm';
+import { Database, type DatabaseLogger } from '@platform/mikro-orm';
 import { postgresqlMigrations } from './migrations/postgresql';
 import { sqliteMigrations } from './migrations/sqlite';
 import { stockEntities } from './product-schema';
@@ -6,6 +6,11 @@ import { stockEntities } from './product-schema';
 export interface StockDatabaseOptions {
   /** Largest number of pooled connections (PostgreSQL). */
   readonly poolSize?: number;
+  readonly queryTimeoutMs?: number;
+  readonly acquireTimeoutMs?: number;
+  /** Create the database or file when it is missing, instead of refusing to start. */
+  readonly createDatabase?: boolean;
+  readonly logger?: DatabaseLogger;
   readonly debug?: boolean;
 }
 

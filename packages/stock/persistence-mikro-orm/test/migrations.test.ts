@@ -25,7 +25,7 @@ describe('stock migrations', () => {
     const directory = mkdtempSync(join(tmpdir(), 'stock-sqlite-'));
     const url = `sqlite:${join(directory, 'nested', 'stock.db')}`;
     try {
-      const first = await openStockDatabase(url);
+      const first = await openStockDatabase(url, { createDatabase: true });
       expect(await first.migrate()).to.deep.equal(sqliteMigrations.map((m) => m.name));
       await first.close();
       const second = await openStockDatabase(url);
@@ -40,7 +40,7 @@ describe('stock migrations', () => {
     describe(`on ${dialect}`, () => {
       it('leave nothing for the schema generator to change: the mapping and the migrations agree', async function () {
         const { url, cleanUp } = await scratchUrl(dialect, this);
-        const database = await openStockDatabase(url);
+        const database = await openStockDatabase(url, { createDatabase: true });
         try {
           await database.migrate();
           const drift = await database.orm.getSchemaGenerator().getUpdateSchemaSQL({ wrap: false });
@@ -53,7 +53,7 @@ describe('stock migrations', () => {
 
       it('turn recorded HTTP responses into recorded products, so retries across the upgrade still replay', async function () {
         const { url, cleanUp } = await scratchUrl(dialect, this);
-        const database = await openStockDatabase(url);
+        const database = await openStockDatabase(url, { createDatabase: true });
         try {
           await database.orm.getMigrator().up({ to: '20261122-version-and-idempotency-keys' });
           const body = JSON.stringify({ id: 7, name: 'Desk lamp', description: 'Warm light', price: 39.9, quantityInStock: 12 });

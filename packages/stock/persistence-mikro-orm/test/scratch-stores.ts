@@ -19,7 +19,7 @@ export async function scratchUrl(dialect: 'sqlite' | 'postgresql', context: Moch
 export function openScratchStore(dialect: 'sqlite' | 'postgresql'): OpenStockStore {
   return async (context, now) => {
     const { url, cleanUp } = await scratchUrl(dialect, context);
-    const database = await openStockDatabase(url);
+    const database = await openStockDatabase(url, { createDatabase: true });
     await database.migrate();
     return {
       unitOfWork: new MikroOrmUnitOfWork(database, CONTRACT_TTL_MS, now),

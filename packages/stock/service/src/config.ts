@@ -1,15 +1,24 @@
-import { defaults, type Env, integer, readSettings, serverSettings, type Settings, text } from '@platform/runtime';
+import { defaults, type Env, integer, oneOf, readSettings, serverSettings, type Settings, text } from '@platform/runtime';
 import { fileURLToPath } from 'node:url';
 
 /** Where this workspace keeps the stock service's contract; OPENAPI_FILE points elsewhere. */
 const WORKSPACE_OPENAPI = fileURLToPath(new URL('../../../../docs/openapi.yaml', import.meta.url));
 
+/** The embedded database of the quick start: the one the service creates by itself when it is missing. */
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/stock.db';
+
 export const STOCK_SETTINGS = {
   ...serverSettings(8080),
   /** sqlite:<file>, postgres://… or memory: */
-  databaseUrl: text('DATABASE_URL', 'sqlite:./data/stock.db'),
+  databaseUrl: text('DATABASE_URL', DEFAULT_DATABASE_URL),
   /** Largest number of pooled database connections (PostgreSQL); two at least, as migrations hold one for their lock. */
   dbPoolSize: integer('DB_POOL_SIZE', 10, 2, 1000),
+  /** Longest a statement may run (and, on SQLite, a lock may be waited for) before the request answers 503. */
+  dbQueryTimeoutMs: integer('DB_QUERY_TIMEOUT_MS', 5_000, 50, 600_000),
+  /** Longest a request waits for a pooled connection (or a new one) before it answers 503. */
+  dbAcquireTimeoutMs: integer('DB_ACQUIRE_TIMEOUT_MS', 2_000, 50, 600_000),
+  /** Create a missing database (PostgreSQL) or file (SQLite): `auto` creates only the quick start's default file. */
+  dbCreateDatabase: oneOf('DB_CREATE_DATABASE', 'auto', ['auto', 'true', 'false']),
   /** How long an Idempotency-Key's recorded result is kept. */
   idempotencyTtlSeconds: integer('IDEMPOTENCY_TTL_SECONDS', 24 * 60 * 60, 1, 30 * 86_400),
   /** The OpenAPI description served at /swagger. */
@@ -24,6 +33,11 @@ export const DEFAULT_CONFIG_FILE = 'stock-service.config.json';
 /** Defaults, then the configuration file, then the environment: the environment wins. */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): StockServiceConfig {
   return readSettings(STOCK_SETTINGS, { env, cwd, file: { variable: 'STOCK_CONFIG', fallback: DEFAULT_CONFIG_FILE } });
+}
+
+/** Whether the service may create the database it was pointed at: production must not guess. */
+export function mayCreateDatabase({ dbCreateDatabase, databaseUrl }: StockServiceConfig): boolean {
+  return dbCreateDatabase === 'true' || (dbCreateDatabase === 'auto' && databaseUrl === DEFAULT_DATABASE_URL);
 }
 
 /** The defaults alone, as tests start from. */

@@ -5,7 +5,7 @@ import { createStockApp } from '@stock/http-koa';
 import { InMemoryStockStore } from '@stock/persistence-memory';
 import { MikroOrmProductRepository, MikroOrmUnitOfWork, openStockDatabase } from '@stock/persistence-mikro-orm';
 import { container as rootContainer, type DependencyContainer, type InjectionToken, instanceCachingFactory } from 'tsyringe';
-import type { StockServiceConfig } from './config';
+import { mayCreateDatabase, type StockServiceConfig } from './config';
 import { Tokens } from './tokens';
 
 /** Registers a class built once, on first use, by `build`. */
@@ -14,7 +14,7 @@ function single<T>(container: DependencyContainer, token: InjectionToken<T>, bui
 }
 
 /** The storage the connection string names: `memory:` keeps everything in this process, anything else is a database. */
-async function registerStorage(container: DependencyContainer, config: StockServiceConfig): Promise<void> {
+async function registerStorage(container: DependencyContainer, config: StockServiceConfig, logger: Logger): Promise<void> {
   const idempotencyTtlMs = config.idempotencyTtlSeconds * 1000;
   if (/^memory:/i.test(config.databaseUrl)) {
     const store = new InMemoryStockStore({ idempotencyTtlMs });
@@ -22,7 +22,13 @@ async function registerStorage(container: DependencyContainer, config: StockServ
     container.register(Tokens.ProductRepository, { useValue: store.products });
     return;
   }
-  const database = await openStockDatabase(config.databaseUrl, { poolSize: config.dbPoolSize });
+  const database = await openStockDatabase(config.databaseUrl, {
+    poolSize: config.dbPoolSize,
+    queryTimeoutMs: config.dbQueryTimeoutMs,
+    acquireTimeoutMs: config.dbAcquireTimeoutMs,
+    createDatabase: mayCreateDatabase(config),
+    logger,
+  });
   container.register(Tokens.Database, { useValue: database });
   container.register(Tokens.UnitOfWork, { useValue: new MikroOrmUnitOfWork(database, idempotencyTtlMs) });
   container.register(Tokens.ProductRepository, { useValue: new MikroOrmProductRepository(database.session) });
@@ -35,8 +41,9 @@ async function registerStorage(container: DependencyContainer, config: StockServ
 export async function createContainer(config: StockServiceConfig, logger?: Logger): Promise<DependencyContainer> {
   const container = rootContainer.createChildContainer();
   container.register(Tokens.Config, { useValue: config });
-  container.register(Tokens.Logger, { useValue: logger ?? createLogger('stock-service', config.logLevel) });
-  await registerStorage(container, config);
+  const serviceLogger = logger ?? createLogger('stock-service', config.logLevel);
+  container.register(Tokens.Logger, { useValue: serviceLogger });
+  await registerStorage(container, config, serviceLogger);
   single(container, CreateProduct, (c) => new CreateProduct(c.resolve(Tokens.UnitOfWork)));
   single(container, UpdateProduct, (c) => new UpdateProduct(c.resolve(Tokens.UnitOfWork)));
   single(container, DeleteProduct, (c) => new DeleteProduct(c.resolve(Tokens.UnitOfWork)));
@@ -59,7 +66,7 @@ export async function createContainer(config: StockServiceConfig, logger?: Logge
         },
         logger: c.resolve(Tokens.Logger),
         openApiFile: c.resolve(Tokens.Config).openApiFile,
-        ...(database && { isReady: () => database.isReachable() }),
+        ...(database && { isReady: () => database.isReady() }),
       });
       if (database) http.metrics.addGauge('db_pool_connections', 'Database pool connections by state (used, free, pending acquisitions, max)', 'state', () => database.poolStats());
       return http;

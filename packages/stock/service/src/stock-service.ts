@@ -1,4 +1,4 @@
-import { type RunningServer, serve } from '@platform/koa';
+import { type CloseOptions, listen, type RunningServer, serve } from '@platform/koa';
 import { sweepExpiredIdempotencyKeys } from '@platform/mikro-orm';
 import { every, type Logger } from '@platform/runtime';
 import type { DependencyContainer } from 'tsyringe';
@@ -19,27 +19,42 @@ export interface StartOptions {
   readonly configure?: (container: DependencyContainer) => void;
 }
 
-/** Opens the storage, applies pending migrations, and listens. `close` stops serving, then closes the database. */
+/**
+ * Binds the port first (a port in use stops the start before the database is
+ * touched), then opens the storage, checks it takes writes, applies pending
+ * migrations and serves. `close` stops serving, then closes the database.
+ */
 export async function startStockService(config: StockServiceConfig, options: StartOptions = {}): Promise<RunningStockService> {
-  const container = await createContainer(config, options.logger);
+  const listener = await listen(config);
+  let container: DependencyContainer;
+  try {
+    container = await createContainer(config, options.logger);
+  } catch (error) {
+    await listener.close();
+    throw error;
+  }
   const database = container.isRegistered(Tokens.Database) ? container.resolve(Tokens.Database) : undefined;
   try {
     options.configure?.(container);
     const logger = container.resolve(Tokens.Logger);
+    if (database && !(await database.canWrite())) throw new Error(`The database ${config.databaseUrl.replace(/\/\/[^@/]*@/, '//***@')} does not take writes (a read-only file or server, or a full disk).`);
     const applied = (await database?.migrate()) ?? [];
     if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
-    const server = await serve(container.resolve(Tokens.HttpApp), config, logger);
+    const server = serve(listener, container.resolve(Tokens.HttpApp), config, logger);
     // Expired idempotency records go in batches, out of any request's transaction.
     const sweeper = database && every(SWEEP_INTERVAL_MS, 'idempotency sweep', () => sweepExpiredIdempotencyKeys(database.session, Date.now()), logger);
-    let closing: Promise<void> | undefined;
-    const close = async () => {
-      await server.close();
+    let closing: Promise<boolean> | undefined;
+    const close = async (closeOptions?: CloseOptions) => {
+      const served = await server.close(closeOptions);
       await sweeper?.stop();
-      await database?.close();
+      const closed = (await database?.close()) ?? true;
+      if (!closed) logger.warn('the database did not close in time: its connections were abandoned');
+      return served && closed;
     };
-    return { ...server, logger, container, close: () => (closing ??= close()) };
+    return { ...server, logger, container, close: (closeOptions) => (closing ??= close(closeOptions)) };
   } catch (error) {
     await database?.close();
+    await listener.close();
     throw error;
   }
 }

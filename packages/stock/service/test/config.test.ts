@@ -13,7 +13,7 @@ describe('loadConfig', () => {
 
   it('defaults to port 8080 and the embedded SQLite file', () => {
     expect(loadConfig({}, directory)).to.deep.equal(DEFAULT_CONFIG);
-    expect(DEFAULT_CONFIG).to.include({ port: 8080, databaseUrl: 'sqlite:./data/stock.db', logLevel: 'info', dbPoolSize: 10, idempotencyTtlSeconds: 86_400, shutdownDelayMs: 0 });
+    expect(DEFAULT_CONFIG).to.include({ port: 8080, databaseUrl: 'sqlite:./data/stock.db', logLevel: 'info', dbPoolSize: 10, idempotencyTtlSeconds: 86_400, shutdownDelayMs: 2_000 });
     expect(DEFAULT_CONFIG.openApiFile).to.match(/docs\/openapi\.yaml$/);
   });
 
@@ -38,6 +38,16 @@ describe('loadConfig', () => {
   it('refuses a log level winston does not know, and a pool too small to migrate', () => {
     expect(() => loadConfig({ LOG_LEVEL: 'INFO' }, directory)).to.throw(/LOG_LEVEL must be one of/);
     expect(() => loadConfig({ DB_POOL_SIZE: '1' }, directory)).to.throw(/DB_POOL_SIZE/);
+  });
+
+  it('refuses a key of the configuration file it does not know, naming it', () => {
+    writeFileSync(join(directory, DEFAULT_CONFIG_FILE), JSON.stringify({ prot: 1, port: 9000 }));
+    expect(() => loadConfig({}, directory)).to.throw(/unknown setting "prot"; known: port, host,/);
+  });
+
+  it('binds every interface by default, and the HOST given', () => {
+    expect(DEFAULT_CONFIG.host).to.equal('');
+    expect(loadConfig({ HOST: '127.0.0.1' }, directory).host).to.equal('127.0.0.1');
   });
 
   it('reads the operational limits from the environment', () => {

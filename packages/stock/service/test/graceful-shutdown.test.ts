@@ -42,7 +42,7 @@ describe('graceful shutdown', function () {
     let gated!: ReturnType<typeof gate>;
     let databaseClose!: sinon.SinonSpy;
     const service = await startStockService(
-      { ...DEFAULT_CONFIG, port: 0, databaseUrl: `sqlite:${join(directory, 'stock.db')}`, shutdownDelayMs: 300, shutdownGraceMs: 10_000 },
+      { ...DEFAULT_CONFIG, port: 0, databaseUrl: `sqlite:${join(directory, 'stock.db')}`, dbCreateDatabase: 'true', shutdownDelayMs: 300, shutdownGraceMs: 10_000 },
       {
         logger: capturingLogger([]),
         configure: (container) => {
@@ -109,8 +109,9 @@ describe('graceful shutdown', function () {
       child.stdout!.on('data', (chunk: Buffer) => {
         for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
       });
-      await until(() => lines.some((l) => l.message === 'stock service listening'), 'the service to listen');
-      const port = new URL(String(lines.find((l) => l.message === 'stock service listening')!.url)).port;
+      const listening = () => lines.find((l) => String(l.message).startsWith('stock service listening'));
+      await until(() => listening() !== undefined, 'the service to listen');
+      const port = new URL(String(listening()!.url)).port;
       const exited = new Promise<number | null>((resolve) => child!.once('exit', resolve));
 
       // An idle keep-alive connection must not hold the process open.

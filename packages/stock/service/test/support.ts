@@ -44,7 +44,7 @@ async function databaseFor(backend: Backend, context: Mocha.Context): Promise<{ 
 export async function startServiceUnderTest(backend: Backend, context: Mocha.Context, options: StartOptions = {}): Promise<ServiceUnderTest> {
   const database = await databaseFor(backend, context);
   const logs: Record<string, unknown>[] = [];
-  const service = await startStockService({ ...DEFAULT_CONFIG, port: 0, databaseUrl: database.url }, { logger: capturingLogger(logs), ...options });
+  const service = await startStockService({ ...DEFAULT_CONFIG, port: 0, databaseUrl: database.url, dbCreateDatabase: 'true' }, { logger: capturingLogger(logs), ...options });
   return {
     service,
     logs,
@@ -54,7 +54,7 @@ export async function startServiceUnderTest(backend: Backend, context: Mocha.Con
       return response;
     },
     async stop() {
-      await service.close();
+      await service.close({ immediate: true });
       await database.cleanUp();
     },
   };

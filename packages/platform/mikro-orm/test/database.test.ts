@@ -1,0 +1,95 @@
+import { Migration } from '@mikro-orm/migrations';
+import { createScratchDatabase } from '@platform/test-kit';
+import * as chai from 'chai';
+import chaiAsPromised from 'chai-as-promised';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Database, type Dialect, idempotencyKeySchema, sweepExpiredIdempotencyKeys } from '../src';
+
+chai.use(chaiAsPromised);
+const { expect } = chai;
+
+function createIdempotencyKeys(epochType: string) {
+  return class extends Migration {
+    override async up(): Promise<void> {
+      this.addSql(`create table "idempotency_key" ("scope" varchar(255) not null, "key" varchar(255) not null, "fingerprint" varchar(255) not null, "result" text null, "expires_at" ${epochType} not null, primary key ("scope", "key"))`);
+      this.addSql('create index "idempotency_key_expires_at_index" on "idempotency_key" ("expires_at")');
+    }
+  };
+}
+
+const MIGRATIONS = { postgresql: [{ name: 'idempotency', class: createIdempotencyKeys('bigint') }], sqlite: [{ name: 'idempotency', class: createIdempotencyKeys('integer') }] };
+
+async function open(dialect: Dialect, context: Mocha.Context) {
+  let url: string;
+  let cleanUp: () => Promise<void>;
+  if (dialect === 'postgresql') {
+    const scratch = await createScratchDatabase(context);
+    url = scratch.url;
+    cleanUp = scratch.drop;
+  } else {
+    const directory = mkdtempSync(join(tmpdir(), 'platform-orm-'));
+    url = `sqlite:${join(directory, 'test.db')}`;
+    cleanUp = async () => rmSync(directory, { recursive: true, force: true });
+  }
+  const database = await Database.open(url, { entities: (d) => [idempotencyKeySchema(d)], migrations: MIGRATIONS, createDatabase: true });
+  await database.migrate();
+  return { database, close: async () => (await database.close(), await cleanUp()) };
+}
+
+for (const dialect of ['sqlite', 'postgresql'] as const) {
+  describe(`Database on ${dialect}`, () => {
+    let subject: Awaited<ReturnType<typeof open>>;
+    before(async function () {
+      subject = await open(dialect, this);
+    });
+    after(async () => subject?.close());
+    const count = async () => Number((await subject.database.session.all<{ n: number }>('select count(*) as "n" from "idempotency_key"'))[0]!.n);
+    const insert = (session = subject.database.session, key = `k${Math.random()}`, expiresAt = Date.now() + 60_000) =>
+      session.run('insert into "idempotency_key" ("scope", "key", "fingerprint", "expires_at") values (?, ?, ?, ?)', ['s', key, 'f', expiresAt]);
+
+    beforeEach(async () => subject.database.session.run('delete from "idempotency_key"'));
+
+    it('commits a transaction’s statements together, and rolls them all back when its work throws', async () => {
+      await subject.database.transaction(async (session) => {
+        await insert(session);
+        await insert(session);
+      });
+      expect(await count()).to.equal(2);
+      await expect(
+        subject.database.transaction(async (session) => {
+          await insert(session);
+          throw new Error('fail');
+        }),
+      ).to.be.rejectedWith('fail');
+      expect(await count()).to.equal(2);
+    });
+
+    it('converts driver errors and reports them, not a half-written transaction', async () => {
+      await expect(
+        subject.database.transaction(async (session) => {
+          await insert(session, 'same');
+          await insert(session, 'same');
+        }),
+      ).to.be.rejectedWith(/unique|UNIQUE|duplicate/);
+      expect(await count()).to.equal(0);
+    });
+
+    it('sweeps expired idempotency records in batches, and leaves live ones', async () => {
+      const now = Date.now();
+      for (let i = 0; i < 5; i++) await insert(undefined, `old-${i}`, now - 1);
+      await insert(undefined, 'live', now + 60_000);
+      expect(await sweepExpiredIdempotencyKeys(subject.database.session, now, 3)).to.equal(3);
+      expect(await sweepExpiredIdempotencyKeys(subject.database.session, now, 3)).to.equal(2);
+      expect(await sweepExpiredIdempotencyKeys(subject.database.session, now, 3)).to.equal(0);
+      expect(await count()).to.equal(1);
+    });
+
+    it('answers whether the database is reachable, and the pool’s state', async () => {
+      expect(await subject.database.isReady()).to.equal(true);
+      const stats = subject.database.poolStats();
+      expect(stats).to.have.all.keys('used', 'free', 'pending', 'max');
+    });
+  });
+}

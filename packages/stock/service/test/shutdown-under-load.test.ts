@@ -1,0 +1,61 @@
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import { join } from 'node:path';
+import { startProcess } from './process-support';
+
+describe('stopping under load', function () {
+  this.timeout(60_000);
+
+  it('fails no request of clients on keep-alive connections when SIGTERM arrives, with the default settings', async () => {
+    const service = startProcess({ DATABASE_URL: 'memory:' });
+    const port = await service.port();
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+    const get = (path: string) =>
+      new Promise<number>((resolve, reject) => {
+        http.get({ port, path, agent }, (response) => response.resume().on('end', () => resolve(response.statusCode!))).on('error', reject);
+      });
+    // A load balancer's view: it stops sending new requests once readiness says 503.
+    let routing = true;
+    const watcher = (async () => {
+      while (routing) {
+        routing = (await get('/health/ready').catch(() => 503)) === 200;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
+    let sent = 0;
+    const failures: string[] = [];
+    const clients = Array.from({ length: 32 }, async () => {
+      while (routing) {
+        sent += 1;
+        await get('/api/products?limit=5').then(
+          (status) => status === 200 || failures.push(`status ${status}`),
+          (error: Error) => failures.push(error.message),
+        );
+      }
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    service.child.kill('SIGTERM');
+    await Promise.all([watcher, ...clients]);
+    agent.destroy();
+    expect(sent).to.be.greaterThan(100);
+    expect(failures).to.deep.equal([]);
+    expect(await service.exited).to.equal(0);
+  });
+
+  it('exits 0 on Ctrl-C under pnpm, without pnpm reporting a failure', async () => {
+    const root = join(import.meta.dirname, '..', '..', '..', '..');
+    // A terminal's Ctrl-C signals the whole foreground process group: pnpm and the service.
+    const pnpm = spawn('pnpm', ['start'], { cwd: root, env: { ...process.env, PORT: '0', DATABASE_URL: 'memory:' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let output = '';
+    pnpm.stdout!.on('data', (chunk: Buffer) => (output += String(chunk)));
+    pnpm.stderr!.on('data', (chunk: Buffer) => (output += String(chunk)));
+    const exited = new Promise<number | null>((resolve) => pnpm.once('exit', (code) => resolve(code)));
+    for (let i = 0; i < 400 && !output.includes('listening on'); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(output).to.contain('listening on');
+    process.kill(-pnpm.pid!, 'SIGINT');
+    expect(await exited).to.equal(0);
+    expect(output).not.to.match(/ELIFECYCLE|Command failed/);
+    expect(output).to.contain('"message":"stopped"');
+  });
+});
