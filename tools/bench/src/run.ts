@@ -3,10 +3,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { seedProducts } from '@tools/seed';
-import { adminQuery, databaseUrl } from '@platform/test-kit';
+import { adminQuery } from '@platform/test-kit';
 import { chartSvg, markdownTable, type Measurement, summarise } from './report';
 import { type Storage, type Target, TARGETS } from './targets';
+import { BENCH_DB, prepareStorage, seedOverHttp } from './storage';
 import { cpuSeconds, startTarget, stop } from './target-process';
 import { HOT_PRODUCT_STOCK, WORKLOADS } from './workloads';
 
@@ -20,41 +20,18 @@ const { values: options } = parseArgs({
     products: { type: 'string', default: '1000' },
     pool: { type: 'string', default: '10' },
     only: { type: 'string' },
+    workloads: { type: 'string' },
     out: { type: 'string', default: 'bench-results' },
   },
 });
 const reps = Number(options.reps);
 const products = Number(options.products);
 const targets = TARGETS.filter((t) => !options.only || options.only.split(',').some((o) => t.name.toLowerCase().includes(o.toLowerCase())));
+const workloads = WORKLOADS.filter((w) => !options.workloads || options.workloads.split(',').some((o) => w.name.toLowerCase().includes(o.toLowerCase())));
 const scratch = mkdtempSync(join(tmpdir(), 'stock-bench-'));
-const BENCH_DB = 'stock_bench';
 
 function log(line: string): void {
   process.stderr.write(`${new Date().toISOString().slice(11, 19)}  ${line}\n`);
-}
-
-/** A fresh database with `products` seeded (the first one hot), or none for memory targets (seeded over HTTP). */
-async function prepareStorage(storage: Storage): Promise<string> {
-  if (storage === 'memory') return 'memory:';
-  let url: string;
-  if (storage === 'sqlite') {
-    const file = join(scratch, `stock-${Date.now()}.db`);
-    url = `sqlite:${file}`;
-  } else {
-    await adminQuery(`drop database if exists "${BENCH_DB}" with (force)`);
-    await adminQuery(`create database "${BENCH_DB}"`);
-    url = databaseUrl(BENCH_DB);
-  }
-  await seedProducts(url, { count: products, firstStock: HOT_PRODUCT_STOCK });
-  return url;
-}
-
-async function seedOverHttp(base: string): Promise<void> {
-  for (let i = 1; i <= products; i++) {
-    const quantityInStock = i === 1 ? HOT_PRODUCT_STOCK : (i * 31) % 1000;
-    const response = await fetch(`${base}/api/products`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `Product ${i}`, price: 1.5, quantityInStock }) });
-    if (response.status !== 201) throw new Error(`seeding over HTTP failed: ${response.status}`);
-  }
 }
 
 async function stockOf(base: string): Promise<number> {
@@ -73,14 +50,14 @@ async function settledStock(base: string): Promise<number> {
 }
 
 async function measure(target: Target, rep: number): Promise<Measurement[]> {
-  const databaseUrl = await prepareStorage(target.storage);
-  const { child, base } = await startTarget(target.script, databaseUrl, options.pool);
+  const databaseUrl = await prepareStorage(target.storage, products, scratch);
+  const { child, base } = await startTarget(target.script, databaseUrl, options.pool, target.env);
   const results: Measurement[] = [];
   try {
-    if (target.storage === 'memory') await seedOverHttp(base);
+    if (target.storage === 'memory') await seedOverHttp(base, products);
     // Warm-up: JIT, pools and caches, excluded from every figure.
     await autocannon({ url: base, connections: 8, amount: 1000, requests: WORKLOADS[0]!.requests({ products }) });
-    for (const workload of WORKLOADS) {
+    for (const workload of workloads) {
       const requests = workload.requests({ products });
       const cpuBefore = cpuSeconds(child.pid!);
       const clock = performance.now();
@@ -120,7 +97,7 @@ async function measure(target: Target, rep: number): Promise<Measurement[]> {
 
 const all: Measurement[] = [];
 const started = Date.now();
-log(`${targets.length} targets × ${WORKLOADS.length} workloads × ${reps} reps; ${options.seconds} s at saturation (${options.connections} connections), latency at ${options.rate} req/s`);
+log(`${targets.length} targets × ${workloads.length} workloads × ${reps} reps; ${options.seconds} s at saturation (${options.connections} connections), latency at ${options.rate} req/s`);
 for (let rep = 1; rep <= reps; rep++) {
   // Interleaved: every target once per repetition, so drift in the machine spreads over all of them.
   for (const [index, target] of targets.entries()) {

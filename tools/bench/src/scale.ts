@@ -61,7 +61,7 @@ async function seed(size: number): Promise<void> {
 /** Streams the whole list from a fresh instance, with V8's old generation capped at `oldSpaceMiB` if given. */
 async function streamAll(size: number, oldSpaceMiB?: number) {
   const flags = oldSpaceMiB ? [`--max-old-space-size=${oldSpaceMiB}`] : [];
-  const { child, base } = await startTarget('service.ts', databaseUrl(dbName(size)), '10', flags);
+  const { child, base } = await startTarget('service.ts', databaseUrl(dbName(size)), '10', {}, flags);
   try {
     await pacedLatency(base, paths.one(size), { rate: 200, seconds: 1 }); // the same warm process as a serving instance
     const rssBeforeMiB = rssMiB(child.pid!);

@@ -4,26 +4,39 @@ import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 
-/** Starts one of targets/*.ts in a process of its own and answers once it listens. */
-export async function startTarget(script: string, databaseUrl: string, poolSize: string, nodeFlags: readonly string[] = []): Promise<{ child: ChildProcess; base: string }> {
+/**
+ * Starts one of targets/*.ts in a process of its own and answers once it
+ * listens. Its stdout (the service's access log, at the level `env` sets) is
+ * read and thrown away, as a log collector would read it.
+ */
+export async function startTarget(
+  script: string,
+  databaseUrl: string,
+  poolSize: string,
+  env: Readonly<Record<string, string>> = {},
+  nodeFlags: readonly string[] = [],
+): Promise<{ child: ChildProcess; base: string }> {
   const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', join(import.meta.dirname, 'targets', script)], {
     cwd: root,
-    env: { ...process.env, PORT: '0', DATABASE_URL: databaseUrl, DB_POOL_SIZE: poolSize, LOG_LEVEL: 'warn', NODE_ENV: 'production' },
+    env: { ...process.env, PORT: '0', DATABASE_URL: databaseUrl, DB_POOL_SIZE: poolSize, NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = await new Promise<number>((resolve, reject) => {
     let buffer = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffer += String(chunk);
-      for (const line of buffer.split('\n')) {
-        try {
-          const message = JSON.parse(line) as { message?: string; port?: number };
-          if (message.message === 'listening' && message.port) resolve(message.port);
-        } catch {
-          // not a JSON line (yet)
+    const lookForListening = (chunk: Buffer) => {
+      const lines = (buffer + String(chunk)).split('\n');
+      buffer = lines.pop()!;
+      for (const line of lines) {
+        if (!line.includes('"listening"')) continue;
+        const message = JSON.parse(line) as { message?: string; port?: number };
+        if (message.message === 'listening' && message.port) {
+          child.stdout!.off('data', lookForListening);
+          child.stdout!.on('data', () => {});
+          resolve(message.port);
         }
       }
-    });
+    };
+    child.stdout!.on('data', lookForListening);
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before listening`)));
   });
   return { child, base: `http://127.0.0.1:${port}` };

@@ -7,14 +7,20 @@ export interface Target {
   readonly script: string;
   /** The baseline this target is measured against, if it is not one itself. */
   readonly baseline?: string;
+  /** What the target's process gets on top of the harness's environment. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
+/** The service runs as `pnpm start` runs it: info access log on stdout, metrics, request ids. */
 export const TARGETS: readonly Target[] = [
-  { name: 'service · memory', storage: 'memory', script: 'service.ts', baseline: 'node:http + Map' },
+  { name: 'service · memory', storage: 'memory', script: 'service.ts', baseline: 'Koa + @koa/router + Map' },
+  { name: 'service · memory, access log off', storage: 'memory', script: 'service.ts', baseline: 'Koa + @koa/router + Map', env: { LOG_LEVEL: 'warn' } },
   { name: 'service · SQLite', storage: 'sqlite', script: 'service.ts', baseline: 'node:http + better-sqlite3' },
   { name: 'service · PostgreSQL', storage: 'postgresql', script: 'service.ts', baseline: 'node:http + pg' },
+  { name: 'Koa + @koa/router + Map', storage: 'memory', script: 'bare-koa.ts', baseline: 'node:http + Map' },
   { name: 'node:http + Map', storage: 'memory', script: 'raw-map.ts' },
   { name: 'node:http + better-sqlite3', storage: 'sqlite', script: 'raw-sqlite.ts' },
   { name: 'node:http + pg', storage: 'postgresql', script: 'raw-pg.ts' },
+  { name: 'node:http + pg, not prepared', storage: 'postgresql', script: 'raw-pg-unprepared.ts', baseline: 'node:http + pg' },
   { name: 'Fastify + pg', storage: 'postgresql', script: 'fastify-pg.ts', baseline: 'node:http + pg' },
 ];

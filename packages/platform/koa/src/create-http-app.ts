@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import { swaggerDocs } from '@platform/swagger';
 import Koa, { type Middleware } from 'koa';
+import compose from 'koa-compose';
 import { HttpMetrics } from './http-metrics';
 import type { Logger } from './logger';
 import { operationsRouter } from './operations-router';
@@ -39,7 +40,7 @@ function outsideTheApi<State, Context>(middleware: Middleware<State, Context>): 
 
 /**
  * A service's Koa app with everything every service needs, in order: request
- * id, headers and access log; metrics; problem+json for every error; /swagger,
+ * id, headers, access log and metrics; problem+json for every error; /swagger,
  * health and metrics endpoints. The service then mounts its own routers.
  */
 export function createHttpApp({ logger, toProblem, isReady = async () => true, docs }: HttpAppOptions): HttpApp {
@@ -47,8 +48,9 @@ export function createHttpApp({ logger, toProblem, isReady = async () => true, d
   const app = new Koa();
   app.silent = true; // errors are logged by the problem middleware, once, with context
   const metrics = new HttpMetrics();
-  app.use(requestContext(logger, (): Record<string, string> => (draining ? { Connection: 'close' } : {})));
-  app.use(metrics.middleware());
+  const closing = { Connection: 'close' };
+  const open = {};
+  app.use(requestContext(logger, metrics, () => (draining ? closing : open)));
   app.use(
     problemMiddleware({
       toProblem,
@@ -56,10 +58,10 @@ export function createHttpApp({ logger, toProblem, isReady = async () => true, d
         logger.error('unhandled error', { method: ctx.method, path: ctx.path, requestId: requestIdOf(ctx), error: error instanceof Error ? error.stack : String(error) }),
     }),
   );
-  if (docs) app.use(outsideTheApi(swaggerDocs({ specFile: docs.specFile, title: docs.title })));
   const operations = operationsRouter({ isReady: async () => !draining && (await isReady()), metrics });
-  app.use(outsideTheApi(operations.routes()));
-  app.use(outsideTheApi(operations.allowedMethods()));
+  const outside: Middleware[] = [operations.routes() as Middleware, operations.allowedMethods() as Middleware];
+  if (docs) outside.unshift(swaggerDocs({ specFile: docs.specFile, title: docs.title }));
+  app.use(outsideTheApi(compose(outside)));
   return {
     app,
     metrics,

@@ -1,5 +1,23 @@
-import type { Middleware } from 'koa';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, type Registry as PromRegistry, Registry } from 'prom-client';
+
+const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+interface Series {
+  readonly labels: { readonly route: string; readonly method: string; readonly status: string };
+  count: number;
+  sum: number;
+  /** Requests per bucket (not cumulative: made cumulative when scraped), the last one for +Inf. */
+  readonly buckets: number[];
+}
+
+/** What prom-client's registry asks of a metric: its name, help, type and values when scraped. */
+interface ScrapedMetric {
+  readonly name: string;
+  readonly help: string;
+  readonly type: 'counter' | 'histogram';
+  readonly aggregator: 'sum';
+  get(): Promise<{ name: string; help: string; type: string; aggregator: 'sum'; values: { labels: Record<string, string | number>; value: number; metricName?: string }[] }>;
+}
 
 /**
  * A service's Prometheus metrics, in a registry of its own (one per app, so
@@ -8,17 +26,27 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
  */
 export class HttpMetrics {
   readonly registry = new Registry();
-  private readonly requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'], registers: [this.registry] });
-  private readonly duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request latency by route, method and status',
-    labelNames: ['route', 'method', 'status'],
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [this.registry],
-  });
+  /** route → method → status → series: plain lookups, no label hashing, no string built per request. */
+  private readonly series = new Map<string, Map<string, Map<number, Series>>>();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    this.register({ name: 'http_requests_total', help: 'HTTP requests by route, method and status', type: 'counter', values: (s) => [{ labels: s.labels, value: s.count }] });
+    this.register({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request latency by route, method and status',
+      type: 'histogram',
+      values: (s) => {
+        let cumulative = 0;
+        const buckets = BUCKETS.map((le, i) => ({ labels: { le, ...s.labels }, value: (cumulative += s.buckets[i]!), metricName: 'http_request_duration_seconds_bucket' }));
+        return [
+          ...buckets,
+          { labels: { le: '+Inf', ...s.labels }, value: s.count, metricName: 'http_request_duration_seconds_bucket' },
+          { labels: s.labels, value: s.sum, metricName: 'http_request_duration_seconds_sum' },
+          { labels: s.labels, value: s.count, metricName: 'http_request_duration_seconds_count' },
+        ];
+      },
+    });
   }
 
   /** A gauge read at scrape time, one series per key `collect` answers (nothing when it answers undefined). */
@@ -36,19 +64,26 @@ export class HttpMetrics {
     });
   }
 
-  /** Times every request; the route label is the router's pattern, never the raw path, so it stays bounded. */
-  middleware(): Middleware {
-    const { requests, duration } = this;
-    return async function httpMetrics(ctx, next) {
-      const stop = duration.startTimer();
-      try {
-        await next();
-      } finally {
-        const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? (ctx.path.startsWith('/swagger') ? '/swagger' : 'unmatched');
-        const labels = { route: String(route), method: ctx.method, status: String(ctx.status) };
-        requests.inc(labels);
-        stop(labels);
-      }
-    };
+  /**
+   * Counts a finished request and records its duration. The route label is the
+   * router's pattern, never the raw path, so the series stay bounded.
+   */
+  record(route: string, method: string, status: number, seconds: number): void {
+    let byMethod = this.series.get(route);
+    if (!byMethod) this.series.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    let series = byStatus.get(status);
+    if (!series) byStatus.set(status, (series = { labels: { route, method, status: String(status) }, count: 0, sum: 0, buckets: new Array<number>(BUCKETS.length).fill(0) }));
+    series.count += 1;
+    series.sum += seconds;
+    const bucket = BUCKETS.findIndex((le) => seconds <= le);
+    if (bucket >= 0) series.buckets[bucket]! += 1;
+  }
+
+  private register({ name, help, type, values }: { name: string; help: string; type: 'counter' | 'histogram'; values: (series: Series) => { labels: Record<string, string | number>; value: number; metricName?: string }[] }): void {
+    const all = () => [...this.series.values()].flatMap((byMethod) => [...byMethod.values()].flatMap((byStatus) => [...byStatus.values()]));
+    const metric: ScrapedMetric = { name, help, type, aggregator: 'sum', get: async () => ({ name, help, type, aggregator: 'sum', values: all().flatMap(values) }) };
+    (this.registry as PromRegistry).registerMetric(metric as never);
   }
 }

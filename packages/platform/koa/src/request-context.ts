@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
+import type { HttpMetrics } from './http-metrics';
 import type { Logger } from './logger';
 
 const CLIENT_REQUEST_ID = /^[\w.:@\-/]{1,128}$/;
@@ -9,14 +10,19 @@ export function requestIdOf(ctx: Context): string {
   return (ctx.state as { requestId: string }).requestId;
 }
 
+/** The route label of a finished request: the router's pattern, never the raw path. */
+function routeOf(ctx: Context): string {
+  return (ctx as { _matchedRoute?: string })._matchedRoute ?? (ctx.path.startsWith('/swagger') ? '/swagger' : 'unmatched');
+}
+
 /**
  * The outermost middleware: gives each request an id (the client's
  * X-Request-Id when it is sane, a new UUID otherwise), answers it in every
- * response with the headers every response carries, and writes one access
- * log line. The id travels in ctx.state rather than AsyncLocalStorage, whose
- * promise hooks would tax every await of every request.
+ * response with the headers every response carries, times the request once for
+ * its access log line and its metrics. The id travels in ctx.state rather than
+ * AsyncLocalStorage, whose promise hooks would tax every await of every request.
  */
-export function requestContext(logger: Logger, extraHeaders: () => Record<string, string> = () => ({})): Middleware {
+export function requestContext(logger: Logger, metrics: HttpMetrics, extraHeaders: () => Record<string, string> = () => ({})): Middleware {
   return async function requestContext(ctx, next) {
     const offered = ctx.get('X-Request-Id');
     const requestId = CLIENT_REQUEST_ID.test(offered) ? offered : randomUUID();
@@ -26,14 +32,13 @@ export function requestContext(logger: Logger, extraHeaders: () => Record<string
       await next();
     } finally {
       // Set last: the problem middleware clears headers on errors.
-      ctx.set({ 'X-Request-Id': requestId, 'X-Content-Type-Options': 'nosniff', ...extraHeaders() });
-      logger.info('request', {
-        method: ctx.method,
-        path: ctx.path,
-        status: ctx.status,
-        durationMs: Number(process.hrtime.bigint() - started) / 1e6,
-        requestId,
-      });
+      ctx.set('X-Request-Id', requestId);
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      const extra = extraHeaders();
+      for (const name in extra) ctx.set(name, extra[name]!);
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      metrics.record(routeOf(ctx), ctx.method, ctx.status, durationMs / 1000);
+      logger.info('request', { method: ctx.method, path: ctx.path, status: ctx.status, durationMs, requestId });
     }
   };
 }

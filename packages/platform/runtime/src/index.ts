@@ -2,3 +2,4 @@ export * from './logger';
 export * from './main';
 export * from './settings';
 export * from './periodic';
+export * from './json-lines';

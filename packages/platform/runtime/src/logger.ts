@@ -1,4 +1,5 @@
 import winston from 'winston';
+import { BatchedLines, jsonLine } from './json-lines';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'http' | 'verbose' | 'debug' | 'silly';
 
@@ -48,11 +49,11 @@ export class Logger {
   }
 }
 
-/** A service's logger: JSON lines on stdout, or to the transports given (tests capture them). */
-export function createLogger(service: string, level: LogLevel, transports: winston.transport[] = [new winston.transports.Console()]): Logger {
+/** A service's logger: JSON lines on stdout, batched per turn of the event loop, or to the transports given (tests capture them). */
+export function createLogger(service: string, level: LogLevel, transports: winston.transport[] = [new BatchedLines()]): Logger {
   const logger = winston.createLogger({
     level,
-    format: winston.format.combine(winston.format.timestamp(), winston.format.json()),
+    format: jsonLine(),
     defaultMeta: { service },
     transports,
   });

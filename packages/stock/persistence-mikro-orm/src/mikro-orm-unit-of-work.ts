@@ -5,10 +5,10 @@ import { MikroOrmProductRepository } from './mikro-orm-product-repository';
 
 /**
  * Stock transactions on MikroORM. The work gets repositories bound to the
- * transaction's own session. On PostgreSQL every repository call is a single
- * statement, so work run with `singleCall` is sent without BEGIN and COMMIT;
- * SQLite always opens a transaction (a refused write reads the row back).
- * Either way, such work may make one call only.
+ * transaction's own session. Work run with `singleCall` makes one repository
+ * call, which is one conditional write (on PostgreSQL with the row read back in
+ * the same statement when it is refused; on SQLite the read follows, only to
+ * say why): it is sent without BEGIN and COMMIT, and may make one call only.
  */
 export class MikroOrmUnitOfWork implements UnitOfWork<StockTransaction> {
   constructor(
@@ -18,9 +18,8 @@ export class MikroOrmUnitOfWork implements UnitOfWork<StockTransaction> {
   ) {}
 
   run<T>(work: (tx: StockTransaction) => Promise<T>, options: UnitOfWorkOptions = {}): Promise<T> {
-    if (!options.singleCall) return this.database.transaction((session) => work(this.transaction(session)));
-    if (this.database.dialect === 'postgresql') return work(allowingOneCall(this.transaction(this.database.session)));
-    return this.database.transaction((session) => work(allowingOneCall(this.transaction(session))));
+    if (options.singleCall) return work(allowingOneCall(this.transaction(this.database.session)));
+    return this.database.transaction((session) => work(this.transaction(session)));
   }
 
   private transaction(session: SqlSession): StockTransaction {

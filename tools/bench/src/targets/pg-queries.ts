@@ -14,16 +14,21 @@ interface Row {
 
 const json = (row: Row) => ({ id: row.id, name: row.name, description: row.description, price: Number(row.price), quantityInStock: row.quantity_in_stock });
 
-/** The service's own statements on the service's own schema, as named (prepared) statements on a plain pg pool. */
-export function pgQueries(pool: pg.Pool) {
-  const one = async (name: string, text: string, values: unknown[]) => (await pool.query<Row>({ name, text, values })).rows[0];
+/**
+ * The service's own statements on the service's own schema, on a plain pg
+ * pool: as named (prepared) statements, or, with `prepared` false, parsed and
+ * planned by the server every time, as the service's (MikroORM's) are.
+ */
+export function pgQueries(pool: pg.Pool, prepared = true) {
+  const query = (config: { name: string; text: string; values: unknown[] }) => pool.query<Row>(prepared ? config : { text: config.text, values: config.values });
+  const one = async (name: string, text: string, values: unknown[]) => (await query({ name, text, values })).rows[0];
   return {
     getOne: async (id: number) => {
       const row = await one('get', `select ${COLUMNS} from "product" where "id" = $1`, [id]);
       return row && json(row);
     },
     page: async (after: number, limit: number) =>
-      (await pool.query<Row>({ name: 'page', text: `select ${COLUMNS} from "product" where "id" > $1 order by "id" limit $2`, values: [after, limit] })).rows.map(json),
+      (await query({ name: 'page', text: `select ${COLUMNS} from "product" where "id" > $1 order by "id" limit $2`, values: [after, limit] })).rows.map(json),
     create: async (body: BodyProduct) => {
       const row = (await one('create', `insert into "product" ("name", "description", "price", "quantity_in_stock", "version") values ($1, $2, $3, $4, 1) returning ${COLUMNS}`, [
         body.name,

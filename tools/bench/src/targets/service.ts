@@ -1,7 +1,12 @@
-import { createLogger } from '@platform/runtime';
+import { runMain } from '@platform/runtime';
 import { loadConfig, startStockService } from '@stock/service';
 
-/** The stock service itself, as `pnpm start` runs it, with access logs off (a benchmark is not a log test). */
-const service = await startStockService(loadConfig(), { logger: createLogger('stock-service', 'warn') });
-console.log(JSON.stringify({ message: 'listening', port: Number(new URL(service.url).port) }));
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void service.close().then(() => process.exit(0)));
+/**
+ * The stock service as `pnpm start` runs it: its own settings (info access log
+ * on stdout, metrics, request ids), unless the environment says otherwise.
+ */
+await runMain('stock service', async () => {
+  const service = await startStockService(loadConfig());
+  console.log(JSON.stringify({ message: 'listening', port: service.port }));
+  return { logger: service.logger, close: () => service.close({ immediate: true }) };
+});
