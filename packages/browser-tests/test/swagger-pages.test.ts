@@ -89,7 +89,7 @@ describe('the /swagger pages in headless Chromium', function () {
     try {
       await page.goto(`${stock.url}/swagger`);
       await page.locator('.opblock-tag').first().waitFor();
-      expect(await groups(page)).to.deep.equal(['Products', 'Operations']);
+      expect(await groups(page)).to.deep.equal(['Products', 'Reservations', 'Operations']);
       // Styled: swagger-ui's stylesheet applied, not the browser's defaults.
       const methodBadge = page.locator('.opblock-summary-method').first();
       expect(await methodBadge.evaluate((badge) => badge.ownerDocument.defaultView!.getComputedStyle(badge).backgroundColor)).not.to.equal('rgba(0, 0, 0, 0)');
@@ -109,7 +109,7 @@ describe('the /swagger pages in headless Chromium', function () {
       });
       expect(read.status).to.equal('200');
       expect(read.requestUrl).to.equal(`${stock.url}/api/products/${product.id}`);
-      expect(JSON.parse(read.body)).to.deep.equal({ id: product.id, name: 'Browser lamp', description: 'Made in Chromium', price: 12.5, quantityInStock: 3 });
+      expect(JSON.parse(read.body)).to.deep.equal({ id: product.id, name: 'Browser lamp', description: 'Made in Chromium', price: 12.5, quantityInStock: 3, reservedQuantity: 0, availableQuantity: 3 });
 
       await page.screenshot({ path: join(ARTIFACTS, 'stock-swagger.png'), fullPage: true });
       // The part a reader of the README wants to see: the request body, Execute, and what came back.

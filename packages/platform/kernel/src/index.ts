@@ -3,3 +3,4 @@ export * from './idempotency';
 export * from './unit-of-work';
 export * from './single-call';
 export * from './unavailable';
+export * from './clock';

@@ -1,19 +1,24 @@
-import { type IdempotentRequest, type OnceResult, runOnce, type UnitOfWork } from '@platform/kernel';
+import { type Clock, type OnceResult, runOnce, type UnitOfWork } from '@platform/kernel';
 import { InsufficientStockError, type Product, ProductNotFoundError, type StockAdjustment, StockLimitExceededError, type StockTransaction } from '@stock/domain';
+import type { WriteOptions } from './options';
 import { productRecord } from './product-record';
 
 export class AdjustStock {
-  constructor(private readonly unitOfWork: UnitOfWork<StockTransaction>) {}
+  constructor(
+    private readonly unitOfWork: UnitOfWork<StockTransaction>,
+    private readonly clock: Clock,
+  ) {}
 
   /**
    * Applies the adjustment atomically, or throws InsufficientStockError /
-   * StockLimitExceededError with nothing changed. Without an idempotency key
-   * it is one conditional statement with no transaction around it, so a hot
-   * product's row is locked for one round trip only.
+   * StockLimitExceededError with nothing changed. The stock never goes below
+   * what reservations hold. Without an idempotency key it is one conditional
+   * statement with no transaction around it, so a hot product's row is locked
+   * for one round trip only.
    */
-  async execute(id: number, { delta }: StockAdjustment, idempotency?: IdempotentRequest): Promise<OnceResult<Product>> {
+  async execute(id: number, { delta, reason }: StockAdjustment, { idempotency, requestId }: WriteOptions = {}): Promise<OnceResult<Product>> {
     const adjust = async (tx: StockTransaction): Promise<Product> => {
-      const outcome = await tx.products.adjustStock(id, delta);
+      const outcome = await tx.products.adjustStock(id, delta, { at: this.clock(), reason, requestId });
       switch (outcome.status) {
         case 'adjusted':
           return outcome.product;

@@ -1,13 +1,22 @@
-import type { UnitOfWork } from '@platform/kernel';
-import { type Product, type ProductDetails, ProductNotFoundError, type StockTransaction, VersionMismatchError } from '@stock/domain';
+import type { Clock, UnitOfWork } from '@platform/kernel';
+import { InsufficientStockError, type Product, type ProductDetails, ProductNotFoundError, type StockTransaction, VersionMismatchError } from '@stock/domain';
+
+export interface UpdateOptions {
+  /** Update only if nobody changed the product since this version was read. */
+  readonly expectedVersion?: number;
+  readonly requestId?: string;
+}
 
 export class UpdateProduct {
-  constructor(private readonly unitOfWork: UnitOfWork<StockTransaction>) {}
+  constructor(
+    private readonly unitOfWork: UnitOfWork<StockTransaction>,
+    private readonly clock: Clock,
+  ) {}
 
-  /** With `expectedVersion`, the update happens only if nobody changed the product since that version was read. */
-  async execute(id: number, details: ProductDetails, expectedVersion?: number): Promise<Product> {
-    // One conditional update: atomic by itself, no transaction to open around it.
-    const outcome = await this.unitOfWork.run((tx) => tx.products.update(id, details, expectedVersion), { singleCall: true });
+  /** Replaces the details; the stock may not go below what reservations hold. */
+  async execute(id: number, details: ProductDetails, { expectedVersion, requestId }: UpdateOptions = {}): Promise<Product> {
+    // One conditional update (with its movement): atomic by itself, no transaction to open around it.
+    const outcome = await this.unitOfWork.run((tx) => tx.products.update(id, details, expectedVersion, { at: this.clock(), requestId }), { singleCall: true });
     switch (outcome.status) {
       case 'updated':
         return outcome.product;
@@ -15,6 +24,8 @@ export class UpdateProduct {
         throw new ProductNotFoundError(id);
       case 'version-mismatch':
         throw new VersionMismatchError(id, outcome.currentVersion);
+      case 'below-reserved':
+        throw new InsufficientStockError(id, outcome.quantityInStock - outcome.reservedQuantity, details.quantityInStock - outcome.quantityInStock);
     }
   }
 }

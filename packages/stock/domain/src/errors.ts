@@ -1,7 +1,17 @@
 import { DomainError, type IdempotencyKeyReusedError, type ValidationError } from '@platform/kernel';
 
 /** Every code the stock domain and its use cases can fail with; the HTTP adapter maps each to a status. */
-export type StockErrorCode = ValidationError['code'] | IdempotencyKeyReusedError['code'] | 'PRODUCT_NOT_FOUND' | 'INSUFFICIENT_STOCK' | 'STOCK_LIMIT_EXCEEDED' | 'VERSION_MISMATCH';
+export type StockErrorCode =
+  | ValidationError['code']
+  | IdempotencyKeyReusedError['code']
+  | 'PRODUCT_NOT_FOUND'
+  | 'UNKNOWN_PRODUCTS'
+  | 'PRODUCT_RESERVED'
+  | 'INSUFFICIENT_STOCK'
+  | 'STOCK_LIMIT_EXCEEDED'
+  | 'VERSION_MISMATCH'
+  | 'RESERVATION_NOT_FOUND'
+  | 'RESERVATION_NOT_HELD';
 
 /**
  * The base of every stock error: its code must be one of StockErrorCode, and
@@ -18,15 +28,52 @@ export class ProductNotFoundError extends StockError<'PRODUCT_NOT_FOUND'> {
   }
 }
 
+/** Several product ids that do not exist, named together. */
+export class UnknownProductsError extends StockError<'UNKNOWN_PRODUCTS'> {
+  readonly code = 'UNKNOWN_PRODUCTS';
+
+  constructor(readonly productIds: readonly number[]) {
+    super(`No product has the id${productIds.length > 1 ? 's' : ''} ${productIds.join(', ')}.`);
+  }
+}
+
+/** A product whose stock reservations hold cannot be deleted: those reservations would lose their stock. */
+export class ProductReservedError extends StockError<'PRODUCT_RESERVED'> {
+  readonly code = 'PRODUCT_RESERVED';
+
+  constructor(
+    readonly productId: number,
+    readonly reservedQuantity: number,
+  ) {
+    super(`Product ${productId} has ${reservedQuantity} held by reservations; release or commit them first.`);
+  }
+}
+
 export class InsufficientStockError extends StockError<'INSUFFICIENT_STOCK'> {
   readonly code = 'INSUFFICIENT_STOCK';
 
   constructor(
     readonly productId: number,
+    /** What could be taken out: the stock no reservation holds. */
     readonly available: number,
     readonly delta: number,
   ) {
-    super(`Product ${productId} has ${available} in stock; an adjustment of ${delta} would take it below 0.`);
+    super(`Product ${productId} has ${available} available; a change of ${delta} would take its stock below what is held or below 0.`);
+  }
+}
+
+export interface Shortage {
+  readonly productId: number;
+  readonly requested: number;
+  readonly available: number;
+}
+
+/** A reservation that cannot hold every line: nothing was held. */
+export class StockShortageError extends StockError<'INSUFFICIENT_STOCK'> {
+  readonly code = 'INSUFFICIENT_STOCK';
+
+  constructor(readonly shortages: readonly Shortage[]) {
+    super(`Not enough stock for ${shortages.map((s) => `product ${s.productId} (${s.requested} requested, ${s.available} available)`).join(', ')}; nothing was held.`);
   }
 }
 
@@ -51,5 +98,25 @@ export class VersionMismatchError extends StockError<'VERSION_MISMATCH'> {
     readonly currentVersion: number,
   ) {
     super(`Product ${productId} has changed since that version was read (it is now at version ${currentVersion}).`);
+  }
+}
+
+export class ReservationNotFoundError extends StockError<'RESERVATION_NOT_FOUND'> {
+  readonly code = 'RESERVATION_NOT_FOUND';
+
+  constructor(readonly reservationId: string) {
+    super(`Reservation ${reservationId} does not exist.`);
+  }
+}
+
+/** Committing a released or expired reservation, or releasing a committed one. */
+export class ReservationNotHeldError extends StockError<'RESERVATION_NOT_HELD'> {
+  readonly code = 'RESERVATION_NOT_HELD';
+
+  constructor(
+    readonly reservationId: string,
+    readonly status: string,
+  ) {
+    super(`Reservation ${reservationId} is ${status}, not held.`);
   }
 }

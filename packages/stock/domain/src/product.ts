@@ -103,12 +103,22 @@ export class Product implements ProductDetailsInput {
     readonly details: ProductDetails,
     /** Starts at 1 and grows with every write: the product's ETag. */
     readonly version: number,
+    /** Held by open reservations: never below 0, never above quantityInStock. */
+    readonly reservedQuantity: number,
   ) {}
 
-  static of(id: number, details: ProductDetails, version: number): Product {
+  static of(id: number, details: ProductDetails, version: number, reservedQuantity = 0): Product {
     if (!isProductId(id)) throw new RangeError(`Not a product id: ${id}`);
     if (!Number.isSafeInteger(version) || version < 1) throw new RangeError(`Not a product version: ${version}`);
-    return new Product(id, details, version);
+    if (!Number.isInteger(reservedQuantity) || reservedQuantity < 0 || reservedQuantity > details.quantityInStock) {
+      throw new RangeError(`Not a reserved quantity for a stock of ${details.quantityInStock}: ${reservedQuantity}`);
+    }
+    return new Product(id, details, version, reservedQuantity);
+  }
+
+  /** What can still be sold or reserved: the stock no reservation holds. */
+  get availableQuantity(): number {
+    return this.details.quantityInStock - this.reservedQuantity;
   }
 
   get name(): string {

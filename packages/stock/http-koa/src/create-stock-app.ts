@@ -1,10 +1,11 @@
 import { createHttpApp, type HttpApp, type Logger } from '@platform/koa';
 import { toProblem } from './problem';
 import { type ProductUseCases, productsRouter } from './products-router';
+import { type ReservationUseCases, reservationsRouter } from './reservations-router';
 import { StockMetrics } from './stock-metrics';
 
 export interface StockAppOptions {
-  readonly useCases: ProductUseCases;
+  readonly useCases: ProductUseCases & ReservationUseCases;
   readonly logger: Logger;
   /** The OpenAPI description served at /swagger. */
   readonly openApiFile: string;
@@ -12,9 +13,10 @@ export interface StockAppOptions {
   readonly isReady?: () => Promise<boolean>;
 }
 
-/** The stock service's HTTP app: the platform's, with the products routes mounted. */
+/** The stock service's HTTP app: the platform's, with the products and reservations routes mounted. */
 export function createStockApp({ useCases, logger, openApiFile, isReady }: StockAppOptions): HttpApp {
   const http = createHttpApp({ logger, toProblem, ...(isReady && { isReady }), docs: { specFile: openApiFile, title: 'Stock service API' } });
   http.route(productsRouter({ useCases, logger, metrics: new StockMetrics(http.metrics.registry) }));
+  http.route(reservationsRouter({ useCases, logger }));
   return http;
 }

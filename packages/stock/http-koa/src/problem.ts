@@ -1,17 +1,25 @@
 import { problemsFor } from '@platform/koa';
-import { InsufficientStockError, type StockErrorCode, StockLimitExceededError } from '@stock/domain';
+import { InsufficientStockError, ReservationNotHeldError, type StockErrorCode, StockLimitExceededError, StockShortageError, UnknownProductsError } from '@stock/domain';
 
 /** The one table from the stock error codes to HTTP statuses: a code without a status does not compile. */
 export const STATUS_BY_CODE: Readonly<Record<StockErrorCode, number>> = {
   VALIDATION_FAILED: 400,
   PRODUCT_NOT_FOUND: 404,
+  UNKNOWN_PRODUCTS: 404,
+  RESERVATION_NOT_FOUND: 404,
   INSUFFICIENT_STOCK: 409,
   STOCK_LIMIT_EXCEEDED: 409,
+  PRODUCT_RESERVED: 409,
+  RESERVATION_NOT_HELD: 409,
   VERSION_MISMATCH: 412,
   IDEMPOTENCY_KEY_REUSED: 422,
 };
 
-/** The problem for each stock error; a refused adjustment also says how much is available. */
-export const toProblem = problemsFor(STATUS_BY_CODE, (error) =>
-  error instanceof InsufficientStockError || error instanceof StockLimitExceededError ? { available: error.available } : undefined,
-);
+/** The problem for each stock error, with the members its type defines: what is available, what is short, which ids, which status. */
+export const toProblem = problemsFor(STATUS_BY_CODE, (error) => {
+  if (error instanceof InsufficientStockError || error instanceof StockLimitExceededError) return { available: error.available };
+  if (error instanceof StockShortageError) return { shortages: error.shortages };
+  if (error instanceof UnknownProductsError) return { productIds: error.productIds };
+  if (error instanceof ReservationNotHeldError) return { reservationStatus: error.status };
+  return undefined;
+});

@@ -1,4 +1,4 @@
-import type { Product } from '@stock/domain';
+import type { Product, Reservation, StockMovement } from '@stock/domain';
 
 /** A product as the API shows it, camelCase, price as a JSON number that prints exactly as stored. */
 export function productJson(product: Product) {
@@ -8,5 +8,15 @@ export function productJson(product: Product) {
     description: product.description,
     price: product.price.toNumber(),
     quantityInStock: product.quantityInStock,
+    reservedQuantity: product.reservedQuantity,
+    availableQuantity: product.availableQuantity,
   };
+}
+
+export function reservationJson({ id, reference, status, lines, expiresAt, createdAt, updatedAt }: Reservation) {
+  return { id, reference, status, lines, expiresAt: expiresAt.toISOString(), createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() };
+}
+
+export function movementJson({ at, ...movement }: StockMovement) {
+  return { ...movement, at: at.toISOString() };
 }

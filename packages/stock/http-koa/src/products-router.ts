@@ -1,12 +1,24 @@
 import Router from '@koa/router';
 import { ValidationError } from '@platform/kernel';
 import { decodeInteger, idempotencyKeyOf, INT32_MAX, jsonObjectBody, type Logger, markReplayed, requestIdOf } from '@platform/koa';
-import { type AdjustStock, type CreateProduct, type DeleteProduct, type GetProduct, type ListProducts, MAX_PAGE_SIZE, type StreamProducts, type UpdateProduct } from '@stock/application';
+import {
+  type AdjustStock,
+  type CreateProduct,
+  type DeleteProduct,
+  type GetProduct,
+  type GetProducts,
+  type ListProducts,
+  type ListStockMovements,
+  MAX_BATCH_IDS,
+  MAX_PAGE_SIZE,
+  type StreamProducts,
+  type UpdateProduct,
+} from '@stock/application';
 import { InsufficientStockError, type Product, ProductNotFoundError, StockLimitExceededError } from '@stock/domain';
 import type { Context } from 'koa';
 import { Readable } from 'node:stream';
 import { etagOf, matches, parsePreconditions } from './etag';
-import { productJson } from './product-json';
+import { movementJson, productJson } from './product-json';
 import { decodeProductBody } from './product-codec';
 import type { AdjustmentOutcome, StockMetrics } from './stock-metrics';
 import { decodeStockAdjustmentBody } from './stock-adjustment-codec';
@@ -14,6 +26,8 @@ import { decodeStockAdjustmentBody } from './stock-adjustment-codec';
 export interface ProductUseCases {
   readonly createProduct: CreateProduct;
   readonly getProduct: GetProduct;
+  readonly getProducts: GetProducts;
+  readonly listStockMovements: ListStockMovements;
   readonly listProducts: ListProducts;
   readonly streamProducts: StreamProducts;
   readonly updateProduct: UpdateProduct;
@@ -59,6 +73,19 @@ async function streamAll(streamProducts: StreamProducts, logger: Logger, ctx: Co
   return stream;
 }
 
+/** `ids=3,1,2`: at most MAX_BATCH_IDS product ids, each a positive int32. */
+function decodeIds(raw: string): number[] {
+  const parts = raw.split(',');
+  if (parts.length > MAX_BATCH_IDS) throw new ValidationError({ ids: [`must list at most ${MAX_BATCH_IDS} ids`] });
+  return parts.map((part) => {
+    try {
+      return decodeInteger('ids', part.trim(), 1);
+    } catch {
+      throw new ValidationError({ ids: [`must be a comma-separated list of integers from 1 to ${INT32_MAX}`] });
+    }
+  });
+}
+
 function adjustmentOutcome(error: unknown): AdjustmentOutcome {
   if (error instanceof InsufficientStockError) return 'insufficient_stock';
   if (error instanceof StockLimitExceededError) return 'limit_exceeded';
@@ -75,7 +102,7 @@ function answer(ctx: Context, status: number, product: Product): void {
 }
 
 export function productsRouter({ useCases, logger, metrics }: ProductsRouterOptions): Router {
-  const { createProduct, getProduct, listProducts, streamProducts, updateProduct, deleteProduct, adjustStock } = useCases;
+  const { createProduct, getProduct, getProducts, listProducts, listStockMovements, streamProducts, updateProduct, deleteProduct, adjustStock } = useCases;
   const router = new Router({ prefix: '/api/products' });
   const jsonBody = jsonObjectBody(BODY_LIMIT);
   const pathId = (ctx: Context) => decodeInteger('id', ctx.params.id, 1);
@@ -83,6 +110,12 @@ export function productsRouter({ useCases, logger, metrics }: ProductsRouterOpti
   router.get('/', async (ctx) => {
     const limit = singleQueryValue(ctx, 'limit');
     const after = singleQueryValue(ctx, 'after');
+    const ids = singleQueryValue(ctx, 'ids');
+    if (ids !== undefined) {
+      if (limit !== undefined || after !== undefined) throw new ValidationError({ ids: ['cannot be combined with limit or after'] });
+      ctx.body = (await getProducts.execute(decodeIds(ids))).map(productJson);
+      return;
+    }
     if (limit === undefined && after === undefined) {
       const stream = await streamAll(streamProducts, logger, ctx);
       ctx.type = 'application/json';
@@ -111,11 +144,24 @@ export function productsRouter({ useCases, logger, metrics }: ProductsRouterOpti
     ctx.body = productJson(product);
   });
 
+  router.get('/:id/stock-movements', async (ctx) => {
+    const id = pathId(ctx);
+    const limit = singleQueryValue(ctx, 'limit');
+    const after = singleQueryValue(ctx, 'after');
+    const query = {
+      limit: limit === undefined ? DEFAULT_PAGE_SIZE : decodeInteger('limit', limit, 1, MAX_PAGE_SIZE),
+      after: after === undefined ? 0 : decodeInteger('after', after, 0, Number.MAX_SAFE_INTEGER),
+    };
+    const page = await listStockMovements.execute(id, query);
+    if (page.nextAfter !== undefined) ctx.set('Link', `</api/products/${id}/stock-movements?limit=${query.limit}&after=${page.nextAfter}>; rel="next"`);
+    ctx.body = page.items.map(movementJson);
+  });
+
   router.post('/', jsonBody, async (ctx) => {
     const { id, details } = decodeProductBody(ctx.request.body as Record<string, unknown>);
     if (id !== 0) throw new ValidationError({ id: ['must be absent or 0: the server assigns ids'] });
     const idempotency = idempotencyKeyOf(ctx, 'create-product', { ...details, price: details.price.cents });
-    const { value: product, replayed } = await createProduct.execute(details, idempotency);
+    const { value: product, replayed } = await createProduct.execute(details, { ...(idempotency && { idempotency }), requestId: requestIdOf(ctx) });
     if (!replayed) logger.info('product created', { productId: product.id, requestId: requestIdOf(ctx) });
     markReplayed(ctx, replayed);
     ctx.set('Location', `/api/products/${product.id}`);
@@ -136,7 +182,7 @@ export function productsRouter({ useCases, logger, metrics }: ProductsRouterOpti
         expectedVersion = current && matches(preconditions, current) ? current.version : (preconditions.versions[0] ?? 0);
       }
     }
-    answer(ctx, 200, await updateProduct.execute(id, body.details, expectedVersion));
+    answer(ctx, 200, await updateProduct.execute(id, body.details, { ...(expectedVersion !== undefined && { expectedVersion }), requestId: requestIdOf(ctx) }));
   });
 
   router.delete('/:id', async (ctx) => {
@@ -149,7 +195,7 @@ export function productsRouter({ useCases, logger, metrics }: ProductsRouterOpti
       const id = pathId(ctx);
       const adjustment = decodeStockAdjustmentBody(ctx.request.body as Record<string, unknown>);
       const idempotency = idempotencyKeyOf(ctx, 'adjust-stock', { delta: adjustment.delta, ...(adjustment.reason !== undefined && { reason: adjustment.reason }) });
-      const { value: product, replayed } = await adjustStock.execute(id, adjustment, idempotency);
+      const { value: product, replayed } = await adjustStock.execute(id, adjustment, { ...(idempotency && { idempotency }), requestId: requestIdOf(ctx) });
       if (!replayed) {
         logger.info('stock adjusted', { productId: id, delta: adjustment.delta, reason: adjustment.reason, quantityInStock: product.quantityInStock, requestId: requestIdOf(ctx) });
       }

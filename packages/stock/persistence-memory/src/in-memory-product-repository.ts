@@ -1,61 +1,128 @@
-import type { InMemoryTable, InMemoryTransaction } from '@platform/memory';
-import { type AdjustOutcome, Product, type ProductDetails, type ProductPageQuery, type ProductRepository, STOCK_MAX, STOCK_MIN, type UpdateOutcome } from '@stock/domain';
+import type { InMemoryTransaction } from '@platform/memory';
+import {
+  type AdjustOutcome,
+  type HoldOutcome,
+  type MovementContext,
+  type MovementKind,
+  Product,
+  type ProductDetails,
+  type ProductPageQuery,
+  type ProductRepository,
+  type RemoveOutcome,
+  type Settlement,
+  STOCK_MAX,
+  type UpdateOutcome,
+} from '@stock/domain';
+import type { InMemoryStockTables } from './in-memory-stock-tables';
 
 /**
  * Products in an in-memory table, seen through one transaction (writes are
- * staged there) or through none (reads of committed products only). Ids come
- * from a sequence that never hands one out twice, as in the databases.
+ * staged there, movements with them) or through none (reads of committed
+ * products only).
  */
 export class InMemoryProductRepository implements ProductRepository {
   constructor(
-    private readonly table: InMemoryTable<number, Product>,
-    private readonly nextId: () => number,
+    private readonly tables: InMemoryStockTables,
     private readonly tx?: InMemoryTransaction,
   ) {}
 
-  async add(details: ProductDetails): Promise<Product> {
-    const product = Product.of(this.nextId(), details, 1);
-    this.table.set(product.id, product, this.writable());
+  async add(details: ProductDetails, context: MovementContext): Promise<Product> {
+    const product = Product.of(this.tables.nextProductId(), details, 1);
+    this.save(product, 'created', details.quantityInStock, 0, context);
     return product;
   }
 
   async findById(id: number): Promise<Product | undefined> {
-    return this.table.get(id, this.tx);
+    return this.tables.products.get(id, this.tx);
+  }
+
+  async findMany(ids: readonly number[]): Promise<Product[]> {
+    return [...new Set(ids)]
+      .sort((a, b) => a - b)
+      .map((id) => this.tables.products.get(id, this.tx))
+      .filter((product): product is Product => product !== undefined);
   }
 
   async list({ after, limit }: ProductPageQuery): Promise<Product[]> {
     const page: Product[] = [];
-    for (const product of this.table.values(this.tx)) {
+    for (const product of this.tables.products.values(this.tx)) {
       if (page.length === limit) break;
       if (product.id > after) page.push(product);
     }
     return page;
   }
 
-  async update(id: number, details: ProductDetails, expectedVersion?: number): Promise<UpdateOutcome> {
-    const current = this.table.get(id, this.tx);
+  async update(id: number, details: ProductDetails, expectedVersion: number | undefined, context: MovementContext): Promise<UpdateOutcome> {
+    const current = this.tables.products.get(id, this.tx);
     if (!current) return { status: 'not-found' };
     if (expectedVersion !== undefined && current.version !== expectedVersion) return { status: 'version-mismatch', currentVersion: current.version };
-    return { status: 'updated', product: this.replace(current, details) };
+    if (details.quantityInStock < current.reservedQuantity) return { status: 'below-reserved', quantityInStock: current.quantityInStock, reservedQuantity: current.reservedQuantity };
+    const product = Product.of(id, details, current.version + 1, current.reservedQuantity);
+    this.save(product, 'updated', details.quantityInStock - current.quantityInStock, 0, context);
+    return { status: 'updated', product };
   }
 
-  async adjustStock(id: number, delta: number): Promise<AdjustOutcome> {
-    const current = this.table.get(id, this.tx);
+  async adjustStock(id: number, delta: number, context: MovementContext): Promise<AdjustOutcome> {
+    const current = this.tables.products.get(id, this.tx);
     if (!current) return { status: 'not-found' };
     const quantityInStock = current.quantityInStock + delta;
-    if (quantityInStock < STOCK_MIN) return { status: 'below-minimum', available: current.quantityInStock };
+    if (quantityInStock < current.reservedQuantity) return { status: 'below-minimum', available: current.availableQuantity };
     if (quantityInStock > STOCK_MAX) return { status: 'above-maximum', available: current.quantityInStock };
-    return { status: 'adjusted', product: this.replace(current, current.details.withQuantityInStock(quantityInStock)) };
+    const product = Product.of(id, current.details.withQuantityInStock(quantityInStock), current.version + 1, current.reservedQuantity);
+    this.save(product, 'adjusted', delta, 0, context);
+    return { status: 'adjusted', product };
   }
 
-  async remove(id: number): Promise<boolean> {
-    return this.table.delete(id, this.writable());
+  async remove(id: number): Promise<RemoveOutcome> {
+    const current = this.tables.products.get(id, this.tx);
+    if (!current) return { status: 'not-found' };
+    if (current.reservedQuantity > 0) return { status: 'reserved', reservedQuantity: current.reservedQuantity };
+    this.tables.products.delete(id, this.writable());
+    return { status: 'removed' };
   }
 
-  private replace(current: Product, details: ProductDetails): Product {
-    const product = Product.of(current.id, details, current.version + 1);
-    this.table.set(product.id, product, this.writable());
+  async hold(id: number, quantity: number, context: MovementContext): Promise<HoldOutcome> {
+    const current = this.tables.products.get(id, this.tx);
+    if (!current) return { status: 'not-found' };
+    if (current.availableQuantity < quantity) return { status: 'short', available: current.availableQuantity };
+    const product = Product.of(id, current.details, current.version + 1, current.reservedQuantity + quantity);
+    this.save(product, 'reserved', 0, quantity, context);
+    return { status: 'held', product };
+  }
+
+  async settle(id: number, quantity: number, settlement: Settlement, context: MovementContext): Promise<Product | undefined> {
+    const current = this.tables.products.get(id, this.tx);
+    if (!current) return undefined;
+    const taken = settlement === 'committed' ? quantity : 0;
+    const details = current.details.withQuantityInStock(current.quantityInStock - taken);
+    const product = Product.of(id, details, current.version + 1, current.reservedQuantity - quantity);
+    this.save(product, settlement, -taken, -quantity, context);
     return product;
+  }
+
+  /** Writes the product and, when a quantity moved, its movement: both staged in this transaction. */
+  private save(product: Product, kind: MovementKind, quantityDelta: number, reservedDelta: number, context: MovementContext): void {
+    const tx = this.writable();
+    this.tables.products.set(product.id, product, tx);
+    if (quantityDelta === 0 && reservedDelta === 0 && kind !== 'created') return;
+    const id = this.tables.nextMovementId();
+    this.tables.movements.set(
+      id,
+      {
+        id,
+        productId: product.id,
+        kind,
+        quantityDelta,
+        reservedDelta,
+        quantityAfter: product.quantityInStock,
+        reservedAfter: product.reservedQuantity,
+        at: context.at,
+        ...(context.reason !== undefined && { reason: context.reason }),
+        ...(context.reservationId !== undefined && { reservationId: context.reservationId }),
+        ...(context.requestId !== undefined && { requestId: context.requestId }),
+      },
+      tx,
+    );
   }
 
   private writable(): InMemoryTransaction {

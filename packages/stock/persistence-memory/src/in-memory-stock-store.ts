@@ -1,7 +1,10 @@
 import { allowingOneCall, type UnitOfWork } from '@platform/kernel';
-import { type IdempotencyTable, InMemoryDatabase, InMemoryIdempotencyRecords, InMemoryTable } from '@platform/memory';
-import type { Product, ProductRepository, StockTransaction } from '@stock/domain';
+import { InMemoryDatabase, InMemoryIdempotencyRecords } from '@platform/memory';
+import type { ProductRepository, ReservationRepository, StockMovementRepository, StockTransaction } from '@stock/domain';
 import { InMemoryProductRepository } from './in-memory-product-repository';
+import { InMemoryReservationRepository } from './in-memory-reservation-repository';
+import { InMemoryStockMovementRepository } from './in-memory-stock-movement-repository';
+import { InMemoryStockTables } from './in-memory-stock-tables';
 
 export interface InMemoryStockStoreOptions {
   /** How long an idempotency record is kept. */
@@ -15,22 +18,25 @@ export interface InMemoryStockStoreOptions {
  */
 export class InMemoryStockStore {
   readonly unitOfWork: UnitOfWork<StockTransaction>;
-  /** Committed products, for reads outside any unit of work. */
+  /** Committed state, for reads outside any unit of work. */
   readonly products: ProductRepository;
+  readonly reservations: ReservationRepository;
+  readonly movements: StockMovementRepository;
 
   constructor({ idempotencyTtlMs, now = Date.now }: InMemoryStockStoreOptions) {
     const database = new InMemoryDatabase();
-    const products = new InMemoryTable<number, Product>();
-    const idempotency: IdempotencyTable = new InMemoryTable();
-    let lastId = 0;
-    const nextId = () => ++lastId;
-    this.products = new InMemoryProductRepository(products, nextId);
+    const tables = new InMemoryStockTables();
+    this.products = new InMemoryProductRepository(tables);
+    this.reservations = new InMemoryReservationRepository(tables);
+    this.movements = new InMemoryStockMovementRepository(tables);
     this.unitOfWork = {
       run: (work, options = {}) =>
         database.transaction((tx) => {
           const members: StockTransaction = {
-            products: new InMemoryProductRepository(products, nextId, tx),
-            idempotency: new InMemoryIdempotencyRecords(idempotency, tx, idempotencyTtlMs, now),
+            products: new InMemoryProductRepository(tables, tx),
+            reservations: new InMemoryReservationRepository(tables, tx),
+            movements: new InMemoryStockMovementRepository(tables, tx),
+            idempotency: new InMemoryIdempotencyRecords(tables.idempotency, tx, idempotencyTtlMs, now),
           };
           return work(options.singleCall ? allowingOneCall(members) : members);
         }),

@@ -1,2 +1,4 @@
 export * from './in-memory-product-repository';
+export * from './in-memory-reservation-repository';
+export * from './in-memory-stock-movement-repository';
 export * from './in-memory-stock-store';

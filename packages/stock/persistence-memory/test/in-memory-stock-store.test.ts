@@ -1,4 +1,4 @@
-import { CONTRACT_TTL_MS, idempotencyContract, type OpenStockStore, productRepositoryContract, unitOfWorkContract } from '@stock/test-kit';
+import { CONTRACT_TTL_MS, idempotencyContract, type OpenStockStore, productRepositoryContract, productUseCaseContract, reservationContract, unitOfWorkContract } from '@stock/test-kit';
 import { InMemoryStockStore } from '../src';
 
 const open: OpenStockStore = async (_context, now) => {
@@ -10,6 +10,12 @@ const open: OpenStockStore = async (_context, now) => {
     get products() {
       return store.products;
     },
+    get reservations() {
+      return store.reservations;
+    },
+    get movements() {
+      return store.movements;
+    },
     reset: async () => {
       store = new InMemoryStockStore({ idempotencyTtlMs: CONTRACT_TTL_MS, now });
     },
@@ -20,3 +26,5 @@ const open: OpenStockStore = async (_context, now) => {
 describe('InMemoryProductRepository', () => productRepositoryContract(open));
 describe('InMemoryStockStore unit of work', () => unitOfWorkContract(open));
 describe('InMemoryStockStore idempotency records', () => idempotencyContract(open));
+describe('Product use cases in memory', () => productUseCaseContract(open));
+describe('Reservations and the ledger in memory', () => reservationContract(open));

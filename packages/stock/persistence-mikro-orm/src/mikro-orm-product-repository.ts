@@ -1,63 +1,85 @@
 import type { Row, SqlSession } from '@platform/mikro-orm';
-import { type AdjustOutcome, Product, ProductDetails, type ProductPageQuery, type ProductRepository, STOCK_MAX, STOCK_MIN, type UpdateOutcome } from '@stock/domain';
+import {
+  type AdjustOutcome,
+  type HoldOutcome,
+  type MovementContext,
+  Product,
+  ProductDetails,
+  type ProductPageQuery,
+  type ProductRepository,
+  type RemoveOutcome,
+  type Settlement,
+  STOCK_MAX,
+  type UpdateOutcome,
+} from '@stock/domain';
 import { MONEY_COLUMN } from './product-schema';
+import { writeContext } from './write-context';
 
-/** How often an adjustment refused for a bound that turned out to hold (a concurrent writer moved the stock) is tried again. */
-const ADJUST_ATTEMPTS = 5;
+/** How often a write refused for a condition that turned out to hold (a concurrent writer moved the row) is tried again. */
+const ATTEMPTS = 5;
+
+type Dialect = 'postgresql' | 'sqlite';
 
 interface Statements {
   readonly columns: string;
   readonly insert: string;
   readonly findById: string;
   readonly list: string;
-  /** Answers `written` true with the new row, `written` false with the current row when refused, no row when missing. */
   update(conditional: boolean): string;
   readonly adjust: string;
   readonly remove: string;
+  readonly hold: string;
+  readonly commit: string;
+  readonly release: string;
 }
 
 /**
  * A conditional write and, when it is refused, the row as it stands, so the
  * caller learns why. On PostgreSQL one statement does both: the write in a
- * data-modifying CTE, the current row read from the same snapshot, so a call is
- * one round trip and needs no transaction around it.
+ * data-modifying CTE, the current row read from the same snapshot. On SQLite
+ * the write answers its row itself, and a refused one is read right after.
  */
-function postgresWrite(write: string, columns: string): string {
+function conditional(dialect: Dialect, write: string, columns: string): string {
+  if (dialect === 'sqlite') return `${write} returning true as "written", ${columns}`;
   return `with "written" as (${write} returning ${columns})
     select true as "written", ${columns} from "written"
     union all
     select false, ${columns} from "product" where "id" = ? and not exists (select 1 from "written")`;
 }
 
-function statements(dialect: 'postgresql' | 'sqlite'): Statements {
+function statements(dialect: Dialect): Statements {
   const price = MONEY_COLUMN[dialect].name;
-  const columns = `"id", "name", "description", "${price}", "quantity_in_stock", "version"`;
-  const updateSql = (conditional: boolean) =>
-    `update "product" set "name" = ?, "description" = ?, "${price}" = ?, "quantity_in_stock" = ?, "version" = "version" + 1 where "id" = ?${conditional ? ' and "version" = ?' : ''}`;
-  // bigint: on PostgreSQL an int4 sum past 2147483647 would be an error, not a refusal.
-  const adjustSql = `update "product" set "quantity_in_stock" = "quantity_in_stock" + ?, "version" = "version" + 1
-    where "id" = ? and cast("quantity_in_stock" as bigint) + ? between ${STOCK_MIN} and ${STOCK_MAX}`;
+  const columns = `"id", "name", "description", "${price}", "quantity_in_stock", "reserved_quantity", "version"`;
+  const next = '"write_context" = ?, "version" = "version" + 1';
+  const write = (sql: string) => conditional(dialect, sql, columns);
   return {
     columns,
-    insert: `insert into "product" ("name", "description", "${price}", "quantity_in_stock", "version") values (?, ?, ?, ?, 1) returning ${columns}`,
+    insert: `insert into "product" ("name", "description", "${price}", "quantity_in_stock", "reserved_quantity", "write_context", "version") values (?, ?, ?, ?, 0, ?, 1) returning ${columns}`,
     findById: `select ${columns} from "product" where "id" = ?`,
     list: `select ${columns} from "product" where "id" > ? order by "id" limit ?`,
-    update: (conditional) => (dialect === 'postgresql' ? postgresWrite(updateSql(conditional), columns) : `${updateSql(conditional)} returning true as "written", ${columns}`),
-    adjust: dialect === 'postgresql' ? postgresWrite(adjustSql, columns) : `${adjustSql} returning true as "written", ${columns}`,
-    remove: 'delete from "product" where "id" = ?',
+    // The new stock may not go below what is held: "reserved_quantity" <= the new quantity.
+    update: (versioned) =>
+      write(`update "product" set "name" = ?, "description" = ?, "${price}" = ?, "quantity_in_stock" = ?, ${next} where "id" = ? and "reserved_quantity" <= ?${versioned ? ' and "version" = ?' : ''}`),
+    // bigint: on PostgreSQL an int4 sum past 2147483647 would be an error, not a refusal.
+    adjust: write(`update "product" set "quantity_in_stock" = "quantity_in_stock" + ?, ${next} where "id" = ? and cast("quantity_in_stock" as bigint) + ? between "reserved_quantity" and ${STOCK_MAX}`),
+    remove: write(`delete from "product" where "id" = ? and "reserved_quantity" = 0`),
+    hold: write(`update "product" set "reserved_quantity" = "reserved_quantity" + ?, ${next} where "id" = ? and "quantity_in_stock" - "reserved_quantity" >= ?`),
+    commit: `update "product" set "quantity_in_stock" = "quantity_in_stock" - ?, "reserved_quantity" = "reserved_quantity" - ?, ${next} where "id" = ? and "reserved_quantity" >= ? returning ${columns}`,
+    release: `update "product" set "reserved_quantity" = "reserved_quantity" - ?, ${next} where "id" = ? and "reserved_quantity" >= ? returning ${columns}`,
   };
 }
 
-const cache = new Map<string, Statements>();
+const cache = new Map<Dialect, Statements>();
 
 /**
  * Products through MikroORM's EntityManager, one statement per call on the
- * session it is handed: a transaction's, or one outside any. Rows map straight
- * to the domain's Product; no entity is hydrated and no identity map grows.
+ * session it is handed: a transaction's, or one outside any. Each write is one
+ * conditional statement; the ledger trigger appends its movement in that same
+ * statement. Rows map straight to the domain's Product.
  */
 export class MikroOrmProductRepository implements ProductRepository {
   private readonly sql: Statements;
-  private readonly money: (typeof MONEY_COLUMN)[keyof typeof MONEY_COLUMN];
+  private readonly money: (typeof MONEY_COLUMN)[Dialect];
 
   constructor(private readonly session: SqlSession) {
     this.money = MONEY_COLUMN[session.dialect];
@@ -66,8 +88,8 @@ export class MikroOrmProductRepository implements ProductRepository {
     this.sql = sql;
   }
 
-  async add(details: ProductDetails): Promise<Product> {
-    const [row] = await this.session.all(this.sql.insert, [details.name, details.description, this.price(details), details.quantityInStock]);
+  async add(details: ProductDetails, context: MovementContext): Promise<Product> {
+    const [row] = await this.session.all(this.sql.insert, [details.name, details.description, this.price(details), details.quantityInStock, writeContext('created', context)]);
     return this.toProduct(row!);
   }
 
@@ -76,38 +98,76 @@ export class MikroOrmProductRepository implements ProductRepository {
     return row && this.toProduct(row);
   }
 
+  async findMany(ids: readonly number[]): Promise<Product[]> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return [];
+    const rows = await this.session.all(`select ${this.sql.columns} from "product" where "id" in (${unique.map(() => '?').join(', ')}) order by "id"`, unique);
+    return rows.map((row) => this.toProduct(row));
+  }
+
   async list({ after, limit }: ProductPageQuery): Promise<Product[]> {
     const rows = await this.session.all(this.sql.list, [after, limit]);
     return rows.map((row) => this.toProduct(row));
   }
 
-  async update(id: number, details: ProductDetails, expectedVersion?: number): Promise<UpdateOutcome> {
-    const conditional = expectedVersion !== undefined;
-    const params = [details.name, details.description, this.price(details), details.quantityInStock, id, ...(conditional ? [expectedVersion] : [])];
-    const row = await this.write(this.sql.update(conditional), params, id);
-    if (!row) return { status: 'not-found' };
-    return row.written ? { status: 'updated', product: this.toProduct(row) } : { status: 'version-mismatch', currentVersion: Number(row.version) };
-  }
-
-  async adjustStock(id: number, delta: number): Promise<AdjustOutcome> {
-    for (let attempt = 0; attempt < ADJUST_ATTEMPTS; attempt++) {
-      // One conditional statement: the bound check and the write happen together, under the row's lock.
-      const row = await this.write(this.sql.adjust, [delta, id, delta], id);
+  async update(id: number, details: ProductDetails, expectedVersion: number | undefined, context: MovementContext): Promise<UpdateOutcome> {
+    const versioned = expectedVersion !== undefined;
+    const params = [details.name, details.description, this.price(details), details.quantityInStock, writeContext('updated', context), id, details.quantityInStock, ...(versioned ? [expectedVersion] : [])];
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const row = await this.write(this.sql.update(versioned), params, id);
       if (!row) return { status: 'not-found' };
-      if (row.written) return { status: 'adjusted', product: this.toProduct(row) };
-      const available = Number(row.quantity_in_stock);
-      if (available + delta < STOCK_MIN) return { status: 'below-minimum', available };
-      if (available + delta > STOCK_MAX) return { status: 'above-maximum', available };
-      // Refused, yet the stock read back fits: another writer moved it in between. Try again.
+      if (row.written) return { status: 'updated', product: this.toProduct(row) };
+      const current = this.toProduct(row);
+      if (versioned && current.version !== expectedVersion) return { status: 'version-mismatch', currentVersion: current.version };
+      if (current.reservedQuantity > details.quantityInStock) return { status: 'below-reserved', quantityInStock: current.quantityInStock, reservedQuantity: current.reservedQuantity };
     }
-    throw new Error(`Stock of product ${id} kept changing under ${ADJUST_ATTEMPTS} attempts to adjust it by ${delta}.`);
+    throw new Error(`Product ${id} kept changing under ${ATTEMPTS} attempts to update it.`);
   }
 
-  async remove(id: number): Promise<boolean> {
-    return (await this.session.run(this.sql.remove, [id])) > 0;
+  async adjustStock(id: number, delta: number, context: MovementContext): Promise<AdjustOutcome> {
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      // One conditional statement: the bound check and the write happen together, under the row's lock.
+      const row = await this.write(this.sql.adjust, [delta, writeContext('adjusted', context), id, delta], id);
+      if (!row) return { status: 'not-found' };
+      const product = this.toProduct(row);
+      if (row.written) return { status: 'adjusted', product };
+      if (product.quantityInStock + delta < product.reservedQuantity) return { status: 'below-minimum', available: product.availableQuantity };
+      if (product.quantityInStock + delta > STOCK_MAX) return { status: 'above-maximum', available: product.quantityInStock };
+    }
+    throw new Error(`Stock of product ${id} kept changing under ${ATTEMPTS} attempts to adjust it by ${delta}.`);
   }
 
-  /** Runs a conditional write; on SQLite, where it answers no row when refused, reads the current row in the same transaction. */
+  async remove(id: number): Promise<RemoveOutcome> {
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const row = await this.write(this.sql.remove, [id], id);
+      if (!row) return { status: 'not-found' };
+      if (row.written) return { status: 'removed' };
+      const reservedQuantity = Number(row.reserved_quantity);
+      if (reservedQuantity > 0) return { status: 'reserved', reservedQuantity };
+    }
+    throw new Error(`Product ${id} kept changing under ${ATTEMPTS} attempts to remove it.`);
+  }
+
+  async hold(id: number, quantity: number, context: MovementContext): Promise<HoldOutcome> {
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const row = await this.write(this.sql.hold, [quantity, writeContext('reserved', context), id, quantity], id);
+      if (!row) return { status: 'not-found' };
+      const product = this.toProduct(row);
+      if (row.written) return { status: 'held', product };
+      if (product.availableQuantity < quantity) return { status: 'short', available: product.availableQuantity };
+    }
+    throw new Error(`Product ${id} kept changing under ${ATTEMPTS} attempts to hold ${quantity}.`);
+  }
+
+  async settle(id: number, quantity: number, settlement: Settlement, context: MovementContext): Promise<Product | undefined> {
+    const [row] =
+      settlement === 'committed'
+        ? await this.session.all(this.sql.commit, [quantity, quantity, writeContext(settlement, context), id, quantity])
+        : await this.session.all(this.sql.release, [quantity, writeContext(settlement, context), id, quantity]);
+    return row && this.toProduct(row);
+  }
+
+  /** Runs a conditional write; answers the written row, the refused one as it stands (`written` false), or nothing when the product is missing. */
   private async write(sql: string, params: unknown[], id: number): Promise<Row | undefined> {
     if (this.session.dialect === 'postgresql') return (await this.session.all(sql, [...params, id]))[0];
     const [written] = await this.session.all(sql, params);
@@ -123,6 +183,6 @@ export class MikroOrmProductRepository implements ProductRepository {
   private toProduct(row: Row): Product {
     const price = this.money.type.convertToJSValue(row[this.money.name] as never, this.session.em.getPlatform());
     const details = ProductDetails.restore({ name: String(row.name), description: String(row.description), price, quantityInStock: Number(row.quantity_in_stock) });
-    return Product.of(Number(row.id), details, Number(row.version));
+    return Product.of(Number(row.id), details, Number(row.version), Number(row.reserved_quantity));
   }
 }

@@ -2,6 +2,8 @@ import { allowingOneCall, type UnitOfWork, type UnitOfWorkOptions } from '@platf
 import { type Database, MikroOrmIdempotencyRecords, type SqlSession } from '@platform/mikro-orm';
 import type { StockTransaction } from '@stock/domain';
 import { MikroOrmProductRepository } from './mikro-orm-product-repository';
+import { MikroOrmReservationRepository } from './mikro-orm-reservation-repository';
+import { MikroOrmStockMovementRepository } from './mikro-orm-stock-movement-repository';
 
 /**
  * Stock transactions on MikroORM. The work gets repositories bound to the
@@ -25,6 +27,8 @@ export class MikroOrmUnitOfWork implements UnitOfWork<StockTransaction> {
   private transaction(session: SqlSession): StockTransaction {
     return {
       products: new MikroOrmProductRepository(session),
+      reservations: new MikroOrmReservationRepository(session),
+      movements: new MikroOrmStockMovementRepository(session),
       idempotency: new MikroOrmIdempotencyRecords(session, this.idempotencyTtlMs, this.now),
     };
   }

@@ -9,7 +9,36 @@ export interface ProductRow {
   description: string;
   price: Money;
   quantityInStock: number;
+  reservedQuantity: number;
+  /** What the latest write was (kind, reason, reservation, request, time), read by the ledger trigger. */
+  writeContext: string | null;
   version: number;
+}
+
+/** One movement of the stock ledger (see the migration that creates it). */
+export interface StockMovementRow {
+  id: number;
+  productId: number;
+  kind: string;
+  quantityDelta: number;
+  reservedDelta: number;
+  quantityAfter: number;
+  reservedAfter: number;
+  reason: string | null;
+  reservationId: string | null;
+  requestId: string | null;
+  at: Date | number;
+}
+
+export interface ReservationRow {
+  id: string;
+  reference: string;
+  status: string;
+  /** JSON: [{ productId, quantity }], one per product in id order. */
+  lines: string;
+  expiresAt: Date | number;
+  createdAt: Date | number;
+  updatedAt: Date | number;
 }
 
 /** PostgreSQL keeps money as numeric(15,2), exchanged as text so no double is ever involved. */
@@ -66,6 +95,7 @@ export function productSchema(dialect: Dialect): EntitySchema<ProductRow> {
         ? [
             { name: 'product_price_check', expression: `"${price}" >= 0` },
             { name: 'product_quantity_in_stock_check', expression: '"quantity_in_stock" >= 0' },
+            { name: 'product_reserved_quantity_check', expression: '"reserved_quantity" >= 0 and "reserved_quantity" <= "quantity_in_stock"' },
           ]
         : [],
     properties: {
@@ -76,13 +106,62 @@ export function productSchema(dialect: Dialect): EntitySchema<ProductRow> {
       description: { type: 'string', length: 2000, default: '' },
       price: { type: MONEY_COLUMN[dialect].type, fieldName: MONEY_COLUMN[dialect].name },
       quantityInStock: { type: 'integer', fieldName: 'quantity_in_stock', default: 0 },
+      reservedQuantity: { type: 'integer', fieldName: 'reserved_quantity', default: 0 },
+      writeContext: { type: dialect === 'postgresql' ? 'json' : 'text', fieldName: 'write_context', nullable: true },
       // Every write moves it on: the product's ETag, and the guard of conditional writes.
       version: { type: 'integer', version: true, default: 1 },
     },
   });
 }
 
+/** Times: timestamptz on PostgreSQL, epoch milliseconds on SQLite (which has no time type). */
+function time(dialect: Dialect, fieldName: string): { type: string; columnType?: string; fieldName: string } {
+  return dialect === 'postgresql' ? { type: 'datetime', columnType: 'timestamptz', fieldName } : { type: 'integer', fieldName };
+}
+
+export function stockMovementSchema(dialect: Dialect): EntitySchema<StockMovementRow> {
+  const wide = dialect === 'postgresql' ? 'bigint' : 'integer';
+  return new EntitySchema<StockMovementRow>({
+    name: 'StockMovement',
+    tableName: 'stock_movement',
+    indexes: [{ name: 'stock_movement_product_id_id_index', properties: ['productId', 'id'] }],
+    properties: {
+      id: { type: wide, primary: true, autoincrement: true, ...(dialect === 'postgresql' ? { generated: 'by default as identity' } : { nullable: true }) },
+      productId: { type: 'integer', fieldName: 'product_id' },
+      kind: { type: 'string', length: 20 },
+      quantityDelta: { type: wide, fieldName: 'quantity_delta' },
+      reservedDelta: { type: wide, fieldName: 'reserved_delta' },
+      quantityAfter: { type: 'integer', fieldName: 'quantity_after' },
+      reservedAfter: { type: 'integer', fieldName: 'reserved_after' },
+      reason: { type: 'string', length: 200, nullable: true },
+      reservationId: { type: 'string', length: 36, fieldName: 'reservation_id', nullable: true },
+      requestId: { type: 'string', length: 128, fieldName: 'request_id', nullable: true },
+      at: time(dialect, 'at'),
+    },
+  });
+}
+
+export function reservationSchema(dialect: Dialect): EntitySchema<ReservationRow> {
+  return new EntitySchema<ReservationRow>({
+    name: 'Reservation',
+    tableName: 'reservation',
+    uniques: [{ name: 'reservation_reference_unique', properties: ['reference'] }],
+    indexes: [{ name: 'reservation_status_expires_at_index', properties: ['status', 'expiresAt'] }],
+    properties: {
+      id: { type: 'string', length: 36, primary: true },
+      reference: { type: 'string', length: 200 },
+      // On PostgreSQL MikroORM reads the check back as this enum (PostgreSQL rewrites an IN list, so a hand-written check never
+      // compares equal); it cannot read SQLite's checks, so there the check lives in the migration only.
+      status: dialect === 'postgresql' ? { enum: true, items: ['held', 'committed', 'released', 'expired'], type: 'text' } : { type: 'text' },
+      lines: { type: 'text' },
+      expiresAt: time(dialect, 'expires_at'),
+      createdAt: time(dialect, 'created_at'),
+      updatedAt: time(dialect, 'updated_at'),
+    },
+  });
+}
+
 /** Every table the stock migrations create. */
 export function stockEntities(dialect: Dialect): EntitySchema[] {
-  return [productSchema(dialect), idempotencyKeySchema(dialect)] as EntitySchema[];
+  return [productSchema(dialect), stockMovementSchema(dialect), reservationSchema(dialect), idempotencyKeySchema(dialect)] as EntitySchema[];
 }

@@ -1,8 +1,10 @@
-import { idempotencyContract, productRepositoryContract, unitOfWorkContract } from '@stock/test-kit';
+import { idempotencyContract, productRepositoryContract, productUseCaseContract, reservationContract, unitOfWorkContract } from '@stock/test-kit';
 import { openScratchStore } from './scratch-stores';
 
 for (const dialect of ['sqlite', 'postgresql'] as const) {
   describe(`MikroOrmProductRepository on ${dialect}`, () => productRepositoryContract(openScratchStore(dialect)));
   describe(`MikroOrmUnitOfWork on ${dialect}`, () => unitOfWorkContract(openScratchStore(dialect)));
   describe(`MikroOrmIdempotencyRecords on ${dialect}`, () => idempotencyContract(openScratchStore(dialect)));
+  describe(`Product use cases on ${dialect}`, () => productUseCaseContract(openScratchStore(dialect)));
+  describe(`Reservations and the ledger on ${dialect}`, () => reservationContract(openScratchStore(dialect)));
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createScratchDatabase } from '@platform/test-kit';
 import { CONTRACT_TTL_MS, type OpenStockStore } from '@stock/test-kit';
-import { MikroOrmProductRepository, MikroOrmUnitOfWork, openStockDatabase } from '../src';
+import { MikroOrmProductRepository, MikroOrmReservationRepository, MikroOrmStockMovementRepository, MikroOrmUnitOfWork, openStockDatabase } from '../src';
 
 /** A migrated database of a dialect, for one suite, removed when the suite closes it. */
 export async function scratchUrl(dialect: 'sqlite' | 'postgresql', context: Mocha.Context): Promise<{ url: string; cleanUp: () => Promise<void> }> {
@@ -24,9 +24,10 @@ export function openScratchStore(dialect: 'sqlite' | 'postgresql'): OpenStockSto
     return {
       unitOfWork: new MikroOrmUnitOfWork(database, CONTRACT_TTL_MS, now),
       products: new MikroOrmProductRepository(database.session),
+      reservations: new MikroOrmReservationRepository(database.session),
+      movements: new MikroOrmStockMovementRepository(database.session),
       reset: async () => {
-        await database.session.run('delete from "product"');
-        await database.session.run('delete from "idempotency_key"');
+        for (const table of ['product', 'stock_movement', 'reservation', 'idempotency_key']) await database.session.run(`delete from "${table}"`);
       },
       close: async () => {
         await database.close();

@@ -21,6 +21,10 @@ export const STOCK_SETTINGS = {
   dbCreateDatabase: oneOf('DB_CREATE_DATABASE', 'auto', ['auto', 'true', 'false']),
   /** How long an Idempotency-Key's recorded result is kept. */
   idempotencyTtlSeconds: integer('IDEMPOTENCY_TTL_SECONDS', 24 * 60 * 60, 1, 30 * 86_400),
+  /** How long a reservation holds its stock when the request does not say. */
+  reservationTtlSeconds: integer('RESERVATION_TTL_SECONDS', 900, 1, 7 * 86_400),
+  /** How often each instance looks for held reservations past their time (any number of instances may). */
+  reservationSweepMs: integer('RESERVATION_SWEEP_MS', 5_000, 100, 3_600_000),
   /** The OpenAPI description served at /swagger. */
   openApiFile: text('OPENAPI_FILE', WORKSPACE_OPENAPI),
 };

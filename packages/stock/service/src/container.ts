@@ -1,9 +1,25 @@
 import 'reflect-metadata';
 import { createLogger, type Logger } from '@platform/runtime';
-import { AdjustStock, CreateProduct, DeleteProduct, GetProduct, ListProducts, StreamProducts, UpdateProduct } from '@stock/application';
+import {
+  AdjustStock,
+  CommitReservation,
+  CreateProduct,
+  DeleteProduct,
+  ExpireReservations,
+  GetProduct,
+  GetProducts,
+  GetReservation,
+  ListProducts,
+  ListStockMovements,
+  ReleaseReservation,
+  ReserveStock,
+  StreamProducts,
+  UpdateProduct,
+} from '@stock/application';
 import { createStockApp } from '@stock/http-koa';
 import { InMemoryStockStore } from '@stock/persistence-memory';
-import { MikroOrmProductRepository, MikroOrmUnitOfWork, openStockDatabase } from '@stock/persistence-mikro-orm';
+import { MikroOrmProductRepository, MikroOrmReservationRepository, MikroOrmStockMovementRepository, MikroOrmUnitOfWork, openStockDatabase } from '@stock/persistence-mikro-orm';
+import { randomUUID } from 'node:crypto';
 import { container as rootContainer, type DependencyContainer, type InjectionToken, instanceCachingFactory } from 'tsyringe';
 import { mayCreateDatabase, type StockServiceConfig } from './config';
 import { Tokens } from './tokens';
@@ -20,6 +36,8 @@ async function registerStorage(container: DependencyContainer, config: StockServ
     const store = new InMemoryStockStore({ idempotencyTtlMs });
     container.register(Tokens.UnitOfWork, { useValue: store.unitOfWork });
     container.register(Tokens.ProductRepository, { useValue: store.products });
+    container.register(Tokens.ReservationRepository, { useValue: store.reservations });
+    container.register(Tokens.StockMovementRepository, { useValue: store.movements });
     return;
   }
   const database = await openStockDatabase(config.databaseUrl, {
@@ -32,6 +50,8 @@ async function registerStorage(container: DependencyContainer, config: StockServ
   container.register(Tokens.Database, { useValue: database });
   container.register(Tokens.UnitOfWork, { useValue: new MikroOrmUnitOfWork(database, idempotencyTtlMs) });
   container.register(Tokens.ProductRepository, { useValue: new MikroOrmProductRepository(database.session) });
+  container.register(Tokens.ReservationRepository, { useValue: new MikroOrmReservationRepository(database.session) });
+  container.register(Tokens.StockMovementRepository, { useValue: new MikroOrmStockMovementRepository(database.session) });
 }
 
 /**
@@ -44,13 +64,22 @@ export async function createContainer(config: StockServiceConfig, logger?: Logge
   const serviceLogger = logger ?? createLogger('stock-service', config.logLevel);
   container.register(Tokens.Logger, { useValue: serviceLogger });
   await registerStorage(container, config, serviceLogger);
-  single(container, CreateProduct, (c) => new CreateProduct(c.resolve(Tokens.UnitOfWork)));
-  single(container, UpdateProduct, (c) => new UpdateProduct(c.resolve(Tokens.UnitOfWork)));
+  container.register(Tokens.Clock, { useValue: () => new Date() });
+  const writes = (c: DependencyContainer) => [c.resolve(Tokens.UnitOfWork), c.resolve(Tokens.Clock)] as const;
+  single(container, CreateProduct, (c) => new CreateProduct(...writes(c)));
+  single(container, UpdateProduct, (c) => new UpdateProduct(...writes(c)));
   single(container, DeleteProduct, (c) => new DeleteProduct(c.resolve(Tokens.UnitOfWork)));
-  single(container, AdjustStock, (c) => new AdjustStock(c.resolve(Tokens.UnitOfWork)));
+  single(container, AdjustStock, (c) => new AdjustStock(...writes(c)));
   single(container, GetProduct, (c) => new GetProduct(c.resolve(Tokens.ProductRepository)));
+  single(container, GetProducts, (c) => new GetProducts(c.resolve(Tokens.ProductRepository)));
   single(container, ListProducts, (c) => new ListProducts(c.resolve(Tokens.ProductRepository)));
   single(container, StreamProducts, (c) => new StreamProducts(c.resolve(Tokens.ProductRepository)));
+  single(container, ListStockMovements, (c) => new ListStockMovements(c.resolve(Tokens.ProductRepository), c.resolve(Tokens.StockMovementRepository)));
+  single(container, ReserveStock, (c) => new ReserveStock(c.resolve(Tokens.UnitOfWork), { clock: c.resolve(Tokens.Clock), newId: randomUUID, defaultTtlSeconds: config.reservationTtlSeconds }));
+  single(container, GetReservation, (c) => new GetReservation(c.resolve(Tokens.ReservationRepository)));
+  single(container, CommitReservation, (c) => new CommitReservation(...writes(c)));
+  single(container, ReleaseReservation, (c) => new ReleaseReservation(...writes(c)));
+  single(container, ExpireReservations, (c) => new ExpireReservations(...writes(c)));
   container.register(Tokens.HttpApp, {
     useFactory: instanceCachingFactory((c) => {
       const database = c.isRegistered(Tokens.Database) ? c.resolve(Tokens.Database) : undefined;
@@ -58,6 +87,12 @@ export async function createContainer(config: StockServiceConfig, logger?: Logge
         useCases: {
           createProduct: c.resolve(CreateProduct),
           getProduct: c.resolve(GetProduct),
+          getProducts: c.resolve(GetProducts),
+          listStockMovements: c.resolve(ListStockMovements),
+          reserveStock: c.resolve(ReserveStock),
+          getReservation: c.resolve(GetReservation),
+          commitReservation: c.resolve(CommitReservation),
+          releaseReservation: c.resolve(ReleaseReservation),
           listProducts: c.resolve(ListProducts),
           streamProducts: c.resolve(StreamProducts),
           updateProduct: c.resolve(UpdateProduct),

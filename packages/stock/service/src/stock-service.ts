@@ -1,6 +1,7 @@
 import { type CloseOptions, listen, type RunningServer, serve } from '@platform/koa';
 import { sweepExpiredIdempotencyKeys } from '@platform/mikro-orm';
 import { every, type Logger } from '@platform/runtime';
+import { ExpireReservations } from '@stock/application';
 import type { DependencyContainer } from 'tsyringe';
 import type { StockServiceConfig } from './config';
 import { createContainer } from './container';
@@ -43,10 +44,18 @@ export async function startStockService(config: StockServiceConfig, options: Sta
     const server = serve(listener, container.resolve(Tokens.HttpApp), config, logger);
     // Expired idempotency records go in batches, out of any request's transaction.
     const sweeper = database && every(SWEEP_INTERVAL_MS, 'idempotency sweep', () => sweepExpiredIdempotencyKeys(database.session, Date.now()), logger);
+    // Held reservations past their time are released here, a batch at a time; safe on any number of instances.
+    const expire = container.resolve(ExpireReservations);
+    const expiry = every(config.reservationSweepMs, 'reservation expiry', async () => {
+      for (let batch = await expire.execute(); batch.length > 0; batch = await expire.execute()) {
+        logger.info('reservations expired', { reservations: batch.map((r) => r.id) });
+      }
+    }, logger);
     let closing: Promise<boolean> | undefined;
     const close = async (closeOptions?: CloseOptions) => {
       const served = await server.close(closeOptions);
       await sweeper?.stop();
+      await expiry.stop();
       const closed = (await database?.close()) ?? true;
       if (!closed) logger.warn('the database did not close in time: its connections were abandoned');
       return served && closed;

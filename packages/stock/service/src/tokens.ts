@@ -1,8 +1,8 @@
-import type { UnitOfWork } from '@platform/kernel';
+import type { Clock, UnitOfWork } from '@platform/kernel';
 import type { HttpApp } from '@platform/koa';
 import type { Database } from '@platform/mikro-orm';
 import type { Logger } from '@platform/runtime';
-import type { ProductRepository, StockTransaction } from '@stock/domain';
+import type { ProductRepository, ReservationRepository, StockMovementRepository, StockTransaction } from '@stock/domain';
 import type { InjectionToken } from 'tsyringe';
 import type { StockServiceConfig } from './config';
 
@@ -12,7 +12,10 @@ export const Tokens = {
   /** Registered only when the service runs on SQLite or PostgreSQL. */
   Database: Symbol('Database') as InjectionToken<Database>,
   UnitOfWork: Symbol('UnitOfWork') as InjectionToken<UnitOfWork<StockTransaction>>,
-  /** Committed products, for reads outside any unit of work. */
+  Clock: Symbol('Clock') as InjectionToken<Clock>,
+  /** Committed state, for reads outside any unit of work. */
   ProductRepository: Symbol('ProductRepository') as InjectionToken<ProductRepository>,
+  ReservationRepository: Symbol('ReservationRepository') as InjectionToken<ReservationRepository>,
+  StockMovementRepository: Symbol('StockMovementRepository') as InjectionToken<StockMovementRepository>,
   HttpApp: Symbol('HttpApp') as InjectionToken<HttpApp>,
 };

@@ -43,7 +43,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         const response = await request('/api/products', json({ name: '  Desk lamp ', description: 'Warm light', price: 39.9, quantityInStock: 12 }));
         expect(response.status).to.equal(201);
         const body = (await response.json()) as { id: number };
-        expect(body).to.deep.equal({ id: body.id, name: 'Desk lamp', description: 'Warm light', price: 39.9, quantityInStock: 12 });
+        expect(body).to.deep.equal({ id: body.id, name: 'Desk lamp', description: 'Warm light', price: 39.9, quantityInStock: 12, reservedQuantity: 0, availableQuantity: 12 });
         expect(response.headers.get('location')).to.equal(`/api/products/${body.id}`);
         const readBack = await request(response.headers.get('location')!);
         expect(await readBack.json()).to.deep.equal(body);
@@ -235,7 +235,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         const { id } = await create();
         const response = await request(`/api/products/${id}`, json({ id, name: 'Updated', description: 'New', price: 2.5, quantityInStock: 4 }, { method: 'PUT' }));
         expect(response.status).to.equal(200);
-        const expected = { id, name: 'Updated', description: 'New', price: 2.5, quantityInStock: 4 };
+        const expected = { id, name: 'Updated', description: 'New', price: 2.5, quantityInStock: 4, reservedQuantity: 0, availableQuantity: 4 };
         expect(await response.json()).to.deep.equal(expected);
         expect(await (await request(`/api/products/${id}`)).json()).to.deep.equal(expected);
       });
@@ -243,7 +243,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
       it('accepts a body without an id', async () => {
         const { id } = await create();
         const response = await request(`/api/products/${id}`, json({ name: 'No id', price: 1 }, { method: 'PUT' }));
-        expect(await response.json()).to.deep.equal({ id, name: 'No id', description: '', price: 1, quantityInStock: 0 });
+        expect(await response.json()).to.deep.equal({ id, name: 'No id', description: '', price: 1, quantityInStock: 0, reservedQuantity: 0, availableQuantity: 0 });
       });
 
       it('answers 404 for a missing product and creates nothing', async () => {

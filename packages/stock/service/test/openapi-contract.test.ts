@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { type HttpMetrics, operationsRouter } from '@platform/koa';
-import { productsRouter, type ProductUseCases } from '@stock/http-koa';
+import { productsRouter, type ProductUseCases, type ReservationUseCases, reservationsRouter } from '@stock/http-koa';
 import { DEFAULT_CONFIG } from '../src';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
@@ -14,7 +14,11 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'
 
 /** "GET /api/products/{id}" for every operation the router serves (HEAD comes with GET). */
 function servedOperations(): string[] {
-  const routers = [productsRouter({ useCases: {} as ProductUseCases, logger: console }), operationsRouter({ isReady: async () => true, metrics: {} as HttpMetrics })];
+  const routers = [
+    productsRouter({ useCases: {} as ProductUseCases, logger: console }),
+    reservationsRouter({ useCases: {} as ReservationUseCases, logger: console }),
+    operationsRouter({ isReady: async () => true, metrics: {} as HttpMetrics }),
+  ];
   return routers.flatMap((router) => router.stack).flatMap((layer) =>
     layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method} ${String(layer.path).replace(/:(\w+)/g, '{$1}').replace(/\/$/, '')}`),
   );
@@ -42,13 +46,14 @@ describe('docs/openapi.yaml', () => {
     expect(servedOperations()).to.have.members(describedOperations());
   });
 
-  it('groups the product operations under Products and the rest under Operations, each with an operationId', () => {
-    expect(openApiDocument.tags.map((tag) => tag.name)).to.deep.equal(['Products', 'Operations']);
+  it('groups the operations under Products, Reservations and Operations, each with an operationId', () => {
+    expect(openApiDocument.tags.map((tag) => tag.name)).to.deep.equal(['Products', 'Reservations', 'Operations']);
     for (const [path, item] of Object.entries(openApiDocument.paths)) {
       for (const [method, operation] of Object.entries(item)) {
         if (!HTTP_METHODS.includes(method)) continue;
         expect(operation).to.have.property('operationId');
-        expect((operation as { tags?: string[] }).tags).to.deep.equal([path.startsWith('/api/products') ? 'Products' : 'Operations']);
+        const group = path.startsWith('/api/products') ? 'Products' : path.startsWith('/api/reservations') ? 'Reservations' : 'Operations';
+        expect((operation as { tags?: string[] }).tags).to.deep.equal([group]);
       }
     }
   });
@@ -58,7 +63,7 @@ describe('docs/openapi.yaml', () => {
     const json = (body: unknown, status: number, type = 'application/json') => new Response(JSON.stringify(body), { status, headers: { 'content-type': type } });
 
     it('accepts a response the description allows', async () => {
-      await assertMatchesContract('GET', url, json({ id: 1, name: 'A', description: '', price: 1.5, quantityInStock: 0 }, 200));
+      await assertMatchesContract('GET', url, json({ id: 1, name: 'A', description: '', price: 1.5, quantityInStock: 0, reservedQuantity: 0, availableQuantity: 0 }, 200));
     });
 
     it('rejects a body that breaks the schema', async () => {

@@ -1,4 +1,4 @@
-import { Money, type ProductDetailsInput, ProductDetails } from '@stock/domain';
+import { type MovementContext, Money, type ProductDetailsInput, ProductDetails } from '@stock/domain';
 
 let sequence = 0;
 
@@ -18,4 +18,9 @@ export function aProduct(overrides: Partial<ProductDetailsInput> = {}): ProductD
 export function aProductBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   const { name, description, price, quantityInStock } = aProduct();
   return { name, description, price: price.toNumber(), quantityInStock, ...overrides };
+}
+
+/** The context of a write in a test: now, and whatever else is given. */
+export function aContext(overrides: Partial<MovementContext> = {}): MovementContext {
+  return { at: new Date(), ...overrides };
 }

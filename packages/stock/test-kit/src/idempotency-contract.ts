@@ -3,7 +3,7 @@ import type { StockTransaction } from '@stock/domain';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import sinon from 'sinon';
-import { aProduct } from './builders';
+import { aContext, aProduct } from './builders';
 import type { OpenStockStore, StockStoreUnderTest } from './stock-store';
 
 chai.use(chaiAsPromised);
@@ -21,7 +21,7 @@ export function idempotencyContract(open: OpenStockStore): void {
   let sequence = 0;
   const request = (fingerprint = 'payload-a'): IdempotentRequest => ({ scope: 'create-product', key: `key-${sequence}`, fingerprint });
   const once = (req: IdempotentRequest, work: (tx: StockTransaction) => Promise<string>) => runOnce(store.unitOfWork, req, text, work);
-  const created = async (tx: StockTransaction) => String((await tx.products.add(aProduct())).id);
+  const created = async (tx: StockTransaction) => String((await tx.products.add(aProduct(), aContext())).id);
 
   before(async function () {
     store = await open(this, () => clock);
@@ -60,7 +60,7 @@ export function idempotencyContract(open: OpenStockStore): void {
   it('rolls the work back with its claim when it fails after writing', async () => {
     let writtenId = 0;
     const failing = once(request(), async (tx) => {
-      writtenId = (await tx.products.add(aProduct())).id;
+      writtenId = (await tx.products.add(aProduct(), aContext())).id;
       throw new Error('after the write');
     });
     await expect(failing).to.be.rejectedWith('after the write');

@@ -2,7 +2,7 @@ import type { ProductRepository } from '@stock/domain';
 import { Money, Product } from '@stock/domain';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
-import { aProduct } from './builders';
+import { aContext, aProduct } from './builders';
 import type { OpenStockStore, StockStoreUnderTest } from './stock-store';
 
 chai.use(chaiAsPromised);
@@ -28,8 +28,8 @@ export function productRepositoryContract(open: OpenStockStore): void {
   after(async () => store?.close());
 
   it('assigns increasing ids and answers what it stored', async () => {
-    const first = await write((p) => p.add(aProduct({ name: 'Keyboard' })));
-    const second = await write((p) => p.add(aProduct()));
+    const first = await write((p) => p.add(aProduct({ name: 'Keyboard' }), aContext()));
+    const second = await write((p) => p.add(aProduct(), aContext()));
     expect(first).to.be.instanceOf(Product);
     expect(first.id).to.be.a('number').and.to.be.greaterThan(0);
     expect(second.id).to.be.greaterThan(first.id);
@@ -38,7 +38,7 @@ export function productRepositoryContract(open: OpenStockStore): void {
 
   it('finds a product by id with every field intact', async () => {
     const details = aProduct({ description: 'ünïcødé ✓', price: Money.fromDecimalString('1234567890.12'), quantityInStock: 2147483647 });
-    const { id } = await write((p) => p.add(details));
+    const { id } = await write((p) => p.add(details, aContext()));
     const found = await products.findById(id);
     expect(found?.id).to.equal(id);
     expect(found?.name).to.equal(details.name);
@@ -49,7 +49,7 @@ export function productRepositoryContract(open: OpenStockStore): void {
 
   it('stores money exactly, from zero to the largest amount', async () => {
     for (const amount of ['0.00', '0.01', '0.10', '9999999999999.99']) {
-      const { id } = await write((p) => p.add(aProduct({ price: Money.fromDecimalString(amount) })));
+      const { id } = await write((p) => p.add(aProduct({ price: Money.fromDecimalString(amount) }), aContext()));
       expect((await products.findById(id))?.price.toString()).to.equal(amount);
     }
   });
@@ -60,16 +60,16 @@ export function productRepositoryContract(open: OpenStockStore): void {
 
   it('lists in id order, after a given id, up to a limit', async () => {
     const ids: number[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await write((p) => p.add(aProduct()))).id);
+    for (let i = 0; i < 5; i++) ids.push((await write((p) => p.add(aProduct(), aContext()))).id);
     expect((await products.list({ after: 0, limit: 10 })).map((p) => p.id)).to.deep.equal(ids);
     expect((await products.list({ after: ids[1]!, limit: 2 })).map((p) => p.id)).to.deep.equal(ids.slice(2, 4));
     expect(await products.list({ after: ids[4]!, limit: 2 })).to.deep.equal([]);
   });
 
   it('updates every detail of an existing product', async () => {
-    const { id } = await write((p) => p.add(aProduct()));
+    const { id } = await write((p) => p.add(aProduct(), aContext()));
     const changed = aProduct({ name: 'Renamed', description: '', price: Money.fromDecimalString('0.50'), quantityInStock: 0 });
-    const updated = await write((p) => p.update(id, changed));
+    const updated = await write((p) => p.update(id, changed, undefined, aContext()));
     expect(updated.status === 'updated' && updated.product.id).to.equal(id);
     const found = await products.findById(id);
     expect(found?.name).to.equal('Renamed');
@@ -79,72 +79,72 @@ export function productRepositoryContract(open: OpenStockStore): void {
   });
 
   it('answers not-found when updating a missing product, and creates nothing', async () => {
-    expect(await write((p) => p.update(424242, aProduct()))).to.deep.equal({ status: 'not-found' });
+    expect(await write((p) => p.update(424242, aProduct(), undefined, aContext()))).to.deep.equal({ status: 'not-found' });
     expect(await products.findById(424242)).to.equal(undefined);
   });
 
   it('removes a product once', async () => {
-    const { id } = await write((p) => p.add(aProduct()));
-    expect(await write((p) => p.remove(id))).to.equal(true);
+    const { id } = await write((p) => p.add(aProduct(), aContext()));
+    expect(await write((p) => p.remove(id))).to.deep.equal({ status: 'removed' });
     expect(await products.findById(id)).to.equal(undefined);
-    expect(await write((p) => p.remove(id))).to.equal(false);
+    expect(await write((p) => p.remove(id))).to.deep.equal({ status: 'not-found' });
   });
 
   it('never reuses the id of a removed product', async () => {
-    const { id } = await write((p) => p.add(aProduct()));
+    const { id } = await write((p) => p.add(aProduct(), aContext()));
     await write((p) => p.remove(id));
-    expect((await write((p) => p.add(aProduct()))).id).to.be.greaterThan(id);
+    expect((await write((p) => p.add(aProduct(), aContext()))).id).to.be.greaterThan(id);
   });
 
   it('starts every product at version 1 and moves it on with every write', async () => {
-    const created = await write((p) => p.add(aProduct()));
+    const created = await write((p) => p.add(aProduct(), aContext()));
     expect(created.version).to.equal(1);
-    const updated = await write((p) => p.update(created.id, aProduct()));
+    const updated = await write((p) => p.update(created.id, aProduct(), undefined, aContext()));
     expect(updated.status === 'updated' && updated.product.version).to.equal(2);
-    const adjusted = await write((p) => p.adjustStock(created.id, 5));
+    const adjusted = await write((p) => p.adjustStock(created.id, 5, aContext()));
     expect(adjusted.status === 'adjusted' && adjusted.product.version).to.equal(3);
     expect((await products.findById(created.id))?.version).to.equal(3);
   });
 
   it('updates only at the expected version, when one is given', async () => {
-    const { id } = await write((p) => p.add(aProduct({ name: 'Original' })));
-    expect(await write((p) => p.update(id, aProduct({ name: 'Stale' }), 7))).to.deep.equal({ status: 'version-mismatch', currentVersion: 1 });
+    const { id } = await write((p) => p.add(aProduct({ name: 'Original' }), aContext()));
+    expect(await write((p) => p.update(id, aProduct({ name: 'Stale' }), 7, aContext()))).to.deep.equal({ status: 'version-mismatch', currentVersion: 1 });
     expect((await products.findById(id))?.name).to.equal('Original');
-    const updated = await write((p) => p.update(id, aProduct({ name: 'Fresh' }), 1));
+    const updated = await write((p) => p.update(id, aProduct({ name: 'Fresh' }), 1, aContext()));
     expect(updated.status === 'updated' && updated.product).to.include({ name: 'Fresh', version: 2 });
-    expect(await write((p) => p.update(424242, aProduct(), 1))).to.deep.equal({ status: 'not-found' });
+    expect(await write((p) => p.update(424242, aProduct(), 1, aContext()))).to.deep.equal({ status: 'not-found' });
   });
 
   it('adjusts stock up and down, down to exactly 0', async () => {
-    const { id } = await write((p) => p.add(aProduct({ quantityInStock: 10 })));
-    const restocked = await write((p) => p.adjustStock(id, 5));
+    const { id } = await write((p) => p.add(aProduct({ quantityInStock: 10 }), aContext()));
+    const restocked = await write((p) => p.adjustStock(id, 5, aContext()));
     expect(restocked.status === 'adjusted' && restocked.product.quantityInStock).to.equal(15);
-    const emptied = await write((p) => p.adjustStock(id, -15));
+    const emptied = await write((p) => p.adjustStock(id, -15, aContext()));
     expect(emptied.status === 'adjusted' && emptied.product.quantityInStock).to.equal(0);
   });
 
   it('refuses an adjustment that would leave the stock out of bounds, naming the bound, changing nothing', async () => {
-    const { id } = await write((p) => p.add(aProduct({ quantityInStock: 3 })));
+    const { id } = await write((p) => p.add(aProduct({ quantityInStock: 3 }), aContext()));
     for (const singleCall of [true, false]) {
-      expect(await write((p) => p.adjustStock(id, -4), singleCall)).to.deep.equal({ status: 'below-minimum', available: 3 });
-      expect(await write((p) => p.adjustStock(id, 2147483647), singleCall)).to.deep.equal({ status: 'above-maximum', available: 3 });
-      expect(await write((p) => p.adjustStock(id, -2147483648), singleCall)).to.deep.equal({ status: 'below-minimum', available: 3 });
+      expect(await write((p) => p.adjustStock(id, -4, aContext()), singleCall)).to.deep.equal({ status: 'below-minimum', available: 3 });
+      expect(await write((p) => p.adjustStock(id, 2147483647, aContext()), singleCall)).to.deep.equal({ status: 'above-maximum', available: 3 });
+      expect(await write((p) => p.adjustStock(id, -2147483648, aContext()), singleCall)).to.deep.equal({ status: 'below-minimum', available: 3 });
     }
     expect(await products.findById(id)).to.include({ quantityInStock: 3, version: 1 });
-    expect(await write((p) => p.adjustStock(424242, 1))).to.deep.equal({ status: 'not-found' });
+    expect(await write((p) => p.adjustStock(424242, 1, aContext()))).to.deep.equal({ status: 'not-found' });
   });
 
   it('reaches the largest stock exactly', async () => {
-    const { id } = await write((p) => p.add(aProduct({ quantityInStock: 2147483640 })));
-    const full = await write((p) => p.adjustStock(id, 7));
+    const { id } = await write((p) => p.add(aProduct({ quantityInStock: 2147483640 }), aContext()));
+    const full = await write((p) => p.adjustStock(id, 7, aContext()));
     expect(full.status === 'adjusted' && full.product.quantityInStock).to.equal(2147483647);
-    expect(await write((p) => p.adjustStock(id, 1))).to.deep.equal({ status: 'above-maximum', available: 2147483647 });
+    expect(await write((p) => p.adjustStock(id, 1, aContext()))).to.deep.equal({ status: 'above-maximum', available: 2147483647 });
   });
 
   for (const singleCall of [true, false]) {
     it(`loses no concurrent adjustment and never goes below 0 (${singleCall ? 'single calls' : 'transactions'})`, async () => {
-      const { id } = await write((p) => p.add(aProduct({ quantityInStock: 50 })));
-      const outcomes = await Promise.all(Array.from({ length: 100 }, () => write((p) => p.adjustStock(id, -1), singleCall)));
+      const { id } = await write((p) => p.add(aProduct({ quantityInStock: 50 }), aContext()));
+      const outcomes = await Promise.all(Array.from({ length: 100 }, () => write((p) => p.adjustStock(id, -1, aContext()), singleCall)));
       expect(outcomes.filter((o) => o.status === 'adjusted')).to.have.length(50);
       expect(outcomes.filter((o) => o.status === 'below-minimum')).to.have.length(50);
       expect((await products.findById(id))?.quantityInStock).to.equal(0);
@@ -152,8 +152,8 @@ export function productRepositoryContract(open: OpenStockStore): void {
   }
 
   it('lets exactly one of several updates at the same version win', async () => {
-    const { id } = await write((p) => p.add(aProduct()));
-    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => write((p) => p.update(id, aProduct({ name: `Writer ${i}` }), 1))));
+    const { id } = await write((p) => p.add(aProduct(), aContext()));
+    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => write((p) => p.update(id, aProduct({ name: `Writer ${i}` }), 1, aContext()))));
     expect(outcomes.filter((o) => o.status === 'updated')).to.have.length(1);
     expect(outcomes.filter((o) => o.status === 'version-mismatch')).to.have.length(9);
   });

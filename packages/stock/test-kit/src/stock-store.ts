@@ -1,11 +1,13 @@
 import type { UnitOfWork } from '@platform/kernel';
-import type { ProductRepository, StockTransaction } from '@stock/domain';
+import type { ProductRepository, ReservationRepository, StockMovementRepository, StockTransaction } from '@stock/domain';
 
 /** One adapter's stock storage, as the contract suites drive it. */
 export interface StockStoreUnderTest {
   readonly unitOfWork: UnitOfWork<StockTransaction>;
-  /** Committed products, read outside any unit of work. */
+  /** Committed state, read outside any unit of work. */
   readonly products: ProductRepository;
+  readonly reservations: ReservationRepository;
+  readonly movements: StockMovementRepository;
   /** Empties the store between tests. */
   reset(): Promise<void>;
   close(): Promise<void>;

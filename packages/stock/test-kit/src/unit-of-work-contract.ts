@@ -1,7 +1,7 @@
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import type { StockTransaction } from '@stock/domain';
-import { aProduct } from './builders';
+import { aContext, aProduct } from './builders';
 import type { OpenStockStore, StockStoreUnderTest } from './stock-store';
 
 chai.use(chaiAsPromised);
@@ -18,18 +18,18 @@ export function unitOfWorkContract(open: OpenStockStore): void {
   after(async () => store?.close());
 
   it('commits every write of the work together', async () => {
-    const [first, second] = await store.unitOfWork.run(async (tx) => [await tx.products.add(aProduct()), await tx.products.add(aProduct())] as const);
+    const [first, second] = await store.unitOfWork.run(async (tx) => [await tx.products.add(aProduct(), aContext()), await tx.products.add(aProduct(), aContext())] as const);
     expect(await store.products.findById(first.id)).to.include({ id: first.id });
     expect(await store.products.findById(second.id)).to.include({ id: second.id });
   });
 
   it('leaves nothing behind when the work fails after writing', async () => {
-    const { id } = await store.unitOfWork.run((tx) => tx.products.add(aProduct({ quantityInStock: 5 })));
+    const { id } = await store.unitOfWork.run((tx) => tx.products.add(aProduct({ quantityInStock: 5 }), aContext()));
     let added = 0;
     const failed = store.unitOfWork.run(async (tx) => {
-      added = (await tx.products.add(aProduct())).id;
-      await tx.products.adjustStock(id, -3);
-      await tx.products.update(id, aProduct({ name: 'Never seen' }));
+      added = (await tx.products.add(aProduct(), aContext())).id;
+      await tx.products.adjustStock(id, -3, aContext());
+      await tx.products.update(id, aProduct({ name: 'Never seen' }), undefined, aContext());
       await tx.idempotency.claim({ scope: 'contract', key: 'k', fingerprint: 'f' });
       throw new Error('after the writes');
     });
@@ -44,7 +44,7 @@ export function unitOfWorkContract(open: OpenStockStore): void {
   it('sees its own writes before it commits', async () => {
     let seenInside: unknown;
     const { id } = await store.unitOfWork.run(async (tx) => {
-      const product = await tx.products.add(aProduct({ name: 'Staged' }));
+      const product = await tx.products.add(aProduct({ name: 'Staged' }), aContext());
       seenInside = (await tx.products.findById(product.id))?.name;
       return product;
     });
@@ -57,7 +57,7 @@ export function unitOfWorkContract(open: OpenStockStore): void {
     await store.unitOfWork.run(async (tx) => {
       committed = tx;
     });
-    await expect(committed!.products.add(aProduct())).to.be.rejectedWith(/committed/);
+    await expect(committed!.products.add(aProduct(), aContext())).to.be.rejectedWith(/committed/);
     let rolledBack: StockTransaction | undefined;
     await expect(
       store.unitOfWork.run(async (tx) => {
@@ -65,16 +65,16 @@ export function unitOfWorkContract(open: OpenStockStore): void {
         throw new Error('fail');
       }),
     ).to.be.rejectedWith('fail');
-    await expect(rolledBack!.products.add(aProduct())).to.be.rejectedWith(/rolled back/);
+    await expect(rolledBack!.products.add(aProduct(), aContext())).to.be.rejectedWith(/rolled back/);
     expect(await store.products.list({ after: 0, limit: 10 })).to.deep.equal([]);
   });
 
   it('allows one call only in work run as a single call', async () => {
-    const { id } = await store.unitOfWork.run((tx) => tx.products.add(aProduct({ quantityInStock: 5 })));
+    const { id } = await store.unitOfWork.run((tx) => tx.products.add(aProduct({ quantityInStock: 5 }), aContext()));
     const twice = store.unitOfWork.run(
       async (tx) => {
-        await tx.products.adjustStock(id, -1);
-        await tx.products.adjustStock(id, -1);
+        await tx.products.adjustStock(id, -1, aContext());
+        await tx.products.adjustStock(id, -1, aContext());
       },
       { singleCall: true },
     );

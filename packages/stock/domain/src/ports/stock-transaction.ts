@@ -1,8 +1,12 @@
 import type { IdempotencyRecords } from '@platform/kernel';
 import type { ProductRepository } from './product-repository';
+import type { ReservationRepository } from './reservation-repository';
+import type { StockMovementRepository } from './stock-movement-repository';
 
 /** What a stock use case reaches inside one unit of work (`UnitOfWork<StockTransaction>`). */
 export interface StockTransaction {
   readonly products: ProductRepository;
+  readonly reservations: ReservationRepository;
+  readonly movements: StockMovementRepository;
   readonly idempotency: IdempotencyRecords;
 }

@@ -70,8 +70,71 @@ export class GenericIdempotencyRecords extends Migration {
   }
 }
 
+/**
+ * Reservations and the stock ledger, as on PostgreSQL (see postgresql.ts): the
+ * movement is appended by triggers that see the row's old and new quantities,
+ * fed by "write_context" (JSON text). SQLite checks the held quantity against
+ * the stock in the statements that change it; a CHECK across columns cannot be
+ * added to an existing table without rebuilding it.
+ */
+export class ReservationsAndStockLedger extends Migration {
+  override async up(): Promise<void> {
+    this.addSql('alter table "product" add column "reserved_quantity" integer not null default 0');
+    this.addSql('alter table "product" add column "write_context" text null');
+    this.addSql(`create table "stock_movement" (
+      "id" integer primary key autoincrement,
+      "product_id" integer not null,
+      "kind" text not null,
+      "quantity_delta" integer not null,
+      "reserved_delta" integer not null,
+      "quantity_after" integer not null,
+      "reserved_after" integer not null,
+      "reason" text null,
+      "reservation_id" text null,
+      "request_id" text null,
+      "at" integer not null
+    )`);
+    this.addSql('create index "stock_movement_product_id_id_index" on "stock_movement" ("product_id", "id")');
+    this.addSql(`insert into "stock_movement" ("product_id", "kind", "quantity_delta", "reserved_delta", "quantity_after", "reserved_after", "reason", "at")
+      select "id", 'created', "quantity_in_stock", 0, "quantity_in_stock", 0, 'opening balance', cast(unixepoch('subsec') * 1000 as integer) from "product" order by "id"`);
+    const movement = (kind: string, from: { quantity: string; reserved: string }) => `insert into "stock_movement" ("product_id", "kind", "quantity_delta", "reserved_delta", "quantity_after", "reserved_after", "reason", "reservation_id", "request_id", "at")
+        values (new."id", coalesce(json_extract(new."write_context", '$.kind'), '${kind}'),
+          new."quantity_in_stock" - ${from.quantity}, new."reserved_quantity" - ${from.reserved}, new."quantity_in_stock", new."reserved_quantity",
+          json_extract(new."write_context", '$.reason'), json_extract(new."write_context", '$.reservationId'), json_extract(new."write_context", '$.requestId'),
+          coalesce(json_extract(new."write_context", '$.atMs'), cast(unixepoch('subsec') * 1000 as integer)))`;
+    this.addSql(`create trigger "product_stock_movement_on_insert" after insert on "product" begin
+      ${movement('created', { quantity: '0', reserved: '0' })};
+    end`);
+    this.addSql(`create trigger "product_stock_movement_on_update" after update of "quantity_in_stock", "reserved_quantity" on "product"
+      when new."quantity_in_stock" <> old."quantity_in_stock" or new."reserved_quantity" <> old."reserved_quantity" begin
+      ${movement('updated', { quantity: 'old."quantity_in_stock"', reserved: 'old."reserved_quantity"' })};
+    end`);
+    this.addSql(`create table "reservation" (
+      "id" text not null primary key,
+      "reference" text not null,
+      "status" text not null check ("status" in ('held', 'committed', 'released', 'expired')),
+      "lines" text not null,
+      "expires_at" integer not null,
+      "created_at" integer not null,
+      "updated_at" integer not null
+    )`);
+    this.addSql('create unique index "reservation_reference_unique" on "reservation" ("reference")');
+    this.addSql('create index "reservation_status_expires_at_index" on "reservation" ("status", "expires_at")');
+  }
+
+  override async down(): Promise<void> {
+    this.addSql('drop table "reservation"');
+    this.addSql('drop trigger "product_stock_movement_on_update"');
+    this.addSql('drop trigger "product_stock_movement_on_insert"');
+    this.addSql('drop table "stock_movement"');
+    this.addSql('alter table "product" drop column "write_context"');
+    this.addSql('alter table "product" drop column "reserved_quantity"');
+  }
+}
+
 export const sqliteMigrations = [
   { name: '20261122-create-product', class: CreateProductTable },
   { name: '20261122-version-and-idempotency-keys', class: AddVersionAndIdempotencyKeys },
   { name: '20261123-generic-idempotency-records', class: GenericIdempotencyRecords },
+  { name: '20261123-reservations-and-stock-ledger', class: ReservationsAndStockLedger },
 ];

@@ -1,88 +1,104 @@
 import { IdempotencyKeyReusedError } from '@platform/kernel';
-import { InMemoryStockStore } from '@stock/persistence-memory';
-import { aProduct } from '@stock/test-kit';
+import { AdjustStock, CreateProduct, DeleteProduct, GetProduct, GetProducts, ListProducts, StreamProducts, UpdateProduct } from '@stock/application';
+import { InsufficientStockError, ProductNotFoundError, StockAdjustment, StockLimitExceededError, VersionMismatchError } from '@stock/domain';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import sinon from 'sinon';
-import { InsufficientStockError, ProductNotFoundError, StockAdjustment, StockLimitExceededError, VersionMismatchError } from '@stock/domain';
-import { AdjustStock, CreateProduct, DeleteProduct, GetProduct, ListProducts, StreamProducts, UpdateProduct } from '../src';
+import { aProduct } from './builders';
+import type { OpenStockStore, StockStoreUnderTest } from './stock-store';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;
 
-describe('product use cases', () => {
-  let store: InMemoryStockStore;
+/** The product use cases on a store: what they answer, what they refuse, and the transactions they open. */
+export function productUseCaseContract(open: OpenStockStore): void {
+  let store: StockStoreUnderTest;
+  const clock = () => new Date();
   const key = (scope: string, fingerprint = 'f') => ({ scope, key: `k-${Math.random()}`, fingerprint });
-  const added = (stock = 10) => new CreateProduct(store.unitOfWork).execute(aProduct({ quantityInStock: stock })).then((r) => r.value);
-  beforeEach(() => {
-    store = new InMemoryStockStore({ idempotencyTtlMs: 60_000 });
+  const added = (stock = 10) => new CreateProduct(store.unitOfWork, clock).execute(aProduct({ quantityInStock: stock })).then((r) => r.value);
+
+  before(async function () {
+    store = await open(this, Date.now);
   });
+  beforeEach(async () => store.reset());
+  after(async () => store?.close());
 
   describe('CreateProduct', () => {
     it('stores the product and answers it with its id', async () => {
-      const { value: product, replayed } = await new CreateProduct(store.unitOfWork).execute(aProduct({ name: '  Chair  ' }));
+      const { value: product, replayed } = await new CreateProduct(store.unitOfWork, clock).execute(aProduct({ name: '  Chair  ' }));
       expect(product.name).to.equal('Chair');
       expect(replayed).to.equal(false);
       expect(await store.products.findById(product.id)).to.deep.equal(product);
     });
 
     it('creates once per idempotency key, answering the repeat with the same product', async () => {
-      const create = new CreateProduct(store.unitOfWork);
-      const request = key('create-product');
-      const first = await create.execute(aProduct(), request);
-      const repeat = await create.execute(aProduct(), request);
+      const create = new CreateProduct(store.unitOfWork, clock);
+      const idempotency = key('create-product');
+      const first = await create.execute(aProduct(), { idempotency });
+      const repeat = await create.execute(aProduct(), { idempotency });
       expect(repeat).to.deep.equal({ value: first.value, replayed: true });
       expect(await store.products.list({ after: 0, limit: 10 })).to.have.length(1);
-      await expect(create.execute(aProduct(), { ...request, fingerprint: 'other' })).to.be.rejectedWith(IdempotencyKeyReusedError);
+      await expect(create.execute(aProduct(), { idempotency: { ...idempotency, fingerprint: 'other' } })).to.be.rejectedWith(IdempotencyKeyReusedError);
     });
 
     it('opens no transaction around its one insert without a key, and a transaction with one', async () => {
       const run = sinon.spy(store.unitOfWork, 'run');
-      await new CreateProduct(store.unitOfWork).execute(aProduct());
-      await new CreateProduct(store.unitOfWork).execute(aProduct(), key('create-product'));
-      expect(run.args.map(([, options]) => options?.singleCall ?? false)).to.deep.equal([true, false]);
+      try {
+        await new CreateProduct(store.unitOfWork, clock).execute(aProduct());
+        await new CreateProduct(store.unitOfWork, clock).execute(aProduct(), { idempotency: key('create-product') });
+        expect(run.args.map(([, options]) => options?.singleCall ?? false)).to.deep.equal([true, false]);
+      } finally {
+        run.restore();
+      }
     });
   });
 
-  describe('GetProduct', () => {
+  describe('GetProduct and GetProducts', () => {
     it('answers the product, or ProductNotFoundError', async () => {
       const created = await added();
       expect(await new GetProduct(store.products).execute(created.id)).to.deep.equal(created);
       await expect(new GetProduct(store.products).execute(999)).to.be.rejectedWith(ProductNotFoundError, 'Product 999 does not exist.');
+    });
+
+    it('answers the products that exist among several ids, in id order, once each', async () => {
+      const [a, b, c] = [await added(), await added(), await added()];
+      const found = await new GetProducts(store.products).execute([c.id, 2147483647, a.id, c.id]);
+      expect(found.map((p) => p.id)).to.deep.equal([a.id, c.id]);
+      expect(b.id).to.be.greaterThan(a.id);
     });
   });
 
   describe('UpdateProduct', () => {
     it('replaces the details of an existing product', async () => {
       const { id } = await added();
-      const updated = await new UpdateProduct(store.unitOfWork).execute(id, aProduct({ name: 'New name', quantityInStock: 3 }));
+      const updated = await new UpdateProduct(store.unitOfWork, clock).execute(id, aProduct({ name: 'New name', quantityInStock: 3 }));
       expect(updated).to.include({ id, name: 'New name', quantityInStock: 3 });
       expect((await store.products.findById(id))?.name).to.equal('New name');
     });
 
     it('throws ProductNotFoundError for a missing product', async () => {
-      await expect(new UpdateProduct(store.unitOfWork).execute(7, aProduct())).to.be.rejectedWith(ProductNotFoundError);
+      await expect(new UpdateProduct(store.unitOfWork, clock).execute(2147483000, aProduct())).to.be.rejectedWith(ProductNotFoundError);
     });
 
     it('updates at the expected version and refuses any other', async () => {
       const { id } = await added();
-      const update = new UpdateProduct(store.unitOfWork);
-      const error = await update.execute(id, aProduct(), 5).then(() => undefined, (e: unknown) => e);
+      const update = new UpdateProduct(store.unitOfWork, clock);
+      const error = await update.execute(id, aProduct(), { expectedVersion: 5 }).then(() => undefined, (e: unknown) => e);
       expect(error).to.be.instanceOf(VersionMismatchError).and.to.include({ productId: id, currentVersion: 1, code: 'VERSION_MISMATCH' });
-      expect((await update.execute(id, aProduct(), 1)).version).to.equal(2);
+      expect((await update.execute(id, aProduct(), { expectedVersion: 1 })).version).to.equal(2);
     });
   });
 
   describe('AdjustStock', () => {
     it('adds the delta and answers the product at its next version', async () => {
       const { id } = await added(5);
-      const { value } = await new AdjustStock(store.unitOfWork).execute(id, StockAdjustment.create({ delta: -2, reason: 'sale' }));
+      const { value } = await new AdjustStock(store.unitOfWork, clock).execute(id, StockAdjustment.create({ delta: -2, reason: 'sale' }));
       expect(value).to.include({ quantityInStock: 3, version: 2 });
     });
 
     it('names the bound an adjustment would break, with the stock available, and changes nothing', async () => {
       const { id } = await added(5);
-      const adjust = new AdjustStock(store.unitOfWork);
+      const adjust = new AdjustStock(store.unitOfWork, clock);
       await expect(adjust.execute(id, StockAdjustment.create({ delta: -6 }))).to.be.rejectedWith(InsufficientStockError).and.eventually.include({ available: 5, code: 'INSUFFICIENT_STOCK' });
       await expect(adjust.execute(id, StockAdjustment.create({ delta: 2147483647 }))).to.be.rejectedWith(StockLimitExceededError).and.eventually.include({ available: 5 });
       expect((await store.products.findById(id))?.quantityInStock).to.equal(5);
@@ -90,18 +106,18 @@ describe('product use cases', () => {
 
     it('adjusts once per idempotency key, and records nothing when the adjustment is refused', async () => {
       const { id } = await added(5);
-      const adjust = new AdjustStock(store.unitOfWork);
-      const request = key('adjust-stock');
-      await adjust.execute(id, StockAdjustment.create({ delta: -2 }), request);
-      expect((await adjust.execute(id, StockAdjustment.create({ delta: -2 }), request)).replayed).to.equal(true);
+      const adjust = new AdjustStock(store.unitOfWork, clock);
+      const idempotency = key('adjust-stock');
+      await adjust.execute(id, StockAdjustment.create({ delta: -2 }), { idempotency });
+      expect((await adjust.execute(id, StockAdjustment.create({ delta: -2 }), { idempotency })).replayed).to.equal(true);
       expect((await store.products.findById(id))?.quantityInStock).to.equal(3);
       const refused = key('adjust-stock');
-      await expect(adjust.execute(id, StockAdjustment.create({ delta: -9 }), refused)).to.be.rejectedWith(InsufficientStockError);
-      await expect(adjust.execute(id, StockAdjustment.create({ delta: -1 }), refused)).to.eventually.include({ replayed: false });
+      await expect(adjust.execute(id, StockAdjustment.create({ delta: -9 }), { idempotency: refused })).to.be.rejectedWith(InsufficientStockError);
+      await expect(adjust.execute(id, StockAdjustment.create({ delta: -1 }), { idempotency: refused })).to.eventually.include({ replayed: false });
     });
 
     it('throws ProductNotFoundError for a missing product', async () => {
-      await expect(new AdjustStock(store.unitOfWork).execute(99, StockAdjustment.create({ delta: 1 }))).to.be.rejectedWith(ProductNotFoundError);
+      await expect(new AdjustStock(store.unitOfWork, clock).execute(2147483000, StockAdjustment.create({ delta: 1 }))).to.be.rejectedWith(ProductNotFoundError);
     });
   });
 
@@ -114,7 +130,7 @@ describe('product use cases', () => {
     });
   });
 
-  describe('ListProducts', () => {
+  describe('ListProducts and StreamProducts', () => {
     it('answers a page and where the next one starts', async () => {
       const ids = [];
       for (let i = 0; i < 5; i++) ids.push((await added()).id);
@@ -126,16 +142,19 @@ describe('product use cases', () => {
       expect(last.items.map((p) => p.id)).to.deep.equal(ids.slice(3));
       expect(last).not.to.have.property('nextAfter');
     });
-  });
 
-  describe('StreamProducts', () => {
     it('walks every product in bounded batches', async () => {
-      for (let i = 0; i < 7; i++) await added();
+      const ids = [];
+      for (let i = 0; i < 7; i++) ids.push((await added()).id);
       const list = sinon.spy(store.products, 'list');
-      const batches = [];
-      for await (const batch of new StreamProducts(store.products).execute(3)) batches.push(batch.map((p) => p.id));
-      expect(batches).to.deep.equal([[1, 2, 3], [4, 5, 6], [7]]);
-      expect(list.args.map(([query]) => query.limit)).to.deep.equal([3, 3, 3]);
+      try {
+        const batches = [];
+        for await (const batch of new StreamProducts(store.products).execute(3)) batches.push(batch.map((p) => p.id));
+        expect(batches).to.deep.equal([ids.slice(0, 3), ids.slice(3, 6), ids.slice(6)]);
+        expect(list.args.map(([query]) => query.limit)).to.deep.equal([3, 3, 3]);
+      } finally {
+        list.restore();
+      }
     });
 
     it('yields nothing for an empty store', async () => {
@@ -144,4 +163,4 @@ describe('product use cases', () => {
       expect(batches).to.deep.equal([]);
     });
   });
-});
+}

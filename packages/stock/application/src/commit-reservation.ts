@@ -1,0 +1,15 @@
+import type { Clock, UnitOfWork } from '@platform/kernel';
+import type { Reservation, StockTransaction } from '@stock/domain';
+import { settleReservation } from './settle-reservation';
+
+export class CommitReservation {
+  constructor(
+    private readonly unitOfWork: UnitOfWork<StockTransaction>,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Held → committed: the lines' quantities leave the stock and the holds, in one transaction. */
+  execute(id: string, { requestId }: { requestId?: string } = {}): Promise<Reservation> {
+    return this.unitOfWork.run((tx) => settleReservation(tx, id, 'committed', this.clock, requestId));
+  }
+}

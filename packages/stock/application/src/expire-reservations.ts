@@ -1,0 +1,24 @@
+import type { Clock, UnitOfWork } from '@platform/kernel';
+import type { Reservation, StockTransaction } from '@stock/domain';
+import { settleReservation } from './settle-reservation';
+
+export class ExpireReservations {
+  constructor(
+    private readonly unitOfWork: UnitOfWork<StockTransaction>,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Expires up to `limit` held reservations whose time is up, in one
+   * transaction, and answers them. Safe with any number of instances: each
+   * claims rows the others do not hold.
+   */
+  execute(limit = 100): Promise<Reservation[]> {
+    return this.unitOfWork.run(async (tx) => {
+      const due = await tx.reservations.claimExpired(this.clock(), limit);
+      const expired: Reservation[] = [];
+      for (const reservation of due) expired.push(await settleReservation(tx, reservation.id, 'expired', this.clock));
+      return expired;
+    });
+  }
+}

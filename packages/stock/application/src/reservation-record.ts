@@ -1,0 +1,20 @@
+import type { ResultFormat } from '@platform/kernel';
+import type { Reservation } from '@stock/domain';
+import type { ReservationOutcome } from './reserve-stock';
+
+interface ReservationSnapshot extends Omit<Reservation, 'expiresAt' | 'createdAt' | 'updatedAt'> {
+  expiresAt: string;
+  createdAt: string;
+  updatedAt: string;
+  created: boolean;
+}
+
+/** A reservation as an idempotency record keeps it. */
+export const reservationRecord: ResultFormat<ReservationOutcome> = {
+  serialise: ({ reservation, created }) =>
+    JSON.stringify({ ...reservation, expiresAt: reservation.expiresAt.toISOString(), createdAt: reservation.createdAt.toISOString(), updatedAt: reservation.updatedAt.toISOString(), created } satisfies ReservationSnapshot),
+  deserialise(text) {
+    const { created, expiresAt, createdAt, updatedAt, ...rest } = JSON.parse(text) as ReservationSnapshot;
+    return { reservation: { ...rest, expiresAt: new Date(expiresAt), createdAt: new Date(createdAt), updatedAt: new Date(updatedAt) }, created };
+  },
+};

@@ -1,0 +1,91 @@
+import { allValid, Invalid } from '@platform/kernel';
+import { INT32_MAX, isProductId, text } from './product';
+
+export type ReservationStatus = 'held' | 'committed' | 'released' | 'expired';
+
+export interface ReservationLine {
+  readonly productId: number;
+  readonly quantity: number;
+}
+
+export const RESERVATION_MAX_LINES = 100;
+export const REFERENCE_MAX_LENGTH = 200;
+/** A hold lasts at most a week: longer is a forgotten order, not a reservation. */
+export const RESERVATION_MAX_TTL_SECONDS = 7 * 24 * 60 * 60;
+
+const referenceText = text(REFERENCE_MAX_LENGTH);
+
+export const reservationFields = {
+  reference(value: string): string | Invalid {
+    const trimmed = value.trim();
+    return trimmed.length === 0 ? new Invalid('is required and must not be blank') : referenceText(trimmed);
+  },
+  ttlSeconds(value: number): number | Invalid {
+    if (!Number.isInteger(value) || value < 1 || value > RESERVATION_MAX_TTL_SECONDS) return new Invalid(`must be an integer from 1 to ${RESERVATION_MAX_TTL_SECONDS}`);
+    return value;
+  },
+  /** Lines for the same product are summed, and the lines sorted by product id: that is the order rows are locked in. */
+  lines(value: readonly ReservationLine[]): ReservationLine[] | Invalid {
+    if (value.length === 0) return new Invalid('must hold at least one line');
+    if (value.length > RESERVATION_MAX_LINES) return new Invalid(`must hold at most ${RESERVATION_MAX_LINES} lines`);
+    const byProduct = new Map<number, number>();
+    for (const { productId, quantity } of value) {
+      if (!isProductId(productId)) return new Invalid(`has a productId that is not an integer from 1 to ${INT32_MAX}`);
+      if (!Number.isInteger(quantity) || quantity < 1 || quantity > INT32_MAX) return new Invalid(`has a quantity that is not an integer from 1 to ${INT32_MAX}`);
+      byProduct.set(productId, (byProduct.get(productId) ?? 0) + quantity);
+    }
+    const lines = [...byProduct].map(([productId, quantity]) => ({ productId, quantity })).sort((a, b) => a.productId - b.productId);
+    if (lines.some((line) => line.quantity > INT32_MAX)) return new Invalid(`sums to more than ${INT32_MAX} for one product`);
+    return lines;
+  },
+};
+
+export interface ReservationRequestInput {
+  readonly reference: string;
+  readonly lines: readonly ReservationLine[];
+  readonly ttlSeconds?: number;
+}
+
+/** What a caller asks to hold: every line or none. */
+export class ReservationRequest {
+  private constructor(
+    readonly reference: string,
+    /** One per product, in product id order. */
+    readonly lines: readonly ReservationLine[],
+    readonly ttlSeconds: number | undefined,
+  ) {}
+
+  /** Answers the request, or throws one ValidationError naming every broken field. */
+  static create(input: ReservationRequestInput): ReservationRequest {
+    const { reference, lines, ttlSeconds } = allValid({
+      reference: reservationFields.reference(input.reference),
+      lines: reservationFields.lines(input.lines),
+      ttlSeconds: input.ttlSeconds === undefined ? undefined : reservationFields.ttlSeconds(input.ttlSeconds),
+    });
+    return new ReservationRequest(reference, lines, ttlSeconds);
+  }
+}
+
+/** A hold on stock for a caller's reference (an order): every line held, or none. */
+export interface Reservation {
+  readonly id: string;
+  readonly reference: string;
+  readonly status: ReservationStatus;
+  readonly lines: readonly ReservationLine[];
+  readonly expiresAt: Date;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+/**
+ * What a transition asked of a reservation in `status` does: go ahead (it is
+ * held), nothing (it is already where the transition leads: repeating a commit
+ * or a release is harmless), or refuse.
+ */
+export function transitionFrom(status: ReservationStatus, to: 'committed' | 'released' | 'expired'): 'apply' | 'unchanged' | 'refuse' {
+  if (status === 'held') return 'apply';
+  if (status === to) return 'unchanged';
+  // Releasing what already expired leaves it as released would: nothing held either way.
+  if (to === 'released' && status === 'expired') return 'unchanged';
+  return 'refuse';
+}

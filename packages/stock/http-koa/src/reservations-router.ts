@@ -1,0 +1,61 @@
+import Router from '@koa/router';
+import { ValidationError } from '@platform/kernel';
+import { idempotencyKeyOf, jsonObjectBody, type Logger, markReplayed, requestIdOf } from '@platform/koa';
+import type { CommitReservation, GetReservation, ReleaseReservation, ReserveStock } from '@stock/application';
+import type { Reservation } from '@stock/domain';
+import type { Context } from 'koa';
+import { reservationJson } from './product-json';
+import { decodeReservationBody } from './reservation-codec';
+
+export interface ReservationUseCases {
+  readonly reserveStock: ReserveStock;
+  readonly getReservation: GetReservation;
+  readonly commitReservation: CommitReservation;
+  readonly releaseReservation: ReleaseReservation;
+}
+
+const BODY_LIMIT = '64kb';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function reservationId(ctx: Context): string {
+  const id = String(ctx.params.id).toLowerCase();
+  if (!UUID.test(id)) throw new ValidationError({ id: ['must be a reservation id (a UUID)'] });
+  return id;
+}
+
+function answer(ctx: Context, status: number, reservation: Reservation): void {
+  ctx.status = status;
+  ctx.body = reservationJson(reservation);
+}
+
+/** POST /api/reservations, GET /api/reservations/{id}, and its commit and release. */
+export function reservationsRouter({ useCases, logger }: { useCases: ReservationUseCases; logger: Logger }): Router {
+  const { reserveStock, getReservation, commitReservation, releaseReservation } = useCases;
+  const router = new Router({ prefix: '/api/reservations' });
+  const jsonBody = jsonObjectBody(BODY_LIMIT);
+
+  router.post('/', jsonBody, async (ctx) => {
+    const request = decodeReservationBody(ctx.request.body as Record<string, unknown>);
+    const idempotency = idempotencyKeyOf(ctx, 'reserve-stock', request);
+    const { value, replayed } = await reserveStock.execute(request, { ...(idempotency && { idempotency }), requestId: requestIdOf(ctx) });
+    if (value.created && !replayed) logger.info('stock reserved', { reservationId: value.reservation.id, reference: value.reservation.reference, requestId: requestIdOf(ctx) });
+    markReplayed(ctx, replayed);
+    ctx.set('Location', `/api/reservations/${value.reservation.id}`);
+    // A reference that already had a reservation answers it: 200, not a second 201.
+    answer(ctx, value.created ? 201 : 200, value.reservation);
+  });
+
+  router.get('/:id', async (ctx) => {
+    answer(ctx, 200, await getReservation.execute(reservationId(ctx)));
+  });
+
+  router.post('/:id/commit', async (ctx) => {
+    answer(ctx, 200, await commitReservation.execute(reservationId(ctx), { requestId: requestIdOf(ctx) }));
+  });
+
+  router.post('/:id/release', async (ctx) => {
+    answer(ctx, 200, await releaseReservation.execute(reservationId(ctx), { requestId: requestIdOf(ctx) }));
+  });
+
+  return router;
+}

@@ -1,0 +1,216 @@
+import { AdjustStock, CommitReservation, CreateProduct, DeleteProduct, ExpireReservations, GetReservation, ListStockMovements, ReleaseReservation, ReserveStock, UpdateProduct } from '@stock/application';
+import {
+  InsufficientStockError,
+  type Product,
+  ProductReservedError,
+  type ReservationLine,
+  ReservationNotHeldError,
+  ReservationRequest,
+  StockAdjustment,
+  StockShortageError,
+  UnknownProductsError,
+} from '@stock/domain';
+import * as chai from 'chai';
+import chaiAsPromised from 'chai-as-promised';
+import { randomUUID } from 'node:crypto';
+import { aProduct } from './builders';
+import type { OpenStockStore, StockStoreUnderTest } from './stock-store';
+
+chai.use(chaiAsPromised);
+const { expect } = chai;
+
+/**
+ * Reservations and the stock ledger on a store, through the use cases:
+ * all-or-nothing holds, references answered once, settlements that end in one
+ * state however they race, and ledgers that sum to the products' quantities.
+ */
+export function reservationContract(open: OpenStockStore): void {
+  let store: StockStoreUnderTest;
+  let now = new Date('2026-11-23T10:00:00Z');
+  const clock = () => now;
+  const useCases = () => ({
+    reserve: new ReserveStock(store.unitOfWork, { clock, newId: randomUUID, defaultTtlSeconds: 900 }),
+    commit: new CommitReservation(store.unitOfWork, clock),
+    release: new ReleaseReservation(store.unitOfWork, clock),
+    expire: new ExpireReservations(store.unitOfWork, clock),
+    get: new GetReservation(store.reservations),
+    adjust: new AdjustStock(store.unitOfWork, clock),
+    update: new UpdateProduct(store.unitOfWork, clock),
+    remove: new DeleteProduct(store.unitOfWork),
+    movements: new ListStockMovements(store.products, store.movements),
+  });
+  const product = async (quantityInStock: number) => (await new CreateProduct(store.unitOfWork, clock).execute(aProduct({ quantityInStock }))).value;
+  const request = (lines: ReservationLine[], reference: string = randomUUID(), ttlSeconds?: number) => ReservationRequest.create({ reference, lines, ...(ttlSeconds && { ttlSeconds }) });
+  const reload = async (p: Product) => (await store.products.findById(p.id))!;
+  const refusal = (promise: Promise<unknown>) => promise.then(() => expect.fail('not refused'), (error: unknown) => error);
+
+  /** For every product given, its movements sum to its quantities. */
+  async function expectLedgersToSum(products: Product[]): Promise<void> {
+    for (const { id } of products) {
+      const current = (await store.products.findById(id))!;
+      let quantity = 0;
+      let reserved = 0;
+      for (let page = await useCases().movements.execute(id, { after: 0, limit: 1000 }); ; page = await useCases().movements.execute(id, { after: page.nextAfter!, limit: 1000 })) {
+        for (const movement of page.items) {
+          quantity += movement.quantityDelta;
+          reserved += movement.reservedDelta;
+        }
+        if (page.nextAfter === undefined) break;
+      }
+      expect({ id, quantity, reserved }, `the ledger of product ${id}`).to.deep.equal({ id, quantity: current.quantityInStock, reserved: current.reservedQuantity });
+    }
+  }
+
+  before(async function () {
+    store = await open(this, Date.now);
+  });
+  beforeEach(async () => {
+    now = new Date('2026-11-23T10:00:00Z');
+    await store.reset();
+  });
+  after(async () => store?.close());
+
+  it('holds every line, in one go, and shows it as reserved and no longer available', async () => {
+    const [a, b] = [await product(5), await product(3)];
+    const { value } = await useCases().reserve.execute(request([{ productId: b.id, quantity: 1 }, { productId: a.id, quantity: 2 }, { productId: a.id, quantity: 1 }]));
+    expect(value.created).to.equal(true);
+    expect(value.reservation).to.include({ status: 'held' });
+    expect(value.reservation.lines).to.deep.equal([{ productId: a.id, quantity: 3 }, { productId: b.id, quantity: 1 }]);
+    expect(value.reservation.expiresAt.getTime() - now.getTime()).to.equal(900_000);
+    expect(await reload(a)).to.include({ quantityInStock: 5, reservedQuantity: 3, availableQuantity: 2 });
+    expect(await reload(b)).to.include({ quantityInStock: 3, reservedQuantity: 1, availableQuantity: 2 });
+    expect(await useCases().get.execute(value.reservation.id)).to.deep.equal(value.reservation);
+  });
+
+  it('holds nothing when one line cannot be held, naming every short line', async () => {
+    const [a, b, c] = [await product(5), await product(1), await product(0)];
+    const error = await refusal(useCases().reserve.execute(request([{ productId: a.id, quantity: 2 }, { productId: b.id, quantity: 2 }, { productId: c.id, quantity: 1 }])));
+    expect(error).to.be.instanceOf(StockShortageError);
+    expect((error as StockShortageError).shortages).to.deep.equal([
+      { productId: b.id, requested: 2, available: 1 },
+      { productId: c.id, requested: 1, available: 0 },
+    ]);
+    for (const p of [a, b, c]) expect((await reload(p)).reservedQuantity).to.equal(0);
+    await expectLedgersToSum([a, b, c]);
+  });
+
+  it('names the products that do not exist, and holds nothing', async () => {
+    const a = await product(5);
+    const error = await refusal(useCases().reserve.execute(request([{ productId: a.id, quantity: 1 }, { productId: 2147483000, quantity: 1 }, { productId: 2147483001, quantity: 1 }])));
+    expect(error).to.be.instanceOf(UnknownProductsError).and.to.deep.include({ productIds: [2147483000, 2147483001] });
+    expect((await reload(a)).reservedQuantity).to.equal(0);
+  });
+
+  it('answers a second reservation for the same reference with the first, never a second hold', async () => {
+    const a = await product(5);
+    const reference = randomUUID();
+    const first = await useCases().reserve.execute(request([{ productId: a.id, quantity: 2 }], reference));
+    const repeats = await Promise.all(Array.from({ length: 5 }, () => useCases().reserve.execute(request([{ productId: a.id, quantity: 2 }], reference))));
+    for (const repeat of repeats) expect(repeat.value).to.deep.equal({ reservation: first.value.reservation, created: false });
+    expect((await reload(a)).reservedQuantity).to.equal(2);
+  });
+
+  it('holds exactly the stock when 200 reservations of one race for 50', async () => {
+    const a = await product(50);
+    const outcomes = await Promise.all(Array.from({ length: 200 }, () => useCases().reserve.execute(request([{ productId: a.id, quantity: 1 }])).then(() => 'held', (error: unknown) => (error instanceof StockShortageError ? 'short' : String(error)))));
+    expect(outcomes.filter((o) => o === 'held')).to.have.length(50);
+    expect(outcomes.filter((o) => o === 'short')).to.have.length(150);
+    expect(await reload(a)).to.include({ reservedQuantity: 50, availableQuantity: 0, quantityInStock: 50 });
+    await expectLedgersToSum([a]);
+  });
+
+  it('commits: the held quantity leaves the stock and the hold; a repeat is harmless; a release after it is refused', async () => {
+    const a = await product(10);
+    const { reservation } = (await useCases().reserve.execute(request([{ productId: a.id, quantity: 4 }]))).value;
+    now = new Date(now.getTime() + 1000);
+    const committed = await useCases().commit.execute(reservation.id, { requestId: 'req-commit' });
+    expect(committed).to.include({ status: 'committed' });
+    expect(committed.updatedAt).to.deep.equal(now);
+    expect(await reload(a)).to.include({ quantityInStock: 6, reservedQuantity: 0 });
+    expect(await useCases().commit.execute(reservation.id)).to.deep.equal(committed);
+    await expect(useCases().release.execute(reservation.id)).to.be.rejectedWith(ReservationNotHeldError).and.eventually.include({ status: 'committed' });
+    const { items } = await useCases().movements.execute(a.id, { after: 0, limit: 10 });
+    expect(items.map((m) => [m.kind, m.quantityDelta, m.reservedDelta, m.quantityAfter, m.reservedAfter])).to.deep.equal([
+      ['created', 10, 0, 10, 0],
+      ['reserved', 0, 4, 10, 4],
+      ['committed', -4, -4, 6, 0],
+    ]);
+    expect(items[2]).to.include({ reservationId: reservation.id, requestId: 'req-commit' });
+    expect(items[2]!.at).to.deep.equal(now);
+  });
+
+  it('releases: the held quantity is available again; a repeat is harmless; a commit after it is refused', async () => {
+    const a = await product(10);
+    const { reservation } = (await useCases().reserve.execute(request([{ productId: a.id, quantity: 4 }]))).value;
+    expect(await useCases().release.execute(reservation.id)).to.include({ status: 'released' });
+    expect(await reload(a)).to.include({ quantityInStock: 10, reservedQuantity: 0 });
+    expect(await useCases().release.execute(reservation.id)).to.include({ status: 'released' });
+    await expect(useCases().commit.execute(reservation.id)).to.be.rejectedWith(ReservationNotHeldError).and.eventually.include({ status: 'released' });
+    await expectLedgersToSum([a]);
+  });
+
+  it('ends a reservation in one state when a commit and a release race, and counts it once', async () => {
+    const a = await product(100);
+    const reservations = [];
+    for (let i = 0; i < 10; i++) reservations.push((await useCases().reserve.execute(request([{ productId: a.id, quantity: 2 }]))).value.reservation);
+    await Promise.all(reservations.flatMap((r) => [useCases().commit.execute(r.id).catch(() => 'refused'), useCases().release.execute(r.id).catch(() => 'refused')]));
+    const final = await Promise.all(reservations.map((r) => useCases().get.execute(r.id)));
+    const committed = final.filter((r) => r.status === 'committed').length;
+    expect(committed + final.filter((r) => r.status === 'released').length).to.equal(10);
+    expect(await reload(a)).to.include({ quantityInStock: 100 - 2 * committed, reservedQuantity: 0 });
+    await expectLedgersToSum([a]);
+  });
+
+  it('expires held reservations past their time, once, even with sweepers racing', async () => {
+    const a = await product(20);
+    const short = (await useCases().reserve.execute(request([{ productId: a.id, quantity: 3 }], randomUUID(), 60))).value.reservation;
+    const long = (await useCases().reserve.execute(request([{ productId: a.id, quantity: 5 }], randomUUID(), 3600))).value.reservation;
+    now = new Date(now.getTime() + 61_000);
+    const swept = (await Promise.all([useCases().expire.execute(), useCases().expire.execute(), useCases().expire.execute()])).flat();
+    expect(swept.map((r) => [r.id, r.status])).to.deep.equal([[short.id, 'expired']]);
+    expect(await reload(a)).to.include({ reservedQuantity: 5 });
+    expect((await useCases().get.execute(long.id)).status).to.equal('held');
+    await expect(useCases().commit.execute(short.id)).to.be.rejectedWith(ReservationNotHeldError);
+    expect(await useCases().release.execute(short.id)).to.include({ status: 'expired' });
+    const { items } = await useCases().movements.execute(a.id, { after: 0, limit: 10 });
+    expect(items.filter((m) => m.kind === 'expired').map((m) => [m.reservedDelta, m.reservationId])).to.deep.equal([[-3, short.id]]);
+  });
+
+  it('keeps adjustments, updates and deletes from taking stock that is held', async () => {
+    const a = await product(5);
+    await useCases().reserve.execute(request([{ productId: a.id, quantity: 3 }]));
+    await expect(useCases().adjust.execute(a.id, StockAdjustment.create({ delta: -3 }))).to.be.rejectedWith(InsufficientStockError).and.eventually.include({ available: 2 });
+    expect((await useCases().adjust.execute(a.id, StockAdjustment.create({ delta: -2 }))).value).to.include({ quantityInStock: 3, reservedQuantity: 3 });
+    await expect(useCases().update.execute(a.id, aProduct({ quantityInStock: 2 }))).to.be.rejectedWith(InsufficientStockError);
+    expect(await useCases().update.execute(a.id, aProduct({ quantityInStock: 3 }))).to.include({ quantityInStock: 3, reservedQuantity: 3 });
+    await expect(useCases().remove.execute(a.id)).to.be.rejectedWith(ProductReservedError).and.eventually.include({ reservedQuantity: 3 });
+    await expectLedgersToSum([a]);
+  });
+
+  it('keeps every ledger summing to its product through a storm of mixed operations', async () => {
+    const products = [await product(30), await product(30), await product(30)];
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const pick = () => products[Math.floor(random() * products.length)]!;
+    const held: string[] = [];
+    const operations = Array.from({ length: 150 }, async (_, i) => {
+      const roll = random();
+      const target = pick();
+      try {
+        if (roll < 0.3) await useCases().adjust.execute(target.id, StockAdjustment.create({ delta: random() < 0.5 ? -2 : 3, reason: `storm ${i}` }));
+        else if (roll < 0.6) held.push((await useCases().reserve.execute(request([{ productId: target.id, quantity: 2 }, { productId: pick().id, quantity: 1 }]))).value.reservation.id);
+        else if (roll < 0.75 && held.length > 0) await useCases().commit.execute(held[Math.floor(random() * held.length)]!);
+        else if (roll < 0.9 && held.length > 0) await useCases().release.execute(held[Math.floor(random() * held.length)]!);
+        else await useCases().update.execute(target.id, aProduct({ quantityInStock: 25 + Math.floor(random() * 10) }));
+      } catch (error) {
+        if (!(error instanceof InsufficientStockError || error instanceof StockShortageError || error instanceof ReservationNotHeldError)) throw error;
+      }
+    });
+    await Promise.all(operations);
+    for (const p of products) {
+      const current = await reload(p);
+      expect(current.reservedQuantity).to.be.within(0, current.quantityInStock);
+    }
+    await expectLedgersToSum(products);
+  });
+}
