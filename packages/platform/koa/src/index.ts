@@ -1,3 +1,4 @@
+export * from './auth/index';
 export * from './body-codec';
 export * from './create-http-app';
 export * from './error-problems';

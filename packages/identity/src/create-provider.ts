@@ -1,0 +1,129 @@
+import type { Logger } from '@platform/runtime';
+import { randomBytes } from 'node:crypto';
+import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
+import type { IdentityClient } from './clients-file';
+import { type KeyRing, providerJwks } from './keys-file';
+import { NoStorageAdapter } from './no-storage-adapter';
+import { ALL_SCOPES, RESOURCES } from './resources';
+
+export interface ProviderOptions {
+  readonly issuer: string;
+  readonly keys: KeyRing;
+  readonly clients: readonly IdentityClient[];
+  readonly accessTokenTtlSeconds: number;
+  readonly trustProxy: boolean;
+  readonly logger: Logger;
+}
+
+function requestedScopes(ctx: KoaContextWithOIDC): string[] {
+  const { scope } = ctx.oidc.params ?? {};
+  return typeof scope === 'string' && scope ? [...new Set(scope.split(' ').filter(Boolean))] : [];
+}
+
+/**
+ * Which API a token is for and which scopes it carries. oidc-provider does
+ * not hold API scopes to a client's allowance (it silently drops the others),
+ * so this hook refuses them by name.
+ */
+function resourceServer(clients: readonly IdentityClient[], accessTokenTtlSeconds: number) {
+  const allowedTo = new Map(clients.map((client) => [client.clientId, new Set(client.scopes)]));
+  return (ctx: KoaContextWithOIDC, resource: string, client: { clientId: string }) => {
+    // oidc-provider refuses several resources itself, but only after calling this hook for each.
+    if (Array.isArray(ctx.oidc.params?.resource)) throw new errors.InvalidTarget('only one resource indicator is supported per token request');
+    const apiScopes = RESOURCES[resource];
+    if (!apiScopes) throw new errors.InvalidTarget(`unknown resource indicator; known: ${Object.keys(RESOURCES).join(', ')}`);
+    const allowed = apiScopes.filter((scope) => allowedTo.get(client.clientId)?.has(scope));
+    if (allowed.length === 0) throw new errors.InvalidTarget('this client is not allowed to access this resource');
+    const requested = requestedScopes(ctx);
+    for (const scope of requested) {
+      if (!apiScopes.includes(scope)) throw new errors.InvalidScope('requested scope is not valid for this resource', scope);
+      if (!allowed.includes(scope)) throw new errors.InvalidScope('requested scope is not allowed for this client', scope);
+    }
+    // No scope asked for: every scope the client holds on this API. The handler reads params.scope after this hook.
+    if (requested.length === 0) ctx.oidc.params!.scope = allowed.join(' ');
+    return {
+      scope: allowed.join(' '),
+      audience: resource,
+      accessTokenTTL: accessTokenTtlSeconds,
+      accessTokenFormat: 'jwt' as const,
+      jwt: { sign: { alg: 'ES256' as const } },
+    };
+  };
+}
+
+/**
+ * An authorization server for the client credentials grant only, issuing RFC
+ * 9068 JWT access tokens for one API at a time, signed by the first key of
+ * the ring. Everything oidc-provider would otherwise take from its
+ * development-only defaults (keys, storage, interactions, cookie keys, TTLs)
+ * is given, so it prints nothing. Client metadata is checked now, not on the
+ * first request, so a bad client stops the start.
+ */
+export async function createProvider({ issuer, keys, clients, accessTokenTtlSeconds, trustProxy, logger }: ProviderOptions): Promise<Provider> {
+  const configuration: Configuration = {
+    adapter: NoStorageAdapter,
+    jwks: providerJwks(keys) as Configuration['jwks'],
+    // No route that sets a cookie is reachable, but oidc-provider wants keys; a per-process one does.
+    cookies: { keys: [randomBytes(32).toString('base64url')] },
+    clients: clients.map((client) => ({
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+      grant_types: ['client_credentials'],
+      response_types: [],
+      redirect_uris: [],
+      // oidc-provider takes client_secret_post from a client registered for client_secret_basic too.
+      token_endpoint_auth_method: 'client_secret_basic',
+    })),
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
+    clientDefaults: { id_token_signed_response_alg: 'ES256' },
+    enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
+    scopes: [],
+    responseTypes: [],
+    // Browsers send Origin on every POST, same-origin ones too: a page served at the issuer's origin (the gateway's
+    // /swagger) may get tokens, pages elsewhere may not.
+    clientBasedCORS: (_ctx, origin) => origin === new URL(issuer).origin,
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      introspection: { enabled: false },
+      revocation: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      resourceIndicators: {
+        enabled: true,
+        // Without a resource oidc-provider would issue an opaque, stored token no API accepts.
+        defaultResource() {
+          throw new errors.InvalidTarget(`the resource parameter is required (${Object.keys(RESOURCES).join(' or ')})`);
+        },
+        useGrantedResource: () => false,
+        getResourceServerInfo: resourceServer(clients, accessTokenTtlSeconds),
+      },
+    },
+    ttl: { ClientCredentials: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? accessTokenTtlSeconds },
+  };
+  const provider = new Provider(issuer, configuration);
+  provider.proxy = trustProxy;
+  provider.use(async function advertisedScopes(ctx, next) {
+    await next();
+    // The discovery options only add members; these would advertise scopes and a browser endpoint this issuer does not have.
+    const route = (ctx as KoaContextWithOIDC).oidc?.route;
+    if (route === 'discovery' && ctx.status === 200) {
+      const body = ctx.body as Record<string, unknown>;
+      body.scopes_supported = [...ALL_SCOPES];
+      delete body.authorization_endpoint;
+    }
+  });
+  provider.on('grant.success', (ctx) => {
+    const { client, params } = ctx.oidc;
+    logger.info('access token issued', { clientId: client?.clientId, resource: params?.resource, scope: (ctx.body as { scope?: string }).scope });
+  });
+  provider.on('grant.error', (ctx, error) => {
+    // The client hears a generic invalid_client; the log says why.
+    const claimed = (ctx.oidc as unknown as { authorization?: { clientId?: string } }).authorization?.clientId;
+    logger.warn('token request refused', { clientId: ctx.oidc.client?.clientId ?? claimed, error: error.error, detail: error.error_detail ?? error.error_description });
+  });
+  provider.on('server_error', (_ctx, error) => logger.error('oidc-provider failed', { error: error.stack ?? String(error) }));
+  for (const client of clients) await provider.Client.find(client.clientId);
+  return provider;
+}

@@ -1,0 +1,12 @@
+import { runMain } from '@platform/runtime';
+import { loadConfig } from './config';
+import { startIdentityService } from './identity-service';
+
+await runMain('identity service', async () => {
+  const service = await startIdentityService(loadConfig());
+  const discovery = `${service.issuer}/.well-known/openid-configuration`;
+  service.logger.info(`identity service listening on ${service.url}; discovery at ${discovery}`, { url: service.url, issuer: service.issuer, discovery });
+  // Besides the file watch: for file systems that do not report changes.
+  process.on('SIGHUP', () => void service.reload());
+  return service;
+});

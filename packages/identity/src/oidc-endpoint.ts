@@ -1,0 +1,37 @@
+import { requestIdOf } from '@platform/koa';
+import type { Middleware } from 'koa';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type Provider from 'oidc-provider';
+
+type Handler = (request: IncomingMessage, response: ServerResponse) => unknown;
+
+/**
+ * Hands the request to oidc-provider, which answers it on its own Koa 2 app
+ * (its dependency; ours is Koa 3). The provider in use is read per request,
+ * so a reload swaps it between requests. `mountPath` is where the issuer's
+ * path puts the endpoints: oidc-provider builds their URLs from the part of
+ * `originalUrl` that precedes `url`, as under Express.
+ */
+export function oidcEndpoint(mountPath: string, current: () => Provider): Middleware {
+  const handlers = new WeakMap<Provider, Handler>();
+  return async function oidcEndpoint(ctx) {
+    const provider = current();
+    let handle = handlers.get(provider);
+    if (!handle) handlers.set(provider, (handle = provider.callback() as Handler));
+    const { req, res } = ctx;
+    const url = req.url!;
+    Object.assign(req, { originalUrl: url });
+    req.url = url.slice(mountPath.length);
+    // Set now: the provider sends the response, so the request context cannot add them afterwards.
+    ctx.set({ 'X-Request-Id': requestIdOf(ctx), 'X-Content-Type-Options': 'nosniff' });
+    ctx.respond = false;
+    try {
+      await new Promise<void>((resolve) => {
+        res.once('close', resolve);
+        handle(req, res);
+      });
+    } finally {
+      req.url = url; // the access log names the path the client asked for
+    }
+  };
+}

@@ -1,0 +1,60 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readClientsFile } from '../src';
+
+const SECRET = 's'.repeat(32);
+
+describe('the clients file', () => {
+  let folder = '';
+  let file = '';
+  beforeEach(() => {
+    folder = mkdtempSync(join(tmpdir(), 'identity-clients-'));
+    file = join(folder, 'clients.json');
+  });
+  afterEach(() => rmSync(folder, { recursive: true, force: true }));
+
+  const write = (content: unknown) => writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+
+  it('gives each client its id, secret and scopes, each scope once', () => {
+    write([{ clientId: 'checkout', clientSecret: SECRET, scopes: ['stock:reserve', 'orders:write', 'stock:reserve'] }]);
+    expect(readClientsFile(file)).to.deep.equal([{ clientId: 'checkout', clientSecret: SECRET, scopes: ['stock:reserve', 'orders:write'] }]);
+  });
+
+  const refusals: [string, unknown, RegExp][] = [
+    ['not JSON', '[{"clientId": ', /is not valid JSON: /],
+    ['not an array', { clientId: 'a' }, /must hold a JSON array of clients/],
+    ['no clients', [], /lists no clients/],
+    ['an entry that is not an object', ['checkout'], /Client 1 of .* must be an object/],
+    ['a misspelt property', [{ clientId: 'a', clientSecret: SECRET, scope: ['stock:read'] }], /Client 1 of .* has unknown property "scope"; known: clientId, clientSecret, scopes/],
+    ['a missing clientId', [{ clientSecret: SECRET, scopes: ['stock:read'] }], /Client 1 of .*: clientId must be 1 to 128 letters/],
+    ['a clientId with a colon', [{ clientId: 'a:b', clientSecret: SECRET, scopes: ['stock:read'] }], /clientId must be/],
+    [
+      'a clientId listed twice',
+      [
+        { clientId: 'a', clientSecret: SECRET, scopes: ['stock:read'] },
+        { clientId: 'a', clientSecret: SECRET, scopes: ['stock:read'] },
+      ],
+      /Client 2 of .* \(a\): clientId is listed twice/,
+    ],
+    ['a short secret', [{ clientId: 'a', clientSecret: 'short', scopes: ['stock:read'] }], /\(a\): clientSecret must be 32 to 512 visible ASCII characters/],
+    ['a secret with a space', [{ clientId: 'a', clientSecret: `${SECRET} x`, scopes: ['stock:read'] }], /clientSecret must be 32 to 512 visible ASCII/],
+    ['no scopes', [{ clientId: 'a', clientSecret: SECRET, scopes: [] }], /\(a\): scopes must be a non-empty array of stock:read/],
+    ['an unknown scope', [{ clientId: 'a', clientSecret: SECRET, scopes: ['stock:read', 'stock:delete'] }], /\(a\): unknown scope "stock:delete"; known: stock:read, stock:write, stock:reserve, orders:read, orders:write, orders:admin/],
+  ];
+  for (const [what, content, message] of refusals) {
+    it(`is refused in one line naming the file: ${what}`, () => {
+      write(content);
+      expect(() => readClientsFile(file))
+        .to.throw(message)
+        .with.property('message')
+        .that.includes(file)
+        .and.does.not.include('\n');
+    });
+  }
+
+  it('is refused when missing, with what it should hold', () => {
+    expect(() => readClientsFile(file)).to.throw(`The clients file ${file} (IDENTITY_CLIENTS_FILE) does not exist; it holds [{ "clientId", "clientSecret", "scopes": [...] }].`);
+  });
+});

@@ -1,0 +1,112 @@
+import { createTokenVerifier } from '@platform/koa';
+import { expect } from 'chai';
+import { chmodSync, statSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { createKeysFileIfMissing } from '../src';
+import { eventually, type IdentityProcess, runScript, stop } from './process-support';
+import { callWith, CLIENTS, decodePart, kidsAt, scratchFolder, STOCK, startResourceServer, tokenFor } from './support';
+
+describe('the identity service as a process', function () {
+  this.timeout(60_000);
+  let files: ReturnType<typeof scratchFolder>;
+  let running: IdentityProcess | undefined;
+  beforeEach(() => (files = scratchFolder()));
+  afterEach(async () => {
+    if (running) await stop(running);
+    running = undefined;
+    files.remove();
+  });
+
+  const envFor = () => ({ IDENTITY_CLIENTS_FILE: files.clientsFile, IDENTITY_KEYS_FILE: files.keysFile });
+
+  it('starts with JSON log lines only, no oidc-provider warning, and creates its keys file with mode 0600', async () => {
+    running = runScript('main.ts', envFor());
+    const issuer = await running.issuer();
+    expect(statSync(files.keysFile).mode & 0o777).to.equal(0o600);
+    // The first token request, from a browser page (Origin), is where oidc-provider's lazy notices would show.
+    const client = CLIENTS[0]!;
+    const response = await fetch(`${issuer}/token`, {
+      method: 'POST',
+      headers: { origin: new URL(issuer).origin },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret, resource: STOCK }),
+    });
+    expect(response.status).to.equal(200);
+    expect(response.headers.get('access-control-allow-origin')).to.equal(new URL(issuer).origin);
+    expect(await stop(running)).to.equal(0);
+    expect(running.stderr.filter(Boolean)).to.deep.equal([]);
+    const lines = running.stdout.filter(Boolean);
+    expect(lines.every((line) => /^\{.*\}$/.test(line)), lines.join('\n')).to.equal(true);
+    expect(lines.map((line) => JSON.parse(line).message)).to.include.members(['created the signing keys file', 'access token issued', 'stopped']);
+    expect(lines.join('\n')).not.to.match(/oidc-provider|WARNING|NOTICE/i);
+  });
+
+  it('takes a key rotation (pnpm identity:rotate-keys) without a restart of itself or of the service verifying its tokens', async () => {
+    running = runScript('main.ts', envFor());
+    const issuer = await running.issuer();
+    const stock = await startResourceServer(createTokenVerifier({ issuer, audience: STOCK }));
+    try {
+      const before = await tokenFor(issuer, 'inventory-sync', STOCK);
+      expect((await callWith(`${stock.url}/api/products`, before)).status).to.equal(200);
+      const [oldKid] = await kidsAt(issuer);
+
+      const rotation = runScript('rotate-keys-main.ts', envFor());
+      expect(await rotation.exited, rotation.stderr.join('\n')).to.equal(0);
+      const newKid = /^New signing key (\S+) in /.exec(rotation.stdout[0] ?? '')?.[1];
+      expect(newKid).to.be.a('string').and.not.equal(oldKid);
+      expect(statSync(files.keysFile).mode & 0o777).to.equal(0o600);
+
+      await eventually('the service publishes the new key', async () => (await kidsAt(issuer))[0] === newKid);
+      expect(await kidsAt(issuer)).to.deep.equal([newKid, oldKid]);
+      const after = await tokenFor(issuer, 'inventory-sync', STOCK);
+      expect(decodePart(after, 0).kid).to.equal(newKid);
+      expect((await callWith(`${stock.url}/api/products`, after)).status).to.equal(200);
+      expect((await callWith(`${stock.url}/api/products`, before)).status, 'a token signed before the rotation').to.equal(200);
+    } finally {
+      await stock.close();
+    }
+  });
+
+  describe('a start that fails says so in one line and exits 1', () => {
+    const cases: [string, () => Promise<Record<string, string>>, RegExp][] = [
+      ['a missing clients file', async () => ({ IDENTITY_CLIENTS_FILE: `${files.folder}/none.json` }), /The clients file .*none\.json \(IDENTITY_CLIENTS_FILE\) does not exist/],
+      [
+        'a client with an unknown scope',
+        async () => {
+          writeFileSync(files.clientsFile, JSON.stringify([{ clientId: 'a', clientSecret: 's'.repeat(32), scopes: ['stock:admin'] }]));
+          return {};
+        },
+        /Client 1 of .*clients\.json \(a\): unknown scope "stock:admin"/,
+      ],
+      [
+        'a keys file other users may read',
+        async () => {
+          await createKeysFileIfMissing(files.keysFile);
+          chmodSync(files.keysFile, 0o640);
+          return {};
+        },
+        /The keys file .*signing-keys\.json can be read by other users \(mode 640\); chmod 600 it\./,
+      ],
+      ['an ISSUER with a trailing slash', async () => ({ ISSUER: 'https://api.example.test/identity/' }), /ISSUER must be a URL as written in canonical form .* no .* trailing slash/],
+      ['an ACCESS_TOKEN_TTL_SECONDS out of range', async () => ({ ACCESS_TOKEN_TTL_SECONDS: '5' }), /ACCESS_TOKEN_TTL_SECONDS must be an integer from 10 to 86400/],
+      [
+        'a port already in use',
+        async () => {
+          const taken = net.createServer().listen(0, '127.0.0.1');
+          await new Promise((resolve) => taken.once('listening', resolve));
+          after(() => taken.close());
+          return { PORT: String((taken.address() as net.AddressInfo).port) };
+        },
+        /already in use/,
+      ],
+    ];
+    for (const [what, env, message] of cases) {
+      it(what, async () => {
+        const failed = runScript('main.ts', { ...envFor(), ...(await env()) });
+        expect(await failed.exited).to.equal(1);
+        const stderr = failed.stderr.filter(Boolean);
+        expect(stderr, stderr.join('\n')).to.have.length(1);
+        expect(stderr[0]).to.match(/^identity service failed to start: /).and.match(message);
+      });
+    }
+  });
+});
