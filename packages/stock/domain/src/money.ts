@@ -51,6 +51,15 @@ export class Money {
     return `${units}.${fraction}`;
   }
 
+  plus(other: Money): Money {
+    return Money.fromCents(this.cents + other.cents);
+  }
+
+  /** This amount `quantity` times, exactly; a RangeError past the largest amount. */
+  times(quantity: number): Money {
+    return Money.fromCents(this.cents * quantity);
+  }
+
   equals(other: Money): boolean {
     return this.cents === other.cents;
   }

@@ -1,0 +1,170 @@
+import { allValid, Invalid } from '@platform/kernel';
+import { INT32_MAX, isProductId, Money } from '@stock/domain';
+import { OrderStateConflictError } from './errors';
+
+/**
+ * pending → reserved (stock held) → paid → completed (stock committed).
+ * Or: pending → rejected (not enough stock); pending | reserved → cancelled;
+ * reserved → expired (the hold lapsed before payment); paid → unfulfilled
+ * (paid after the hold lapsed: stock could not be committed, the payment is
+ * owed back). completed, rejected, cancelled, expired and unfulfilled are final.
+ */
+export type OrderStatus = 'pending' | 'reserved' | 'paid' | 'completed' | 'rejected' | 'cancelled' | 'expired' | 'unfulfilled';
+
+export const ORDER_MAX_LINES = 100;
+export const LINE_MAX_QUANTITY = 10_000;
+
+export interface OrderLineRequest {
+  readonly productId: number;
+  readonly quantity: number;
+}
+
+/** What a buyer asks for: one line per product (same product twice is summed), in product id order. */
+export class OrderRequest {
+  private constructor(readonly lines: readonly OrderLineRequest[]) {}
+
+  static create(input: { readonly lines: readonly OrderLineRequest[] }): OrderRequest {
+    return new OrderRequest(allValid({ lines: orderLines(input.lines) }).lines);
+  }
+}
+
+function orderLines(value: readonly OrderLineRequest[]): OrderLineRequest[] | Invalid {
+  if (value.length === 0) return new Invalid('must hold at least one line');
+  if (value.length > ORDER_MAX_LINES) return new Invalid(`must hold at most ${ORDER_MAX_LINES} lines`);
+  const byProduct = new Map<number, number>();
+  for (const { productId, quantity } of value) {
+    if (!isProductId(productId)) return new Invalid(`has a productId that is not an integer from 1 to ${INT32_MAX}`);
+    if (!Number.isInteger(quantity) || quantity < 1 || quantity > LINE_MAX_QUANTITY) return new Invalid(`has a quantity that is not an integer from 1 to ${LINE_MAX_QUANTITY}`);
+    byProduct.set(productId, (byProduct.get(productId) ?? 0) + quantity);
+  }
+  const lines = [...byProduct].map(([productId, quantity]) => ({ productId, quantity })).sort((a, b) => a.productId - b.productId);
+  if (lines.some((line) => line.quantity > LINE_MAX_QUANTITY)) return new Invalid(`sums to more than ${LINE_MAX_QUANTITY} for one product`);
+  return lines;
+}
+
+/** A line as ordered: the product's name and price as stock quoted them when the order was placed. */
+export interface OrderLine {
+  readonly productId: number;
+  readonly name: string;
+  readonly unitPrice: Money;
+  readonly quantity: number;
+  readonly lineTotal: Money;
+}
+
+export interface Shortage {
+  readonly productId: number;
+  readonly requested: number;
+  readonly available: number;
+}
+
+export interface OrderState {
+  readonly id: string;
+  /** Who placed it: the token's subject (the buyer), or "anonymous" when the service runs without tokens. */
+  readonly buyer: string;
+  readonly status: OrderStatus;
+  readonly lines: readonly OrderLine[];
+  readonly total: Money;
+  readonly reservationId?: string;
+  readonly reservationExpiresAt?: Date;
+  /** Why stock refused the order (rejected). */
+  readonly shortages?: readonly Shortage[];
+  /** Why a paid order could not be completed (unfulfilled). */
+  readonly failureReason?: string;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+  /** Starts at 1 and grows with every change: the order's ETag. */
+  readonly version: number;
+}
+
+/** What an event or a command did to an order: moved it on, or nothing (a duplicate, or one a later state makes moot). */
+export type Outcome = { readonly changed: true; readonly order: Order } | { readonly changed: false; readonly order: Order };
+
+/**
+ * An order and its state machine. Every transition is guarded by the current
+ * state: a command the state does not allow throws OrderStateConflictError
+ * (409); an event the state has moved past leaves the order as it is, so a
+ * duplicate or a late event ends where in-order delivery would have.
+ */
+export class Order implements OrderState {
+  // Declared, not defined: the constructor's Object.assign sets them, and absent optional ones stay absent.
+  declare readonly id: string;
+  declare readonly buyer: string;
+  declare readonly status: OrderStatus;
+  declare readonly lines: readonly OrderLine[];
+  declare readonly total: Money;
+  declare readonly reservationId?: string;
+  declare readonly reservationExpiresAt?: Date;
+  declare readonly shortages?: readonly Shortage[];
+  declare readonly failureReason?: string;
+  declare readonly createdAt: Date;
+  declare readonly updatedAt: Date;
+  declare readonly version: number;
+
+  private constructor(state: OrderState) {
+    Object.assign(this, state);
+  }
+
+  /** A new order, pending until stock says whether it holds its lines. */
+  static place(id: string, buyer: string, lines: readonly Omit<OrderLine, 'lineTotal'>[], at: Date): Order {
+    const priced = lines.map((line) => ({ ...line, lineTotal: line.unitPrice.times(line.quantity) }));
+    const total = priced.reduce((sum, line) => sum.plus(line.lineTotal), Money.fromCents(0));
+    return new Order({ id, buyer, status: 'pending', lines: priced, total, createdAt: at, updatedAt: at, version: 1 });
+  }
+
+  /** An order read back from storage. */
+  static restore(state: OrderState): Order {
+    return new Order(state);
+  }
+
+  /** The buyer cancels: pending or reserved → cancelled; a cancelled order stays so. */
+  cancel(at: Date): Outcome {
+    if (this.status === 'cancelled') return this.unchanged();
+    if (this.status !== 'pending' && this.status !== 'reserved') throw new OrderStateConflictError(this.id, this.status, 'cancelled');
+    return this.move({ status: 'cancelled' }, at);
+  }
+
+  /** The payment provider's callback: reserved → paid; a paid (or completed) order stays so. */
+  pay(at: Date): Outcome {
+    if (this.status === 'paid' || this.status === 'completed') return this.unchanged();
+    if (this.status !== 'reserved') throw new OrderStateConflictError(this.id, this.status, 'paid');
+    return this.move({ status: 'paid' }, at);
+  }
+
+  /** Stock held every line: pending → reserved. After a cancel the order stays cancelled (stock releases on the cancel). */
+  reservationConfirmed(reservationId: string, expiresAt: Date, at: Date): Outcome {
+    if (this.status !== 'pending') return this.unchanged();
+    return this.move({ status: 'reserved', reservationId, reservationExpiresAt: expiresAt }, at);
+  }
+
+  /** Stock could not hold every line: pending → rejected, with the shortages. */
+  reservationRejected(shortages: readonly Shortage[], at: Date): Outcome {
+    if (this.status !== 'pending') return this.unchanged();
+    return this.move({ status: 'rejected', shortages }, at);
+  }
+
+  /** Stock committed the paid order's lines: paid → completed. */
+  reservationCommitted(at: Date): Outcome {
+    if (this.status !== 'paid') return this.unchanged();
+    return this.move({ status: 'completed' }, at);
+  }
+
+  /** Stock could not commit (the hold had lapsed): paid → unfulfilled, never completed. */
+  commitFailed(reason: string, at: Date): Outcome {
+    if (this.status !== 'paid') return this.unchanged();
+    return this.move({ status: 'unfulfilled', failureReason: reason }, at);
+  }
+
+  /** The hold lapsed before payment: reserved → expired. A paid order waits for stock's commit outcome instead. */
+  reservationExpired(at: Date): Outcome {
+    if (this.status !== 'reserved') return this.unchanged();
+    return this.move({ status: 'expired' }, at);
+  }
+
+  private unchanged(): Outcome {
+    return { changed: false, order: this };
+  }
+
+  private move(changes: Partial<OrderState>, at: Date): Outcome {
+    return { changed: true, order: new Order({ ...this, ...changes, updatedAt: at, version: this.version + 1 }) };
+  }
+}
