@@ -1,0 +1,73 @@
+import * as t from 'io-ts';
+import { DateTime, exactObject, integer, list, text, Uuid } from './codecs';
+
+const INT32_MAX = 2_147_483_647;
+const ProductId = integer('ProductId', 1, INT32_MAX);
+const Quantity = integer('Quantity', 1, 10_000);
+/** An order holds at most this many lines, as many as one batch read of products answers. */
+const MAX_LINES = 100;
+
+const OrderLine = exactObject('OrderLine', { productId: ProductId, quantity: Quantity });
+const Shortage = exactObject('Shortage', {
+  productId: ProductId,
+  // Lines for the same product are summed, so a request can exceed one line's limit.
+  requested: integer('Requested', 1, INT32_MAX),
+  available: integer('Available', 0, INT32_MAX),
+});
+
+interface EventContract {
+  readonly version: number;
+  /** The service that publishes it, and those whose queues are bound to it (docs/asyncapi.yaml says the same). */
+  readonly publisher: string;
+  readonly consumers: readonly string[];
+  readonly data: t.Mixed;
+}
+
+const SALES = 'sales-service';
+const STOCK = 'stock-service';
+
+/**
+ * Every event the services exchange, by type (the routing key), with the
+ * version of its data. Decoding is exact, so any change to a payload, even an
+ * added field, is a new version: it is published under a new type
+ * (`<type>.v2`) beside the old one until every consumer reads the new one.
+ * docs/asyncapi.yaml describes the same events; a test holds the two together.
+ */
+export const EVENTS = {
+  'sales.order.placed': { version: 1, publisher: SALES, consumers: [STOCK], data: exactObject('OrderPlaced', { orderId: Uuid, lines: list(OrderLine, 1, MAX_LINES) }) },
+  'sales.order.cancelled': { version: 1, publisher: SALES, consumers: [STOCK], data: exactObject('OrderCancelled', { orderId: Uuid }) },
+  'sales.order.paid': { version: 1, publisher: SALES, consumers: [STOCK], data: exactObject('OrderPaid', { orderId: Uuid }) },
+  'stock.reservation.confirmed': { version: 1, publisher: STOCK, consumers: [SALES], data: exactObject('ReservationConfirmed', { orderId: Uuid, reservationId: Uuid, expiresAt: DateTime }) },
+  'stock.reservation.rejected': { version: 1, publisher: STOCK, consumers: [SALES], data: exactObject('ReservationRejected', { orderId: Uuid, shortages: list(Shortage, 1, MAX_LINES) }) },
+  'stock.reservation.released': { version: 1, publisher: STOCK, consumers: [SALES], data: exactObject('ReservationReleased', { orderId: Uuid, reservationId: Uuid }) },
+  'stock.reservation.committed': { version: 1, publisher: STOCK, consumers: [SALES], data: exactObject('ReservationCommitted', { orderId: Uuid, reservationId: Uuid }) },
+  'stock.reservation.commit_failed': { version: 1, publisher: STOCK, consumers: [SALES], data: exactObject('ReservationCommitFailed', { orderId: Uuid, reason: text('Reason', 1, 500) }) },
+  'stock.reservation.expired': { version: 1, publisher: STOCK, consumers: [SALES], data: exactObject('ReservationExpired', { orderId: Uuid, reservationId: Uuid }) },
+} as const satisfies Record<string, EventContract>;
+
+export type EventType = keyof typeof EVENTS;
+
+export const EVENT_TYPES = Object.keys(EVENTS) as EventType[];
+
+export type EventData<T extends EventType> = t.TypeOf<(typeof EVENTS)[T]['data']>;
+
+/** What travels on the broker: `messageId` is `id`, the routing key is `type`. */
+export interface EventEnvelope<T extends string = string, D = unknown> {
+  readonly id: string;
+  readonly type: T;
+  /** RFC 3339, when the change that caused the event committed (as its producer's clock saw it). */
+  readonly occurredAt: string;
+  readonly data: D;
+}
+
+/** One of the known events, narrowed by `type`. */
+export type IntegrationEvent = { [T in EventType]: EventEnvelope<T, EventData<T>> }[EventType];
+
+/** The event types a service's queue is bound to. */
+export function eventTypesConsumedBy(service: string): EventType[] {
+  return EVENT_TYPES.filter((type) => (EVENTS[type].consumers as readonly string[]).includes(service));
+}
+
+export function isEventType(type: string): type is EventType {
+  return Object.hasOwn(EVENTS, type);
+}

@@ -1,0 +1,4 @@
+export * from './codecs';
+export * from './events';
+export * from './new-event';
+export * from './decode-event';
