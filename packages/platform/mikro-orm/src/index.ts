@@ -5,3 +5,6 @@ export * from './mikro-orm-idempotency-records';
 export * from './sql-session';
 export * from './database-errors';
 export * from './time-of';
+export * from './outbox-message-schema';
+export * from './outbox-message-migration';
+export * from './mikro-orm-outbox';

@@ -1,2 +1,3 @@
 export * from './postgres-scratch';
 export * from './freezable-proxy';
+export * from './outbox-store-contract';

@@ -1,0 +1,43 @@
+import { Migration } from '@mikro-orm/migrations';
+import type { Dialect } from './database-url';
+
+const DDL: Record<Dialect, string> = {
+  postgresql: `create table "outbox_message" (
+      "id" uuid not null primary key,
+      "type" varchar(255) not null,
+      "payload" text not null,
+      "occurred_at" bigint not null,
+      "published_at" bigint null,
+      "attempts" integer not null,
+      "next_attempt_at" bigint not null,
+      "locked_until" bigint not null
+    )`,
+  sqlite: `create table "outbox_message" (
+      "id" text not null primary key,
+      "type" text not null,
+      "payload" text not null,
+      "occurred_at" integer not null,
+      "published_at" integer null,
+      "attempts" integer not null,
+      "next_attempt_at" integer not null,
+      "locked_until" integer not null
+    )`,
+};
+
+/**
+ * The migration that creates the outbox table of `outboxMessageSchema`, for a
+ * service to add to its own list under a name of its choosing:
+ * `{ name: '20261124-outbox', class: outboxMessageMigration('postgresql') }`.
+ */
+export function outboxMessageMigration(dialect: Dialect): new (...args: ConstructorParameters<typeof Migration>) => Migration {
+  return class CreateOutboxMessage extends Migration {
+    override async up(): Promise<void> {
+      this.addSql(DDL[dialect]);
+      this.addSql('create index "outbox_message_relay_index" on "outbox_message" ("published_at", "occurred_at", "id")');
+    }
+
+    override async down(): Promise<void> {
+      this.addSql('drop table "outbox_message"');
+    }
+  };
+}
