@@ -4,3 +4,4 @@ export * from './unit-of-work';
 export * from './single-call';
 export * from './unavailable';
 export * from './clock';
+export * from './outbox';

@@ -1,4 +1,5 @@
-import type { ClaimedOutboxMessage, Outbox, OutboxEnvelope, OutboxStore } from '@platform/outbox';
+import type { Outbox, OutboxEnvelope } from '@platform/kernel';
+import type { ClaimedOutboxMessage, OutboxStore } from '@platform/outbox';
 import type { InMemoryDatabase, InMemoryTable, InMemoryTransaction } from './in-memory-database';
 
 export interface OutboxMessageRecord {

@@ -1,4 +1,5 @@
-import type { ClaimedOutboxMessage, Outbox, OutboxEnvelope, OutboxStore } from '@platform/outbox';
+import type { Outbox, OutboxEnvelope } from '@platform/kernel';
+import type { ClaimedOutboxMessage, OutboxStore } from '@platform/outbox';
 import type { SqlSession } from './sql-session';
 
 type ClaimedRow = { id: string; type: string; payload: string; occurred_at: number | string; attempts: number };

@@ -1,2 +1,1 @@
-export * from './outbox';
 export * from './outbox-store';

@@ -1,4 +1,5 @@
-import type { Outbox, OutboxEnvelope, OutboxStore } from '@platform/outbox';
+import type { Outbox, OutboxEnvelope } from '@platform/kernel';
+import type { OutboxStore } from '@platform/outbox';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 
