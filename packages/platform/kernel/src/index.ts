@@ -5,3 +5,4 @@ export * from './single-call';
 export * from './unavailable';
 export * from './clock';
 export * from './outbox';
+export * from './time-ordered-id';

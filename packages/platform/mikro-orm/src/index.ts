@@ -8,3 +8,4 @@ export * from './time-of';
 export * from './outbox-message-schema';
 export * from './outbox-message-migration';
 export * from './mikro-orm-outbox';
+export * from './idempotency-key-migration';

@@ -1,0 +1,62 @@
+import type { EventData, EventEnvelope } from '@commerce/contracts';
+import { type Clock, type ResultFormat, runOnce, type UnitOfWork } from '@platform/kernel';
+import type { Order, Outcome, SalesTransaction } from '@sales/domain';
+import { createHash } from 'node:crypto';
+import { changeOrder } from './change-order';
+
+type StockEventType = 'stock.reservation.confirmed' | 'stock.reservation.rejected' | 'stock.reservation.released' | 'stock.reservation.committed' | 'stock.reservation.commit_failed' | 'stock.reservation.expired';
+
+/** An event stock publishes about an order's reservation. */
+export type StockEvent = { [T in StockEventType]: EventEnvelope<T, EventData<T>> }[StockEventType];
+
+/** What handling an event did: moved its order on, found it already past it, found no such order, or knew the message. */
+export type StockEventOutcome = 'applied' | 'unchanged' | 'unknown-order' | 'duplicate';
+
+const outcomeFormat: ResultFormat<StockEventOutcome> = { serialise: (outcome) => outcome, deserialise: (text) => text as StockEventOutcome };
+
+/** Sales consumes as the system, not as a buyer: events may concern any order. */
+const SYSTEM = { kind: 'admin' } as const;
+
+function transition(order: Order, event: StockEvent, at: Date): Outcome {
+  switch (event.type) {
+    case 'stock.reservation.confirmed':
+      return order.reservationConfirmed(event.data.reservationId, new Date(event.data.expiresAt), at);
+    case 'stock.reservation.rejected':
+      return order.reservationRejected(event.data.shortages, at);
+    case 'stock.reservation.committed':
+      return order.reservationCommitted(at);
+    case 'stock.reservation.commit_failed':
+      return order.commitFailed(event.data.reason, at);
+    case 'stock.reservation.expired':
+      return order.reservationExpired(at);
+    case 'stock.reservation.released':
+      // The answer to a cancel the order already made: nothing left to change.
+      return { changed: false, order };
+  }
+}
+
+export class HandleStockEvent {
+  constructor(
+    private readonly unitOfWork: UnitOfWork<SalesTransaction>,
+    private readonly clock: Clock,
+    /** The consumer the inbox records messages for (the queue's name). */
+    private readonly consumer = 'sales-service',
+  ) {}
+
+  /**
+   * Applies one stock event to its order in one unit of work with its inbox
+   * record: a redelivered message (same id) has no second effect, and a second
+   * event about the same order (new id) meets the order's guards, so it ends
+   * where in-order delivery would. The caller acks the message once this resolves.
+   */
+  async execute(event: StockEvent): Promise<StockEventOutcome> {
+    const fingerprint = createHash('sha256').update(`${event.type}\n${JSON.stringify(event.data)}`).digest('hex');
+    const { value, replayed } = await runOnce(this.unitOfWork, { scope: this.consumer, key: event.id, fingerprint }, outcomeFormat, async (tx) => {
+      const order = await tx.orders.findById(event.data.orderId);
+      if (!order) return 'unknown-order' as const;
+      const after = await changeOrder(tx, order.id, SYSTEM, this.clock, (current, at) => transition(current, event, at));
+      return after.version !== order.version ? 'applied' : 'unchanged';
+    });
+    return replayed ? 'duplicate' : value;
+  }
+}

@@ -1,0 +1,61 @@
+import type { ResultFormat } from '@platform/kernel';
+import { Order, type OrderStatus, type Shortage } from '@sales/domain';
+import { Money } from '@stock/domain';
+
+interface OrderSnapshot {
+  id: string;
+  buyer: string;
+  status: OrderStatus;
+  lines: { productId: number; name: string; unitPriceCents: number; quantity: number }[];
+  reservationId?: string;
+  reservationExpiresAt?: string;
+  shortages?: Shortage[];
+  failureReason?: string;
+  createdAt: string;
+  updatedAt: string;
+  version: number;
+}
+
+/** An order as JSON: for idempotency records, and for the orders table's lines (money in cents, times in ISO). */
+export function orderSnapshot(order: Order): OrderSnapshot {
+  return {
+    id: order.id,
+    buyer: order.buyer,
+    status: order.status,
+    lines: order.lines.map(({ productId, name, unitPrice, quantity }) => ({ productId, name, unitPriceCents: unitPrice.cents, quantity })),
+    ...(order.reservationId !== undefined && { reservationId: order.reservationId }),
+    ...(order.reservationExpiresAt !== undefined && { reservationExpiresAt: order.reservationExpiresAt.toISOString() }),
+    ...(order.shortages !== undefined && { shortages: [...order.shortages] }),
+    ...(order.failureReason !== undefined && { failureReason: order.failureReason }),
+    createdAt: order.createdAt.toISOString(),
+    updatedAt: order.updatedAt.toISOString(),
+    version: order.version,
+  };
+}
+
+export function orderFromSnapshot(snapshot: OrderSnapshot): Order {
+  const lines = snapshot.lines.map(({ productId, name, unitPriceCents, quantity }) => {
+    const unitPrice = Money.fromCents(unitPriceCents);
+    return { productId, name, unitPrice, quantity, lineTotal: unitPrice.times(quantity) };
+  });
+  return Order.restore({
+    id: snapshot.id,
+    buyer: snapshot.buyer,
+    status: snapshot.status,
+    lines,
+    total: lines.reduce((sum, line) => sum.plus(line.lineTotal), Money.fromCents(0)),
+    ...(snapshot.reservationId !== undefined && { reservationId: snapshot.reservationId }),
+    ...(snapshot.reservationExpiresAt !== undefined && { reservationExpiresAt: new Date(snapshot.reservationExpiresAt) }),
+    ...(snapshot.shortages !== undefined && { shortages: snapshot.shortages }),
+    ...(snapshot.failureReason !== undefined && { failureReason: snapshot.failureReason }),
+    createdAt: new Date(snapshot.createdAt),
+    updatedAt: new Date(snapshot.updatedAt),
+    version: snapshot.version,
+  });
+}
+
+/** An order as an idempotency record keeps it, so a repeat answers the order exactly as the first call did. */
+export const orderRecord: ResultFormat<Order> = {
+  serialise: (order) => JSON.stringify(orderSnapshot(order)),
+  deserialise: (text) => orderFromSnapshot(JSON.parse(text) as OrderSnapshot),
+};

@@ -1,0 +1,2 @@
+export * from './in-memory-order-repository';
+export * from './in-memory-sales-store';

@@ -1,0 +1,23 @@
+import type { UnitOfWork } from '@platform/kernel';
+import { type Database, MikroOrmIdempotencyRecords, MikroOrmOutbox } from '@platform/mikro-orm';
+import type { SalesTransaction } from '@sales/domain';
+import { MikroOrmOrderRepository } from './mikro-orm-order-repository';
+
+/** Sales transactions on MikroORM: the orders, the idempotency records (and inbox) and the outbox, all on the transaction's session. */
+export class MikroOrmSalesUnitOfWork implements UnitOfWork<SalesTransaction> {
+  constructor(
+    private readonly database: Database,
+    private readonly idempotencyTtlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  run<T>(work: (tx: SalesTransaction) => Promise<T>): Promise<T> {
+    return this.database.transaction((session) =>
+      work({
+        orders: new MikroOrmOrderRepository(session),
+        idempotency: new MikroOrmIdempotencyRecords(session, this.idempotencyTtlMs, this.now),
+        outbox: new MikroOrmOutbox(session),
+      }),
+    );
+  }
+}

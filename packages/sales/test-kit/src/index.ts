@@ -1,0 +1,4 @@
+export * from './fixed-catalog';
+export * from './order-repository-contract';
+export * from './sales-store';
+export * from './sales-use-case-contract';

@@ -1,0 +1,178 @@
+import { type EventEnvelope, newEvent } from '@commerce/contracts';
+import { IdempotencyKeyReusedError, timeOrderedId, UnavailableError } from '@platform/kernel';
+import { CancelOrder, GetOrder, HandleStockEvent, ListOrders, PayOrder, PlaceOrder, type StockEvent } from '@sales/application';
+import { OrderNotFoundError, OrderRequest, OrderStateConflictError, type ProductCatalog, UnknownProductsError, type Viewer } from '@sales/domain';
+import { Money } from '@stock/domain';
+import * as chai from 'chai';
+import chaiAsPromised from 'chai-as-promised';
+import { randomUUID } from 'node:crypto';
+import { FixedCatalog } from './fixed-catalog';
+import type { OpenSalesStore, SalesStoreUnderTest } from './sales-store';
+
+chai.use(chaiAsPromised);
+const { expect } = chai;
+
+const A: Viewer = { kind: 'buyer', buyer: 'buyer-a' };
+const B: Viewer = { kind: 'buyer', buyer: 'buyer-b' };
+const RESERVATION = '3f1c2b7e-9a40-4d1e-8f7a-2c1d0b9e6a55';
+
+/**
+ * The sales use cases on a store: orders placed from the catalogue's quote,
+ * each change with its event in the outbox, in one unit of work; buyers kept
+ * apart; stock's events applied once per message and guarded by the order's state.
+ */
+export function salesUseCaseContract(open: OpenSalesStore): void {
+  let store: SalesStoreUnderTest;
+  let catalog: FixedCatalog;
+  let now = new Date('2026-11-23T10:00:00Z');
+  const clock = () => now;
+  const useCases = (quotes: ProductCatalog = catalog) => ({
+    place: new PlaceOrder(store.unitOfWork, quotes, { clock, newId: () => timeOrderedId(clock().getTime()) }),
+    get: new GetOrder(store.orders),
+    list: new ListOrders(store.orders),
+    cancel: new CancelOrder(store.unitOfWork, clock),
+    pay: new PayOrder(store.unitOfWork, clock),
+    handle: new HandleStockEvent(store.unitOfWork, clock),
+  });
+  const request = (lines = [{ productId: 1, quantity: 2 }, { productId: 2, quantity: 1 }, { productId: 1, quantity: 1 }]) => OrderRequest.create({ lines });
+  const placed = async (viewer: Viewer = A) => (await useCases().place.execute(viewer.kind === 'buyer' ? viewer.buyer : 'admin', request())).value;
+  /** The events written so far and not yet read: claimed, then marked published, as a relay would. */
+  const events = async (): Promise<EventEnvelope[]> => {
+    const claimed = await store.outbox.claim(1000, 60_000, Date.now());
+    await store.outbox.markPublished(claimed.map((m) => m.id), Date.now());
+    return claimed.map((m) => JSON.parse(m.payload) as EventEnvelope);
+  };
+  const stock = <E extends StockEvent>(type: E['type'], data: E['data']) => newEvent(type, data as never, now) as StockEvent;
+
+  before(async function () {
+    store = await open(this);
+  });
+  beforeEach(async () => {
+    now = new Date('2026-11-23T10:00:00Z');
+    catalog = new FixedCatalog([
+      { id: 1, name: 'Lamp', price: Money.fromDecimalString('19.99') },
+      { id: 2, name: 'Chair', price: Money.fromDecimalString('0.10') },
+    ]);
+    await store.reset();
+  });
+  after(async () => store?.close());
+
+  it('places an order pending, priced from one quote, and writes sales.order.placed with it', async () => {
+    const { value: order } = await useCases().place.execute('buyer-a', request());
+    expect(catalog.asked).to.deep.equal([[1, 2]]);
+    expect(order).to.include({ status: 'pending', buyer: 'buyer-a', version: 1 });
+    expect(order.lines.map((l) => [l.productId, l.name, l.unitPrice.toString(), l.quantity, l.lineTotal.toString()])).to.deep.equal([
+      [1, 'Lamp', '19.99', 3, '59.97'],
+      [2, 'Chair', '0.10', 1, '0.10'],
+    ]);
+    expect(order.total.toString()).to.equal('60.07');
+    expect(await store.orders.findById(order.id)).to.deep.equal(order);
+    expect((await events()).map((e) => [e.type, e.data])).to.deep.equal([['sales.order.placed', { orderId: order.id, lines: [{ productId: 1, quantity: 3 }, { productId: 2, quantity: 1 }] }]]);
+  });
+
+  it('refuses unknown products, naming them, and records nothing', async () => {
+    await expect(useCases().place.execute('buyer-a', request([{ productId: 1, quantity: 1 }, { productId: 77, quantity: 1 }, { productId: 78, quantity: 1 }]))).to.be.rejectedWith(UnknownProductsError).and.eventually.deep.include({ productIds: [77, 78] });
+    expect(await store.orders.list({ kind: 'admin' }, { limit: 10 })).to.deep.equal([]);
+    expect(await events()).to.deep.equal([]);
+  });
+
+  it('records nothing when stock does not answer', async () => {
+    const down: ProductCatalog = { quote: async () => Promise.reject(new UnavailableError('STOCK_UNAVAILABLE', 'Stock does not answer.')) };
+    await expect(useCases(down).place.execute('buyer-a', request())).to.be.rejectedWith(UnavailableError);
+    expect(await store.orders.list({ kind: 'admin' }, { limit: 10 })).to.deep.equal([]);
+    expect(await events()).to.deep.equal([]);
+  });
+
+  it('places once per idempotency key: one order, one event', async () => {
+    const idempotency = { scope: 'place-order', key: randomUUID(), fingerprint: 'f' };
+    const first = await useCases().place.execute('buyer-a', request(), { idempotency });
+    const repeat = await useCases().place.execute('buyer-a', request(), { idempotency });
+    expect(repeat).to.deep.equal({ value: first.value, replayed: true });
+    expect(await events()).to.have.length(1);
+    await expect(useCases().place.execute('buyer-a', request(), { idempotency: { ...idempotency, fingerprint: 'other' } })).to.be.rejectedWith(IdempotencyKeyReusedError);
+  });
+
+  it("keeps buyers apart: another buyer's order is not found, to read, cancel or pay; an admin reaches it", async () => {
+    const order = await placed(A);
+    for (const attempt of [useCases().get.execute(order.id, B), useCases().cancel.execute(order.id, B), useCases().pay.execute(order.id, B)]) {
+      await expect(attempt).to.be.rejectedWith(OrderNotFoundError);
+    }
+    expect((await useCases().get.execute(order.id, { kind: 'admin' })).id).to.equal(order.id);
+    expect((await useCases().list.execute(B, { limit: 10 })).items).to.deep.equal([]);
+    expect((await useCases().list.execute(A, { limit: 10 })).items.map((o) => o.id)).to.deep.equal([order.id]);
+  });
+
+  it('goes pending → reserved → paid → completed on stock’s answers, each change with its event', async () => {
+    const order = await placed();
+    await events();
+    expect(await useCases().handle.execute(stock('stock.reservation.confirmed', { orderId: order.id, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' }))).to.equal('applied');
+    expect(await useCases().get.execute(order.id, A)).to.include({ status: 'reserved', reservationId: RESERVATION });
+    now = new Date('2026-11-23T10:01:00Z');
+    expect(await useCases().pay.execute(order.id, A)).to.include({ status: 'paid' });
+    expect(await useCases().pay.execute(order.id, A)).to.include({ status: 'paid' });
+    expect((await events()).map((e) => [e.type, e.data])).to.deep.equal([['sales.order.paid', { orderId: order.id }]]);
+    expect(await useCases().handle.execute(stock('stock.reservation.committed', { orderId: order.id, reservationId: RESERVATION }))).to.equal('applied');
+    expect(await useCases().get.execute(order.id, A)).to.include({ status: 'completed' });
+  });
+
+  it('cancels a pending or a reserved order with sales.order.cancelled, and refuses to cancel a paid one', async () => {
+    const pending = await placed();
+    const reserved = await placed();
+    await useCases().handle.execute(stock('stock.reservation.confirmed', { orderId: reserved.id, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' }));
+    await events();
+    for (const order of [pending, reserved]) expect(await useCases().cancel.execute(order.id, A)).to.include({ status: 'cancelled' });
+    expect(await useCases().cancel.execute(pending.id, A)).to.include({ status: 'cancelled' });
+    expect((await events()).map((e) => [e.type, e.data])).to.deep.equal([
+      ['sales.order.cancelled', { orderId: pending.id }],
+      ['sales.order.cancelled', { orderId: reserved.id }],
+    ]);
+    const paid = await placed();
+    await useCases().handle.execute(stock('stock.reservation.confirmed', { orderId: paid.id, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' }));
+    await useCases().pay.execute(paid.id, A);
+    await expect(useCases().cancel.execute(paid.id, A)).to.be.rejectedWith(OrderStateConflictError).and.eventually.include({ status: 'paid' });
+    await expect(useCases().pay.execute(pending.id, A)).to.be.rejectedWith(OrderStateConflictError).and.eventually.include({ status: 'cancelled' });
+  });
+
+  it('applies a message once however often it is delivered, and a second event about the same order meets its guards', async () => {
+    const order = await placed();
+    const confirmed = stock('stock.reservation.confirmed', { orderId: order.id, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' });
+    expect(await useCases().handle.execute(confirmed)).to.equal('applied');
+    expect(await useCases().handle.execute(confirmed)).to.equal('duplicate');
+    expect(await useCases().handle.execute({ ...confirmed, id: randomUUID() })).to.equal('unchanged');
+    expect((await useCases().get.execute(order.id, A)).version).to.equal(2);
+  });
+
+  it('ends where in-order delivery would when events come late: a confirmation after a cancel, an expiry after payment', async () => {
+    const cancelled = await placed();
+    await useCases().cancel.execute(cancelled.id, A);
+    expect(await useCases().handle.execute(stock('stock.reservation.confirmed', { orderId: cancelled.id, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' }))).to.equal('unchanged');
+    expect((await useCases().get.execute(cancelled.id, A)).status).to.equal('cancelled');
+
+    const paid = await placed();
+    await useCases().handle.execute(stock('stock.reservation.confirmed', { orderId: paid.id, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' }));
+    await useCases().pay.execute(paid.id, A);
+    expect(await useCases().handle.execute(stock('stock.reservation.expired', { orderId: paid.id, reservationId: RESERVATION }))).to.equal('unchanged');
+    expect(await useCases().handle.execute(stock('stock.reservation.commit_failed', { orderId: paid.id, reason: 'the hold had expired' }))).to.equal('applied');
+    expect(await useCases().get.execute(paid.id, A)).to.include({ status: 'unfulfilled', failureReason: 'the hold had expired' });
+  });
+
+  it('records a rejection with its shortages, an expiry, and ignores events about orders it does not know', async () => {
+    const rejected = await placed();
+    await useCases().handle.execute(stock('stock.reservation.rejected', { orderId: rejected.id, shortages: [{ productId: 1, requested: 3, available: 1 }] }));
+    expect((await useCases().get.execute(rejected.id, A)).shortages).to.deep.equal([{ productId: 1, requested: 3, available: 1 }]);
+    const expired = await placed();
+    await useCases().handle.execute(stock('stock.reservation.confirmed', { orderId: expired.id, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' }));
+    await useCases().handle.execute(stock('stock.reservation.expired', { orderId: expired.id, reservationId: RESERVATION }));
+    expect((await useCases().get.execute(expired.id, A)).status).to.equal('expired');
+    await expect(useCases().pay.execute(expired.id, A)).to.be.rejectedWith(OrderStateConflictError);
+    expect(await useCases().handle.execute(stock('stock.reservation.expired', { orderId: randomUUID(), reservationId: RESERVATION }))).to.equal('unknown-order');
+  });
+
+  it('pays once when payments race: one paid event', async () => {
+    const order = await placed();
+    await useCases().handle.execute(stock('stock.reservation.confirmed', { orderId: order.id, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' }));
+    await events();
+    await Promise.all(Array.from({ length: 10 }, () => useCases().pay.execute(order.id, A)));
+    expect((await events()).map((e) => e.type)).to.deep.equal(['sales.order.paid']);
+  });
+}
