@@ -9,6 +9,7 @@ import {
   type IdempotencyRecords,
   Invalid,
   runOnce,
+  timeOrderedId,
   type UnitOfWork,
   ValidationError,
 } from '../src';
@@ -82,5 +83,23 @@ describe('runOnce', () => {
     const { unitOfWork, complete } = scripted([{ status: 'claimed' }]);
     await expect(runOnce(unitOfWork, request, text, async () => Promise.reject(new Error('boom')))).to.be.rejectedWith('boom');
     sinon.assert.notCalled(complete);
+  });
+});
+
+describe('timeOrderedId', () => {
+  const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+  it('is a UUID version 7 carrying the milliseconds it was made at', () => {
+    const id = timeOrderedId(Date.UTC(2026, 10, 22, 10, 0, 0, 123));
+    expect(id).to.match(UUID_V7);
+    expect(parseInt(id.replace(/-/g, '').slice(0, 12), 16)).to.equal(Date.UTC(2026, 10, 22, 10, 0, 0, 123));
+  });
+
+  it('sorts in the order the ids were made, within one millisecond and under a clock that stands still or steps back', () => {
+    const now = Date.now() + 60_000;
+    const ids = [...Array.from({ length: 5000 }, () => timeOrderedId(now)), timeOrderedId(now - 1000), timeOrderedId(now + 1)];
+    expect(ids.every((id) => UUID_V7.test(id))).to.equal(true);
+    expect([...ids].sort()).to.deep.equal(ids);
+    expect(new Set(ids).size).to.equal(ids.length);
   });
 });
