@@ -1,0 +1,3 @@
+export * from './client-credentials';
+export * from './http-product-catalog';
+export * from './resilient-json-client';

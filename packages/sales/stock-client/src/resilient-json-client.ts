@@ -1,0 +1,133 @@
+import { UnavailableError } from '@platform/kernel';
+import {
+  BrokenCircuitError,
+  type CircuitBreakerPolicy,
+  ConsecutiveBreaker,
+  circuitBreaker,
+  ExponentialBackoff,
+  handleWhen,
+  IsolatedCircuitError,
+  retry,
+  TaskCancelledError,
+  TimeoutStrategy,
+  timeout,
+  wrap,
+} from 'cockatiel';
+import { Pool } from 'undici';
+
+export interface ResilienceOptions {
+  /** Longest one attempt may take, connection, headers and body included. */
+  readonly attemptTimeoutMs: number;
+  /** Further attempts of a read after a transient failure (0: none). */
+  readonly retries: number;
+  /** Consecutive failed attempts that open the breaker. */
+  readonly failuresToOpen: number;
+  /** How long an open breaker refuses at once before it lets one call try. */
+  readonly halfOpenAfterMs: number;
+  /** First backoff between attempts; doubling, with jitter, up to a second. */
+  readonly backoffMs: number;
+  /** Keep-alive connections to the service, at most. */
+  readonly connections: number;
+}
+
+export const DEFAULT_RESILIENCE: ResilienceOptions = { attemptTimeoutMs: 2_000, retries: 2, failuresToOpen: 5, halfOpenAfterMs: 5_000, backoffMs: 100, connections: 32 };
+
+/** The service answered 5xx, or something that is not what it promised: it counts against the breaker and may be retried. */
+export class UpstreamError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UpstreamError';
+  }
+}
+
+/** The network errors worth another attempt: the peer was not there, went away, or took too long. */
+const TRANSIENT_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH',
+  'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CLOSED',
+]);
+
+function isTransient(error: unknown): boolean {
+  if (error instanceof TaskCancelledError || error instanceof UpstreamError) return true;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && TRANSIENT_CODES.has(code);
+}
+
+export interface JsonResponse {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/**
+ * JSON over a keep-alive pool to one service, with the three policies a call
+ * to another service needs (cockatiel, ADR 0013): a timeout on every attempt
+ * (the socket is aborted, not just abandoned), bounded retries with backoff
+ * for reads, and a circuit breaker that counts every attempt. Whatever ends
+ * without an answer (breaker open, attempts spent) is an UnavailableError
+ * with `code`, which the HTTP platform answers as 503 with Retry-After.
+ */
+export class ResilientJsonClient {
+  private readonly pool: Pool;
+  private readonly prefix: string;
+  readonly breaker: CircuitBreakerPolicy;
+  private readonly reads;
+  private openedAt = 0;
+
+  constructor(
+    baseUrl: string,
+    private readonly code: `${string}_UNAVAILABLE`,
+    private readonly service: string,
+    private readonly options: ResilienceOptions = DEFAULT_RESILIENCE,
+  ) {
+    const url = new URL(baseUrl);
+    this.prefix = url.pathname.replace(/\/+$/, '');
+    this.pool = new Pool(url.origin, {
+      connections: options.connections,
+      connectTimeout: options.attemptTimeoutMs,
+      // undici's own timers sit above the attempt's: the policy decides, and aborts the socket.
+      headersTimeout: options.attemptTimeoutMs + 1_000,
+      bodyTimeout: options.attemptTimeoutMs + 1_000,
+    });
+    this.breaker = circuitBreaker(handleWhen(isTransient), { halfOpenAfter: options.halfOpenAfterMs, breaker: new ConsecutiveBreaker(options.failuresToOpen) });
+    this.breaker.onBreak(() => (this.openedAt = Date.now()));
+    const retries = retry(handleWhen((error) => isTransient(error)), {
+      maxAttempts: options.retries,
+      backoff: new ExponentialBackoff({ initialDelay: options.backoffMs, maxDelay: 1_000 }),
+    });
+    // retry(breaker(timeout(call))): every attempt is timed and counted; an open breaker is not retried (not transient).
+    this.reads = wrap(retries, this.breaker, timeout(options.attemptTimeoutMs, TimeoutStrategy.Aggressive));
+  }
+
+  /** A GET of `path` (below the base URL's path): its status and parsed JSON body; 5xx and transport failures are retried. */
+  async get(path: string, headers: Record<string, string> = {}): Promise<JsonResponse> {
+    try {
+      return await this.reads.execute(async ({ signal }) => {
+        const response = await this.pool.request({ method: 'GET', path: this.prefix + path, signal, headers: { accept: 'application/json', ...headers } });
+        const text = await response.body.text(); // inside the policy: a stalled body counts as a failed attempt
+        if (response.statusCode >= 500) throw new UpstreamError(`${this.service} answered ${response.statusCode}`);
+        try {
+          return { status: response.statusCode, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
+        } catch {
+          throw new UpstreamError(`${this.service} answered ${response.statusCode} with a body that is not JSON`);
+        }
+      });
+    } catch (error) {
+      throw this.unavailable(error);
+    }
+  }
+
+  /** The error to throw for a call that ended without an answer; others (a bug of ours) go through as they are. */
+  private unavailable(error: unknown): unknown {
+    if (error instanceof BrokenCircuitError || error instanceof IsolatedCircuitError) {
+      const retryAfter = Math.max(1, Math.ceil((this.openedAt + this.options.halfOpenAfterMs - Date.now()) / 1000));
+      return new UnavailableError(this.code, `The ${this.service} is not answering; retry in ${retryAfter} s.`, retryAfter, { cause: error });
+    }
+    if (!isTransient(error)) return error;
+    const reason = error instanceof TaskCancelledError ? `did not answer within ${this.options.attemptTimeoutMs} ms` : (error as Error).message;
+    return new UnavailableError(this.code, `The ${this.service} could not be reached: ${reason}.`, 1, { cause: error });
+  }
+
+  /** Closes the pooled connections; calls in flight finish first. */
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}
