@@ -141,6 +141,18 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         await expectFieldErrors(await request('/api/products', json({ name: 'A', description: '\u0000', price: 1 })), ['description']);
       });
 
+      it('answers 400 naming the field for text that is not well-formed Unicode, and stores nothing', async () => {
+        const before = ((await (await request('/api/products')).json()) as unknown[]).length;
+        // JSON.stringify escapes a lone surrogate as \ud800, which JSON.parse turns back into one.
+        await expectFieldErrors(await request('/api/products', json({ name: 'a\ud800b', price: 1 })), ['name']);
+        await expectFieldErrors(await request('/api/products', json({ name: 'A', description: 'x\udfff', price: 1 })), ['description']);
+        const { id } = await create();
+        await expectFieldErrors(await request(`/api/products/${id}`, json({ name: '\ud83d', price: 1 }, { method: 'PUT' })), ['name']);
+        await expectFieldErrors(await request(`/api/products/${id}/stock-adjustments`, json({ delta: 1, reason: 'r\ud800' })), ['reason']);
+        expect((await (await request('/api/products')).json()) as unknown[]).to.have.length(before + 1);
+        expect(await create(aProductBody({ name: 'Rocket \ud83d\ude80' }))).to.include({ name: 'Rocket 🚀' });
+      });
+
       it('answers 415 for JSON-like media types the parser does not read', async () => {
         await expectProblem(await request('/api/products', json(aProductBody(), { headers: { 'content-type': 'application/merge-patch+json' } })), 415, 'UNSUPPORTED_MEDIA_TYPE');
       });
