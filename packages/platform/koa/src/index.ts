@@ -9,6 +9,7 @@ export * from './operations-router';
 export type { Logger } from './logger';
 export * from './problem';
 export * from './problem-middleware';
+export * from './query-parameters';
 export * from './request-context';
 export * from './request-error';
 export * from './serve';

@@ -214,7 +214,12 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         expect(seen).to.deep.equal(all);
       });
 
-      for (const query of ['limit=0', 'limit=1001', 'limit=abc', 'limit=1.5', 'limit=-1', 'after=-1', 'after=x', 'limit=2&limit=3', 'after=2147483648']) {
+      it('answers 400 naming each query parameter it does not take, rather than ignoring it', async () => {
+        const errors = await expectFieldErrors(await request('/api/products?Limit=10&after=0&colour=red'), ['Limit', 'colour']);
+        expect(errors.Limit).to.deep.equal(['is not a query parameter of this operation (limit, after)']);
+      });
+
+      for (const query of ['limit=0', 'limit=1001', 'limit=abc', 'limit=1.5', 'limit=-1', 'after=-1', 'after=x', 'limit=2&limit=3', 'after=2147483648', 'LIMIT=5', 'offset=5']) {
         it(`answers 400 for ?${query}`, async () => {
           const field = query.split('=')[0]!;
           await expectFieldErrors(await request(`/api/products?${query}`), [field]);
@@ -294,6 +299,20 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
 
       it('answers 400 for a bad id', async () => {
         await expectFieldErrors(await request('/api/products/-5', { method: 'DELETE' }), ['id']);
+      });
+    });
+
+    describe('query parameters', () => {
+      it('answers 400 naming it for a query parameter on an operation that takes none, and changes nothing', async () => {
+        const created = await create({ ...aProductBody(), quantityInStock: 5 });
+        const none = ['is not a query parameter of this operation (it takes none)'];
+        const path = `/api/products/${created.id}`;
+        expect(await expectFieldErrors(await request(`${path}?limit=1`), ['limit'])).to.deep.equal({ limit: none });
+        await expectFieldErrors(await request(`${path}?name=X`, json(aProductBody({ name: 'Changed' }), { method: 'PUT' })), ['name']);
+        await expectFieldErrors(await request(`${path}/stock-adjustments?dryRun=true`, json({ delta: -1 })), ['dryRun']);
+        await expectFieldErrors(await request(`/api/products?id=1`, json(aProductBody())), ['id']);
+        await expectFieldErrors(await request(`${path}?force=1`, { method: 'DELETE' }), ['force']);
+        expect(await (await request(path)).json()).to.deep.equal(created);
       });
     });
 
