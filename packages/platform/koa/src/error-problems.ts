@@ -11,16 +11,6 @@ const REQUEST_STATUS: Readonly<Record<RequestErrorCode, number>> = {
   NOT_READY: 503,
 };
 
-/** What koa-bodyparser throws: raw-body's 413 and 415, co-body's parse failures (a SyntaxError with status 400). */
-function fromBodyParser(error: Error & { status?: unknown; type?: unknown }): Problem | undefined {
-  if (error.status === 413) return problem(413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than this service accepts.');
-  if (error.status === 415) return problem(415, 'UNSUPPORTED_MEDIA_TYPE', 'The body uses a content encoding this service does not read.');
-  if (error.status === 400 && (error.type === 'entity.parse.failed' || error instanceof SyntaxError)) {
-    return problem(400, 'MALFORMED_JSON', 'The request body is not valid JSON (or not a JSON object).');
-  }
-  return undefined;
-}
-
 /**
  * The problem for every error a service knows. `statusByCode` is a record over
  * the service's union of codes, so a code added to the union without a status
@@ -40,6 +30,6 @@ export function problemsFor<Code extends string>(
       const known = error as DomainError<Code>;
       return { ...problem(statusByCode[known.code], known.code, known.message), ...extension(known) };
     }
-    return error instanceof Error ? fromBodyParser(error) : undefined;
+    return undefined;
   };
 }

@@ -122,7 +122,54 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         await expectProblem(await request('/api/products', json('"just a string"')), 400, 'MALFORMED_JSON');
         await expectProblem(await request('/api/products', json('[{"name":"A","price":1}]')), 400, 'BODY_NOT_AN_OBJECT');
         await expectProblem(await request('/api/products', json('null')), 400, 'MALFORMED_JSON');
-        await expectProblem(await request('/api/products', json('{"__proto__": {"x": 1}, "name": "A", "price": 1}')), 400);
+      });
+
+      it('answers 400 naming __proto__ as the unknown property it is, and pollutes nothing', async () => {
+        const errors = await expectFieldErrors(await request('/api/products', json('{"__proto__": {"x": 1}, "name": "A", "price": 1}')), ['__proto__']);
+        expect(Object.getOwnPropertyDescriptor(errors, '__proto__')?.value).to.deep.equal(['is not a property of a product']);
+        await expectFieldErrors(await request('/api/products', json('{"constructor": {"prototype": {"x": 1}}, "name": "A", "price": 1}')), ['constructor']);
+        expect(({} as Record<string, unknown>).x).to.equal(undefined);
+      });
+
+      it('answers 400 naming a property given twice, rather than keeping the last', async () => {
+        const errors = await expectFieldErrors(await request('/api/products', json('{"name":"A","price":1,"price":2}')), ['price']);
+        expect(errors.price).to.deep.equal(['is given more than once']);
+        await expectFieldErrors(await request('/api/products', json('{"name":"A","price":1,"\\u006eame":"B"}')), ['name']);
+        const { id } = await create();
+        await expectFieldErrors(await request(`/api/products/${id}/stock-adjustments`, json('{"delta":-1,"delta":5}')), ['delta']);
+      });
+
+      it('answers 415 for a body declared in a charset other than UTF-8, and 400 for bytes that are not UTF-8', async () => {
+        for (const charset of ['latin1', 'utf-16']) {
+          await expectProblem(await request('/api/products', json(aProductBody(), { headers: { 'content-type': `application/json; charset=${charset}` } })), 415, 'UNSUPPORTED_MEDIA_TYPE');
+        }
+        const latin1 = Buffer.concat([Buffer.from('{"name":"Caf'), Buffer.from([0xe9]), Buffer.from('","price":1}')]);
+        const problem = await expectProblem(await request('/api/products', { method: 'POST', headers: { 'content-type': 'application/json' }, body: latin1 }), 400, 'MALFORMED_JSON');
+        expect(problem.detail).to.match(/UTF-8/);
+      });
+
+      it('answers BODY_REQUIRED for an empty chunked body', async () => {
+        const empty = new ReadableStream({ start: (controller) => controller.close() });
+        await expectProblem(await request('/api/products', { method: 'POST', headers: { 'content-type': 'application/json' }, body: empty, duplex: 'half' } as RequestInit), 400, 'BODY_REQUIRED');
+        await expectProblem(await api.raw('POST', '/api/products', { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }, '0\r\n\r\n'), 400, 'BODY_REQUIRED');
+      });
+
+      it('reads a content coding named in any case, and refuses a transfer coding other than chunked', async () => {
+        const { gzipSync, deflateSync } = await import('node:zlib');
+        for (const [coding, encode] of [['GZIP', gzipSync], ['Deflate', deflateSync]] as const) {
+          const response = await request('/api/products', { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': coding }, body: encode(JSON.stringify(aProductBody())) });
+          expect(response.status, coding).to.equal(201);
+        }
+        const gzipped = gzipSync(JSON.stringify(aProductBody()));
+        const chunk = [`${gzipped.length.toString(16)}\r\n`, gzipped, '\r\n0\r\n\r\n'];
+        await expectProblem(await api.raw('POST', '/api/products', { 'Content-Type': 'application/json', 'Transfer-Encoding': 'gzip, chunked' }, ...chunk), 415, 'UNSUPPORTED_MEDIA_TYPE');
+        expect((await api.raw('POST', '/api/products', { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip', 'Transfer-Encoding': 'chunked' }, ...chunk)).status).to.equal(201);
+      });
+
+      it('answers 413 for a gzip body that decodes past 64 KiB', async () => {
+        const { gzipSync } = await import('node:zlib');
+        const bomb = gzipSync(JSON.stringify({ name: 'A', price: 1, description: 'x'.repeat(10 * 1024 * 1024) }));
+        await expectProblem(await request('/api/products', { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: bomb }), 413, 'PAYLOAD_TOO_LARGE');
       });
 
       it('answers 400, not 500, for a body whose gzip encoding is corrupt', async () => {
