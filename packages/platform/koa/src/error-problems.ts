@@ -9,7 +9,15 @@ const REQUEST_STATUS: Readonly<Record<RequestErrorCode, number>> = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   NOT_READY: 503,
+  MALFORMED_REQUEST: 400,
+  REQUEST_TIMEOUT: 408,
+  HEADERS_TOO_LARGE: 431,
 };
+
+/** The problem for a request the platform refuses, its status from the one table above. */
+export function requestProblem(error: RequestError): Problem {
+  return problem(REQUEST_STATUS[error.code], error.code, error.message);
+}
 
 /**
  * The problem for every error a service knows. `statusByCode` is a record over
@@ -25,7 +33,7 @@ export function problemsFor<Code extends string>(
   return (error) => {
     if (error instanceof ValidationError) return problem(400, error.code, error.message, error.errors);
     if (error instanceof UnavailableError) return problem(503, error.code, error.message);
-    if (error instanceof RequestError) return problem(REQUEST_STATUS[error.code], error.code, error.message);
+    if (error instanceof RequestError) return requestProblem(error);
     if (error instanceof DomainError && Object.hasOwn(statusByCode, error.code)) {
       const known = error as DomainError<Code>;
       return { ...problem(statusByCode[known.code], known.code, known.message), ...extension(known) };

@@ -1,5 +1,6 @@
 export * from './auth/index';
 export * from './body-codec';
+export * from './client-errors';
 export * from './create-http-app';
 export * from './error-problems';
 export * from './http-metrics';

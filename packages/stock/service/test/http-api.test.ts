@@ -1,3 +1,4 @@
+import { rawHttpRequest } from '@platform/test-kit';
 import { aProductBody } from '@stock/test-kit';
 import { expect } from 'chai';
 import { type Backend, json, type ServiceUnderTest, startServiceUnderTest } from './support';
@@ -374,6 +375,19 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         const known = await request('/api/products', { method: 'PROPFIND' });
         expect(known.headers.get('allow')).to.equal('HEAD, GET, POST');
         await expectProblem(known, 405, 'METHOD_NOT_ALLOWED');
+      });
+
+      it('answers what Node itself refuses (a malformed request, headers too large) as problem+json with a request id', async () => {
+        for (const [raw, status, code] of [
+          ['GET /api/products HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n', 400, 'MALFORMED_REQUEST'],
+          [`GET /api/products HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`, 431, 'HEADERS_TOO_LARGE'],
+        ] as const) {
+          const response = await rawHttpRequest(api.service.url, raw);
+          expect(response.status).to.equal(status);
+          expect(response.headers).to.include({ 'content-type': PROBLEM, connection: 'close' });
+          expect(response.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/);
+          expect(JSON.parse(response.body)).to.include({ status, code });
+        }
       });
 
       it('answers 405 with Allow for a known route and an unsupported method', async () => {
