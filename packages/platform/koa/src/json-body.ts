@@ -11,7 +11,17 @@ declare module 'koa' {
   }
 }
 
-const UTF8 = new Set(['', 'utf-8', 'utf8']);
+const UTF8 = new Set(['utf-8', 'utf8']);
+const CHARSET = /;\s*charset\s*(?:=\s*("[^"]*"|[^;\s]*))?/gi;
+
+/**
+ * Every charset the Content-Type declares, lower case, '' for one without a
+ * value. Read here rather than through ctx.request.charset, which answers ''
+ * for a header it cannot parse and only the last of repeated parameters.
+ */
+function charsetsOf(contentType: string): string[] {
+  return [...contentType.matchAll(CHARSET)].map(([, value = '']) => value.replace(/^"(.*)"$/, '$1').toLowerCase());
+}
 const OBJECT_OR_ARRAY = /^[\t\n\r ]*[[{]/;
 
 function bytesOf(limit: string): number {
@@ -33,8 +43,8 @@ function checkFraming(ctx: Context): void {
   }
   if (!ctx.request.length && !transfer) throw new RequestError('BODY_REQUIRED', 'A JSON object body is required.');
   if (!ctx.is('application/json')) throw unsupported('The body must be application/json.');
-  // ctx.request.charset is '' when there is none, and also when the parameters cannot be parsed; ctx.is has refused those.
-  if (!UTF8.has(ctx.request.charset.toLowerCase())) throw unsupported(`The body must be UTF-8, not ${ctx.request.charset}.`);
+  const charset = charsetsOf(ctx.get('Content-Type')).find((declared) => !UTF8.has(declared));
+  if (charset !== undefined) throw unsupported(`The body must be UTF-8 (charset=utf-8, or none), not ${charset ? `charset=${charset}` : 'an empty charset'}.`);
   if (!contentCodingOf(ctx.get('Content-Encoding'))) throw unsupported('The body must use one content coding of gzip, deflate, br or identity, or none.');
 }
 

@@ -45,9 +45,10 @@ describe('jsonObjectBody', () => {
   });
 
   it('answers 415 for a body declared in another charset, before reading it', async () => {
-    for (const charset of ['latin1', 'iso-8859-1', 'utf-16', 'UTF-16LE', 'us-ascii', 'bogus']) {
+    for (const charset of ['latin1', 'iso-8859-1', 'utf-16', 'UTF-16LE', 'us-ascii', 'bogus', '', '""', 'latin1; charset=utf-8', 'utf-8;charset=latin1']) {
       expect(await codeOf('{"a":1}', { 'content-type': `application/json; charset=${charset}` }), charset).to.equal('415 UNSUPPORTED_MEDIA_TYPE');
     }
+    expect(await codeOf('{"a":1}', { 'content-type': 'application/json; charset' })).to.equal('415 UNSUPPORTED_MEDIA_TYPE');
   });
 
   it('answers 400 for bytes that are not UTF-8, rather than reading them as something else', async () => {
