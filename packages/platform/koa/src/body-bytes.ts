@@ -31,7 +31,8 @@ function tooLarge(limit: number): RequestError {
 export async function bodyBytes(request: IncomingMessage, coding: string, limit: number): Promise<Buffer> {
   let encoded: Buffer;
   try {
-    encoded = await getRawBody(request, { limit });
+    // With the declared length, a body announced as too large is refused before a byte is read.
+    encoded = await getRawBody(request, { limit, length: request.headers['content-length'] });
   } catch (error) {
     const { status, type } = error as { status?: number; type?: string };
     if (type === 'entity.too.large') throw tooLarge(limit);

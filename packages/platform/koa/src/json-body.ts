@@ -13,6 +13,7 @@ declare module 'koa' {
 
 const UTF8 = new Set(['utf-8', 'utf8']);
 const CHARSET = /;\s*charset\s*(?:=\s*("[^"]*"|[^;\s]*))?/gi;
+const OBJECT_OR_ARRAY = /^[\t\n\r ]*[[{]/;
 
 /**
  * Every charset the Content-Type declares, lower case, '' for one without a
@@ -22,7 +23,6 @@ const CHARSET = /;\s*charset\s*(?:=\s*("[^"]*"|[^;\s]*))?/gi;
 function charsetsOf(contentType: string): string[] {
   return [...contentType.matchAll(CHARSET)].map(([, value = '']) => value.replace(/^"(.*)"$/, '$1').toLowerCase());
 }
-const OBJECT_OR_ARRAY = /^[\t\n\r ]*[[{]/;
 
 function bytesOf(limit: string): number {
   const match = /^(\d+)(b|kb|mb)?$/i.exec(limit);
@@ -34,8 +34,8 @@ function unsupported(detail: string): RequestError {
   return new RequestError('UNSUPPORTED_MEDIA_TYPE', detail);
 }
 
-/** Refuses, before reading a byte, a body this service could only misread. */
-function checkFraming(ctx: Context): void {
+/** Refuses, before reading a byte, a body this service could only misread; answers its content coding. */
+function checkFraming(ctx: Context): string {
   const transfer = ctx.get('Transfer-Encoding');
   // Node removes chunked framing only: any other transfer coding would reach the parser still encoded.
   if (transfer && transfer.toLowerCase().split(',').some((coding) => coding.trim() !== 'chunked')) {
@@ -45,7 +45,9 @@ function checkFraming(ctx: Context): void {
   if (!ctx.is('application/json')) throw unsupported('The body must be application/json.');
   const charset = charsetsOf(ctx.get('Content-Type')).find((declared) => !UTF8.has(declared));
   if (charset !== undefined) throw unsupported(`The body must be UTF-8 (charset=utf-8, or none), not ${charset ? `charset=${charset}` : 'an empty charset'}.`);
-  if (!contentCodingOf(ctx.get('Content-Encoding'))) throw unsupported('The body must use one content coding of gzip, deflate, br or identity, or none.');
+  const coding = contentCodingOf(ctx.get('Content-Encoding'));
+  if (!coding) throw unsupported('The body must use one content coding of gzip, deflate, br or identity, or none.');
+  return coding;
 }
 
 function parse(text: string): unknown {
@@ -68,8 +70,7 @@ export function jsonObjectBody(limit: string): Middleware {
   const maxBytes = bytesOf(limit);
   const utf8 = new TextDecoder('utf-8', { fatal: true });
   return async function jsonObjectBody(ctx: Context, next: Next): Promise<void> {
-    checkFraming(ctx);
-    const bytes = await bodyBytes(ctx.req, contentCodingOf(ctx.get('Content-Encoding'))!, maxBytes);
+    const bytes = await bodyBytes(ctx.req, checkFraming(ctx), maxBytes);
     if (bytes.length === 0) throw new RequestError('BODY_REQUIRED', 'A JSON object body is required.');
     let text: string;
     try {
