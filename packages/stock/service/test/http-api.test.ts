@@ -264,7 +264,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
 
       it('answers 400 naming each query parameter it does not take, rather than ignoring it', async () => {
         const errors = await expectFieldErrors(await request('/api/products?Limit=10&after=0&colour=red'), ['Limit', 'colour']);
-        expect(errors.Limit).to.deep.equal(['is not a query parameter of this operation (limit, after)']);
+        expect(errors.Limit).to.deep.equal(['is not a query parameter of this operation (limit, after, ids)']);
       });
 
       for (const query of ['limit=0', 'limit=1001', 'limit=abc', 'limit=1.5', 'limit=-1', 'after=-1', 'after=x', 'limit=2&limit=3', 'after=2147483648', 'LIMIT=5', 'offset=5']) {
@@ -361,6 +361,28 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         await expectFieldErrors(await request(`/api/products?id=1`, json(aProductBody())), ['id']);
         await expectFieldErrors(await request(`${path}?force=1`, { method: 'DELETE' }), ['force']);
         expect(await (await request(path)).json()).to.deep.equal(created);
+      });
+
+      it('lets each listing take its own parameters, and only those', async () => {
+        const { id } = await create();
+        expect((await request(`/api/products?ids=${id}`)).status).to.equal(200);
+        expect((await request(`/api/products/${id}/stock-movements?limit=1&after=0`)).status).to.equal(200);
+        const movements = ['is not a query parameter of this operation (limit, after)'];
+        expect(await expectFieldErrors(await request(`/api/products/${id}/stock-movements?ids=1`), ['ids'])).to.deep.equal({ ids: movements });
+        await expectFieldErrors(await request('/api/products?IDS=1'), ['IDS']);
+      });
+
+      it('answers 400 naming it for a query parameter on a reservation operation, and reserves nothing', async () => {
+        const { id } = await create({ ...aProductBody(), quantityInStock: 5 });
+        const reservation = { reference: `order-query-${backend}`, lines: [{ productId: id, quantity: 1 }] };
+        await expectFieldErrors(await request('/api/reservations?ttlSeconds=60', json(reservation)), ['ttlSeconds']);
+        const held = await request('/api/reservations', json(reservation));
+        expect(held.status, await held.clone().text()).to.equal(201);
+        const { id: reservationId } = (await held.json()) as { id: string };
+        await expectFieldErrors(await request(`/api/reservations/${reservationId}?expand=lines`), ['expand']);
+        await expectFieldErrors(await request(`/api/reservations/${reservationId}/commit?force=true`, { method: 'POST' }), ['force']);
+        await expectFieldErrors(await request(`/api/reservations/${reservationId}/release?now=1`, { method: 'POST' }), ['now']);
+        expect(await (await request(`/api/reservations/${reservationId}`)).json()).to.include({ status: 'held' });
       });
     });
 

@@ -5,6 +5,9 @@ import { isUtf8 } from 'node:buffer';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { type Backend, type ServiceUnderTest, startServiceUnderTest } from './support';
 
+/** A reservation id nobody holds: enough to reach the reservation routes' checks. */
+const RESERVATION_ID = '00000000-0000-4000-8000-000000000000';
+
 const FIELDS = ['id', 'name', 'description', 'price', 'quantityInStock', 'Name', 'PRICE', 'delta', 'reason', 'extra', '__proto__', 'constructor'];
 
 /** Any JSON value, biased towards the edges that break parsers and validators. */
@@ -52,14 +55,16 @@ const anyBody = fc.oneof(
   body(oddBytes, (bytes) => !isUtf8(bytes as Buffer)),
 );
 
-/** The names in a path's query that its operation does not take (none for anything but listing). */
+/** The names in a path's query that its operation does not take (none for anything but the listings). */
 function unknownQueryParameters(method: string, path: string): string[] {
   const url = new URL(path, 'http://test');
-  const takes = url.pathname === '/api/products' && (method === 'GET' || method === 'HEAD') ? ['limit', 'after'] : [];
+  const reads = method === 'GET' || method === 'HEAD';
+  const takes =
+    reads && url.pathname === '/api/products' ? ['limit', 'after', 'ids'] : reads && /^\/api\/products\/[^/]+\/stock-movements$/.test(url.pathname) ? ['limit', 'after'] : [];
   return url.pathname.startsWith('/api/') ? [...url.searchParams.keys()].filter((name) => !takes.includes(name)) : [];
 }
 
-const queryName = fc.oneof(fc.constantFrom('limit', 'after', 'Limit', 'AFTER', 'x', '__proto__', 'constructor', 'toString', ''), fc.string({ maxLength: 10 }));
+const queryName = fc.oneof(fc.constantFrom('limit', 'after', 'ids', 'Limit', 'AFTER', 'x', '__proto__', 'constructor', 'toString', ''), fc.string({ maxLength: 10 }));
 const queryValue = fc.oneof(fc.integer({ min: -5, max: 2000 }).map(String), fc.constantFrom('', '0', '2147483648', '1e3'), fc.string({ maxLength: 20 }));
 const queryString = fc.array(fc.tuple(queryName, queryValue), { minLength: 1, maxLength: 4 }).map((pairs) => pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&'));
 
@@ -78,7 +83,9 @@ const request = fc.record({
     idSegment.map((id) => `/api/products/${id}`),
     idSegment.map((id) => `/api/products/${id}/stock-adjustments`),
     fc.tuple(fc.constantFrom('limit', 'after', 'x'), fc.oneof(idSegment, headerText.map(encodeURIComponent))).map(([k, v]) => `/api/products?${k}=${v}`),
-    fc.tuple(fc.constantFrom('/api/products', '/api/products/1', '/api/products/2/stock-adjustments'), queryString).map(([path, query]) => `${path}?${query}`),
+    fc
+      .tuple(fc.constantFrom('/api/products', '/api/products/1', '/api/products/2/stock-adjustments', '/api/products/1/stock-movements', '/api/reservations', `/api/reservations/${RESERVATION_ID}`), queryString)
+      .map(([path, query]) => `${path}?${query}`),
     fc.constantFrom('/health/ready', '/swagger', '/nowhere', '/api', '/api/products/1/stock-adjustments/2'),
     fc.constantFrom('/swagger/openapi.json', '/swagger/assets/1.0.0/__proto__', '/swagger/assets/1.0.0/constructor', '/swagger/assets/1.0.0/favicon.png', '/swagger/x'),
   ),
