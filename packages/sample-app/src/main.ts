@@ -1,3 +1,4 @@
+import { clientErrorHandler } from '@platform/koa';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createSampleApp } from './create-sample-app';
@@ -15,6 +16,7 @@ try {
 const specFile = process.env.SPEC_FILE ?? fileURLToPath(new URL('../../../docs/sample-app.openapi.yaml', import.meta.url));
 
 const server = createSampleApp({ specFile }).listen(port);
+server.on('clientError', clientErrorHandler());
 server.once('listening', () => {
   // Read back the bound port: PORT=0 asks the system for a free one.
   const { port: bound } = server.address() as AddressInfo;

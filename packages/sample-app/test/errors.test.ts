@@ -62,6 +62,23 @@ describe('errors', () => {
       }
     });
 
+    it('answers 404 for a swagger asset named like a property every object has', async () => {
+      for (const name of ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty']) {
+        const response = await fetch(`${server.url}/swagger/assets/1.0.0/${name}`);
+        expect(response.status, name).to.equal(404);
+        expect(await problemOf(response)).to.include({ code: 'ROUTE_NOT_FOUND' });
+      }
+    });
+
+    it('answers 405 with Allow: GET, HEAD to other methods on /swagger and under it', async () => {
+      for (const [method, path] of [['POST', '/swagger'], ['DELETE', '/swagger/openapi.json']]) {
+        const response = await fetch(`${server.url}${path}`, { method });
+        expect(response.status, `${method} ${path}`).to.equal(405);
+        expect(response.headers.get('allow')).to.equal('GET, HEAD');
+        expect(await problemOf(response)).to.include({ code: 'METHOD_NOT_ALLOWED', status: 405 });
+      }
+    });
+
     it('answers HEAD like GET, without a body', async () => {
       const response = await fetch(`${server.url}/weatherforecast`, { method: 'HEAD' });
       expect(response.status).to.equal(200);

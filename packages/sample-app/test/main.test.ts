@@ -1,3 +1,4 @@
+import { rawHttpRequest } from '@platform/test-kit';
 import { expect } from 'chai';
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -37,13 +38,18 @@ describe('parsePort', () => {
 });
 
 describe('main', () => {
-  it('logs one line with its URL, serves, and exits 0 on SIGTERM', async () => {
+  it('logs one line with its URL, serves, answers what Node cannot parse as a problem, and exits 0 on SIGTERM', async () => {
     const child = startMain('0');
     try {
       const line = await firstLine(child.stdout);
       const url = /(http:\/\/localhost:\d+)/.exec(line)?.[1];
       expect(url, line).to.be.a('string');
       expect((await fetch(`${url}/weatherforecast`)).status).to.equal(200);
+      const garbage = await rawHttpRequest(url!.replace('localhost', '127.0.0.1'), 'NOT HTTP\r\n\r\n');
+      expect(garbage.status).to.equal(400);
+      expect(garbage.headers['content-type']).to.equal('application/problem+json');
+      expect(garbage.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/);
+      expect(JSON.parse(garbage.body)).to.include({ status: 400, code: 'MALFORMED_REQUEST' });
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
       expect(await exited).to.deep.equal([0, null]);

@@ -39,18 +39,21 @@ export const isNumber = (u: unknown): u is number => typeof u === 'number';
 /**
  * Decodes a parsed JSON object with `codec`, or throws one ValidationError naming
  * every bad field. Property names match case-insensitively (clients of .NET
- * services send "Name", "QuantityInStock"); unknown and doubled properties are
- * refused: a misspelt field silently taking its default would be a worse surprise.
+ * services send "Name", "QuantityInStock"); unknown properties (`__proto__`
+ * too) and a property given twice in two casings are refused: a misspelt field
+ * silently taking its default would be a worse surprise. The same name given
+ * twice exactly never gets here: jsonObjectBody refuses it while reading.
  */
 export function decodeBody<P extends t.Props>(codec: t.TypeC<P>, body: Record<string, unknown>, noun: string): t.TypeOf<t.TypeC<P>> {
-  const errors: FieldErrors = {};
+  // No prototype: a client's key "__proto__" must become an entry, not this object's prototype.
+  const errors: FieldErrors = Object.create(null) as FieldErrors;
   const canonical: Record<string, unknown> = {};
   const byLowerCase = new Map(Object.keys(codec.props).map((name) => [name.toLowerCase(), name]));
   for (const [key, value] of Object.entries(body)) {
     const property = byLowerCase.get(key.toLowerCase());
     if (!property) {
       errors[key] = [`is not a property of ${noun}`];
-    } else if (property in canonical) {
+    } else if (Object.hasOwn(canonical, property)) {
       errors[property] = ['is given more than once (property names are case-insensitive)'];
     } else {
       canonical[property] = value;

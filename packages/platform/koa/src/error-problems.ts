@@ -9,16 +9,14 @@ const REQUEST_STATUS: Readonly<Record<RequestErrorCode, number>> = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   NOT_READY: 503,
+  MALFORMED_REQUEST: 400,
+  REQUEST_TIMEOUT: 408,
+  HEADERS_TOO_LARGE: 431,
 };
 
-/** What koa-bodyparser throws: raw-body's 413 and 415, co-body's parse failures (a SyntaxError with status 400). */
-function fromBodyParser(error: Error & { status?: unknown; type?: unknown }): Problem | undefined {
-  if (error.status === 413) return problem(413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than this service accepts.');
-  if (error.status === 415) return problem(415, 'UNSUPPORTED_MEDIA_TYPE', 'The body uses a content encoding this service does not read.');
-  if (error.status === 400 && (error.type === 'entity.parse.failed' || error instanceof SyntaxError)) {
-    return problem(400, 'MALFORMED_JSON', 'The request body is not valid JSON (or not a JSON object).');
-  }
-  return undefined;
+/** The problem for a request the platform refuses, its status from the one table above. */
+export function requestProblem(error: RequestError): Problem {
+  return problem(REQUEST_STATUS[error.code], error.code, error.message);
 }
 
 /**
@@ -35,11 +33,11 @@ export function problemsFor<Code extends string>(
   return (error) => {
     if (error instanceof ValidationError) return problem(400, error.code, error.message, error.errors);
     if (error instanceof UnavailableError) return problem(503, error.code, error.message);
-    if (error instanceof RequestError) return problem(REQUEST_STATUS[error.code], error.code, error.message);
+    if (error instanceof RequestError) return requestProblem(error);
     if (error instanceof DomainError && Object.hasOwn(statusByCode, error.code)) {
       const known = error as DomainError<Code>;
       return { ...problem(statusByCode[known.code], known.code, known.message), ...extension(known) };
     }
-    return error instanceof Error ? fromBodyParser(error) : undefined;
+    return undefined;
   };
 }

@@ -1,5 +1,6 @@
 export * from './auth/index';
 export * from './body-codec';
+export * from './client-errors';
 export * from './create-http-app';
 export * from './error-problems';
 export * from './http-metrics';
@@ -9,6 +10,7 @@ export * from './operations-router';
 export type { Logger } from './logger';
 export * from './problem';
 export * from './problem-middleware';
+export * from './query-parameters';
 export * from './request-context';
 export * from './request-error';
 export * from './serve';

@@ -9,4 +9,14 @@ export class RequestError extends Error {
   }
 }
 
-export type RequestErrorCode = 'BODY_REQUIRED' | 'BODY_NOT_AN_OBJECT' | 'MALFORMED_JSON' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'NOT_READY';
+export type RequestErrorCode =
+  | 'BODY_REQUIRED'
+  | 'BODY_NOT_AN_OBJECT'
+  | 'MALFORMED_JSON'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'NOT_READY'
+  // What Node's HTTP parser refuses before any middleware runs (see clientErrorHandler).
+  | 'MALFORMED_REQUEST'
+  | 'REQUEST_TIMEOUT'
+  | 'HEADERS_TOO_LARGE';

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { clientErrorHandler } from './client-errors';
 import type { HttpApp } from './create-http-app';
 import type { Logger } from './logger';
 
@@ -90,6 +91,7 @@ export function serve(listener: Listener, http: HttpApp, options: ServeOptions, 
   const { server } = listener;
   server.removeListener('request', starting);
   server.on('request', http.app.callback());
+  server.on('clientError', clientErrorHandler(logger));
 
   const stop = async ({ immediate = false }: CloseOptions): Promise<boolean> => {
     http.drain();

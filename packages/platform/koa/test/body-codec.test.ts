@@ -30,6 +30,12 @@ describe('decodeBody', () => {
     expect(errorsOf({ name: 'a', colour: 'red' })).to.deep.equal({ colour: ['is not a property of a thing'] });
     expect(errorsOf({ name: 'a', Name: 'b' })).to.deep.equal({ name: ['is given more than once (property names are case-insensitive)'] });
   });
+
+  it('names __proto__ as the unknown property it is, as JSON.parse hands it over', () => {
+    const errors = errorsOf(JSON.parse('{"name":"a","__proto__":{"size":2},"constructor":1}') as Record<string, unknown>)!;
+    expect(Object.keys(errors)).to.deep.equal(['__proto__', 'constructor']);
+    expect(Object.getOwnPropertyDescriptor(errors, '__proto__')?.value).to.deep.equal(['is not a property of a thing']);
+  });
 });
 
 describe('decodeInteger', () => {

@@ -12,14 +12,18 @@ const swaggerUiVersion = (JSON.parse(readFileSync(join(swaggerUiDist, 'package.j
 /**
  * The files the koa2-swagger-ui page asks for, and where swagger-ui-dist keeps them.
  * Its template wants swagger-ui.min.css, which swagger-ui-dist no longer ships:
- * the unminified stylesheet answers for it.
+ * the unminified stylesheet answers for it. A Map, because the name comes from
+ * the URL: an object would answer `__proto__` or `constructor` with its prototype's.
  */
-const ASSETS: Record<string, { file: string; type: string }> = {
-  'swagger-ui-bundle.js': { file: 'swagger-ui-bundle.js', type: 'application/javascript' },
-  'swagger-ui-standalone-preset.js': { file: 'swagger-ui-standalone-preset.js', type: 'application/javascript' },
-  'swagger-ui.min.css': { file: 'swagger-ui.css', type: 'text/css' },
-  'favicon.png': { file: 'favicon-32x32.png', type: 'image/png' },
-};
+const ASSETS: ReadonlyMap<string, { file: string; type: string }> = new Map([
+  ['swagger-ui-bundle.js', { file: 'swagger-ui-bundle.js', type: 'application/javascript' }],
+  ['swagger-ui-standalone-preset.js', { file: 'swagger-ui-standalone-preset.js', type: 'application/javascript' }],
+  ['swagger-ui.min.css', { file: 'swagger-ui.css', type: 'text/css' }],
+  ['favicon.png', { file: 'favicon-32x32.png', type: 'image/png' }],
+]);
+
+/** Everything below the page is read-only. */
+const ALLOWED_METHODS = 'GET, HEAD';
 
 /** The template links Google Fonts; the page must not reach any other host, and swagger-ui's stylesheet falls back to system fonts. */
 const WEB_FONTS = /<link[^>]+fonts\.googleapis\.com[^>]*>\s*/g;
@@ -35,6 +39,8 @@ export interface SwaggerDocsOptions {
 /**
  * GET {prefix}: the interactive page; {prefix}/openapi.yaml and .json: the
  * description; {prefix}/assets/…: swagger-ui itself, from the installed package.
+ * Any other method there is a bare 405 with Allow, which the app's error
+ * middleware turns into its problem.
  */
 export function swaggerDocs({ specFile, title, prefix = '/swagger' }: SwaggerDocsOptions): Middleware {
   const yamlText = readFileSync(specFile, 'utf8');
@@ -59,7 +65,12 @@ export function swaggerDocs({ specFile, title, prefix = '/swagger' }: SwaggerDoc
   });
 
   return async function swaggerPages(ctx, next) {
-    if (!ctx.path.startsWith(prefix) || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
+    if (ctx.path !== prefix && !ctx.path.startsWith(`${prefix}/`)) return next();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+      ctx.status = 405;
+      ctx.set('Allow', ALLOWED_METHODS);
+      return;
+    }
     const rest = ctx.path.slice(prefix.length);
     if (rest === '/openapi.yaml') {
       ctx.type = 'application/yaml';
@@ -72,7 +83,7 @@ export function swaggerDocs({ specFile, title, prefix = '/swagger' }: SwaggerDoc
       return;
     }
     if (rest.startsWith('/assets/')) {
-      const asset = ASSETS[rest.split('/').pop() ?? ''];
+      const asset = ASSETS.get(rest.split('/').pop() ?? '');
       if (!asset) return next();
       ctx.type = asset.type;
       ctx.set('Cache-Control', 'public, max-age=86400');

@@ -1,3 +1,4 @@
 export * from './postgres-scratch';
 export * from './freezable-proxy';
 export * from './outbox-store-contract';
+export * from './raw-http';

@@ -25,10 +25,15 @@ export function longerThan(text: string, max: number): boolean {
   return false;
 }
 
-/** A text of at most `max` characters that every store keeps as it is (PostgreSQL text cannot hold U+0000). */
+/**
+ * A text of at most `max` characters that every store keeps as it is: PostgreSQL
+ * text cannot hold U+0000, and a lone surrogate has no UTF-8 form, so each
+ * store would replace it differently (and a read-back could outgrow `max`).
+ */
 export function text(max: number): Parser<string, string> {
   return (value) => {
     if (value.includes('\u0000')) return new Invalid('must not contain the NUL character (U+0000)');
+    if (!value.isWellFormed()) return new Invalid('must be well-formed Unicode (it has a lone surrogate)');
     return longerThan(value, max) ? new Invalid(`must be at most ${max} characters`) : value;
   };
 }

@@ -46,6 +46,13 @@ describe('ProductDetails.create', () => {
     });
     expect(refusal(() => ProductDetails.create({ ...valid, quantityInStock: 2147483648 }))).to.have.all.keys('quantityInStock');
   });
+
+  it('refuses text that is not well-formed Unicode, which each store would keep differently', () => {
+    const notUnicode = ['must be well-formed Unicode (it has a lone surrogate)'];
+    expect(refusal(() => ProductDetails.create({ ...valid, name: 'a\ud800b', description: '\udfff' }))).to.deep.equal({ name: notUnicode, description: notUnicode });
+    expect(refusal(() => ProductDetails.create({ ...valid, name: 'ok \ud83d' }))).to.deep.equal({ name: notUnicode });
+    expect(ProductDetails.create({ ...valid, name: 'Rocket \ud83d\ude80', description: 'Zoë 日本' })).to.include({ name: 'Rocket 🚀', description: 'Zoë 日本' });
+  });
 });
 
 describe('StockAdjustment.create', () => {
@@ -54,6 +61,7 @@ describe('StockAdjustment.create', () => {
       expect(refusal(() => StockAdjustment.create({ delta })), String(delta)).to.have.all.keys('delta');
     }
     expect(refusal(() => StockAdjustment.create({ delta: 1, reason: 'x'.repeat(201) }))).to.have.all.keys('reason');
+    expect(refusal(() => StockAdjustment.create({ delta: 1, reason: 'order \udc00' }))).to.have.all.keys('reason');
     expect(StockAdjustment.create({ delta: -2147483648, reason: 'write-off' })).to.include({ delta: -2147483648, reason: 'write-off' });
   });
 });

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { ValidationError } from '@platform/kernel';
-import { decodeInteger, idempotencyKeyOf, INT32_MAX, jsonObjectBody, type Logger, markReplayed, requestIdOf } from '@platform/koa';
+import { decodeInteger, idempotencyKeyOf, INT32_MAX, jsonObjectBody, type Logger, markReplayed, queryParameters, requestIdOf } from '@platform/koa';
 import {
   type AdjustStock,
   type CreateProduct,
@@ -106,8 +106,9 @@ export function productsRouter({ useCases, logger, metrics }: ProductsRouterOpti
   const router = new Router({ prefix: '/api/products' });
   const jsonBody = jsonObjectBody(BODY_LIMIT);
   const pathId = (ctx: Context) => decodeInteger('id', ctx.params.id, 1);
+  const noQuery = queryParameters();
 
-  router.get('/', async (ctx) => {
+  router.get('/', queryParameters('limit', 'after', 'ids'), async (ctx) => {
     const limit = singleQueryValue(ctx, 'limit');
     const after = singleQueryValue(ctx, 'after');
     const ids = singleQueryValue(ctx, 'ids');
@@ -133,7 +134,7 @@ export function productsRouter({ useCases, logger, metrics }: ProductsRouterOpti
     ctx.body = page.items.map(productJson);
   });
 
-  router.get('/:id', async (ctx) => {
+  router.get('/:id', noQuery, async (ctx) => {
     const product = await getProduct.execute(pathId(ctx));
     ctx.set('ETag', etagOf(product));
     const ifNoneMatch = ctx.get('If-None-Match');
@@ -144,7 +145,7 @@ export function productsRouter({ useCases, logger, metrics }: ProductsRouterOpti
     ctx.body = productJson(product);
   });
 
-  router.get('/:id/stock-movements', async (ctx) => {
+  router.get('/:id/stock-movements', queryParameters('limit', 'after'), async (ctx) => {
     const id = pathId(ctx);
     const limit = singleQueryValue(ctx, 'limit');
     const after = singleQueryValue(ctx, 'after');
@@ -157,7 +158,7 @@ export function productsRouter({ useCases, logger, metrics }: ProductsRouterOpti
     ctx.body = page.items.map(movementJson);
   });
 
-  router.post('/', jsonBody, async (ctx) => {
+  router.post('/', noQuery, jsonBody, async (ctx) => {
     const { id, details } = decodeProductBody(ctx.request.body as Record<string, unknown>);
     if (id !== 0) throw new ValidationError({ id: ['must be absent or 0: the server assigns ids'] });
     const idempotency = idempotencyKeyOf(ctx, 'create-product', { ...details, price: details.price.cents });
@@ -168,7 +169,7 @@ export function productsRouter({ useCases, logger, metrics }: ProductsRouterOpti
     answer(ctx, 201, product);
   });
 
-  router.put('/:id', jsonBody, async (ctx) => {
+  router.put('/:id', noQuery, jsonBody, async (ctx) => {
     const id = pathId(ctx);
     const body = decodeProductBody(ctx.request.body as Record<string, unknown>);
     if (body.id !== 0 && body.id !== id) throw new ValidationError({ id: [`must be absent or equal to the id in the path (${id})`] });
@@ -185,12 +186,12 @@ export function productsRouter({ useCases, logger, metrics }: ProductsRouterOpti
     answer(ctx, 200, await updateProduct.execute(id, body.details, { ...(expectedVersion !== undefined && { expectedVersion }), requestId: requestIdOf(ctx) }));
   });
 
-  router.delete('/:id', async (ctx) => {
+  router.delete('/:id', noQuery, async (ctx) => {
     await deleteProduct.execute(pathId(ctx));
     ctx.status = 204;
   });
 
-  router.post('/:id/stock-adjustments', jsonBody, async (ctx) => {
+  router.post('/:id/stock-adjustments', noQuery, jsonBody, async (ctx) => {
     try {
       const id = pathId(ctx);
       const adjustment = decodeStockAdjustmentBody(ctx.request.body as Record<string, unknown>);

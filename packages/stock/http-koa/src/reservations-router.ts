@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { ValidationError } from '@platform/kernel';
-import { idempotencyKeyOf, jsonObjectBody, type Logger, markReplayed, requestIdOf } from '@platform/koa';
+import { idempotencyKeyOf, jsonObjectBody, type Logger, markReplayed, queryParameters, requestIdOf } from '@platform/koa';
 import type { CommitReservation, GetReservation, ReleaseReservation, ReserveStock } from '@stock/application';
 import type { Reservation } from '@stock/domain';
 import type { Context } from 'koa';
@@ -33,8 +33,9 @@ export function reservationsRouter({ useCases, logger }: { useCases: Reservation
   const { reserveStock, getReservation, commitReservation, releaseReservation } = useCases;
   const router = new Router({ prefix: '/api/reservations' });
   const jsonBody = jsonObjectBody(BODY_LIMIT);
+  const noQuery = queryParameters();
 
-  router.post('/', jsonBody, async (ctx) => {
+  router.post('/', noQuery, jsonBody, async (ctx) => {
     const request = decodeReservationBody(ctx.request.body as Record<string, unknown>);
     const idempotency = idempotencyKeyOf(ctx, 'reserve-stock', request);
     const { value, replayed } = await reserveStock.execute(request, { ...(idempotency && { idempotency }), requestId: requestIdOf(ctx) });
@@ -45,15 +46,15 @@ export function reservationsRouter({ useCases, logger }: { useCases: Reservation
     answer(ctx, value.created ? 201 : 200, value.reservation);
   });
 
-  router.get('/:id', async (ctx) => {
+  router.get('/:id', noQuery, async (ctx) => {
     answer(ctx, 200, await getReservation.execute(reservationId(ctx)));
   });
 
-  router.post('/:id/commit', async (ctx) => {
+  router.post('/:id/commit', noQuery, async (ctx) => {
     answer(ctx, 200, await commitReservation.execute(reservationId(ctx), { requestId: requestIdOf(ctx) }));
   });
 
-  router.post('/:id/release', async (ctx) => {
+  router.post('/:id/release', noQuery, async (ctx) => {
     answer(ctx, 200, await releaseReservation.execute(reservationId(ctx), { requestId: requestIdOf(ctx) }));
   });
 

@@ -1,3 +1,4 @@
+import { rawHttpRequest } from '@platform/test-kit';
 import { aProductBody } from '@stock/test-kit';
 import { expect } from 'chai';
 import { type Backend, json, type ServiceUnderTest, startServiceUnderTest } from './support';
@@ -122,7 +123,54 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         await expectProblem(await request('/api/products', json('"just a string"')), 400, 'MALFORMED_JSON');
         await expectProblem(await request('/api/products', json('[{"name":"A","price":1}]')), 400, 'BODY_NOT_AN_OBJECT');
         await expectProblem(await request('/api/products', json('null')), 400, 'MALFORMED_JSON');
-        await expectProblem(await request('/api/products', json('{"__proto__": {"x": 1}, "name": "A", "price": 1}')), 400);
+      });
+
+      it('answers 400 naming __proto__ as the unknown property it is, and pollutes nothing', async () => {
+        const errors = await expectFieldErrors(await request('/api/products', json('{"__proto__": {"x": 1}, "name": "A", "price": 1}')), ['__proto__']);
+        expect(Object.getOwnPropertyDescriptor(errors, '__proto__')?.value).to.deep.equal(['is not a property of a product']);
+        await expectFieldErrors(await request('/api/products', json('{"constructor": {"prototype": {"x": 1}}, "name": "A", "price": 1}')), ['constructor']);
+        expect(({} as Record<string, unknown>).x).to.equal(undefined);
+      });
+
+      it('answers 400 naming a property given twice, rather than keeping the last', async () => {
+        const errors = await expectFieldErrors(await request('/api/products', json('{"name":"A","price":1,"price":2}')), ['price']);
+        expect(errors.price).to.deep.equal(['is given more than once']);
+        await expectFieldErrors(await request('/api/products', json('{"name":"A","price":1,"\\u006eame":"B"}')), ['name']);
+        const { id } = await create();
+        await expectFieldErrors(await request(`/api/products/${id}/stock-adjustments`, json('{"delta":-1,"delta":5}')), ['delta']);
+      });
+
+      it('answers 415 for a body declared in a charset other than UTF-8, and 400 for bytes that are not UTF-8', async () => {
+        for (const charset of ['latin1', 'utf-16']) {
+          await expectProblem(await request('/api/products', json(aProductBody(), { headers: { 'content-type': `application/json; charset=${charset}` } })), 415, 'UNSUPPORTED_MEDIA_TYPE');
+        }
+        const latin1 = Buffer.concat([Buffer.from('{"name":"Caf'), Buffer.from([0xe9]), Buffer.from('","price":1}')]);
+        const problem = await expectProblem(await request('/api/products', { method: 'POST', headers: { 'content-type': 'application/json' }, body: latin1 }), 400, 'MALFORMED_JSON');
+        expect(problem.detail).to.match(/UTF-8/);
+      });
+
+      it('answers BODY_REQUIRED for an empty chunked body', async () => {
+        const empty = new ReadableStream({ start: (controller) => controller.close() });
+        await expectProblem(await request('/api/products', { method: 'POST', headers: { 'content-type': 'application/json' }, body: empty, duplex: 'half' } as RequestInit), 400, 'BODY_REQUIRED');
+        await expectProblem(await api.raw('POST', '/api/products', { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }, '0\r\n\r\n'), 400, 'BODY_REQUIRED');
+      });
+
+      it('reads a content coding named in any case, and refuses a transfer coding other than chunked', async () => {
+        const { gzipSync, deflateSync } = await import('node:zlib');
+        for (const [coding, encode] of [['GZIP', gzipSync], ['Deflate', deflateSync]] as const) {
+          const response = await request('/api/products', { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': coding }, body: encode(JSON.stringify(aProductBody())) });
+          expect(response.status, coding).to.equal(201);
+        }
+        const gzipped = gzipSync(JSON.stringify(aProductBody()));
+        const chunk = [`${gzipped.length.toString(16)}\r\n`, gzipped, '\r\n0\r\n\r\n'];
+        await expectProblem(await api.raw('POST', '/api/products', { 'Content-Type': 'application/json', 'Transfer-Encoding': 'gzip, chunked' }, ...chunk), 415, 'UNSUPPORTED_MEDIA_TYPE');
+        expect((await api.raw('POST', '/api/products', { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip', 'Transfer-Encoding': 'chunked' }, ...chunk)).status).to.equal(201);
+      });
+
+      it('answers 413 for a gzip body that decodes past 64 KiB', async () => {
+        const { gzipSync } = await import('node:zlib');
+        const bomb = gzipSync(JSON.stringify({ name: 'A', price: 1, description: 'x'.repeat(10 * 1024 * 1024) }));
+        await expectProblem(await request('/api/products', { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: bomb }), 413, 'PAYLOAD_TOO_LARGE');
       });
 
       it('answers 400, not 500, for a body whose gzip encoding is corrupt', async () => {
@@ -139,6 +187,18 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
       it('answers 400 for a NUL character, which PostgreSQL could not store', async () => {
         await expectFieldErrors(await request('/api/products', json({ name: 'A\u0000B', price: 1 })), ['name']);
         await expectFieldErrors(await request('/api/products', json({ name: 'A', description: '\u0000', price: 1 })), ['description']);
+      });
+
+      it('answers 400 naming the field for text that is not well-formed Unicode, and stores nothing', async () => {
+        const before = ((await (await request('/api/products')).json()) as unknown[]).length;
+        // JSON.stringify escapes a lone surrogate as \ud800, which JSON.parse turns back into one.
+        await expectFieldErrors(await request('/api/products', json({ name: 'a\ud800b', price: 1 })), ['name']);
+        await expectFieldErrors(await request('/api/products', json({ name: 'A', description: 'x\udfff', price: 1 })), ['description']);
+        const { id } = await create();
+        await expectFieldErrors(await request(`/api/products/${id}`, json({ name: '\ud83d', price: 1 }, { method: 'PUT' })), ['name']);
+        await expectFieldErrors(await request(`/api/products/${id}/stock-adjustments`, json({ delta: 1, reason: 'r\ud800' })), ['reason']);
+        expect((await (await request('/api/products')).json()) as unknown[]).to.have.length(before + 1);
+        expect(await create(aProductBody({ name: 'Rocket \ud83d\ude80' }))).to.include({ name: 'Rocket 🚀' });
       });
 
       it('answers 415 for JSON-like media types the parser does not read', async () => {
@@ -202,7 +262,12 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         expect(seen).to.deep.equal(all);
       });
 
-      for (const query of ['limit=0', 'limit=1001', 'limit=abc', 'limit=1.5', 'limit=-1', 'after=-1', 'after=x', 'limit=2&limit=3', 'after=2147483648']) {
+      it('answers 400 naming each query parameter it does not take, rather than ignoring it', async () => {
+        const errors = await expectFieldErrors(await request('/api/products?Limit=10&after=0&colour=red'), ['Limit', 'colour']);
+        expect(errors.Limit).to.deep.equal(['is not a query parameter of this operation (limit, after, ids)']);
+      });
+
+      for (const query of ['limit=0', 'limit=1001', 'limit=abc', 'limit=1.5', 'limit=-1', 'after=-1', 'after=x', 'limit=2&limit=3', 'after=2147483648', 'LIMIT=5', 'offset=5']) {
         it(`answers 400 for ?${query}`, async () => {
           const field = query.split('=')[0]!;
           await expectFieldErrors(await request(`/api/products?${query}`), [field]);
@@ -285,6 +350,42 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
       });
     });
 
+    describe('query parameters', () => {
+      it('answers 400 naming it for a query parameter on an operation that takes none, and changes nothing', async () => {
+        const created = await create({ ...aProductBody(), quantityInStock: 5 });
+        const none = ['is not a query parameter of this operation (it takes none)'];
+        const path = `/api/products/${created.id}`;
+        expect(await expectFieldErrors(await request(`${path}?limit=1`), ['limit'])).to.deep.equal({ limit: none });
+        await expectFieldErrors(await request(`${path}?name=X`, json(aProductBody({ name: 'Changed' }), { method: 'PUT' })), ['name']);
+        await expectFieldErrors(await request(`${path}/stock-adjustments?dryRun=true`, json({ delta: -1 })), ['dryRun']);
+        await expectFieldErrors(await request(`/api/products?id=1`, json(aProductBody())), ['id']);
+        await expectFieldErrors(await request(`${path}?force=1`, { method: 'DELETE' }), ['force']);
+        expect(await (await request(path)).json()).to.deep.equal(created);
+      });
+
+      it('lets each listing take its own parameters, and only those', async () => {
+        const { id } = await create();
+        expect((await request(`/api/products?ids=${id}`)).status).to.equal(200);
+        expect((await request(`/api/products/${id}/stock-movements?limit=1&after=0`)).status).to.equal(200);
+        const movements = ['is not a query parameter of this operation (limit, after)'];
+        expect(await expectFieldErrors(await request(`/api/products/${id}/stock-movements?ids=1`), ['ids'])).to.deep.equal({ ids: movements });
+        await expectFieldErrors(await request('/api/products?IDS=1'), ['IDS']);
+      });
+
+      it('answers 400 naming it for a query parameter on a reservation operation, and reserves nothing', async () => {
+        const { id } = await create({ ...aProductBody(), quantityInStock: 5 });
+        const reservation = { reference: `order-query-${backend}`, lines: [{ productId: id, quantity: 1 }] };
+        await expectFieldErrors(await request('/api/reservations?ttlSeconds=60', json(reservation)), ['ttlSeconds']);
+        const held = await request('/api/reservations', json(reservation));
+        expect(held.status, await held.clone().text()).to.equal(201);
+        const { id: reservationId } = (await held.json()) as { id: string };
+        await expectFieldErrors(await request(`/api/reservations/${reservationId}?expand=lines`), ['expand']);
+        await expectFieldErrors(await request(`/api/reservations/${reservationId}/commit?force=true`, { method: 'POST' }), ['force']);
+        await expectFieldErrors(await request(`/api/reservations/${reservationId}/release?now=1`, { method: 'POST' }), ['now']);
+        expect(await (await request(`/api/reservations/${reservationId}`)).json()).to.include({ status: 'held' });
+      });
+    });
+
     describe('routing', () => {
       it('answers 404 problem+json for an unknown route', async () => {
         await expectProblem(await request('/nowhere'), 404, 'ROUTE_NOT_FOUND');
@@ -296,6 +397,19 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         const known = await request('/api/products', { method: 'PROPFIND' });
         expect(known.headers.get('allow')).to.equal('HEAD, GET, POST');
         await expectProblem(known, 405, 'METHOD_NOT_ALLOWED');
+      });
+
+      it('answers what Node itself refuses (a malformed request, headers too large) as problem+json with a request id', async () => {
+        for (const [raw, status, code] of [
+          ['GET /api/products HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n', 400, 'MALFORMED_REQUEST'],
+          [`GET /api/products HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`, 431, 'HEADERS_TOO_LARGE'],
+        ] as const) {
+          const response = await rawHttpRequest(api.service.url, raw);
+          expect(response.status).to.equal(status);
+          expect(response.headers).to.include({ 'content-type': PROBLEM, connection: 'close' });
+          expect(response.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/);
+          expect(JSON.parse(response.body)).to.include({ status, code });
+        }
       });
 
       it('answers 405 with Allow for a known route and an unsupported method', async () => {

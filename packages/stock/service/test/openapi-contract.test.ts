@@ -122,9 +122,23 @@ describe('GET /swagger', () => {
     expect(await json.json()).to.deep.equal(openApiDocument);
   });
 
-  it('answers 404 problem+json for an unknown asset', async () => {
-    const response = await get('/swagger/assets/1.0.0/evil.js');
-    expect(response.status).to.equal(404);
-    expect(response.headers.get('content-type')).to.equal('application/problem+json');
+  it('answers 404 problem+json for an unknown asset, also one named like a property every object has', async () => {
+    for (const name of ['evil.js', '__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty']) {
+      const response = await get(`/swagger/assets/1.0.0/${name}`);
+      expect(response.status, name).to.equal(404);
+      expect(response.headers.get('content-type'), name).to.equal('application/problem+json');
+      expect(await response.json(), name).to.include({ code: 'ROUTE_NOT_FOUND' });
+    }
+    expect(api.logs.filter((line) => line.level === 'error')).to.deep.equal([]);
+  });
+
+  it('answers 405 METHOD_NOT_ALLOWED with Allow: GET, HEAD to other methods on the page and under it', async () => {
+    for (const [method, path] of [['POST', '/swagger'], ['DELETE', '/swagger/openapi.yaml'], ['PUT', '/swagger/assets/1.0.0/favicon.png']]) {
+      const response = await fetch(`${api.service.url}${path}`, { method });
+      expect(response.status, `${method} ${path}`).to.equal(405);
+      expect(response.headers.get('allow'), `${method} ${path}`).to.equal('GET, HEAD');
+      expect(response.headers.get('content-type')).to.equal('application/problem+json');
+      expect(await response.json()).to.include({ code: 'METHOD_NOT_ALLOWED', status: 405, instance: path });
+    }
   });
 });

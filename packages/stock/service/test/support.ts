@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { createScratchDatabase } from '@platform/test-kit';
+import { createScratchDatabase, rawHttpRequest } from '@platform/test-kit';
 import { createLogger, type Logger } from '@platform/runtime';
 import winston from 'winston';
 import { assertMatchesContract } from './openapi-contract';
@@ -16,6 +16,8 @@ export interface ServiceUnderTest {
   readonly logs: Record<string, unknown>[];
   /** fetch() against the service; throws if the response breaks docs/openapi.yaml. */
   request(path: string, init?: RequestInit): Promise<Response>;
+  /** A request fetch would not send (its own Transfer-Encoding…), on a connection the server closes; checked against docs/openapi.yaml too. */
+  raw(method: string, path: string, headers: Record<string, string>, ...body: (string | Buffer)[]): Promise<Response>;
   stop(): Promise<void>;
 }
 
@@ -51,6 +53,13 @@ export async function startServiceUnderTest(backend: Backend, context: Mocha.Con
     async request(path, init) {
       const response = await fetch(`${service.url}${path}`, init);
       await assertMatchesContract(init?.method ?? 'GET', `${service.url}${path}`, response);
+      return response;
+    },
+    async raw(method, path, headers, ...body) {
+      const head = Object.entries({ Host: 'test', Connection: 'close', ...headers }).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+      const { status, headers: answered, body: text } = await rawHttpRequest(service.url, `${method} ${path} HTTP/1.1\r\n${head}\r\n`, ...body);
+      const response = new Response(status === 204 || status === 304 ? null : text, { status, headers: answered });
+      await assertMatchesContract(method, `${service.url}${path}`, response);
       return response;
     },
     async stop() {
