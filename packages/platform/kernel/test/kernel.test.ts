@@ -89,10 +89,13 @@ describe('runOnce', () => {
 describe('timeOrderedId', () => {
   const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-  it('is a UUID version 7 carrying the milliseconds it was made at', () => {
-    const id = timeOrderedId(Date.UTC(2026, 10, 22, 10, 0, 0, 123));
+  const millisecondsOf = (id: string) => parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+
+  it('is a UUID version 7 carrying the milliseconds it was made at, when they are later than the last id\'s', () => {
+    const at = millisecondsOf(timeOrderedId()) + 5;
+    const id = timeOrderedId(at);
     expect(id).to.match(UUID_V7);
-    expect(parseInt(id.replace(/-/g, '').slice(0, 12), 16)).to.equal(Date.UTC(2026, 10, 22, 10, 0, 0, 123));
+    expect(millisecondsOf(id)).to.equal(at);
   });
 
   it('sorts in the order the ids were made, within one millisecond and under a clock that stands still or steps back', () => {
