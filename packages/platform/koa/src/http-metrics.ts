@@ -49,15 +49,22 @@ export class HttpMetrics {
     });
   }
 
-  /** A gauge read at scrape time, one series per key `collect` answers (nothing when it answers undefined). */
-  addGauge(name: string, help: string, labelName: string, collect: () => Readonly<Record<string, number>> | undefined): void {
+  /**
+   * A gauge read at scrape time, one series per key `collect` answers (nothing
+   * when it answers undefined). `collect` may query the database: when it
+   * fails, the gauge is left out of that scrape, and readiness says why.
+   */
+  addGauge(name: string, help: string, labelName: string, collect: () => Promise<Readonly<Record<string, number>> | undefined> | Readonly<Record<string, number>> | undefined): void {
     new Gauge({
       name,
       help,
       labelNames: [labelName],
       registers: [this.registry],
-      collect() {
-        const values = collect();
+      async collect() {
+        this.reset();
+        const values = await Promise.resolve()
+          .then(collect)
+          .catch(() => undefined);
         if (!values) return;
         for (const [label, value] of Object.entries(values)) this.set({ [labelName]: label }, value);
       },

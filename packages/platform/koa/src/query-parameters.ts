@@ -1,5 +1,5 @@
 import { ValidationError } from '@platform/kernel';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 
 /**
  * Declares the query parameters a route takes (exact names: a query string is
@@ -16,4 +16,11 @@ export function queryParameters(...names: string[]): Middleware {
     if (unknown.length > 0) throw new ValidationError(Object.fromEntries(unknown.map((name) => [name, [message]])));
     return next();
   };
+}
+
+/** A query parameter's one value, or undefined when it is absent; given twice (`?limit=1&limit=2`) is a 400. */
+export function singleQueryValue(ctx: Context, name: string): string | undefined {
+  const value = ctx.query[name];
+  if (Array.isArray(value)) throw new ValidationError({ [name]: ['must be given at most once'] });
+  return value;
 }

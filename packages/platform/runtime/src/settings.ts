@@ -121,3 +121,59 @@ export function serverSettings(defaultPort: number) {
     headersTimeoutMs: integer('HEADERS_TIMEOUT_MS', 10_000, 1, DAY_MS),
   };
 }
+
+/** An absolute URL of one of `protocols` (several, comma-separated, when `list`); empty only when `fallback` is empty (the feature is off). */
+export function url(variable: string, fallback: string, protocols: readonly string[] = ['http:', 'https:']): Setting<string> {
+  return {
+    variable,
+    fallback,
+    read(name, value) {
+      if (value === '' && fallback === '') return '';
+      const parsed = typeof value === 'string' && URL.canParse(value) ? new URL(value) : undefined;
+      if (!parsed || !protocols.includes(parsed.protocol)) {
+        throw new Error(`${name} must be an absolute ${protocols.map((p) => p.slice(0, -1)).join(' or ')} URL, not ${JSON.stringify(value)}.`);
+      }
+      return value as string;
+    },
+  };
+}
+
+/** The settings of a service that keeps its state in a database, with its own embedded default. */
+export function databaseSettings(defaultUrl: string) {
+  return {
+    /** sqlite:<file>, postgres://… or memory: */
+    databaseUrl: text('DATABASE_URL', defaultUrl),
+    /** Largest number of pooled database connections (PostgreSQL); two at least, as migrations hold one for their lock. */
+    dbPoolSize: integer('DB_POOL_SIZE', 10, 2, 1000),
+    /** Longest a statement may run (and, on SQLite, a lock may be waited for) before the request answers 503. */
+    dbQueryTimeoutMs: integer('DB_QUERY_TIMEOUT_MS', 5_000, 50, 600_000),
+    /** Longest a request waits for a pooled connection (or a new one) before it answers 503. */
+    dbAcquireTimeoutMs: integer('DB_ACQUIRE_TIMEOUT_MS', 2_000, 50, 600_000),
+    /** Create a missing database (PostgreSQL) or file (SQLite): `auto` creates only the service's default file. */
+    dbCreateDatabase: oneOf('DB_CREATE_DATABASE', 'auto', ['auto', 'true', 'false']),
+    /** How long an Idempotency-Key's recorded result is kept. */
+    idempotencyTtlSeconds: integer('IDEMPOTENCY_TTL_SECONDS', 24 * 60 * 60, 1, 30 * 86_400),
+  };
+}
+
+/** Whether a service may create the database it was pointed at: production must not guess, the quick start's default file may be made. */
+export function mayCreateDatabase({ dbCreateDatabase, databaseUrl }: { dbCreateDatabase: 'auto' | 'true' | 'false'; databaseUrl: string }, defaultUrl: string): boolean {
+  return dbCreateDatabase === 'true' || (dbCreateDatabase === 'auto' && databaseUrl === defaultUrl);
+}
+
+/** The connection string with its password masked, for logs and error lines. */
+export function redactedUrl(databaseUrl: string): string {
+  return databaseUrl.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+/** Token checks: on when AUTH_ISSUER is set, for the service's own audience. */
+export function authSettings(audience: string) {
+  return {
+    /** The token issuer exactly as tokens carry it in `iss`; empty runs the service open (one warning at start). */
+    authIssuer: url('AUTH_ISSUER', ''),
+    /** This service's audience: tokens for another API are refused. */
+    authAudience: text('AUTH_AUDIENCE', audience),
+    /** Where to read the issuer's discovery document when not at {AUTH_ISSUER}/.well-known/openid-configuration (an internal address). */
+    authDiscoveryUrl: url('AUTH_DISCOVERY_URL', ''),
+  };
+}

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { ValidationError } from '@platform/kernel';
-import { decodeInteger, idempotencyKeyOf, INT32_MAX, jsonObjectBody, type Logger, markReplayed, queryParameters, requestIdOf } from '@platform/koa';
+import { decodeInteger, idempotencyKeyOf, INT32_MAX, jsonObjectBody, type Logger, markReplayed, queryParameters, requestIdOf, singleQueryValue } from '@platform/koa';
 import {
   type AdjustStock,
   type CreateProduct,
@@ -43,12 +43,6 @@ export interface ProductsRouterOptions {
 
 export const BODY_LIMIT = '64kb';
 const DEFAULT_PAGE_SIZE = 100;
-
-function singleQueryValue(ctx: Context, name: string): string | undefined {
-  const value = ctx.query[name];
-  if (Array.isArray(value)) throw new ValidationError({ [name]: ['must be given at most once'] });
-  return value;
-}
 
 /**
  * Streams every product as one JSON array, a batch at a time: memory stays flat

@@ -1,4 +1,4 @@
-import { defaults, type Env, integer, oneOf, readSettings, serverSettings, type Settings, text } from '@platform/runtime';
+import { databaseSettings, defaults, type Env, integer, mayCreateDatabase as mayCreate, readSettings, serverSettings, type Settings, text } from '@platform/runtime';
 import { fileURLToPath } from 'node:url';
 
 /** Where this workspace keeps the stock service's contract; OPENAPI_FILE points elsewhere. */
@@ -9,18 +9,7 @@ export const DEFAULT_DATABASE_URL = 'sqlite:./data/stock.db';
 
 export const STOCK_SETTINGS = {
   ...serverSettings(8080),
-  /** sqlite:<file>, postgres://… or memory: */
-  databaseUrl: text('DATABASE_URL', DEFAULT_DATABASE_URL),
-  /** Largest number of pooled database connections (PostgreSQL); two at least, as migrations hold one for their lock. */
-  dbPoolSize: integer('DB_POOL_SIZE', 10, 2, 1000),
-  /** Longest a statement may run (and, on SQLite, a lock may be waited for) before the request answers 503. */
-  dbQueryTimeoutMs: integer('DB_QUERY_TIMEOUT_MS', 5_000, 50, 600_000),
-  /** Longest a request waits for a pooled connection (or a new one) before it answers 503. */
-  dbAcquireTimeoutMs: integer('DB_ACQUIRE_TIMEOUT_MS', 2_000, 50, 600_000),
-  /** Create a missing database (PostgreSQL) or file (SQLite): `auto` creates only the quick start's default file. */
-  dbCreateDatabase: oneOf('DB_CREATE_DATABASE', 'auto', ['auto', 'true', 'false']),
-  /** How long an Idempotency-Key's recorded result is kept. */
-  idempotencyTtlSeconds: integer('IDEMPOTENCY_TTL_SECONDS', 24 * 60 * 60, 1, 30 * 86_400),
+  ...databaseSettings(DEFAULT_DATABASE_URL),
   /** How long a reservation holds its stock when the request does not say. */
   reservationTtlSeconds: integer('RESERVATION_TTL_SECONDS', 900, 1, 7 * 86_400),
   /** How often each instance looks for held reservations past their time (any number of instances may). */
@@ -40,8 +29,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
 }
 
 /** Whether the service may create the database it was pointed at: production must not guess. */
-export function mayCreateDatabase({ dbCreateDatabase, databaseUrl }: StockServiceConfig): boolean {
-  return dbCreateDatabase === 'true' || (dbCreateDatabase === 'auto' && databaseUrl === DEFAULT_DATABASE_URL);
+export function mayCreateDatabase(config: StockServiceConfig): boolean {
+  return mayCreate(config, DEFAULT_DATABASE_URL);
 }
 
 /** The defaults alone, as tests start from. */

@@ -5,6 +5,7 @@ import { sendProblem } from '../problem-middleware';
 export type BearerRefusal =
   | { readonly reason: 'no-token' }
   | { readonly reason: 'invalid-token'; readonly description: string }
+  /** `scope`: the scopes that would do, space-separated. */
   | { readonly reason: 'insufficient-scope'; readonly scope: string };
 
 /** RFC 6750 §3 quoted strings may not hold `"` or `\`; our texts never do, this keeps it so. */
@@ -26,7 +27,7 @@ export function sendBearerChallenge(ctx: Context, refusal: BearerRefusal): void 
       ctx.set('WWW-Authenticate', `Bearer error="invalid_token", error_description=${quoted(refusal.description)}`);
       return;
     case 'insufficient-scope':
-      sendProblem(ctx, problem(403, 'INSUFFICIENT_SCOPE', `This request needs the scope ${refusal.scope}, which the access token does not grant.`));
+      sendProblem(ctx, problem(403, 'INSUFFICIENT_SCOPE', refusal.scope.includes(' ') ? `This request needs one of the scopes ${refusal.scope.split(' ').join(', ')}, which the access token does not grant.` : `This request needs the scope ${refusal.scope}, which the access token does not grant.`));
       ctx.set('WWW-Authenticate', `Bearer error="insufficient_scope", scope=${quoted(refusal.scope)}`);
   }
 }

@@ -1,3 +1,4 @@
+export * from './access-control';
 export * from './authenticate';
 export * from './bearer-challenge';
 export * from './invalid-token-error';
