@@ -1,5 +1,5 @@
 import type { InMemoryTable, InMemoryTransaction } from '@platform/memory';
-import type { Order, OrderPageQuery, OrderRepository, Viewer } from '@sales/domain';
+import type { Order, OrderPageQuery, OrderRepository, OrderStatus, Viewer } from '@sales/domain';
 
 /** Orders in an in-memory table, seen through one transaction or none. Ids are time-ordered, so id order is creation order. */
 export class InMemoryOrderRepository implements OrderRepository {
@@ -22,6 +22,12 @@ export class InMemoryOrderRepository implements OrderRepository {
       .filter((order) => (viewer.kind === 'admin' || order.buyer === viewer.buyer) && (after === undefined || order.id > after))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(0, limit);
+  }
+
+  async countByStatus(): Promise<Partial<Record<OrderStatus, number>>> {
+    const counts: Partial<Record<OrderStatus, number>> = {};
+    for (const order of this.table.values(this.tx)) counts[order.status] = (counts[order.status] ?? 0) + 1;
+    return counts;
   }
 
   async save(order: Order, expectedVersion: number): Promise<boolean> {

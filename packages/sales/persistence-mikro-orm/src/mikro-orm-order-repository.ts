@@ -24,6 +24,11 @@ export class MikroOrmOrderRepository implements OrderRepository {
     return rows.map((row) => this.toOrder(row));
   }
 
+  async countByStatus(): Promise<Partial<Record<OrderStatus, number>>> {
+    const rows = await this.session.all<{ status: OrderStatus; n: number | string }>('select "status", count(*) as "n" from "sales_order" group by "status"');
+    return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
+  }
+
   /** One conditional update: the row changes only if it is still at `expectedVersion`. */
   async save(order: Order, expectedVersion: number): Promise<boolean> {
     const [id, buyer, status, lines, total, reservationId, expiresAt, shortages, failureReason, , updatedAt, version] = this.values(order);

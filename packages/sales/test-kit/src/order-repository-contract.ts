@@ -53,4 +53,12 @@ export function orderRepositoryContract(open: OpenSalesStore): void {
     expect(await store.orders.list({ kind: 'buyer', buyer: 'nobody' }, { limit: 10 })).to.deep.equal([]);
     expect(await store.orders.list({ kind: 'admin' }, { limit: 10 })).to.have.length(4);
   });
+
+  it('counts orders by status, leaving out the statuses with none', async () => {
+    expect(await store.orders.countByStatus()).to.deep.equal({});
+    const [one, two, three] = [anOrder('a'), anOrder('b'), anOrder('a')];
+    for (const order of [one!, two!, three!]) await write((tx) => tx.orders.add(order));
+    await write((tx) => tx.orders.save(one!.cancel(new Date()).order, 1));
+    expect(await store.orders.countByStatus()).to.deep.equal({ pending: 2, cancelled: 1 });
+  });
 }
