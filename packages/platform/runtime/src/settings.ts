@@ -177,3 +177,9 @@ export function authSettings(audience: string) {
     authDiscoveryUrl: url('AUTH_DISCOVERY_URL', ''),
   };
 }
+
+/** The URL a person on this machine opens for a service bound to `host` (empty or a wildcard: localhost). */
+export function displayUrl(host: string, port: number): string {
+  const name = !host || host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  return `http://${name.includes(':') ? `[${name}]` : name}:${port}`;
+}

@@ -2,3 +2,5 @@ export * from './postgres-scratch';
 export * from './freezable-proxy';
 export * from './outbox-store-contract';
 export * from './raw-http';
+export * from './openapi-contract';
+export * from './service-support';

@@ -1,14 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { createScratchDatabase, rawHttpRequest } from '@platform/test-kit';
-import { createLogger, type Logger } from '@platform/runtime';
-import winston from 'winston';
+import { type Backend, capturingLogger as capture, rawHttpRequest, scratchDatabaseFor } from '@platform/test-kit';
+import type { Logger } from '@platform/runtime';
 import { assertMatchesContract } from './openapi-contract';
 import { DEFAULT_CONFIG, type RunningStockService, type StartOptions, startStockService } from '../src';
 
-export type Backend = 'memory' | 'sqlite' | 'postgresql';
+export type { Backend };
 
 export interface ServiceUnderTest {
   readonly service: RunningStockService;
@@ -23,28 +18,12 @@ export interface ServiceUnderTest {
 
 /** A log transport that keeps parsed lines in memory, for assertions. */
 export function capturingLogger(logs: Record<string, unknown>[]): Logger {
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      logs.push(JSON.parse(String(chunk)));
-      done();
-    },
-  });
-  return createLogger('stock-service', 'info', [new winston.transports.Stream({ stream: sink })]);
-}
-
-async function databaseFor(backend: Backend, context: Mocha.Context): Promise<{ url: string; cleanUp(): Promise<void> }> {
-  if (backend === 'memory') return { url: 'memory:', cleanUp: async () => {} };
-  if (backend === 'sqlite') {
-    const directory = mkdtempSync(join(tmpdir(), 'stock-http-'));
-    return { url: `sqlite:${join(directory, 'stock.db')}`, cleanUp: async () => rmSync(directory, { recursive: true, force: true }) };
-  }
-  const database = await createScratchDatabase(context);
-  return { url: database.url, cleanUp: database.drop };
+  return capture('stock-service', logs);
 }
 
 /** Starts the whole service, as main does, on an ephemeral port and a fresh database. */
 export async function startServiceUnderTest(backend: Backend, context: Mocha.Context, options: StartOptions = {}): Promise<ServiceUnderTest> {
-  const database = await databaseFor(backend, context);
+  const database = await scratchDatabaseFor(backend, context, 'stock');
   const logs: Record<string, unknown>[] = [];
   const service = await startStockService({ ...DEFAULT_CONFIG, port: 0, databaseUrl: database.url, dbCreateDatabase: 'true' }, { logger: capturingLogger(logs), ...options });
   return {

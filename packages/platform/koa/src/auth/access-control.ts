@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import type { Logger } from '../logger';
 import { authenticate } from './authenticate';
 import { requireScope } from './require-scope';
-import type { TokenVerifier } from './token-verifier';
+import { createTokenVerifier, type TokenVerifier } from './token-verifier';
 
 /** What a service's routers guard their routes with, whether tokens are checked or not. */
 export interface AccessControl {
@@ -27,4 +27,19 @@ export function accessControl(verifier: TokenVerifier | undefined, logger: Logge
     return { enabled: false, authenticate: pass, require: () => pass };
   }
   return { enabled: true, authenticate: authenticate(verifier), require: requireScope };
+}
+
+/** The auth settings every service reads (see @platform/runtime's authSettings). */
+export interface AuthSettings {
+  /** Empty: tokens are not checked. */
+  readonly authIssuer: string;
+  readonly authAudience: string;
+  /** Empty: {authIssuer}/.well-known/openid-configuration. */
+  readonly authDiscoveryUrl: string;
+}
+
+/** The verifier the settings ask for, or undefined when AUTH_ISSUER is empty. */
+export function tokenVerifierFor({ authIssuer, authAudience, authDiscoveryUrl }: AuthSettings, logger: Logger): TokenVerifier | undefined {
+  if (!authIssuer) return undefined;
+  return createTokenVerifier({ issuer: authIssuer, audience: authAudience, ...(authDiscoveryUrl && { discoveryUrl: authDiscoveryUrl }), logger });
 }

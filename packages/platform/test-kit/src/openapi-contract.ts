@@ -1,0 +1,57 @@
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import addFormats from 'ajv-formats';
+import OpenAPIBackend from 'openapi-backend';
+import { parse } from 'yaml';
+
+export interface OpenApiDocument {
+  paths: Record<string, Record<string, { operationId?: string; tags?: string[]; security?: unknown[]; responses?: Record<string, { content?: Record<string, unknown> }> }>>;
+  tags: { name: string }[];
+  components?: Record<string, unknown>;
+}
+
+export interface OpenApiContract {
+  readonly document: OpenApiDocument;
+  /**
+   * Throws unless a response is what the description says it can be: a
+   * documented status of the operation, its content type, a body matching its
+   * schema. A request no operation describes may only get a 404 or 405 problem.
+   */
+  assertMatches(method: string, url: string, response: Response): Promise<void>;
+}
+
+/** openapi-backend over a service's OpenAPI file: finds the operation a request hit and validates the response against it, formats (uuid, date-time) included. */
+export function openApiContract(specFile: string): OpenApiContract {
+  const name = `docs/${basename(specFile)}`;
+  const document = parse(readFileSync(specFile, 'utf8')) as OpenApiDocument;
+  // quick: openapi-backend's own check of the document knows only OpenAPI 3.0; each service's contract test checks it against 3.1.
+  let backend: Promise<OpenAPIBackend> | undefined;
+  const api = () => (backend ??= new OpenAPIBackend({ definition: structuredClone(document) as never, strict: true, quick: true, customizeAjv: (ajv) => addFormats(ajv as never) as never }).init());
+  return {
+    document,
+    async assertMatches(method, url, response) {
+      const backend = await api();
+      const { pathname, searchParams } = new URL(url);
+      const where = `${method} ${pathname} → ${response.status}`;
+      const contentType = response.headers.get('content-type')?.split(';')[0] ?? null;
+      const operation = backend.matchOperation({ method, path: pathname, query: Object.fromEntries(searchParams), headers: {} });
+      if (!operation) {
+        if ((response.status === 404 || response.status === 405) && contentType === 'application/problem+json') return;
+        throw new Error(`${where}: no operation in ${name} describes this request`);
+      }
+      const documented = operation.responses?.[String(response.status)] as { content?: Record<string, unknown> } | undefined;
+      if (!documented) throw new Error(`${where}: status ${response.status} is not documented for ${operation.operationId}`);
+      const mediaTypes = Object.keys(documented.content ?? {});
+      if (mediaTypes.length === 0) {
+        if ((await response.clone().text()) !== '') throw new Error(`${where}: documented without a body, but has one`);
+        return;
+      }
+      if (method === 'HEAD') return;
+      if (!contentType || !mediaTypes.includes(contentType)) throw new Error(`${where}: content type ${contentType} is not one of ${mediaTypes.join(', ')}`);
+      const text = await response.clone().text();
+      const body: unknown = /json$/.test(contentType) ? JSON.parse(text) : text;
+      const result = backend.validateResponse(body, operation, response.status);
+      if (!result.valid) throw new Error(`${where}: body does not match the schema: ${JSON.stringify(result.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
+    },
+  };
+}
