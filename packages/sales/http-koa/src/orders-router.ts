@@ -1,0 +1,117 @@
+import Router from '@koa/router';
+import { ValidationError } from '@platform/kernel';
+import { type AccessControl, decodeInteger, idempotencyKeyOf, jsonObjectBody, type Logger, markReplayed, principalOf, queryParameters, requestIdOf, singleQueryValue } from '@platform/koa';
+import type { CancelOrder, GetOrder, ListOrders, PayOrder, PlaceOrder } from '@sales/application';
+import type { Order, Viewer } from '@sales/domain';
+import type { Context } from 'koa';
+import { createHash } from 'node:crypto';
+import { orderJson } from './order-json';
+import { decodeOrderBody } from './order-codec';
+
+export interface OrderUseCases {
+  readonly placeOrder: PlaceOrder;
+  readonly getOrder: GetOrder;
+  readonly listOrders: ListOrders;
+  readonly cancelOrder: CancelOrder;
+  readonly payOrder: PayOrder;
+}
+
+export interface OrdersRouterOptions {
+  readonly useCases: OrderUseCases;
+  readonly access: AccessControl;
+  readonly logger: Logger;
+}
+
+/** A hundred lines of a few dozen bytes each fit many times over. */
+const BODY_LIMIT = '64kb';
+const DEFAULT_PAGE_SIZE = 100;
+const MAX_PAGE_SIZE = 1000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Who places orders when the service runs without tokens. */
+export const ANONYMOUS_BUYER = 'anonymous';
+
+/** The token's subject is the buyer; orders:admin acts on every order. An open service lets everyone act on every order. */
+function viewerOf(ctx: Context): Viewer {
+  const principal = principalOf(ctx);
+  if (!principal || principal.scopes.includes('orders:admin')) return { kind: 'admin' };
+  return { kind: 'buyer', buyer: principal.subject };
+}
+
+function buyerOf(ctx: Context): string {
+  return principalOf(ctx)?.subject ?? ANONYMOUS_BUYER;
+}
+
+function uuidParameter(name: string, raw: unknown): string {
+  const id = String(raw).toLowerCase();
+  if (!UUID.test(id)) throw new ValidationError({ [name]: ['must be an order id (a UUID)'] });
+  return id;
+}
+
+function answer(ctx: Context, status: number, order: Order): void {
+  ctx.status = status;
+  ctx.set('ETag', `"${order.version}"`);
+  ctx.body = orderJson(order);
+}
+
+/** POST and GET /api/orders, GET /api/orders/{id}, and its cancel and payment. */
+export function ordersRouter({ useCases, access, logger }: OrdersRouterOptions): Router {
+  const { placeOrder, getOrder, listOrders, cancelOrder, payOrder } = useCases;
+  const router = new Router({ prefix: '/api/orders' });
+  const read = access.require('orders:read', 'orders:admin');
+  const write = access.require('orders:write', 'orders:admin');
+  const noQuery = queryParameters();
+  const orderId = (ctx: Context) => uuidParameter('id', ctx.params.id);
+  router.use(access.authenticate);
+
+  router.post('/', write, noQuery, jsonObjectBody(BODY_LIMIT), async (ctx) => {
+    const request = decodeOrderBody(ctx.request.body as Record<string, unknown>);
+    const buyer = buyerOf(ctx);
+    // One buyer's key never answers another buyer's order: the key's scope is the buyer's.
+    const scope = `place-order:${createHash('sha256').update(buyer).digest('base64url')}`;
+    const idempotency = idempotencyKeyOf(ctx, scope, request);
+    const { value: order, replayed } = await placeOrder.execute(buyer, request, { ...(idempotency && { idempotency }) });
+    if (!replayed) logger.info('order placed', { orderId: order.id, lines: order.lines.length, requestId: requestIdOf(ctx) });
+    markReplayed(ctx, replayed);
+    ctx.set('Location', `/api/orders/${order.id}`);
+    // Accepted: stock decides whether the lines are held; the order's status says when it has.
+    answer(ctx, 202, order);
+  });
+
+  router.get('/', read, queryParameters('limit', 'after'), async (ctx) => {
+    const limit = singleQueryValue(ctx, 'limit');
+    const after = singleQueryValue(ctx, 'after');
+    const query = {
+      limit: limit === undefined ? DEFAULT_PAGE_SIZE : decodeInteger('limit', limit, 1, MAX_PAGE_SIZE),
+      ...(after !== undefined && { after: uuidParameter('after', after) }),
+    };
+    const page = await listOrders.execute(viewerOf(ctx), query);
+    if (page.nextAfter !== undefined) ctx.set('Link', `</api/orders?limit=${query.limit}&after=${page.nextAfter}>; rel="next"`);
+    ctx.body = page.items.map(orderJson);
+  });
+
+  router.get('/:id', read, noQuery, async (ctx) => {
+    const order = await getOrder.execute(orderId(ctx), viewerOf(ctx));
+    const etag = `"${order.version}"`;
+    if (ctx.get('If-None-Match').split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')) {
+      ctx.status = 304;
+      ctx.set('ETag', etag);
+      return;
+    }
+    answer(ctx, 200, order);
+  });
+
+  router.post('/:id/cancel', write, noQuery, async (ctx) => {
+    const order = await cancelOrder.execute(orderId(ctx), viewerOf(ctx));
+    logger.info('order cancelled', { orderId: order.id, requestId: requestIdOf(ctx) });
+    answer(ctx, 200, order);
+  });
+
+  router.post('/:id/payment', write, noQuery, async (ctx) => {
+    const order = await payOrder.execute(orderId(ctx), viewerOf(ctx));
+    logger.info('order paid', { orderId: order.id, requestId: requestIdOf(ctx) });
+    answer(ctx, 200, order);
+  });
+
+  return router;
+}

@@ -1,0 +1,4 @@
+export * from './config';
+export * from './container';
+export * from './sales-service';
+export * from './tokens';
