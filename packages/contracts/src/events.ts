@@ -15,6 +15,9 @@ const Shortage = exactObject('Shortage', {
   available: integer('Available', 0, INT32_MAX),
 });
 
+/** Why stock refused to hold an order's lines. */
+const RejectionReason = t.keyof({ 'insufficient-stock': null, 'unknown-products': null, 'order-cancelled': null }, 'RejectionReason');
+
 interface EventContract {
   readonly version: number;
   /** The service that publishes it, and those whose queues are bound to it (docs/asyncapi.yaml says the same). */
@@ -38,7 +41,7 @@ export const EVENTS = {
   'sales.order.cancelled': { version: 1, publisher: SALES, consumers: [STOCK], data: exactObject('OrderCancelled', { orderId: Uuid }) },
   'sales.order.paid': { version: 1, publisher: SALES, consumers: [STOCK], data: exactObject('OrderPaid', { orderId: Uuid }) },
   'stock.reservation.confirmed': { version: 1, publisher: STOCK, consumers: [SALES], data: exactObject('ReservationConfirmed', { orderId: Uuid, reservationId: Uuid, expiresAt: DateTime }) },
-  'stock.reservation.rejected': { version: 1, publisher: STOCK, consumers: [SALES], data: exactObject('ReservationRejected', { orderId: Uuid, shortages: list(Shortage, 1, MAX_LINES) }) },
+  'stock.reservation.rejected': { version: 1, publisher: STOCK, consumers: [SALES], data: exactObject('ReservationRejected', { orderId: Uuid, reason: RejectionReason, shortages: list(Shortage, 0, MAX_LINES) }) },
   'stock.reservation.released': { version: 1, publisher: STOCK, consumers: [SALES], data: exactObject('ReservationReleased', { orderId: Uuid, reservationId: Uuid }) },
   'stock.reservation.committed': { version: 1, publisher: STOCK, consumers: [SALES], data: exactObject('ReservationCommitted', { orderId: Uuid, reservationId: Uuid }) },
   'stock.reservation.commit_failed': { version: 1, publisher: STOCK, consumers: [SALES], data: exactObject('ReservationCommitFailed', { orderId: Uuid, reason: text('Reason', 1, 500) }) },

@@ -9,7 +9,7 @@ export const VALID_DATA: Record<EventType, Record<string, unknown>> = {
   'sales.order.cancelled': { orderId: ORDER },
   'sales.order.paid': { orderId: ORDER },
   'stock.reservation.confirmed': { orderId: ORDER, reservationId: RESERVATION, expiresAt: '2026-11-24T10:15:00.000Z' },
-  'stock.reservation.rejected': { orderId: ORDER, shortages: [{ productId: 3, requested: 20001, available: 0 }] },
+  'stock.reservation.rejected': { orderId: ORDER, reason: 'insufficient-stock', shortages: [{ productId: 3, requested: 20001, available: 0 }] },
   'stock.reservation.released': { orderId: ORDER, reservationId: RESERVATION },
   'stock.reservation.committed': { orderId: ORDER, reservationId: RESERVATION },
   'stock.reservation.commit_failed': { orderId: ORDER, reason: 'the reservation expired before the payment arrived' },
@@ -43,7 +43,11 @@ export function refusedSamples(type: EventType): Sample[] {
   ];
   for (const field of Object.keys(data)) {
     samples.push({ label: `no ${field}`, message: envelope(type, { ...data, [field]: undefined }) });
-    for (const [what, value] of BAD_VALUES) samples.push({ label: `${field} as ${what}`, message: envelope(type, { ...data, [field]: value }) });
+    for (const [what, value] of BAD_VALUES) {
+      // A rejection for a cancelled order names no shortages: [] is valid there.
+      if (type === 'stock.reservation.rejected' && field === 'shortages' && Array.isArray(value)) continue;
+      samples.push({ label: `${field} as ${what}`, message: envelope(type, { ...data, [field]: value }) });
+    }
   }
   const lines = (items: unknown) => envelope(type, { ...data, lines: items });
   const shortages = (items: unknown) => envelope(type, { ...data, shortages: items });
@@ -63,7 +67,7 @@ export function refusedSamples(type: EventType): Sample[] {
   }
   if (type === 'stock.reservation.rejected') {
     samples.push(
-      { label: 'no shortages', message: shortages([]) },
+      { label: 'an unknown reason', message: envelope(type, { ...data, reason: 'out-of-stock' }) },
       { label: 'a negative availability', message: shortages([{ productId: 1, requested: 2, available: -1 }]) },
       { label: 'nothing requested', message: shortages([{ productId: 1, requested: 0, available: 0 }]) },
       { label: 'a shortage with an unknown property', message: shortages([{ productId: 1, requested: 2, available: 1, sku: 'x' }]) },
@@ -88,6 +92,7 @@ export function acceptedSamples(type: EventType): Sample[] {
     { label: 'a leap day', message: envelope(type, data, { occurredAt: '2028-02-29T23:59:59Z' }) },
   ];
   if (type === 'sales.order.placed') samples.push({ label: '100 lines', message: envelope(type, { ...data, lines: Array.from({ length: 100 }, (_, i) => ({ productId: i + 1, quantity: 1 })) }) });
+  if (type === 'stock.reservation.rejected') samples.push({ label: 'a tombstone: cancelled before placed, no shortages', message: envelope(type, { ...data, reason: 'order-cancelled', shortages: [] }) });
   if (type === 'stock.reservation.rejected') samples.push({ label: 'two shortages', message: envelope(type, { ...data, shortages: [{ productId: 1, requested: 5, available: 4 }, { productId: 2, requested: 1, available: 0 }] }) });
   return samples;
 }

@@ -22,7 +22,7 @@ function transition(order: Order, event: StockEvent, at: Date): Outcome {
     case 'stock.reservation.confirmed':
       return order.reservationConfirmed(event.data.reservationId, new Date(event.data.expiresAt), at);
     case 'stock.reservation.rejected':
-      return order.reservationRejected(event.data.shortages, at);
+      return order.reservationRejected(event.data.shortages, event.data.reason, at);
     case 'stock.reservation.committed':
       return order.reservationCommitted(at);
     case 'stock.reservation.commit_failed':

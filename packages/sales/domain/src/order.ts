@@ -68,7 +68,7 @@ export interface OrderState {
   readonly reservationExpiresAt?: Date;
   /** Why stock refused the order (rejected). */
   readonly shortages?: readonly Shortage[];
-  /** Why a paid order could not be completed (unfulfilled). */
+  /** Why stock refused the order (rejected: insufficient-stock, unknown-products, order-cancelled), or why a paid order could not be completed (unfulfilled). */
   readonly failureReason?: string;
   readonly createdAt: Date;
   readonly updatedAt: Date;
@@ -136,10 +136,10 @@ export class Order implements OrderState {
     return this.move({ status: 'reserved', reservationId, reservationExpiresAt: expiresAt }, at);
   }
 
-  /** Stock could not hold every line: pending → rejected, with the shortages. */
-  reservationRejected(shortages: readonly Shortage[], at: Date): Outcome {
+  /** Stock will not hold the lines: pending → rejected, with why (failureReason) and the shortages, if any. */
+  reservationRejected(shortages: readonly Shortage[], reason: string, at: Date): Outcome {
     if (this.status !== 'pending') return this.unchanged();
-    return this.move({ status: 'rejected', shortages }, at);
+    return this.move({ status: 'rejected', shortages, failureReason: reason }, at);
   }
 
   /** Stock committed the paid order's lines: paid → completed. */

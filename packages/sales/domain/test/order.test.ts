@@ -17,7 +17,7 @@ const MACHINE: Record<string, { input: (order: Order) => Outcome; from: Partial<
   cancel: { input: (o) => o.cancel(later), from: { pending: 'cancelled', reserved: 'cancelled', cancelled: 'same', paid: '409', completed: '409', rejected: '409', expired: '409', unfulfilled: '409' } },
   pay: { input: (o) => o.pay(later), from: { reserved: 'paid', paid: 'same', completed: 'same', pending: '409', rejected: '409', cancelled: '409', expired: '409', unfulfilled: '409' } },
   confirmed: { input: (o) => o.reservationConfirmed('r-1', later, later), from: { pending: 'reserved' } },
-  rejected: { input: (o) => o.reservationRejected([{ productId: 1, requested: 3, available: 1 }], later), from: { pending: 'rejected' } },
+  rejected: { input: (o) => o.reservationRejected([{ productId: 1, requested: 3, available: 1 }], 'insufficient-stock', later), from: { pending: 'rejected' } },
   committed: { input: (o) => o.reservationCommitted(later), from: { paid: 'completed' } },
   commitFailed: { input: (o) => o.commitFailed('the hold had expired', later), from: { paid: 'unfulfilled' } },
   expired: { input: (o) => o.reservationExpired(later), from: { reserved: 'expired' } },
@@ -57,7 +57,7 @@ describe('an order', () => {
 
   it('keeps what an event told it: the reservation, the shortages, why it failed', () => {
     expect(orderIn('pending').reservationConfirmed('r-1', later, later).order).to.include({ reservationId: 'r-1', reservationExpiresAt: later });
-    expect(orderIn('pending').reservationRejected([{ productId: 1, requested: 3, available: 1 }], later).order.shortages).to.deep.equal([{ productId: 1, requested: 3, available: 1 }]);
+    expect(orderIn('pending').reservationRejected([{ productId: 1, requested: 3, available: 1 }], 'insufficient-stock', later).order.shortages).to.deep.equal([{ productId: 1, requested: 3, available: 1 }]);
     expect(orderIn('paid').commitFailed('the hold had expired', later).order.failureReason).to.equal('the hold had expired');
   });
 });

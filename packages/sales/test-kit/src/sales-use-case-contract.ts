@@ -158,8 +158,8 @@ export function salesUseCaseContract(open: OpenSalesStore): void {
 
   it('records a rejection with its shortages, an expiry, and ignores events about orders it does not know', async () => {
     const rejected = await placed();
-    await useCases().handle.execute(stock('stock.reservation.rejected', { orderId: rejected.id, shortages: [{ productId: 1, requested: 3, available: 1 }] }));
-    expect((await useCases().get.execute(rejected.id, A)).shortages).to.deep.equal([{ productId: 1, requested: 3, available: 1 }]);
+    await useCases().handle.execute(stock('stock.reservation.rejected', { orderId: rejected.id, reason: 'insufficient-stock', shortages: [{ productId: 1, requested: 3, available: 1 }] }));
+    expect(await useCases().get.execute(rejected.id, A)).to.deep.include({ status: 'rejected', failureReason: 'insufficient-stock', shortages: [{ productId: 1, requested: 3, available: 1 }] });
     const expired = await placed();
     await useCases().handle.execute(stock('stock.reservation.confirmed', { orderId: expired.id, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' }));
     await useCases().handle.execute(stock('stock.reservation.expired', { orderId: expired.id, reservationId: RESERVATION }));
