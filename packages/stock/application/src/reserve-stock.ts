@@ -1,20 +1,10 @@
 import { type Clock, type OnceResult, runOnce, type UnitOfWork } from '@platform/kernel';
-import { type Reservation, type ReservationRequest, type Shortage, StockShortageError, type StockTransaction, UnknownProductsError } from '@stock/domain';
+import type { ReservationRequest, StockTransaction } from '@stock/domain';
+import { holdStock, type ReservationOutcome, type ReserveStockSettings } from './hold-stock';
 import type { WriteOptions } from './options';
 import { reservationRecord } from './reservation-record';
 
-export interface ReservationOutcome {
-  readonly reservation: Reservation;
-  /** False when the reference already had a reservation, which is answered instead of a second hold. */
-  readonly created: boolean;
-}
-
-export interface ReserveStockSettings {
-  readonly clock: Clock;
-  readonly newId: () => string;
-  /** How long a hold lasts when the request does not say. */
-  readonly defaultTtlSeconds: number;
-}
+export type { ReservationOutcome, ReserveStockSettings };
 
 export class ReserveStock {
   constructor(
@@ -28,37 +18,8 @@ export class ReserveStock {
    * orders. A reference that already has a reservation answers it.
    */
   async execute(request: ReservationRequest, { idempotency, requestId }: WriteOptions = {}): Promise<OnceResult<ReservationOutcome>> {
-    const reserve = (tx: StockTransaction) => this.reserve(tx, request, requestId);
+    const reserve = (tx: StockTransaction) => holdStock(tx, request, this.settings, requestId);
     if (idempotency) return runOnce(this.unitOfWork, idempotency, reservationRecord, reserve);
     return { value: await this.unitOfWork.run(reserve), replayed: false };
-  }
-
-  private async reserve(tx: StockTransaction, request: ReservationRequest, requestId: string | undefined): Promise<ReservationOutcome> {
-    const existing = await tx.reservations.findByReference(request.reference);
-    if (existing) return { reservation: existing, created: false };
-    const now = this.settings.clock();
-    const reservation: Reservation = {
-      id: this.settings.newId(),
-      reference: request.reference,
-      status: 'held',
-      lines: request.lines,
-      expiresAt: new Date(now.getTime() + (request.ttlSeconds ?? this.settings.defaultTtlSeconds) * 1000),
-      createdAt: now,
-      updatedAt: now,
-    };
-    // Claimed first: a concurrent reservation for the same reference waits here for this one, then answers it.
-    if ((await tx.reservations.claim(reservation)) === 'taken') return { reservation: (await tx.reservations.findByReference(request.reference))!, created: false };
-    const known = new Set((await tx.products.findMany(request.lines.map((line) => line.productId))).map((product) => product.id));
-    const unknown = request.lines.map((line) => line.productId).filter((id) => !known.has(id));
-    if (unknown.length > 0) throw new UnknownProductsError(unknown);
-    const shortages: Shortage[] = [];
-    for (const { productId, quantity } of request.lines) {
-      const outcome = await tx.products.hold(productId, quantity, { at: now, reservationId: reservation.id, requestId });
-      if (outcome.status === 'short') shortages.push({ productId, requested: quantity, available: outcome.available });
-      if (outcome.status === 'not-found') throw new UnknownProductsError([productId]);
-    }
-    // Throwing rolls back the holds already made and the claim: nothing is held.
-    if (shortages.length > 0) throw new StockShortageError(shortages);
-    return { reservation, created: true };
   }
 }

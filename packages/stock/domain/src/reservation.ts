@@ -1,7 +1,14 @@
 import { allValid, Invalid } from '@platform/kernel';
 import { INT32_MAX, isProductId, text } from './product';
 
-export type ReservationStatus = 'held' | 'committed' | 'released' | 'expired';
+/**
+ * held → committed | released | expired. `rejected` never held anything: it
+ * records that an order's lines will not be held (stock was short, a product
+ * was gone, or the order was cancelled before stock saw it placed: then it has
+ * no lines, a tombstone), so a late or repeated request for the same reference
+ * is answered the same way instead of holding stock for a dead order.
+ */
+export type ReservationStatus = 'held' | 'committed' | 'released' | 'expired' | 'rejected';
 
 export interface ReservationLine {
   readonly productId: number;
@@ -85,7 +92,7 @@ export interface Reservation {
 export function transitionFrom(status: ReservationStatus, to: 'committed' | 'released' | 'expired'): 'apply' | 'unchanged' | 'refuse' {
   if (status === 'held') return 'apply';
   if (status === to) return 'unchanged';
-  // Releasing what already expired leaves it as released would: nothing held either way.
-  if (to === 'released' && status === 'expired') return 'unchanged';
+  // Releasing what already expired, or never held anything, leaves it as released would: nothing held either way.
+  if (to === 'released' && (status === 'expired' || status === 'rejected')) return 'unchanged';
   return 'refuse';
 }

@@ -1,5 +1,6 @@
 import { allowingOneCall, type UnitOfWork } from '@platform/kernel';
-import { InMemoryDatabase, InMemoryIdempotencyRecords } from '@platform/memory';
+import { InMemoryDatabase, InMemoryIdempotencyRecords, InMemoryOutbox, InMemoryOutboxStore, InMemoryTable, type OutboxTable } from '@platform/memory';
+import type { OutboxStore } from '@platform/outbox';
 import type { ProductRepository, ReservationRepository, StockMovementRepository, StockTransaction } from '@stock/domain';
 import { InMemoryProductRepository } from './in-memory-product-repository';
 import { InMemoryReservationRepository } from './in-memory-reservation-repository';
@@ -22,6 +23,8 @@ export class InMemoryStockStore {
   readonly products: ProductRepository;
   readonly reservations: ReservationRepository;
   readonly movements: StockMovementRepository;
+  /** The relay's side of the outbox. */
+  readonly outbox: OutboxStore;
 
   constructor({ idempotencyTtlMs, now = Date.now }: InMemoryStockStoreOptions) {
     const database = new InMemoryDatabase();
@@ -29,6 +32,8 @@ export class InMemoryStockStore {
     this.products = new InMemoryProductRepository(tables);
     this.reservations = new InMemoryReservationRepository(tables);
     this.movements = new InMemoryStockMovementRepository(tables);
+    const outbox: OutboxTable = new InMemoryTable();
+    this.outbox = new InMemoryOutboxStore(database, outbox);
     this.unitOfWork = {
       run: (work, options = {}) =>
         database.transaction((tx) => {
@@ -37,6 +42,7 @@ export class InMemoryStockStore {
             reservations: new InMemoryReservationRepository(tables, tx),
             movements: new InMemoryStockMovementRepository(tables, tx),
             idempotency: new InMemoryIdempotencyRecords(tables.idempotency, tx, idempotencyTtlMs, now),
+            outbox: new InMemoryOutbox(outbox, tx),
           };
           return work(options.singleCall ? allowingOneCall(members) : members);
         }),

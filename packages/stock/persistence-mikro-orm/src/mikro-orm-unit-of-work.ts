@@ -1,5 +1,5 @@
 import { allowingOneCall, type UnitOfWork, type UnitOfWorkOptions } from '@platform/kernel';
-import { type Database, MikroOrmIdempotencyRecords, type SqlSession } from '@platform/mikro-orm';
+import { type Database, MikroOrmIdempotencyRecords, MikroOrmOutbox, type SqlSession } from '@platform/mikro-orm';
 import type { StockTransaction } from '@stock/domain';
 import { MikroOrmProductRepository } from './mikro-orm-product-repository';
 import { MikroOrmReservationRepository } from './mikro-orm-reservation-repository';
@@ -30,6 +30,7 @@ export class MikroOrmUnitOfWork implements UnitOfWork<StockTransaction> {
       reservations: new MikroOrmReservationRepository(session),
       movements: new MikroOrmStockMovementRepository(session),
       idempotency: new MikroOrmIdempotencyRecords(session, this.idempotencyTtlMs, this.now),
+      outbox: new MikroOrmOutbox(session),
     };
   }
 }

@@ -1,5 +1,5 @@
 import { EntitySchema, type Platform, Type } from '@mikro-orm/core';
-import { type Dialect, idempotencyKeySchema } from '@platform/mikro-orm';
+import { type Dialect, idempotencyKeySchema, outboxMessageSchema } from '@platform/mikro-orm';
 import { Money } from '@stock/domain';
 
 /** A product as a database row; the repository turns it into the domain's Product. */
@@ -152,7 +152,7 @@ export function reservationSchema(dialect: Dialect): EntitySchema<ReservationRow
       reference: { type: 'string', length: 200 },
       // On PostgreSQL MikroORM reads the check back as this enum (PostgreSQL rewrites an IN list, so a hand-written check never
       // compares equal); it cannot read SQLite's checks, so there the check lives in the migration only.
-      status: dialect === 'postgresql' ? { enum: true, items: ['held', 'committed', 'released', 'expired'], type: 'text' } : { type: 'text' },
+      status: dialect === 'postgresql' ? { enum: true, items: ['held', 'committed', 'released', 'expired', 'rejected'], type: 'text' } : { type: 'text' },
       lines: { type: 'text' },
       expiresAt: time(dialect, 'expires_at'),
       createdAt: time(dialect, 'created_at'),
@@ -163,5 +163,5 @@ export function reservationSchema(dialect: Dialect): EntitySchema<ReservationRow
 
 /** Every table the stock migrations create. */
 export function stockEntities(dialect: Dialect): EntitySchema[] {
-  return [productSchema(dialect), stockMovementSchema(dialect), reservationSchema(dialect), idempotencyKeySchema(dialect)] as EntitySchema[];
+  return [productSchema(dialect), stockMovementSchema(dialect), reservationSchema(dialect), idempotencyKeySchema(dialect), outboxMessageSchema(dialect)] as EntitySchema[];
 }

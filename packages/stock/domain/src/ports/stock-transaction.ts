@@ -1,4 +1,4 @@
-import type { IdempotencyRecords } from '@platform/kernel';
+import type { IdempotencyRecords, Outbox } from '@platform/kernel';
 import type { ProductRepository } from './product-repository';
 import type { ReservationRepository } from './reservation-repository';
 import type { StockMovementRepository } from './stock-movement-repository';
@@ -9,4 +9,6 @@ export interface StockTransaction {
   readonly reservations: ReservationRepository;
   readonly movements: StockMovementRepository;
   readonly idempotency: IdempotencyRecords;
+  /** The events of this unit of work: they commit with the stock's changes, or not at all. */
+  readonly outbox: Outbox;
 }

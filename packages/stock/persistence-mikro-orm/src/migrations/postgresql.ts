@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { outboxMessageMigration } from '@platform/mikro-orm';
 
 export class CreateProductTable extends Migration {
   override async up(): Promise<void> {
@@ -125,7 +126,7 @@ export class ReservationsAndStockLedger extends Migration {
     this.addSql(`create table "reservation" (
       "id" varchar(36) primary key,
       "reference" varchar(200) not null,
-      "status" text not null check ("status" in ('held', 'committed', 'released', 'expired')),
+      "status" text not null check ("status" in ('held', 'committed', 'released', 'expired', 'rejected')),
       "lines" text not null,
       "expires_at" timestamptz not null,
       "created_at" timestamptz not null,
@@ -149,4 +150,5 @@ export const postgresqlMigrations = [
   { name: '20261122-version-and-idempotency-keys', class: AddVersionAndIdempotencyKeys },
   { name: '20261123-generic-idempotency-records', class: GenericIdempotencyRecords },
   { name: '20261123-reservations-and-stock-ledger', class: ReservationsAndStockLedger },
+  { name: '20261124-outbox', class: outboxMessageMigration('postgresql') },
 ];
