@@ -4,3 +4,4 @@ export * from './outbox-store-contract';
 export * from './raw-http';
 export * from './openapi-contract';
 export * from './service-support';
+export * from './rabbitmq-scratch';

@@ -1,0 +1,204 @@
+import { UnavailableError } from '@platform/kernel';
+import { createScratchVhost, type ScratchVhost } from '@platform/test-kit';
+import * as chai from 'chai';
+import chaiAsPromised from 'chai-as-promised';
+import { Registry } from 'prom-client';
+import { Broker, type Decoded, deadLetterQueueOf, EventConsumer, EventPublisher, MessagingMetrics, OutboxRelay, UnroutableEventError } from '../src/index';
+import { collect, envelope, eventually, memoryOutbox, quietLogger } from './support';
+
+chai.use(chaiAsPromised);
+const { expect } = chai;
+
+interface TestEvent {
+  readonly id: string;
+  readonly type: string;
+  readonly occurredAt: string;
+  readonly data: { readonly n?: number };
+}
+
+/** Accepts any envelope whose type starts with "test.". */
+function decodeTest(body: unknown): Decoded<TestEvent> {
+  const value = Buffer.isBuffer(body) ? (() => { try { return JSON.parse(String(body)) as unknown; } catch { return undefined; } })() : body;
+  const candidate = value as Partial<TestEvent> | undefined;
+  if (typeof candidate?.id === 'string' && typeof candidate.type === 'string' && candidate.type.startsWith('test.') && typeof candidate.occurredAt === 'string') {
+    return { ok: true, event: candidate as TestEvent };
+  }
+  return { ok: false, failure: { reason: 'not-an-envelope', message: 'not a test event' } };
+}
+
+describe('RabbitMQ messaging: the relay and the consumer', function () {
+  this.timeout(60_000);
+  let vhost: ScratchVhost;
+  let broker: Broker;
+
+  before(async function () {
+    vhost = await createScratchVhost(this);
+    broker = new Broker({ url: vhost.url, connectionName: 'messaging tests', logger: quietLogger });
+    await broker.waitUntilConnected(10_000);
+  });
+  after(async () => {
+    await broker?.close();
+    await vhost?.drop();
+  });
+
+  /** Messages ready in a queue (not those a consumer holds unacked). */
+  const depth = async (queue: string) => (await broker.connection.queueDeclare({ queue, passive: true })).messageCount;
+
+  it('publishes the outbox in order with confirms, and marks rows published only once the broker has them', async () => {
+    const probe = collect(broker, 'probe-order', ['test.ordered']);
+    await probe.ready;
+    const outbox = memoryOutbox();
+    const events = Array.from({ length: 50 }, (_, n) => envelope('test.ordered', { n }, new Date(Date.UTC(2026, 10, 23, 12, 0, 0, n))));
+    await outbox.write(...events);
+    const publisher = new EventPublisher(broker);
+    const relay = new OutboxRelay({ store: outbox.store, publisher, logger: quietLogger, batchSize: 20 });
+    expect(await relay.relayOnce()).to.equal(20);
+    expect(await outbox.store.countUnpublished()).to.equal(30);
+    while ((await relay.relayOnce()) > 0);
+    await eventually(() => probe.messages.length === 50, 5_000, 'every event at the probe');
+    expect(probe.messages.map((m) => m.messageId)).to.deep.equal(events.map((e) => e.id));
+    const first = probe.messages[0]!;
+    expect(first).to.include({ routingKey: 'test.ordered', exchange: 'commerce.events', durable: true, contentType: 'application/json' });
+    expect(first.body).to.deep.equal(events[0]);
+    expect(await outbox.store.countUnpublished()).to.equal(0);
+    await publisher.close();
+    await probe.close();
+  });
+
+  it('keeps an event no queue is bound to in the outbox, retried with backoff, and publishes it once its consumer exists', async () => {
+    const outbox = memoryOutbox();
+    const lonely = envelope('test.unbound');
+    await outbox.write(lonely);
+    const publisher = new EventPublisher(broker);
+    await expect(publisher.publish({ id: lonely.id, type: lonely.type, payload: JSON.stringify(lonely) })).to.be.rejectedWith(UnroutableEventError);
+    const relay = new OutboxRelay({ store: outbox.store, publisher, logger: quietLogger, backoffMs: 50, maxBackoffMs: 200 });
+    expect(await relay.relayOnce()).to.equal(1);
+    expect(await outbox.store.countUnpublished(), 'a returned event stays').to.equal(1);
+    const probe = collect(broker, 'probe-unbound', ['test.unbound']);
+    await probe.ready;
+    relay.start();
+    await eventually(() => probe.messages.length === 1, 5_000, 'the event once a queue is bound');
+    await relay.stop();
+    expect(probe.messages[0]!.messageId).to.equal(lonely.id);
+    expect(await outbox.store.countUnpublished()).to.equal(0);
+    await publisher.close();
+    await probe.close();
+  });
+
+  it('keeps every event while the broker cannot be reached, counting the attempts, and loses none', async () => {
+    const outbox = memoryOutbox();
+    await outbox.write(envelope('test.nowhere'), envelope('test.nowhere'));
+    const unreachable = new Broker({ url: 'amqp://guest:guest@127.0.0.1:1/', connectionName: 'nowhere', logger: quietLogger });
+    const publisher = new EventPublisher(unreachable);
+    const relay = new OutboxRelay({ store: outbox.store, publisher, logger: quietLogger, publishTimeoutMs: 300, backoffMs: 10, maxBackoffMs: 10 });
+    expect(await relay.relayOnce()).to.equal(2);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(await relay.relayOnce()).to.equal(2);
+    expect(await outbox.store.countUnpublished()).to.equal(2);
+    const [row] = await outbox.store.claim(1, 1, Date.now() + 1000);
+    expect(row!.attempts).to.equal(2);
+    unreachable.connection.unsafeDestroy();
+  });
+
+  it('acks an event only after its handler resolved, and counts it', async () => {
+    const registry = new Registry();
+    const metrics = new MessagingMetrics(registry);
+    const handled: string[] = [];
+    const consumer = new EventConsumer<TestEvent>({
+      broker,
+      spec: { queue: 'ack-after-commit', routingKeys: ['test.ack'] },
+      decode: decodeTest,
+      handle: async (event) => {
+        handled.push(event.id);
+        return 'applied';
+      },
+      logger: quietLogger,
+      metrics,
+    }).start();
+    await consumer.ready();
+    const publisher = new EventPublisher(broker);
+    const sent = envelope('test.ack');
+    await publisher.publish({ id: sent.id, type: sent.type, payload: JSON.stringify(sent) });
+    await eventually(() => handled.length === 1, 5_000, 'the handler');
+    // Stopping waits for the handler's ack; an unacked message would be back in the queue.
+    await consumer.stop();
+    expect(await depth('ack-after-commit')).to.equal(0);
+    expect(handled).to.deep.equal([sent.id]);
+    expect(await registry.getSingleMetricAsString('messaging_events_consumed_total')).to.include('messaging_events_consumed_total{type="test.ack",outcome="applied"} 1');
+    await publisher.close();
+  });
+
+  it('returns a message whose handler throws to the queue, and dead-letters it when it has failed as often as the delivery limit allows', async () => {
+    const attempts: number[] = [];
+    const consumer = new EventConsumer<TestEvent>({
+      broker,
+      spec: { queue: 'always-fails', routingKeys: ['test.poison'], deliveryLimit: 3 },
+      decode: decodeTest,
+      handle: async (_event, delivery) => {
+        attempts.push(delivery.failedDeliveries);
+        throw new Error('the handler is broken');
+      },
+      logger: quietLogger,
+    }).start();
+    await consumer.ready();
+    const publisher = new EventPublisher(broker);
+    const poison = envelope('test.poison');
+    await publisher.publish({ id: poison.id, type: poison.type, payload: JSON.stringify(poison) });
+    await eventually(async () => (await depth(deadLetterQueueOf('always-fails'))) === 1, 15_000, 'the dead letter');
+    await consumer.stop();
+    expect(attempts, 'three deliveries, each counted by the quorum queue').to.deep.equal([0, 1, 2]);
+    const deadLetter = await broker.connection.basicGet({ queue: deadLetterQueueOf('always-fails'), noAck: true });
+    expect(deadLetter?.messageId).to.equal(poison.id);
+    expect(deadLetter?.headers?.['x-death']?.[0]).to.include({ queue: 'always-fails', exchange: 'commerce.events' });
+    expect(await depth('always-fails')).to.equal(0);
+    await publisher.close();
+  });
+
+  it('dead-letters a message that is not a known event at once, without calling the handler', async () => {
+    let calls = 0;
+    const consumer = new EventConsumer<TestEvent>({
+      broker,
+      spec: { queue: 'refuses-garbage', routingKeys: ['test.garbage'] },
+      decode: decodeTest,
+      handle: async () => {
+        calls++;
+        return 'applied';
+      },
+      logger: quietLogger,
+    }).start();
+    await consumer.ready();
+    const publisher = new EventPublisher(broker);
+    await publisher.publish({ id: '6f1c1f6e-0000-4000-8000-000000000000', type: 'test.garbage', payload: '{"not":"an envelope"' });
+    await eventually(async () => (await depth(deadLetterQueueOf('refuses-garbage'))) === 1, 10_000, 'the dead letter');
+    await consumer.stop();
+    expect(calls).to.equal(0);
+    await publisher.close();
+  });
+
+  it('holds a message while its handler fails for a passing reason, without using up its delivery limit', async () => {
+    const seen: number[] = [];
+    let failuresLeft = 6;
+    const consumer = new EventConsumer<TestEvent>({
+      broker,
+      spec: { queue: 'database-away', routingKeys: ['test.transient'], deliveryLimit: 2 },
+      decode: decodeTest,
+      handle: async (_event, delivery) => {
+        seen.push(delivery.failedDeliveries);
+        if (failuresLeft-- > 0) throw new UnavailableError('DATABASE_UNAVAILABLE', 'the database is down');
+        return 'applied';
+      },
+      logger: quietLogger,
+      transientRetryMs: 10,
+    }).start();
+    await consumer.ready();
+    const publisher = new EventPublisher(broker);
+    const sent = envelope('test.transient');
+    await publisher.publish({ id: sent.id, type: sent.type, payload: JSON.stringify(sent) });
+    await eventually(() => seen.length === 7, 10_000, 'the seventh attempt');
+    await consumer.stop();
+    expect(seen, 'all in one delivery').to.deep.equal([0, 0, 0, 0, 0, 0, 0]);
+    expect(await depth('database-away')).to.equal(0);
+    expect(await depth(deadLetterQueueOf('database-away'))).to.equal(0);
+    await publisher.close();
+  });
+});

@@ -1,0 +1,64 @@
+import type { OutboxEnvelope } from '@platform/kernel';
+import { InMemoryDatabase, InMemoryOutbox, InMemoryOutboxStore, InMemoryTable, type OutboxTable } from '@platform/memory';
+import type { OutboxStore } from '@platform/outbox';
+import { randomUUID } from 'node:crypto';
+import type { AsyncMessage, Consumer } from 'rabbitmq-client';
+import { type Broker, EVENTS_EXCHANGE, type MessagingLogger } from '../src/index';
+
+export const quietLogger: MessagingLogger & { lines: { level: string; message: string; fields?: Record<string, unknown> }[] } = {
+  lines: [],
+  info(message, fields) {
+    this.lines.push({ level: 'info', message, ...(fields && { fields }) });
+  },
+  warn(message, fields) {
+    this.lines.push({ level: 'warn', message, ...(fields && { fields }) });
+  },
+  error(message, fields) {
+    this.lines.push({ level: 'error', message, ...(fields && { fields }) });
+  },
+};
+
+export function envelope(type: string, data: unknown = {}, occurredAt = new Date()): OutboxEnvelope {
+  return { id: randomUUID(), type, occurredAt: occurredAt.toISOString(), data };
+}
+
+/** An in-memory outbox: what a use case writes to, and what a relay reads. */
+export function memoryOutbox(): { store: OutboxStore; write(...envelopes: OutboxEnvelope[]): Promise<void> } {
+  const database = new InMemoryDatabase();
+  const table: OutboxTable = new InMemoryTable();
+  return {
+    store: new InMemoryOutboxStore(database, table),
+    write: (...envelopes) =>
+      database.transaction(async (tx) => {
+        const outbox = new InMemoryOutbox(table, tx);
+        for (const e of envelopes) await outbox.add(e);
+      }),
+  };
+}
+
+export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A queue of the test's own, bound to `routingKeys`, that keeps every message it receives. */
+export function collect(broker: Broker, queue: string, routingKeys: readonly string[]): { messages: AsyncMessage[]; ready: Promise<void>; close(): Promise<void> } {
+  const messages: AsyncMessage[] = [];
+  const consumer: Consumer = broker.connection.createConsumer(
+    {
+      queue,
+      queueOptions: { queue, durable: true },
+      exchanges: [{ exchange: EVENTS_EXCHANGE, type: 'topic', durable: true }],
+      queueBindings: routingKeys.map((routingKey) => ({ queue, exchange: EVENTS_EXCHANGE, routingKey })),
+    },
+    (message) => {
+      messages.push(message);
+    },
+  );
+  consumer.on('error', () => undefined);
+  const ready = new Promise<void>((resolve) => consumer.once('ready', resolve));
+  return { messages, ready, close: () => consumer.close() };
+}
