@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { DomainError } from './errors';
 import type { UnitOfWork } from './unit-of-work';
 
@@ -81,4 +82,16 @@ export async function runOnce<Tx extends { readonly idempotency: IdempotencyReco
     await new Promise((resolve) => setTimeout(resolve, 10 * attempt));
   }
   throw new Error(`The idempotency key "${request.key}" stayed claimed by an unfinished transaction.`);
+}
+
+/** A result that is already text, kept as it is (a message handler's outcome). */
+export const textResult: ResultFormat<string> = { serialise: (text) => text, deserialise: (text) => text };
+
+/**
+ * The inbox entry of a message for `consumer`: its id is the key, and a digest
+ * of its type and data the fingerprint, so a redelivery has no second effect
+ * and a different message reusing the id is refused.
+ */
+export function inboxEntry(consumer: string, message: { readonly id: string; readonly type: string; readonly data: unknown }): IdempotentRequest {
+  return { scope: consumer, key: message.id, fingerprint: createHash('sha256').update(`${message.type}\n${JSON.stringify(message.data)}`).digest('hex') };
 }

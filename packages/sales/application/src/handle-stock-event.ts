@@ -1,7 +1,6 @@
 import type { EventData, EventEnvelope } from '@commerce/contracts';
-import { type Clock, type ResultFormat, runOnce, type UnitOfWork } from '@platform/kernel';
+import { type Clock, inboxEntry, runOnce, textResult, type UnitOfWork } from '@platform/kernel';
 import type { Order, Outcome, SalesTransaction } from '@sales/domain';
-import { createHash } from 'node:crypto';
 import { changeOrder } from './change-order';
 
 type StockEventType = 'stock.reservation.confirmed' | 'stock.reservation.rejected' | 'stock.reservation.released' | 'stock.reservation.committed' | 'stock.reservation.commit_failed' | 'stock.reservation.expired';
@@ -11,8 +10,6 @@ export type StockEvent = { [T in StockEventType]: EventEnvelope<T, EventData<T>>
 
 /** What handling an event did: moved its order on, found it already past it, found no such order, or knew the message. */
 export type StockEventOutcome = 'applied' | 'unchanged' | 'unknown-order' | 'duplicate';
-
-const outcomeFormat: ResultFormat<StockEventOutcome> = { serialise: (outcome) => outcome, deserialise: (text) => text as StockEventOutcome };
 
 /** Sales consumes as the system, not as a buyer: events may concern any order. */
 const SYSTEM = { kind: 'admin' } as const;
@@ -50,13 +47,12 @@ export class HandleStockEvent {
    * where in-order delivery would. The caller acks the message once this resolves.
    */
   async execute(event: StockEvent): Promise<StockEventOutcome> {
-    const fingerprint = createHash('sha256').update(`${event.type}\n${JSON.stringify(event.data)}`).digest('hex');
-    const { value, replayed } = await runOnce(this.unitOfWork, { scope: this.consumer, key: event.id, fingerprint }, outcomeFormat, async (tx) => {
+    const { value, replayed } = await runOnce(this.unitOfWork, inboxEntry(this.consumer, event), textResult, async (tx): Promise<StockEventOutcome> => {
       const order = await tx.orders.findById(event.data.orderId);
-      if (!order) return 'unknown-order' as const;
+      if (!order) return 'unknown-order';
       const after = await changeOrder(tx, order.id, SYSTEM, this.clock, (current, at) => transition(current, event, at));
       return after.version !== order.version ? 'applied' : 'unchanged';
     });
-    return replayed ? 'duplicate' : value;
+    return replayed ? 'duplicate' : (value as StockEventOutcome);
   }
 }

@@ -1,5 +1,5 @@
 import type { Clock } from '@platform/kernel';
-import { type Reservation, type ReservationRequest, type Shortage, StockShortageError, type StockTransaction, UnknownProductsError } from '@stock/domain';
+import { type Reservation, type ReservationOrigin, type ReservationRequest, type Shortage, StockShortageError, type StockTransaction, UnknownProductsError } from '@stock/domain';
 
 export interface ReservationOutcome {
   readonly reservation: Reservation;
@@ -22,13 +22,14 @@ export interface ReserveStockSettings {
  * UnknownProductsError: the caller's transaction must then roll back, which
  * undoes the holds already made.
  */
-export async function holdStock(tx: StockTransaction, request: ReservationRequest, settings: ReserveStockSettings, requestId?: string): Promise<ReservationOutcome> {
+export async function holdStock(tx: StockTransaction, request: ReservationRequest, settings: ReserveStockSettings, requestId?: string, origin: ReservationOrigin = 'api'): Promise<ReservationOutcome> {
   const existing = await tx.reservations.findByReference(request.reference);
   if (existing) return { reservation: existing, created: false };
   const now = settings.clock();
   const reservation: Reservation = {
     id: settings.newId(),
     reference: request.reference,
+    origin,
     status: 'held',
     lines: request.lines,
     expiresAt: new Date(now.getTime() + (request.ttlSeconds ?? settings.defaultTtlSeconds) * 1000),

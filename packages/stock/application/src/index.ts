@@ -13,3 +13,7 @@ export * from './release-reservation';
 export * from './reserve-stock';
 export * from './stream-products';
 export * from './update-product';
+export * from './order-events';
+export * from './reserve-for-order';
+export * from './release-for-order';
+export * from './commit-for-order';

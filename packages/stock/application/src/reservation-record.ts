@@ -2,7 +2,9 @@ import type { ResultFormat } from '@platform/kernel';
 import type { Reservation } from '@stock/domain';
 import type { ReservationOutcome } from './reserve-stock';
 
-interface ReservationSnapshot extends Omit<Reservation, 'expiresAt' | 'createdAt' | 'updatedAt'> {
+interface ReservationSnapshot extends Omit<Reservation, 'origin' | 'expiresAt' | 'createdAt' | 'updatedAt'> {
+  /** Absent in records written before reservations had an origin: they were all made over HTTP. */
+  origin?: Reservation['origin'];
   expiresAt: string;
   createdAt: string;
   updatedAt: string;
@@ -14,7 +16,7 @@ export const reservationRecord: ResultFormat<ReservationOutcome> = {
   serialise: ({ reservation, created }) =>
     JSON.stringify({ ...reservation, expiresAt: reservation.expiresAt.toISOString(), createdAt: reservation.createdAt.toISOString(), updatedAt: reservation.updatedAt.toISOString(), created } satisfies ReservationSnapshot),
   deserialise(text) {
-    const { created, expiresAt, createdAt, updatedAt, ...rest } = JSON.parse(text) as ReservationSnapshot;
-    return { reservation: { ...rest, expiresAt: new Date(expiresAt), createdAt: new Date(createdAt), updatedAt: new Date(updatedAt) }, created };
+    const { created, origin = 'api', expiresAt, createdAt, updatedAt, ...rest } = JSON.parse(text) as ReservationSnapshot;
+    return { reservation: { ...rest, origin, expiresAt: new Date(expiresAt), createdAt: new Date(createdAt), updatedAt: new Date(updatedAt) }, created };
   },
 };

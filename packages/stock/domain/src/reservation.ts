@@ -10,6 +10,13 @@ import { INT32_MAX, isProductId, text } from './product';
  */
 export type ReservationStatus = 'held' | 'committed' | 'released' | 'expired' | 'rejected';
 
+/**
+ * Who asked for the hold: a caller of the HTTP API, or an order the sales
+ * service placed (`sales.order.placed`, reference = the order id). Changes to
+ * an order's reservation are published as events, whichever path made them.
+ */
+export type ReservationOrigin = 'api' | 'order';
+
 export interface ReservationLine {
   readonly productId: number;
   readonly quantity: number;
@@ -77,6 +84,7 @@ export class ReservationRequest {
 export interface Reservation {
   readonly id: string;
   readonly reference: string;
+  readonly origin: ReservationOrigin;
   readonly status: ReservationStatus;
   readonly lines: readonly ReservationLine[];
   readonly expiresAt: Date;

@@ -1,4 +1,4 @@
-import { CONTRACT_TTL_MS, idempotencyContract, type OpenStockStore, productRepositoryContract, productUseCaseContract, reservationContract, unitOfWorkContract } from '@stock/test-kit';
+import { CONTRACT_TTL_MS, idempotencyContract, type OpenStockStore, orderEventsContract, productRepositoryContract, productUseCaseContract, reservationContract, unitOfWorkContract } from '@stock/test-kit';
 import { InMemoryStockStore } from '../src';
 
 const open: OpenStockStore = async (_context, now) => {
@@ -16,6 +16,9 @@ const open: OpenStockStore = async (_context, now) => {
     get movements() {
       return store.movements;
     },
+    get outbox() {
+      return store.outbox;
+    },
     reset: async () => {
       store = new InMemoryStockStore({ idempotencyTtlMs: CONTRACT_TTL_MS, now });
     },
@@ -28,3 +31,4 @@ describe('InMemoryStockStore unit of work', () => unitOfWorkContract(open));
 describe('InMemoryStockStore idempotency records', () => idempotencyContract(open));
 describe('Product use cases in memory', () => productUseCaseContract(open));
 describe('Reservations and the ledger in memory', () => reservationContract(open));
+describe('Order events in memory', () => orderEventsContract(open));

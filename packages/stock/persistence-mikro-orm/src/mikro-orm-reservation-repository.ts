@@ -1,7 +1,7 @@
 import { type Row, type SqlSession, timeOf } from '@platform/mikro-orm';
-import type { Reservation, ReservationLine, ReservationRepository, ReservationStatus } from '@stock/domain';
+import type { Reservation, ReservationLine, ReservationOrigin, ReservationRepository, ReservationStatus } from '@stock/domain';
 
-const COLUMNS = '"id", "reference", "status", "lines", "expires_at", "created_at", "updated_at"';
+const COLUMNS = '"id", "reference", "origin", "status", "lines", "expires_at", "created_at", "updated_at"';
 
 /** Reservations through MikroORM, one statement per call on the session handed over. */
 export class MikroOrmReservationRepository implements ReservationRepository {
@@ -10,8 +10,8 @@ export class MikroOrmReservationRepository implements ReservationRepository {
   async claim(reservation: Reservation): Promise<'claimed' | 'taken'> {
     // On PostgreSQL a second transaction claiming the same reference waits here for the first to end.
     const rows = await this.session.all(
-      `insert into "reservation" (${COLUMNS}) values (?, ?, ?, ?, ?, ?, ?) on conflict ("reference") do nothing returning "id"`,
-      [reservation.id, reservation.reference, reservation.status, JSON.stringify(reservation.lines), this.time(reservation.expiresAt), this.time(reservation.createdAt), this.time(reservation.updatedAt)],
+      `insert into "reservation" (${COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?) on conflict ("reference") do nothing returning "id"`,
+      [reservation.id, reservation.reference, reservation.origin, reservation.status, JSON.stringify(reservation.lines), this.time(reservation.expiresAt), this.time(reservation.createdAt), this.time(reservation.updatedAt)],
     );
     return rows.length > 0 ? 'claimed' : 'taken';
   }
@@ -46,6 +46,7 @@ export class MikroOrmReservationRepository implements ReservationRepository {
     return {
       id: String(row.id),
       reference: String(row.reference),
+      origin: row.origin as ReservationOrigin,
       status: row.status as ReservationStatus,
       lines: JSON.parse(String(row.lines)) as ReservationLine[],
       expiresAt: timeOf(row.expires_at),

@@ -33,6 +33,8 @@ export interface StockMovementRow {
 export interface ReservationRow {
   id: string;
   reference: string;
+  /** 'api' or 'order': whether changes to it are published as events. */
+  origin: string;
   status: string;
   /** JSON: [{ productId, quantity }], one per product in id order. */
   lines: string;
@@ -150,6 +152,7 @@ export function reservationSchema(dialect: Dialect): EntitySchema<ReservationRow
     properties: {
       id: { type: 'string', length: 36, primary: true },
       reference: { type: 'string', length: 200 },
+      origin: dialect === 'postgresql' ? { enum: true, items: ['api', 'order'], type: 'text', default: 'api' } : { type: 'text', default: 'api' },
       // On PostgreSQL MikroORM reads the check back as this enum (PostgreSQL rewrites an IN list, so a hand-written check never
       // compares equal); it cannot read SQLite's checks, so there the check lives in the migration only.
       status: dialect === 'postgresql' ? { enum: true, items: ['held', 'committed', 'released', 'expired', 'rejected'], type: 'text' } : { type: 'text' },

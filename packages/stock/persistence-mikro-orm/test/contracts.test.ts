@@ -1,4 +1,4 @@
-import { idempotencyContract, productRepositoryContract, productUseCaseContract, reservationContract, unitOfWorkContract } from '@stock/test-kit';
+import { idempotencyContract, orderEventsContract, productRepositoryContract, productUseCaseContract, reservationContract, unitOfWorkContract } from '@stock/test-kit';
 import { openScratchStore } from './scratch-stores';
 
 for (const dialect of ['sqlite', 'postgresql'] as const) {
@@ -7,4 +7,5 @@ for (const dialect of ['sqlite', 'postgresql'] as const) {
   describe(`MikroOrmIdempotencyRecords on ${dialect}`, () => idempotencyContract(openScratchStore(dialect)));
   describe(`Product use cases on ${dialect}`, () => productUseCaseContract(openScratchStore(dialect)));
   describe(`Reservations and the ledger on ${dialect}`, () => reservationContract(openScratchStore(dialect)));
+  describe(`Order events on ${dialect}`, () => orderEventsContract(openScratchStore(dialect)));
 }

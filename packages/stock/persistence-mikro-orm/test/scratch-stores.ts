@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createScratchDatabase } from '@platform/test-kit';
+import { MikroOrmOutbox } from '@platform/mikro-orm';
 import { CONTRACT_TTL_MS, type OpenStockStore } from '@stock/test-kit';
 import { MikroOrmProductRepository, MikroOrmReservationRepository, MikroOrmStockMovementRepository, MikroOrmUnitOfWork, openStockDatabase } from '../src';
 
@@ -26,8 +27,9 @@ export function openScratchStore(dialect: 'sqlite' | 'postgresql'): OpenStockSto
       products: new MikroOrmProductRepository(database.session),
       reservations: new MikroOrmReservationRepository(database.session),
       movements: new MikroOrmStockMovementRepository(database.session),
+      outbox: new MikroOrmOutbox(database.session),
       reset: async () => {
-        for (const table of ['product', 'stock_movement', 'reservation', 'idempotency_key']) await database.session.run(`delete from "${table}"`);
+        for (const table of ['product', 'stock_movement', 'reservation', 'idempotency_key', 'outbox_message']) await database.session.run(`delete from "${table}"`);
       },
       close: async () => {
         await database.close();

@@ -5,3 +5,5 @@ export * from './reservation-contract';
 export * from './stock-store';
 export * from './unit-of-work-contract';
 export * from './use-case-contract';
+export * from './ledger';
+export * from './order-events-contract';

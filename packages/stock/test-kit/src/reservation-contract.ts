@@ -14,6 +14,7 @@ import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { randomUUID } from 'node:crypto';
 import { aProduct } from './builders';
+import { expectLedgersToSum as expectLedgers } from './ledger';
 import type { OpenStockStore, StockStoreUnderTest } from './stock-store';
 
 chai.use(chaiAsPromised);
@@ -44,22 +45,7 @@ export function reservationContract(open: OpenStockStore): void {
   const reload = async (p: Product) => (await store.products.findById(p.id))!;
   const refusal = (promise: Promise<unknown>) => promise.then(() => expect.fail('not refused'), (error: unknown) => error);
 
-  /** For every product given, its movements sum to its quantities. */
-  async function expectLedgersToSum(products: Product[]): Promise<void> {
-    for (const { id } of products) {
-      const current = (await store.products.findById(id))!;
-      let quantity = 0;
-      let reserved = 0;
-      for (let page = await useCases().movements.execute(id, { after: 0, limit: 1000 }); ; page = await useCases().movements.execute(id, { after: page.nextAfter!, limit: 1000 })) {
-        for (const movement of page.items) {
-          quantity += movement.quantityDelta;
-          reserved += movement.reservedDelta;
-        }
-        if (page.nextAfter === undefined) break;
-      }
-      expect({ id, quantity, reserved }, `the ledger of product ${id}`).to.deep.equal({ id, quantity: current.quantityInStock, reserved: current.reservedQuantity });
-    }
-  }
+  const expectLedgersToSum = (products: Product[]) => expectLedgers(store, products);
 
   before(async function () {
     store = await open(this, Date.now);

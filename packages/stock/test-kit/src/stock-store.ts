@@ -1,4 +1,5 @@
 import type { UnitOfWork } from '@platform/kernel';
+import type { OutboxStore } from '@platform/outbox';
 import type { ProductRepository, ReservationRepository, StockMovementRepository, StockTransaction } from '@stock/domain';
 
 /** One adapter's stock storage, as the contract suites drive it. */
@@ -8,6 +9,8 @@ export interface StockStoreUnderTest {
   readonly products: ProductRepository;
   readonly reservations: ReservationRepository;
   readonly movements: StockMovementRepository;
+  /** The relay's side of the outbox: what the units of work published. */
+  readonly outbox: OutboxStore;
   /** Empties the store between tests. */
   reset(): Promise<void>;
   close(): Promise<void>;

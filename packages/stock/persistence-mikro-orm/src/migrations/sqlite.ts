@@ -133,10 +133,22 @@ export class ReservationsAndStockLedger extends Migration {
   }
 }
 
+/** Reservations say who asked for them: changes to an order's reservation are published as events. */
+export class ReservationOrigin extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`alter table "reservation" add column "origin" text not null default 'api' check ("origin" in ('api', 'order'))`);
+  }
+
+  override async down(): Promise<void> {
+    this.addSql('alter table "reservation" drop column "origin"');
+  }
+}
+
 export const sqliteMigrations = [
   { name: '20261122-create-product', class: CreateProductTable },
   { name: '20261122-version-and-idempotency-keys', class: AddVersionAndIdempotencyKeys },
   { name: '20261123-generic-idempotency-records', class: GenericIdempotencyRecords },
   { name: '20261123-reservations-and-stock-ledger', class: ReservationsAndStockLedger },
   { name: '20261124-outbox', class: outboxMessageMigration('sqlite') },
+  { name: '20261124-reservation-origin', class: ReservationOrigin },
 ];
