@@ -1,7 +1,7 @@
 import { isLeft } from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { DateTime, exactObject, text, Uuid } from './codecs';
-import { EVENTS, type IntegrationEvent, isEventType } from './events';
+import { EVENTS, eventTypesConsumedBy, type IntegrationEvent, isEventType } from './events';
 
 /** Why a message is not an event this code knows. */
 export type DecodeFailureReason = 'malformed-json' | 'not-an-envelope' | 'unknown-type' | 'invalid-data';
@@ -55,4 +55,18 @@ export function decodeEvent(body: unknown): DecodeResult {
   const data = EVENTS[envelope.right.type].data.decode(envelope.right.data);
   if (isLeft(data)) return { ok: false, failure: { reason: 'invalid-data', message: describe(data.left, 'data'), ...known } };
   return { ok: true, event: { ...envelope.right, data: data.right } as IntegrationEvent };
+}
+
+/**
+ * The decoder of one consumer: an event of a type its queue is not bound to
+ * (misrouted, or bound by hand) is refused like an unknown one, so it is
+ * dead-lettered instead of handled by code that does not expect it.
+ */
+export function decodeEventFor(service: string): (body: unknown) => DecodeResult {
+  const consumed = new Set<string>(eventTypesConsumedBy(service));
+  return (body) => {
+    const result = decodeEvent(body);
+    if (!result.ok || consumed.has(result.event.type)) return result;
+    return { ok: false, failure: { reason: 'unknown-type', message: `${service} does not consume ${result.event.type}`, id: result.event.id, type: result.event.type } };
+  };
 }

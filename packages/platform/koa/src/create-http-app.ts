@@ -4,7 +4,7 @@ import Koa, { type Middleware } from 'koa';
 import compose from 'koa-compose';
 import { HttpMetrics } from './http-metrics';
 import type { Logger } from './logger';
-import { operationsRouter } from './operations-router';
+import { operationsRouter, type ReadinessChecks } from './operations-router';
 import type { Problem } from './problem';
 import { problemMiddleware } from './problem-middleware';
 import { requestContext, requestIdOf } from './request-context';
@@ -15,6 +15,8 @@ export interface HttpAppOptions {
   readonly toProblem: (error: unknown) => Problem | undefined;
   /** Whether the service's dependencies answer; shutting down is tracked here, by `drain`. */
   readonly isReady?: () => Promise<boolean>;
+  /** What readiness reports of each dependency, whatever its verdict (a broker that is away does not stop the traffic: events wait in the outbox). */
+  readonly readinessChecks?: () => Promise<ReadinessChecks>;
   /** The OpenAPI description served at /swagger, handed in by the composition root. */
   readonly docs?: { readonly specFile: string; readonly title: string };
 }
@@ -43,7 +45,7 @@ function outsideTheApi<State, Context>(middleware: Middleware<State, Context>): 
  * id, headers, access log and metrics; problem+json for every error; /swagger,
  * health and metrics endpoints. The service then mounts its own routers.
  */
-export function createHttpApp({ logger, toProblem, isReady = async () => true, docs }: HttpAppOptions): HttpApp {
+export function createHttpApp({ logger, toProblem, isReady = async () => true, readinessChecks, docs }: HttpAppOptions): HttpApp {
   let draining = false;
   const app = new Koa();
   app.silent = true; // errors are logged by the problem middleware, once, with context
@@ -58,7 +60,7 @@ export function createHttpApp({ logger, toProblem, isReady = async () => true, d
         logger.error('unhandled error', { method: ctx.method, path: ctx.path, requestId: requestIdOf(ctx), error: error instanceof Error ? error.stack : String(error) }),
     }),
   );
-  const operations = operationsRouter({ isReady: async () => !draining && (await isReady()), metrics });
+  const operations = operationsRouter({ isReady: async () => !draining && (await isReady()), ...(readinessChecks && { checks: readinessChecks }), metrics });
   const outside: Middleware[] = [operations.routes() as Middleware, operations.allowedMethods() as Middleware];
   if (docs) outside.unshift(swaggerDocs({ specFile: docs.specFile, title: docs.title }));
   app.use(outsideTheApi(compose(outside)));

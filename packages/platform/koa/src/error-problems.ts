@@ -16,7 +16,7 @@ const REQUEST_STATUS: Readonly<Record<RequestErrorCode, number>> = {
 
 /** The problem for a request the platform refuses, its status from the one table above. */
 export function requestProblem(error: RequestError): Problem {
-  return problem(REQUEST_STATUS[error.code], error.code, error.message);
+  return { ...problem(REQUEST_STATUS[error.code], error.code, error.message), ...error.extensions };
 }
 
 /**

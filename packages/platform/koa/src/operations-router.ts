@@ -2,21 +2,27 @@ import Router from '@koa/router';
 import type { HttpMetrics } from './http-metrics';
 import { RequestError } from './request-error';
 
+/** The state of each thing an instance depends on, by name ("database": "up", "broker": "down"), as readiness reports it. */
+export type ReadinessChecks = Readonly<Record<string, string>>;
+
 export interface OperationsRouterOptions {
   /** Whether this instance should get traffic: its dependencies answer and it is not shutting down. */
   readonly isReady: () => Promise<boolean>;
+  /** What readiness reports beside its verdict, ready or not. */
+  readonly checks?: () => Promise<ReadinessChecks>;
   readonly metrics: HttpMetrics;
 }
 
 /** Health checks for the orchestrator and metrics for Prometheus. */
-export function operationsRouter({ isReady, metrics }: OperationsRouterOptions): Router {
+export function operationsRouter({ isReady, checks, metrics }: OperationsRouterOptions): Router {
   const router = new Router();
   router.get('/health/live', (ctx) => {
     ctx.body = { status: 'live' };
   });
   router.get('/health/ready', async (ctx) => {
-    if (!(await isReady())) throw new RequestError('NOT_READY', 'This instance is shutting down or cannot reach what it depends on.');
-    ctx.body = { status: 'ready' };
+    const [ready, states] = await Promise.all([isReady(), checks?.()]);
+    if (!ready) throw new RequestError('NOT_READY', 'This instance is shutting down or cannot reach what it depends on.', states && { checks: states });
+    ctx.body = { status: 'ready', ...(states && { checks: states }) };
   });
   router.get('/metrics', async (ctx) => {
     ctx.type = metrics.registry.contentType;

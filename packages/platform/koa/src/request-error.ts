@@ -3,6 +3,8 @@ export class RequestError extends Error {
   constructor(
     readonly code: RequestErrorCode,
     message: string,
+    /** Extension members of the problem (readiness names its checks). */
+    readonly extensions?: Readonly<Record<string, unknown>>,
   ) {
     super(message);
     this.name = 'RequestError';

@@ -24,53 +24,79 @@ export interface ServiceMessagingOptions<E extends ConsumableEvent> {
   readonly registry?: Registry;
 }
 
-export interface ServiceMessaging {
-  readonly broker: Broker;
-  readonly relay: OutboxRelay;
+/** What a composition root holds of its messaging, whatever events it consumes. */
+export interface MessagingHandle {
   /** Whether the broker answers right now (readiness reports it). */
-  isConnected(): boolean;
-  /** Stops consuming and relaying, then closes the connection. */
+  readonly isConnected: boolean;
+  start(): { stop(): Promise<void> };
+  wake(): void;
   stop(): Promise<void>;
 }
 
 /**
- * Everything a service does on the broker, started together: one connection,
- * the relay that publishes its outbox, and the consumer of its queue. Nothing
- * waits for the broker: while it is away the service keeps serving, events
- * wait in the outbox, and the connection comes back by itself.
+ * Everything a service does on the broker: one connection, the relay that
+ * publishes its outbox, and the consumer of its queue. The connection is
+ * opened at once, in the background; `start` begins relaying and consuming.
+ * Nothing waits for the broker: while it is away the service keeps serving,
+ * events wait in the outbox, and the connection comes back by itself.
  */
-export function startServiceMessaging<E extends ConsumableEvent>(options: ServiceMessagingOptions<E>): ServiceMessaging {
-  const { url, service, logger } = options;
-  const broker = new Broker({ url, connectionName: `${service} (pid ${process.pid})`, logger });
-  const deadLetterQueue = deadLetterQueueOf(service);
-  const metrics = options.registry
-    ? new MessagingMetrics(options.registry, {
-        outboxBacklog: () => options.outbox.countUnpublished(),
-        deadLetters: async () => (broker.isConnected ? (await broker.connection.queueDeclare({ queue: deadLetterQueue, passive: true })).messageCount : undefined),
-        brokerConnected: () => broker.isConnected,
-      })
-    : undefined;
-  const publisher = new EventPublisher(broker);
-  const relay = new OutboxRelay({ store: options.outbox, publisher, logger, ...(metrics && { metrics }), ...options.relay }).start();
-  const consumer = new EventConsumer<E>({
-    broker,
-    spec: { queue: service, routingKeys: options.consumes, ...(options.deliveryLimit !== undefined && { deliveryLimit: options.deliveryLimit }) },
-    decode: options.decode,
-    handle: options.handle,
-    logger,
-    ...(metrics && { metrics }),
-    ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
-  }).start();
-  return {
-    broker,
-    relay,
-    isConnected: () => broker.isConnected,
-    async stop() {
-      await Promise.all([consumer.stop(), relay.stop()]);
-      await publisher.close().catch(() => undefined);
-      await broker.close();
-    },
-  };
+export class ServiceMessaging<E extends ConsumableEvent = ConsumableEvent> implements MessagingHandle {
+  readonly broker: Broker;
+  private readonly metrics: MessagingMetrics | undefined;
+  private readonly publisher: EventPublisher;
+  private relay: OutboxRelay | undefined;
+  private consumer: EventConsumer<E> | undefined;
+  private stopping: Promise<void> | undefined;
+
+  constructor(private readonly options: ServiceMessagingOptions<E>) {
+    const { url, service, logger, registry, outbox } = options;
+    this.broker = new Broker({ url, connectionName: `${service} (pid ${process.pid})`, logger });
+    const deadLetterQueue = deadLetterQueueOf(service);
+    this.metrics = registry
+      ? new MessagingMetrics(registry, {
+          outboxBacklog: () => outbox.countUnpublished(),
+          deadLetters: async () => (this.broker.isConnected ? (await this.broker.connection.queueDeclare({ queue: deadLetterQueue, passive: true })).messageCount : undefined),
+          brokerConnected: () => this.broker.isConnected,
+        })
+      : undefined;
+    this.publisher = new EventPublisher(this.broker);
+  }
+
+  /** Whether the broker answers right now (readiness reports it). */
+  get isConnected(): boolean {
+    return this.broker.isConnected;
+  }
+
+  /** Starts relaying the outbox and consuming the queue. */
+  start(): this {
+    const { options, metrics } = this;
+    this.relay ??= new OutboxRelay({ store: options.outbox, publisher: this.publisher, logger: options.logger, ...(metrics && { metrics }), ...options.relay }).start();
+    this.consumer ??= new EventConsumer<E>({
+      broker: this.broker,
+      spec: { queue: options.service, routingKeys: options.consumes, ...(options.deliveryLimit !== undefined && { deliveryLimit: options.deliveryLimit }) },
+      decode: options.decode,
+      handle: options.handle,
+      logger: options.logger,
+      ...(metrics && { metrics }),
+      ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
+    }).start();
+    return this;
+  }
+
+  /** Cuts the relay's sleep short: a unit of work just wrote to the outbox. */
+  wake(): void {
+    this.relay?.wake();
+  }
+
+  /** Stops consuming (waiting for the handlers in flight) and relaying, then closes the connection; once, however often it is called. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      await Promise.all([this.consumer?.stop(), this.relay?.stop()]);
+      await this.publisher.close().catch(() => undefined);
+      await this.broker.close();
+    })();
+    return this.stopping;
+  }
 }
 
 export type { MessagingLogger };

@@ -31,3 +31,14 @@ export interface OutboxStore {
   /** Deletes up to `batch` rows published before `before` and answers how many; sweepers on several instances skip each other's rows. */
   deletePublished(before: number, batch: number): Promise<number>;
 }
+
+/**
+ * Deletes every event published more than `retentionMs` ago, a batch at a
+ * time, and answers how many went. Safe on any number of instances: each
+ * batch skips rows another sweeper is deleting.
+ */
+export async function sweepPublishedEvents(store: OutboxStore, retentionMs: number, now: number = Date.now(), batch = 1000): Promise<number> {
+  let deleted = 0;
+  for (let last = batch; last === batch; deleted += last) last = await store.deletePublished(now - retentionMs, batch);
+  return deleted;
+}

@@ -166,6 +166,22 @@ export function redactedUrl(databaseUrl: string): string {
   return databaseUrl.replace(/\/\/[^@/]*@/, '//***@');
 }
 
+/** Events through RabbitMQ: on when AMQP_URL is set (the vhost is the URL's path); off, with one line saying so, when it is not. */
+export function messagingSettings() {
+  return {
+    /** amqp://user:password@host:5672/vhost; empty turns messaging off (events wait in the outbox). */
+    amqpUrl: url('AMQP_URL', '', ['amqp:', 'amqps:']),
+    /** How many times a message may fail before it goes to the service's dead-letter queue. */
+    messagingDeliveryLimit: integer('MESSAGING_DELIVERY_LIMIT', 5, 1, 100),
+    /** Messages each instance handles at once (it prefetches twice as many). */
+    messagingConcurrency: integer('MESSAGING_CONCURRENCY', 4, 1, 256),
+    /** How long the outbox relay sleeps when nothing is due. */
+    outboxPollMs: integer('OUTBOX_POLL_MS', 250, 10, 60_000),
+    /** How long published events stay in the outbox (for inspection) before the sweeper deletes them. */
+    outboxRetentionSeconds: integer('OUTBOX_RETENTION_SECONDS', 24 * 60 * 60, 60, 90 * 86_400),
+  };
+}
+
 /** Token checks: on when AUTH_ISSUER is set, for the service's own audience. */
 export function authSettings(audience: string) {
   return {

@@ -5,3 +5,4 @@ export * from './raw-http';
 export * from './openapi-contract';
 export * from './service-support';
 export * from './rabbitmq-scratch';
+export * from './service-process';

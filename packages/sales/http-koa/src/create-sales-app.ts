@@ -1,4 +1,4 @@
-import type { AccessControl, HttpApp, Logger } from '@platform/koa';
+import type { AccessControl, HttpApp, Logger, ReadinessChecks } from '@platform/koa';
 import { createHttpApp } from '@platform/koa';
 import type { OrderStatus } from '@sales/domain';
 import { type OrderUseCases, ordersRouter } from './orders-router';
@@ -10,15 +10,17 @@ export interface SalesAppOptions {
   readonly logger: Logger;
   /** The OpenAPI description served at /swagger. */
   readonly openApiFile: string;
-  /** Readiness: the database (and the broker, when messaging is on) answer. */
+  /** Readiness: the database answers. */
   readonly isReady?: () => Promise<boolean>;
+  /** What readiness reports of each dependency (the database, the broker). */
+  readonly readinessChecks?: () => Promise<ReadinessChecks>;
   /** Orders by status, read at scrape time from the database, so every instance reports the same truth. */
   readonly countOrders: () => Promise<Partial<Record<OrderStatus, number>>>;
 }
 
 /** The sales service's HTTP app: the platform's, with the orders routes mounted and the orders-by-status gauge. */
-export function createSalesApp({ useCases, access, logger, openApiFile, isReady, countOrders }: SalesAppOptions): HttpApp {
-  const http = createHttpApp({ logger, toProblem, ...(isReady && { isReady }), docs: { specFile: openApiFile, title: 'Sales service API' } });
+export function createSalesApp({ useCases, access, logger, openApiFile, isReady, readinessChecks, countOrders }: SalesAppOptions): HttpApp {
+  const http = createHttpApp({ logger, toProblem, ...(isReady && { isReady }), ...(readinessChecks && { readinessChecks }), docs: { specFile: openApiFile, title: 'Sales service API' } });
   http.metrics.addGauge('sales_orders', 'Orders by status, across every instance (read from the database)', 'status', countOrders);
   http.route(ordersRouter({ useCases, access, logger }));
   return http;

@@ -1,4 +1,4 @@
-import { authSettings, databaseSettings, defaults, type Env, integer, mayCreateDatabase as mayCreate, optionalText, readSettings, serverSettings, type Settings, text, url } from '@platform/runtime';
+import { authSettings, databaseSettings, defaults, type Env, integer, mayCreateDatabase as mayCreate, messagingSettings, optionalText, readSettings, serverSettings, type Settings, text, url } from '@platform/runtime';
 import { fileURLToPath } from 'node:url';
 
 /** Where this workspace keeps the sales service's contract; OPENAPI_FILE points elsewhere. */
@@ -11,6 +11,7 @@ export const SALES_SETTINGS = {
   ...serverSettings(8082),
   ...databaseSettings(DEFAULT_DATABASE_URL),
   ...authSettings('urn:commerce:sales'),
+  ...messagingSettings(),
   /** The stock API: the service itself, or the gateway in front of it. */
   stockUrl: url('STOCK_URL', 'http://127.0.0.1:8080'),
   /** Longest one call to stock may take; reads are tried three times, and five failures in a row open the breaker. */

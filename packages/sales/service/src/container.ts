@@ -1,10 +1,12 @@
 import 'reflect-metadata';
 import { timeOrderedId } from '@platform/kernel';
 import { accessControl, tokenVerifierFor } from '@platform/koa';
+import { ServiceMessaging } from '@platform/messaging-rabbitmq';
 import { MikroOrmOutbox } from '@platform/mikro-orm';
 import { createLogger, type Logger } from '@platform/runtime';
 import { CancelOrder, GetOrder, HandleStockEvent, ListOrders, PayOrder, PlaceOrder } from '@sales/application';
 import { createSalesApp } from '@sales/http-koa';
+import { SALES_QUEUE, stockEventsHandler } from '@sales/messaging';
 import { InMemorySalesStore } from '@sales/persistence-memory';
 import { MikroOrmOrderRepository, MikroOrmSalesUnitOfWork, openSalesDatabase } from '@sales/persistence-mikro-orm';
 import { ClientCredentials, HttpProductCatalog } from '@sales/stock-client';
@@ -68,7 +70,25 @@ export async function createContainer(config: SalesServiceConfig, logger?: Logge
   single(container, ListOrders, (c) => new ListOrders(c.resolve(Tokens.OrderRepository)));
   single(container, CancelOrder, (c) => new CancelOrder(...writes(c)));
   single(container, PayOrder, (c) => new PayOrder(...writes(c)));
-  single(container, HandleStockEvent, (c) => new HandleStockEvent(...writes(c)));
+  single(container, HandleStockEvent, (c) => new HandleStockEvent(...writes(c), SALES_QUEUE));
+  if (config.amqpUrl) {
+    single(container, Tokens.Messaging, (c) => {
+      const handler = stockEventsHandler(c.resolve(HandleStockEvent));
+      return new ServiceMessaging({
+        url: config.amqpUrl,
+        service: SALES_QUEUE,
+        consumes: handler.consumes,
+        decode: handler.decode,
+        handle: (event) => handler.handle(event),
+        deliveryLimit: config.messagingDeliveryLimit,
+        concurrency: config.messagingConcurrency,
+        outbox: c.resolve(Tokens.OutboxStore),
+        relay: { pollMs: config.outboxPollMs },
+        logger: serviceLogger,
+        registry: c.resolve(Tokens.HttpApp).metrics.registry,
+      });
+    });
+  }
   single(container, Tokens.HttpApp, (c) => {
     const database = c.isRegistered(Tokens.Database) ? c.resolve(Tokens.Database) : undefined;
     const orders = c.resolve(Tokens.OrderRepository);
@@ -79,6 +99,11 @@ export async function createContainer(config: SalesServiceConfig, logger?: Logge
       openApiFile: config.openApiFile,
       countOrders: () => orders.countByStatus(),
       ...(database && { isReady: () => database.isReady() }),
+      // Resolved when readiness is asked, after the messaging (which needs this app's metrics registry) exists.
+      readinessChecks: async () => ({
+        database: database ? ((await database.isReady()) ? 'up' : 'down') : 'memory',
+        broker: c.isRegistered(Tokens.Messaging) ? (c.resolve(Tokens.Messaging).isConnected ? 'up' : 'down') : 'off',
+      }),
     });
     if (database) http.metrics.addGauge('db_pool_connections', 'Database pool connections by state (used, free, pending acquisitions, max)', 'state', () => database.poolStats());
     return http;

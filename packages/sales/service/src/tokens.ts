@@ -1,5 +1,6 @@
 import type { Clock, UnitOfWork } from '@platform/kernel';
 import type { AccessControl, HttpApp } from '@platform/koa';
+import type { MessagingHandle } from '@platform/messaging-rabbitmq';
 import type { Database } from '@platform/mikro-orm';
 import type { OutboxStore } from '@platform/outbox';
 import type { Logger } from '@platform/runtime';
@@ -21,5 +22,7 @@ export const Tokens = {
   /** Stock's catalogue, over HTTP. */
   ProductCatalog: Symbol('ProductCatalog') as InjectionToken<ProductCatalog & { close(): Promise<void> }>,
   Access: Symbol('Access') as InjectionToken<AccessControl>,
+  /** Registered only when AMQP_URL is set. */
+  Messaging: Symbol('Messaging') as InjectionToken<MessagingHandle>,
   HttpApp: Symbol('HttpApp') as InjectionToken<HttpApp>,
 };

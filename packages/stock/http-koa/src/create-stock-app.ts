@@ -1,4 +1,4 @@
-import { createHttpApp, type HttpApp, type Logger } from '@platform/koa';
+import { createHttpApp, type HttpApp, type Logger, type ReadinessChecks } from '@platform/koa';
 import { toProblem } from './problem';
 import { type ProductUseCases, productsRouter } from './products-router';
 import { type ReservationUseCases, reservationsRouter } from './reservations-router';
@@ -11,11 +11,13 @@ export interface StockAppOptions {
   readonly openApiFile: string;
   /** Readiness: the database answers. Shutting down is tracked by the platform. */
   readonly isReady?: () => Promise<boolean>;
+  /** What readiness reports of each dependency (the database, the broker). */
+  readonly readinessChecks?: () => Promise<ReadinessChecks>;
 }
 
 /** The stock service's HTTP app: the platform's, with the products and reservations routes mounted. */
-export function createStockApp({ useCases, logger, openApiFile, isReady }: StockAppOptions): HttpApp {
-  const http = createHttpApp({ logger, toProblem, ...(isReady && { isReady }), docs: { specFile: openApiFile, title: 'Stock service API' } });
+export function createStockApp({ useCases, logger, openApiFile, isReady, readinessChecks }: StockAppOptions): HttpApp {
+  const http = createHttpApp({ logger, toProblem, ...(isReady && { isReady }), ...(readinessChecks && { readinessChecks }), docs: { specFile: openApiFile, title: 'Stock service API' } });
   http.route(productsRouter({ useCases, logger, metrics: new StockMetrics(http.metrics.registry) }));
   http.route(reservationsRouter({ useCases, logger }));
   return http;

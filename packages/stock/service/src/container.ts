@@ -1,7 +1,10 @@
 import 'reflect-metadata';
+import { ServiceMessaging } from '@platform/messaging-rabbitmq';
+import { MikroOrmOutbox } from '@platform/mikro-orm';
 import { createLogger, type Logger } from '@platform/runtime';
 import {
   AdjustStock,
+  CommitForOrder,
   CommitReservation,
   CreateProduct,
   DeleteProduct,
@@ -11,12 +14,15 @@ import {
   GetReservation,
   ListProducts,
   ListStockMovements,
+  ReleaseForOrder,
   ReleaseReservation,
+  ReserveForOrder,
   ReserveStock,
   StreamProducts,
   UpdateProduct,
 } from '@stock/application';
 import { createStockApp } from '@stock/http-koa';
+import { orderEventsHandler, STOCK_QUEUE } from '@stock/messaging';
 import { InMemoryStockStore } from '@stock/persistence-memory';
 import { MikroOrmProductRepository, MikroOrmReservationRepository, MikroOrmStockMovementRepository, MikroOrmUnitOfWork, openStockDatabase } from '@stock/persistence-mikro-orm';
 import { randomUUID } from 'node:crypto';
@@ -38,6 +44,7 @@ async function registerStorage(container: DependencyContainer, config: StockServ
     container.register(Tokens.ProductRepository, { useValue: store.products });
     container.register(Tokens.ReservationRepository, { useValue: store.reservations });
     container.register(Tokens.StockMovementRepository, { useValue: store.movements });
+    container.register(Tokens.OutboxStore, { useValue: store.outbox });
     return;
   }
   const database = await openStockDatabase(config.databaseUrl, {
@@ -52,6 +59,7 @@ async function registerStorage(container: DependencyContainer, config: StockServ
   container.register(Tokens.ProductRepository, { useValue: new MikroOrmProductRepository(database.session) });
   container.register(Tokens.ReservationRepository, { useValue: new MikroOrmReservationRepository(database.session) });
   container.register(Tokens.StockMovementRepository, { useValue: new MikroOrmStockMovementRepository(database.session) });
+  container.register(Tokens.OutboxStore, { useValue: new MikroOrmOutbox(database.session) });
 }
 
 /**
@@ -80,6 +88,29 @@ export async function createContainer(config: StockServiceConfig, logger?: Logge
   single(container, CommitReservation, (c) => new CommitReservation(...writes(c)));
   single(container, ReleaseReservation, (c) => new ReleaseReservation(...writes(c)));
   single(container, ExpireReservations, (c) => new ExpireReservations(...writes(c)));
+  const orderEvents = (c: DependencyContainer) =>
+    [c.resolve(Tokens.UnitOfWork), { clock: c.resolve(Tokens.Clock), newId: randomUUID, defaultTtlSeconds: config.reservationTtlSeconds, consumer: STOCK_QUEUE }] as const;
+  single(container, ReserveForOrder, (c) => new ReserveForOrder(...orderEvents(c)));
+  single(container, ReleaseForOrder, (c) => new ReleaseForOrder(...orderEvents(c)));
+  single(container, CommitForOrder, (c) => new CommitForOrder(...orderEvents(c)));
+  if (config.amqpUrl) {
+    single(container, Tokens.Messaging, (c) => {
+      const handler = orderEventsHandler({ reserveForOrder: c.resolve(ReserveForOrder), releaseForOrder: c.resolve(ReleaseForOrder), commitForOrder: c.resolve(CommitForOrder) });
+      return new ServiceMessaging({
+        url: config.amqpUrl,
+        service: STOCK_QUEUE,
+        consumes: handler.consumes,
+        decode: handler.decode,
+        handle: (event) => handler.handle(event),
+        deliveryLimit: config.messagingDeliveryLimit,
+        concurrency: config.messagingConcurrency,
+        outbox: c.resolve(Tokens.OutboxStore),
+        relay: { pollMs: config.outboxPollMs },
+        logger: c.resolve(Tokens.Logger),
+        registry: c.resolve(Tokens.HttpApp).metrics.registry,
+      });
+    });
+  }
   container.register(Tokens.HttpApp, {
     useFactory: instanceCachingFactory((c) => {
       const database = c.isRegistered(Tokens.Database) ? c.resolve(Tokens.Database) : undefined;
@@ -102,6 +133,11 @@ export async function createContainer(config: StockServiceConfig, logger?: Logge
         logger: c.resolve(Tokens.Logger),
         openApiFile: c.resolve(Tokens.Config).openApiFile,
         ...(database && { isReady: () => database.isReady() }),
+        // Resolved when readiness is asked, after the messaging (which needs this app's metrics registry) exists.
+        readinessChecks: async () => ({
+          database: database ? ((await database.isReady()) ? 'up' : 'down') : 'memory',
+          broker: c.isRegistered(Tokens.Messaging) ? (c.resolve(Tokens.Messaging).isConnected ? 'up' : 'down') : 'off',
+        }),
       });
       if (database) http.metrics.addGauge('db_pool_connections', 'Database pool connections by state (used, free, pending acquisitions, max)', 'state', () => database.poolStats());
       return http;

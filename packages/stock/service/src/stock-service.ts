@@ -1,5 +1,6 @@
 import { type RunningService, startService } from '@platform/koa';
 import { sweepExpiredIdempotencyKeys } from '@platform/mikro-orm';
+import { sweepPublishedEvents } from '@platform/outbox';
 import { every, type Logger, redactedUrl } from '@platform/runtime';
 import { ExpireReservations } from '@stock/application';
 import type { DependencyContainer } from 'tsyringe';
@@ -22,8 +23,9 @@ export interface StartOptions {
 /**
  * Binds the port first, opens the storage, checks it takes writes, applies
  * pending migrations and serves (the platform's startService); then sweeps
- * expired idempotency records and reservations. `close` stops serving, then
- * the sweepers, then the database.
+ * expired idempotency records, reservations and published events, and, with
+ * AMQP_URL, relays the outbox and consumes sales' events. `close` stops
+ * serving, then the background work, then the broker connection, then the database.
  */
 export async function startStockService(config: StockServiceConfig, options: StartOptions = {}): Promise<RunningStockService> {
   let container!: DependencyContainer;
@@ -32,6 +34,8 @@ export async function startStockService(config: StockServiceConfig, options: Sta
     options.configure?.(container);
     const logger = container.resolve(Tokens.Logger);
     const database = container.isRegistered(Tokens.Database) ? container.resolve(Tokens.Database) : undefined;
+    const messaging = container.isRegistered(Tokens.Messaging) ? container.resolve(Tokens.Messaging) : undefined;
+    if (!messaging) logger.info('messaging is off (AMQP_URL is not set): order events are neither consumed nor published; they wait in the outbox');
     return {
       logger,
       http: container.resolve(Tokens.HttpApp),
@@ -46,8 +50,12 @@ export async function startStockService(config: StockServiceConfig, options: Sta
             logger.info('reservations expired', { reservations: batch.map((r) => r.id) });
           }
         }, logger);
-        return sweeper ? [sweeper, expiry] : [expiry];
+        // Published events are kept OUTBOX_RETENTION_SECONDS for inspection, then deleted in batches.
+        const outbox = container.resolve(Tokens.OutboxStore);
+        const outboxSweep = every(SWEEP_INTERVAL_MS, 'outbox sweep', () => sweepPublishedEvents(outbox, config.outboxRetentionSeconds * 1000), logger);
+        return [...(sweeper ? [sweeper] : []), expiry, outboxSweep, ...(messaging ? [messaging.start()] : [])];
       },
+      ...(messaging && { dispose: () => messaging.stop() }),
     };
   });
   return { ...running, container };

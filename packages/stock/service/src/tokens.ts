@@ -1,6 +1,8 @@
 import type { Clock, UnitOfWork } from '@platform/kernel';
 import type { HttpApp } from '@platform/koa';
+import type { MessagingHandle } from '@platform/messaging-rabbitmq';
 import type { Database } from '@platform/mikro-orm';
+import type { OutboxStore } from '@platform/outbox';
 import type { Logger } from '@platform/runtime';
 import type { ProductRepository, ReservationRepository, StockMovementRepository, StockTransaction } from '@stock/domain';
 import type { InjectionToken } from 'tsyringe';
@@ -17,5 +19,9 @@ export const Tokens = {
   ProductRepository: Symbol('ProductRepository') as InjectionToken<ProductRepository>,
   ReservationRepository: Symbol('ReservationRepository') as InjectionToken<ReservationRepository>,
   StockMovementRepository: Symbol('StockMovementRepository') as InjectionToken<StockMovementRepository>,
+  /** The relay's side of the outbox. */
+  OutboxStore: Symbol('OutboxStore') as InjectionToken<OutboxStore>,
+  /** Registered only when AMQP_URL is set. */
+  Messaging: Symbol('Messaging') as InjectionToken<MessagingHandle>,
   HttpApp: Symbol('HttpApp') as InjectionToken<HttpApp>,
 };

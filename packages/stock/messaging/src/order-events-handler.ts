@@ -1,0 +1,32 @@
+import { decodeEventFor, eventTypesConsumedBy, type IntegrationEvent } from '@commerce/contracts';
+import type { CommitForOrder, OrderEventOutcome, ReleaseForOrder, ReserveForOrder } from '@stock/application';
+
+/** Stock's queue, and the consumer its inbox records messages for. */
+export const STOCK_QUEUE = 'stock-service';
+
+export interface OrderEventUseCases {
+  readonly reserveForOrder: ReserveForOrder;
+  readonly releaseForOrder: ReleaseForOrder;
+  readonly commitForOrder: CommitForOrder;
+}
+
+/** What stock's queue is bound to, how its messages are decoded, and the use case each event calls. */
+export function orderEventsHandler({ reserveForOrder, releaseForOrder, commitForOrder }: OrderEventUseCases) {
+  return {
+    consumes: eventTypesConsumedBy(STOCK_QUEUE),
+    decode: decodeEventFor(STOCK_QUEUE),
+    handle(event: IntegrationEvent): Promise<OrderEventOutcome> {
+      switch (event.type) {
+        case 'sales.order.placed':
+          return reserveForOrder.execute(event);
+        case 'sales.order.cancelled':
+          return releaseForOrder.execute(event);
+        case 'sales.order.paid':
+          return commitForOrder.execute(event);
+        default:
+          // decodeEventFor refuses every type stock's queue is not bound to.
+          throw new Error(`stock-service does not handle ${event.type}`);
+      }
+    },
+  };
+}

@@ -1,0 +1,101 @@
+import { type Backend, type ServiceProcess, scratchDatabaseFor, startServiceProcess } from '@platform/test-kit';
+import { join } from 'node:path';
+
+const PACKAGES = join(import.meta.dirname, '..', '..');
+export const MAINS = {
+  stock: join(PACKAGES, 'stock', 'service', 'src', 'main.ts'),
+  sales: join(PACKAGES, 'sales', 'service', 'src', 'main.ts'),
+  identity: join(PACKAGES, 'identity', 'src', 'main.ts'),
+} as const;
+
+export interface RunningProcess {
+  readonly process: ServiceProcess;
+  readonly url: string;
+  readonly port: number;
+}
+
+/** One of the services in a process of its own, once it listens. */
+export async function launch(service: keyof typeof MAINS, env: Record<string, string>): Promise<RunningProcess> {
+  const process = startServiceProcess(MAINS[service], { SHUTDOWN_DELAY_MS: '0', ...env });
+  try {
+    const port = await process.port();
+    return { process, port, url: `http://127.0.0.1:${port}` };
+  } catch (error) {
+    await process.stop('SIGKILL');
+    throw error;
+  }
+}
+
+/** A fresh database for a service, and how to remove it. */
+export const scratchDatabase = (backend: Exclude<Backend, 'memory'>, context: Mocha.Context, name: string) => scratchDatabaseFor(backend, context, name);
+
+export async function eventually<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined | false>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export async function json<T = Record<string, unknown>>(method: string, url: string, body?: unknown): Promise<{ status: number; body: T; headers: Headers }> {
+  const response = await fetch(url, { method, ...(body !== undefined && { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as T };
+}
+
+export interface Order {
+  id: string;
+  status: string;
+  version?: number;
+  updatedAt: string;
+  lines: { productId: number; quantity: number }[];
+  failureReason?: string;
+}
+
+export interface Product {
+  id: number;
+  quantityInStock: number;
+  reservedQuantity: number;
+  availableQuantity: number;
+}
+
+/** Every order sales has, oldest first, through its keyset pages. */
+export async function allOrders(salesUrl: string): Promise<Order[]> {
+  const orders: Order[] = [];
+  for (let after: string | undefined; ; ) {
+    const { status, body, headers } = await json<Order[]>('GET', `${salesUrl}/api/orders?limit=1000${after ? `&after=${after}` : ''}`);
+    if (status !== 200) throw new Error(`listing orders answered ${status}`);
+    orders.push(...body);
+    if (!headers.get('link')) return orders;
+    after = body[body.length - 1]!.id;
+  }
+}
+
+/** The orders by status. */
+export function countByStatus(orders: readonly Order[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const order of orders) counts[order.status] = (counts[order.status] ?? 0) + 1;
+  return counts;
+}
+
+/** Asserts-free: the sums of a product's ledger, to compare with its quantities. */
+export async function ledgerSums(stockUrl: string, productId: number): Promise<{ quantity: number; reserved: number }> {
+  let quantity = 0;
+  let reserved = 0;
+  for (let after = 0; ; ) {
+    const { body, headers } = await json<{ id: number; quantityDelta: number; reservedDelta: number }[]>('GET', `${stockUrl}/api/products/${productId}/stock-movements?limit=1000&after=${after}`);
+    for (const movement of body) {
+      quantity += movement.quantityDelta;
+      reserved += movement.reservedDelta;
+    }
+    if (!headers.get('link')) return { quantity, reserved };
+    after = body[body.length - 1]!.id;
+  }
+}
