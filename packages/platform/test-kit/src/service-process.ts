@@ -1,7 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 
-/** tsx's loader by absolute URL, so a process may run from any working directory. */
-const TSX = import.meta.resolve('tsx');
+/**
+ * tsx's loader by absolute URL, so a process may run from any working
+ * directory. Resolved when first needed, not as the module loads: resolving
+ * it while the test-kit's imports are still loading broke tsx's interop for
+ * the CommonJS packages imported after it (openapi-backend's default export).
+ */
+let tsx: string | undefined;
+const tsxLoader = () => (tsx ??= import.meta.resolve('tsx'));
 
 export interface ServiceProcess {
   readonly child: ChildProcess;
@@ -34,7 +40,7 @@ function lines(into: string[]): (chunk: Buffer) => void {
  * signal them. PORT is 0 and HOST 127.0.0.1 unless `env` says otherwise.
  */
 export function startServiceProcess(script: string, env: Record<string, string>, options: { uid?: number; gid?: number; cwd?: string } = {}): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', TSX, script], {
+  const child = spawn(process.execPath, ['--import', tsxLoader(), script], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...options,
