@@ -97,5 +97,26 @@ for (const backend of ['sqlite', 'postgresql'] as const) {
       });
       expect(after.reservationExpiresAt, 'the confirmations changed nothing').to.equal(reservedOrder.reservationExpiresAt);
     });
+
+    it('counts in /metrics what each service published and consumed, with the lag, and drains its outbox', async () => {
+      const metrics = async (url: string) => (await fetch(`${url}/metrics`)).text();
+      const stockMetrics = await eventually('stock to have published everything', 30_000, async () => {
+        const text = await metrics(stock.url);
+        return text.includes('messaging_outbox_backlog 0') && text;
+      });
+      expect(stockMetrics).to.include('messaging_events_consumed_total{type="sales.order.placed",outcome="held"} 21');
+      expect(stockMetrics).to.include('messaging_events_consumed_total{type="sales.order.placed",outcome="rejected"} 40');
+      expect(stockMetrics).to.include('messaging_events_published_total{type="stock.reservation.confirmed"} 21');
+      expect(stockMetrics).to.include('messaging_broker_connected 1');
+      expect(stockMetrics).to.include('messaging_dead_letter_messages 0');
+      expect(stockMetrics).to.match(/messaging_event_lag_seconds_count\{type="sales.order.paid"\} 10\n/);
+      const salesMetrics = await eventually('sales to have published everything', 30_000, async () => {
+        const text = await metrics(sales.url);
+        return text.includes('messaging_outbox_backlog 0') && text;
+      });
+      expect(salesMetrics).to.include('messaging_events_published_total{type="sales.order.placed"} 61');
+      expect(salesMetrics).to.include('messaging_events_consumed_total{type="stock.reservation.confirmed",outcome="duplicate"} 1');
+      expect(salesMetrics).to.include('sales_orders{status="completed"} 10');
+    });
   });
 }

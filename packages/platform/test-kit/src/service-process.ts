@@ -1,13 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 
 /**
  * tsx's loader by absolute URL, so a process may run from any working
- * directory. Resolved when first needed, not as the module loads: resolving
- * it while the test-kit's imports are still loading broke tsx's interop for
- * the CommonJS packages imported after it (openapi-backend's default export).
+ * directory. Through createRequire, not import.meta.resolve: mocha may load
+ * this file through tsx's CommonJS transform, which has no import.meta.resolve.
  */
 let tsx: string | undefined;
-const tsxLoader = () => (tsx ??= import.meta.resolve('tsx'));
+const tsxLoader = () => (tsx ??= pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href);
 
 export interface ServiceProcess {
   readonly child: ChildProcess;

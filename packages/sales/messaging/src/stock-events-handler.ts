@@ -4,14 +4,20 @@ import type { HandleStockEvent, StockEventOutcome } from '@sales/application';
 /** Sales' queue, and the consumer its inbox records messages for. */
 export const SALES_QUEUE = 'sales-service';
 
-/** What sales' queue is bound to, how its messages are decoded, and the use case that applies them to orders. */
-export function stockEventsHandler(handleStockEvent: HandleStockEvent) {
+export interface EventLogger {
+  info(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** What sales' queue is bound to, how its messages are decoded, and the use case that applies them to orders; each handled event is logged with its order id. */
+export function stockEventsHandler(handleStockEvent: HandleStockEvent, logger: EventLogger) {
   return {
     consumes: eventTypesConsumedBy(SALES_QUEUE),
     decode: decodeEventFor(SALES_QUEUE),
-    handle(event: IntegrationEvent): Promise<StockEventOutcome> {
+    async handle(event: IntegrationEvent): Promise<StockEventOutcome> {
       if (!event.type.startsWith('stock.reservation.')) throw new Error(`sales-service does not handle ${event.type}`);
-      return handleStockEvent.execute(event as Parameters<HandleStockEvent['execute']>[0]);
+      const outcome = await handleStockEvent.execute(event as Parameters<HandleStockEvent['execute']>[0]);
+      logger.info('stock event handled', { eventId: event.id, type: event.type, orderId: event.data.orderId, outcome });
+      return outcome;
     },
   };
 }

@@ -73,7 +73,7 @@ export async function createContainer(config: SalesServiceConfig, logger?: Logge
   single(container, HandleStockEvent, (c) => new HandleStockEvent(...writes(c), SALES_QUEUE));
   if (config.amqpUrl) {
     single(container, Tokens.Messaging, (c) => {
-      const handler = stockEventsHandler(c.resolve(HandleStockEvent));
+      const handler = stockEventsHandler(c.resolve(HandleStockEvent), serviceLogger);
       return new ServiceMessaging({
         url: config.amqpUrl,
         service: SALES_QUEUE,

@@ -10,23 +10,32 @@ export interface OrderEventUseCases {
   readonly commitForOrder: CommitForOrder;
 }
 
-/** What stock's queue is bound to, how its messages are decoded, and the use case each event calls. */
-export function orderEventsHandler({ reserveForOrder, releaseForOrder, commitForOrder }: OrderEventUseCases) {
+export interface EventLogger {
+  info(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** What stock's queue is bound to, how its messages are decoded, and the use case each event calls; each handled event is logged with its order id. */
+export function orderEventsHandler({ reserveForOrder, releaseForOrder, commitForOrder }: OrderEventUseCases, logger: EventLogger) {
+  const dispatch = (event: IntegrationEvent): Promise<OrderEventOutcome> => {
+    switch (event.type) {
+      case 'sales.order.placed':
+        return reserveForOrder.execute(event);
+      case 'sales.order.cancelled':
+        return releaseForOrder.execute(event);
+      case 'sales.order.paid':
+        return commitForOrder.execute(event);
+      default:
+        // decodeEventFor refuses every type stock's queue is not bound to.
+        throw new Error(`stock-service does not handle ${event.type}`);
+    }
+  };
   return {
     consumes: eventTypesConsumedBy(STOCK_QUEUE),
     decode: decodeEventFor(STOCK_QUEUE),
-    handle(event: IntegrationEvent): Promise<OrderEventOutcome> {
-      switch (event.type) {
-        case 'sales.order.placed':
-          return reserveForOrder.execute(event);
-        case 'sales.order.cancelled':
-          return releaseForOrder.execute(event);
-        case 'sales.order.paid':
-          return commitForOrder.execute(event);
-        default:
-          // decodeEventFor refuses every type stock's queue is not bound to.
-          throw new Error(`stock-service does not handle ${event.type}`);
-      }
+    async handle(event: IntegrationEvent): Promise<OrderEventOutcome> {
+      const outcome = await dispatch(event);
+      logger.info('order event handled', { eventId: event.id, type: event.type, orderId: (event.data as { orderId: string }).orderId, outcome });
+      return outcome;
     },
   };
 }

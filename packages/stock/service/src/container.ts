@@ -95,7 +95,7 @@ export async function createContainer(config: StockServiceConfig, logger?: Logge
   single(container, CommitForOrder, (c) => new CommitForOrder(...orderEvents(c)));
   if (config.amqpUrl) {
     single(container, Tokens.Messaging, (c) => {
-      const handler = orderEventsHandler({ reserveForOrder: c.resolve(ReserveForOrder), releaseForOrder: c.resolve(ReleaseForOrder), commitForOrder: c.resolve(CommitForOrder) });
+      const handler = orderEventsHandler({ reserveForOrder: c.resolve(ReserveForOrder), releaseForOrder: c.resolve(ReleaseForOrder), commitForOrder: c.resolve(CommitForOrder) }, c.resolve(Tokens.Logger));
       return new ServiceMessaging({
         url: config.amqpUrl,
         service: STOCK_QUEUE,

@@ -254,7 +254,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
     describe('operations', () => {
       it('answers liveness and readiness', async () => {
         expect(await (await request('/health/live')).json()).to.deep.equal({ status: 'live' });
-        expect(await (await request('/health/ready')).json()).to.deep.equal({ status: 'ready' });
+        expect(await (await request('/health/ready')).json()).to.deep.equal({ status: 'ready', checks: { database: backend === 'memory' ? 'memory' : 'up', broker: 'off' } });
       });
 
       it('exposes Prometheus metrics for requests, adjustments and the pool', async () => {
