@@ -1,6 +1,6 @@
-import { createScratchVhost, restartRabbitmq, type ScratchVhost } from '@platform/test-kit';
+import { restartRabbitmq } from '@platform/test-kit';
 import { expect } from 'chai';
-import { allOrders, countByStatus, eventually, json, launch, ledgerSums, type Order, type Product, type RunningProcess, scratchDatabase } from './support';
+import { allOrders, countByStatus, eventually, json, launch, ledgerSums, type Order, type OrderSystem, type Product, type RunningProcess, startOrderSystem } from './support';
 
 /**
  * Places orders of one unit, one every `everyMs`, until stopped. `accepted`
@@ -47,27 +47,15 @@ async function expectConsistent(stockUrl: string, salesUrl: string, productId: n
 
 describe('The order flow under faults, on PostgreSQL and RabbitMQ', function () {
   this.timeout(240_000);
-  let vhost: ScratchVhost;
-  let cleanUps: (() => Promise<void>)[] = [];
+  let system: OrderSystem;
   let stock: RunningProcess;
   let sales: RunningProcess;
-  let stockEnv: Record<string, string>;
 
   beforeEach(async function () {
-    vhost = await createScratchVhost(this);
-    const stockDb = await scratchDatabase('postgresql', this, 'stock');
-    const salesDb = await scratchDatabase('postgresql', this, 'sales');
-    cleanUps = [stockDb.cleanUp, salesDb.cleanUp];
-    const messaging = { AMQP_URL: vhost.url, OUTBOX_POLL_MS: '50', DB_CREATE_DATABASE: 'true' };
-    stockEnv = { ...messaging, DATABASE_URL: stockDb.url };
-    stock = await launch('stock', stockEnv);
-    sales = await launch('sales', { ...messaging, DATABASE_URL: salesDb.url, STOCK_URL: stock.url, STOCK_TIMEOUT_MS: '500' });
+    system = await startOrderSystem('postgresql', this, { sales: { STOCK_TIMEOUT_MS: '500' } });
+    ({ stock, sales } = system);
   });
-  afterEach(async () => {
-    await Promise.all([sales?.process.stop(), stock?.process.stop()]);
-    for (const cleanUp of cleanUps) await cleanUp();
-    await vhost?.drop();
-  });
+  afterEach(async () => system?.stop());
 
   it('settles every order once, none held twice, when the stock service is killed with SIGKILL and started again mid-flow', async () => {
     const lamp = (await json<Product>('POST', `${stock.url}/api/products`, { name: 'Lamp', price: 10, quantityInStock: 25 })).body.id;
@@ -77,7 +65,7 @@ describe('The order flow under faults, on PostgreSQL and RabbitMQ', function () 
     const acceptedBeforeTheKill = placing.accepted.length;
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     // The same port: sales reaches stock at the URL it was given.
-    stock = await launch('stock', { ...stockEnv, PORT: String(stock.port) });
+    stock = system.stock = await launch('stock', { ...system.stockEnv, PORT: String(stock.port) });
     await eventually('orders accepted again once stock is back', 30_000, async () => placing.accepted.length >= acceptedBeforeTheKill + 10);
     await placing.stop();
     expect(placing.refused(), 'orders placed while stock was down were refused, not recorded').to.be.greaterThan(0);

@@ -1,34 +1,23 @@
 import { newEvent } from '@commerce/contracts';
 import { Broker, EventPublisher } from '@platform/messaging-rabbitmq';
-import { createScratchVhost, type ScratchVhost } from '@platform/test-kit';
 import { expect } from 'chai';
-import { allOrders, countByStatus, eventually, json, launch, ledgerSums, type Order, type Product, type RunningProcess, scratchDatabase } from './support';
+import { allOrders, countByStatus, eventually, json, ledgerSums, type Order, type OrderSystem, type Product, type RunningProcess, startOrderSystem } from './support';
 
 const quiet = { info() {}, warn() {}, error() {} };
 
 for (const backend of ['sqlite', 'postgresql'] as const) {
   describe(`The order flow end to end: stock and sales as processes on ${backend} and RabbitMQ`, function () {
     this.timeout(180_000);
-    let vhost: ScratchVhost;
-    let cleanUps: (() => Promise<void>)[] = [];
+    let system: OrderSystem;
     let stock: RunningProcess;
     let sales: RunningProcess;
 
     before(async function () {
-      vhost = await createScratchVhost(this);
-      const stockDb = await scratchDatabase(backend, this, 'stock');
-      const salesDb = await scratchDatabase(backend, this, 'sales');
-      cleanUps = [stockDb.cleanUp, salesDb.cleanUp];
-      const messaging = { AMQP_URL: vhost.url, OUTBOX_POLL_MS: '50', DB_CREATE_DATABASE: 'true' };
       // A short hold, swept often: the orders nobody pays or cancels expire within the test.
-      stock = await launch('stock', { ...messaging, DATABASE_URL: stockDb.url, RESERVATION_TTL_SECONDS: '15', RESERVATION_SWEEP_MS: '200' });
-      sales = await launch('sales', { ...messaging, DATABASE_URL: salesDb.url, STOCK_URL: stock.url });
+      system = await startOrderSystem(backend, this, { stock: { RESERVATION_TTL_SECONDS: '15', RESERVATION_SWEEP_MS: '200' } });
+      ({ stock, sales } = system);
     });
-    after(async () => {
-      await Promise.all([sales?.process.stop(), stock?.process.stop()]);
-      for (const cleanUp of cleanUps) await cleanUp();
-      await vhost?.drop();
-    });
+    after(async () => system?.stop());
 
     const product = async (id: number) => (await json<Product>('GET', `${stock.url}/api/products/${id}`)).body;
 
@@ -77,7 +66,7 @@ for (const backend of ['sqlite', 'postgresql'] as const) {
         const { body } = await json<Order & { reservationId: string; reservationExpiresAt: string }>('GET', `${sales.url}/api/orders/${order.id}`);
         return body.status === 'reserved' && body;
       });
-      const broker = new Broker({ url: vhost.url, connectionName: 'duplicate publisher', logger: quiet });
+      const broker = new Broker({ url: system.vhost.url, connectionName: 'duplicate publisher', logger: quiet });
       const publisher = new EventPublisher(broker);
       try {
         const confirmed = newEvent('stock.reservation.confirmed', { orderId: order.id, reservationId: reservedOrder.reservationId, expiresAt: '2030-01-01T00:00:00.000Z' });

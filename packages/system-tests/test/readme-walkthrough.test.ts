@@ -1,10 +1,9 @@
-import { createScratchVhost, type ScratchVhost } from '@platform/test-kit';
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { launch, type RunningProcess, scratchDatabase } from './support';
+import { type OrderSystem, startOrderSystem } from './support';
 
 const README = join(import.meta.dirname, '..', '..', '..', 'README.md');
 
@@ -17,27 +16,15 @@ function walkthrough(section: string): string {
 
 describe("the README's order walkthrough", function () {
   this.timeout(120_000);
-  let vhost: ScratchVhost;
-  let cleanUps: (() => Promise<void>)[] = [];
-  let stock: RunningProcess;
-  let sales: RunningProcess;
+  let system: OrderSystem;
 
   before(async function () {
-    vhost = await createScratchVhost(this);
-    const stockDb = await scratchDatabase('sqlite', this, 'stock');
-    const salesDb = await scratchDatabase('sqlite', this, 'sales');
-    cleanUps = [stockDb.cleanUp, salesDb.cleanUp];
-    stock = await launch('stock', { AMQP_URL: vhost.url, DATABASE_URL: stockDb.url, DB_CREATE_DATABASE: 'true' });
-    sales = await launch('sales', { AMQP_URL: vhost.url, DATABASE_URL: salesDb.url, DB_CREATE_DATABASE: 'true', STOCK_URL: stock.url });
+    system = await startOrderSystem('sqlite', this);
   });
-  after(async () => {
-    await Promise.all([sales?.process.stop(), stock?.process.stop()]);
-    for (const cleanUp of cleanUps) await cleanUp();
-    await vhost?.drop();
-  });
+  after(async () => system?.stop());
 
   it('runs as written: the order is reserved, paid, completed, and the stock follows', async () => {
-    const script = walkthrough('Orders: the sales service').replaceAll('http://localhost:8080', stock.url).replaceAll('http://localhost:8082', sales.url);
+    const script = walkthrough('Orders: the sales service').replaceAll('http://localhost:8080', system.stock.url).replaceAll('http://localhost:8082', system.sales.url);
     const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', `${script}\n`], { timeout: 60_000 });
     const answers = stdout.split(/(?<=\})(?=\{)|\n/).filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(answers.map((a) => a.status ?? `${a.quantityInStock}/${a.reservedQuantity}`)).to.deep.equal(['reserved', '3/2', 'paid', '1/0']);

@@ -1,4 +1,4 @@
-import { type Backend, type ServiceProcess, scratchDatabaseFor, startServiceProcess } from '@platform/test-kit';
+import { type Backend, createScratchVhost, type ScratchVhost, type ServiceProcess, scratchDatabaseFor, startServiceProcess } from '@platform/test-kit';
 import { join } from 'node:path';
 
 const PACKAGES = join(import.meta.dirname, '..', '..');
@@ -97,5 +97,52 @@ export async function ledgerSums(stockUrl: string, productId: number): Promise<{
     }
     if (!headers.get('link')) return { quantity, reserved };
     after = body[body.length - 1]!.id;
+  }
+}
+
+export interface OrderSystem {
+  readonly vhost: ScratchVhost;
+  /** Replaced when a test starts stock again (on the same port, as sales knows it). */
+  stock: RunningProcess;
+  readonly sales: RunningProcess;
+  /** Stock's environment, to start it again. */
+  readonly stockEnv: Record<string, string>;
+  /** Stops both processes and removes their databases and vhost. */
+  stop(): Promise<void>;
+}
+
+/** Stock and sales as processes, each on a fresh database of `backend`, both on a fresh RabbitMQ vhost; sales reads stock directly. */
+export async function startOrderSystem(backend: Exclude<Backend, 'memory'>, context: Mocha.Context, env: { stock?: Record<string, string>; sales?: Record<string, string> } = {}): Promise<OrderSystem> {
+  const vhost = await createScratchVhost(context);
+  const cleanUps: (() => Promise<void>)[] = [vhost.drop];
+  const processes: { stock?: RunningProcess; sales?: RunningProcess } = {};
+  const stop = async () => {
+    await Promise.all([processes.stock?.process.stop(), processes.sales?.process.stop()]);
+    for (const cleanUp of cleanUps.reverse()) await cleanUp();
+  };
+  try {
+    const stockDb = await scratchDatabase(backend, context, 'stock');
+    cleanUps.push(stockDb.cleanUp);
+    const salesDb = await scratchDatabase(backend, context, 'sales');
+    cleanUps.push(salesDb.cleanUp);
+    const common = { AMQP_URL: vhost.url, OUTBOX_POLL_MS: '50', DB_CREATE_DATABASE: 'true' };
+    const stockEnv = { ...common, DATABASE_URL: stockDb.url, ...env.stock };
+    processes.stock = await launch('stock', stockEnv);
+    processes.sales = await launch('sales', { ...common, DATABASE_URL: salesDb.url, STOCK_URL: processes.stock.url, ...env.sales });
+    return {
+      vhost,
+      stockEnv,
+      sales: processes.sales,
+      get stock() {
+        return processes.stock!;
+      },
+      set stock(running) {
+        processes.stock = running;
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
   }
 }

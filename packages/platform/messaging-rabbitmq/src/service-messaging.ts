@@ -100,3 +100,40 @@ export class ServiceMessaging<E extends ConsumableEvent = ConsumableEvent> imple
 }
 
 export type { MessagingLogger };
+
+/** The messaging settings every service reads (see @platform/runtime's messagingSettings). */
+export interface MessagingSettings {
+  readonly amqpUrl: string;
+  readonly messagingDeliveryLimit: number;
+  readonly messagingConcurrency: number;
+  readonly outboxPollMs: number;
+}
+
+/** What a service's messaging package says of its queue: the types it is bound to, how a message decodes, what handles an event. */
+export interface EventHandler<E extends ConsumableEvent> {
+  readonly consumes: readonly string[];
+  decode(body: unknown): Decoded<E>;
+  handle(event: E): Promise<string>;
+}
+
+/** A service's messaging from its settings and its handler; undefined when AMQP_URL is not set. */
+export function messagingFor<E extends ConsumableEvent>(
+  settings: MessagingSettings,
+  parts: { readonly service: string; readonly handler: EventHandler<E>; readonly outbox: OutboxStore; readonly logger: MessagingLogger; readonly registry: Registry },
+): ServiceMessaging<E> | undefined {
+  if (!settings.amqpUrl) return undefined;
+  const { service, handler, outbox, logger, registry } = parts;
+  return new ServiceMessaging<E>({
+    url: settings.amqpUrl,
+    service,
+    consumes: handler.consumes,
+    decode: (body) => handler.decode(body),
+    handle: (event) => handler.handle(event),
+    deliveryLimit: settings.messagingDeliveryLimit,
+    concurrency: settings.messagingConcurrency,
+    outbox,
+    relay: { pollMs: settings.outboxPollMs },
+    logger,
+    registry,
+  });
+}

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { timeOrderedId } from '@platform/kernel';
 import { accessControl, tokenVerifierFor } from '@platform/koa';
-import { ServiceMessaging } from '@platform/messaging-rabbitmq';
+import { messagingFor } from '@platform/messaging-rabbitmq';
 import { MikroOrmOutbox } from '@platform/mikro-orm';
 import { createLogger, type Logger } from '@platform/runtime';
 import { CancelOrder, GetOrder, HandleStockEvent, ListOrders, PayOrder, PlaceOrder } from '@sales/application';
@@ -73,20 +73,8 @@ export async function createContainer(config: SalesServiceConfig, logger?: Logge
   single(container, HandleStockEvent, (c) => new HandleStockEvent(...writes(c), SALES_QUEUE));
   if (config.amqpUrl) {
     single(container, Tokens.Messaging, (c) => {
-      const handler = stockEventsHandler(c.resolve(HandleStockEvent), serviceLogger);
-      return new ServiceMessaging({
-        url: config.amqpUrl,
-        service: SALES_QUEUE,
-        consumes: handler.consumes,
-        decode: handler.decode,
-        handle: (event) => handler.handle(event),
-        deliveryLimit: config.messagingDeliveryLimit,
-        concurrency: config.messagingConcurrency,
-        outbox: c.resolve(Tokens.OutboxStore),
-        relay: { pollMs: config.outboxPollMs },
-        logger: serviceLogger,
-        registry: c.resolve(Tokens.HttpApp).metrics.registry,
-      });
+      const parts = { service: SALES_QUEUE, handler: stockEventsHandler(c.resolve(HandleStockEvent), serviceLogger), outbox: c.resolve(Tokens.OutboxStore), logger: serviceLogger };
+      return messagingFor(config, { ...parts, registry: c.resolve(Tokens.HttpApp).metrics.registry })!;
     });
   }
   single(container, Tokens.HttpApp, (c) => {

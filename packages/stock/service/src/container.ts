@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ServiceMessaging } from '@platform/messaging-rabbitmq';
+import { messagingFor } from '@platform/messaging-rabbitmq';
 import { MikroOrmOutbox } from '@platform/mikro-orm';
 import { createLogger, type Logger } from '@platform/runtime';
 import {
@@ -95,20 +95,9 @@ export async function createContainer(config: StockServiceConfig, logger?: Logge
   single(container, CommitForOrder, (c) => new CommitForOrder(...orderEvents(c)));
   if (config.amqpUrl) {
     single(container, Tokens.Messaging, (c) => {
-      const handler = orderEventsHandler({ reserveForOrder: c.resolve(ReserveForOrder), releaseForOrder: c.resolve(ReleaseForOrder), commitForOrder: c.resolve(CommitForOrder) }, c.resolve(Tokens.Logger));
-      return new ServiceMessaging({
-        url: config.amqpUrl,
-        service: STOCK_QUEUE,
-        consumes: handler.consumes,
-        decode: handler.decode,
-        handle: (event) => handler.handle(event),
-        deliveryLimit: config.messagingDeliveryLimit,
-        concurrency: config.messagingConcurrency,
-        outbox: c.resolve(Tokens.OutboxStore),
-        relay: { pollMs: config.outboxPollMs },
-        logger: c.resolve(Tokens.Logger),
-        registry: c.resolve(Tokens.HttpApp).metrics.registry,
-      });
+      const useCases = { reserveForOrder: c.resolve(ReserveForOrder), releaseForOrder: c.resolve(ReleaseForOrder), commitForOrder: c.resolve(CommitForOrder) };
+      const parts = { service: STOCK_QUEUE, handler: orderEventsHandler(useCases, c.resolve(Tokens.Logger)), outbox: c.resolve(Tokens.OutboxStore), logger: c.resolve(Tokens.Logger) };
+      return messagingFor(config, { ...parts, registry: c.resolve(Tokens.HttpApp).metrics.registry })!;
     });
   }
   container.register(Tokens.HttpApp, {
