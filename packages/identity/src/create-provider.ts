@@ -20,6 +20,13 @@ function requestedScopes(ctx: KoaContextWithOIDC): string[] {
   return typeof scope === 'string' && scope ? [...new Set(scope.split(' ').filter(Boolean))] : [];
 }
 
+/** The one API every scope belongs to, or undefined (no scope, an unknown one, or scopes of two APIs). */
+export function apiOfScopes(scopes: readonly string[]): string | undefined {
+  const apis = new Set(scopes.map((scope) => Object.keys(RESOURCES).find((resource) => RESOURCES[resource]!.includes(scope))));
+  const [api] = apis;
+  return apis.size === 1 && api !== undefined ? api : undefined;
+}
+
 /**
  * Which API a token is for and which scopes it carries. oidc-provider does
  * not hold API scopes to a client's allowance (it silently drops the others),
@@ -92,9 +99,12 @@ export async function createProvider({ issuer, keys, clients, accessTokenTtlSeco
       pushedAuthorizationRequests: { enabled: false },
       resourceIndicators: {
         enabled: true,
-        // Without a resource oidc-provider would issue an opaque, stored token no API accepts.
-        defaultResource() {
-          throw new errors.InvalidTarget(`the resource parameter is required (${Object.keys(RESOURCES).join(' or ')})`);
+        // Without a resource oidc-provider would issue an opaque, stored token no API accepts. A request whose scopes all
+        // belong to one API means that API: swagger-ui's client credentials flow (the gateway's /swagger) sends no resource.
+        defaultResource(ctx) {
+          const api = apiOfScopes(requestedScopes(ctx));
+          if (api) return api;
+          throw new errors.InvalidTarget(`the resource parameter is required (${Object.keys(RESOURCES).join(' or ')}), unless every requested scope belongs to one of them`);
         },
         useGrantedResource: () => false,
         getResourceServerInfo: resourceServer(clients, accessTokenTtlSeconds),

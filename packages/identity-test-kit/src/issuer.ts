@@ -1,53 +1,65 @@
-import Router from '@koa/router';
-import { authenticate, createHttpApp, principalOf, problemsFor, requireScope, type TokenVerifier } from '@platform/koa';
-import { createLogger, type Logger } from '@platform/runtime';
+import { DEFAULT_CONFIG, type IdentityClient, type IdentityConfig, type RunningIdentityService, rotateKeysFile, type SigningKey, startIdentityService } from '@commerce/identity';
+import { capturingLogger } from '@platform/test-kit';
+import { importJWK, type JWTPayload, SignJWT } from 'jose';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import winston from 'winston';
-import { DEFAULT_CONFIG, type IdentityClient, type IdentityConfig, type RunningIdentityService, type SigningKey, startIdentityService } from '../src';
-
-export const CLIENTS: readonly IdentityClient[] = [
-  { clientId: 'inventory-sync', clientSecret: 'inventory-sync-secret-0123456789abcdef', scopes: ['stock:read', 'stock:write'] },
-  { clientId: 'checkout', clientSecret: 'checkout-secret-0123456789abcdefghijklm', scopes: ['stock:read', 'stock:reserve', 'orders:write'] },
-  { clientId: 'reporting', clientSecret: 'reporting-secret-0123456789abcdefghijkl', scopes: ['orders:read'] },
-];
 
 export const STOCK = 'urn:commerce:stock';
 export const SALES = 'urn:commerce:sales';
 
-/** A fresh folder with the clients file in it; removed after the suite. */
-export function scratchFolder(): { folder: string; clientsFile: string; keysFile: string; remove(): void } {
+/** Clients for every test that needs tokens: a stock integration, a checkout, a reporting tool, two buyers and an orders administrator. */
+export const CLIENTS: readonly IdentityClient[] = [
+  { clientId: 'inventory-sync', clientSecret: 'inventory-sync-secret-0123456789abcdef', scopes: ['stock:read', 'stock:write'] },
+  { clientId: 'checkout', clientSecret: 'checkout-secret-0123456789abcdefghijklm', scopes: ['stock:read', 'stock:reserve', 'orders:write'] },
+  { clientId: 'reporting', clientSecret: 'reporting-secret-0123456789abcdefghijkl', scopes: ['orders:read'] },
+  { clientId: 'buyer-a', clientSecret: 'buyer-a-secret-0123456789abcdefghijklmno', scopes: ['orders:read', 'orders:write'] },
+  { clientId: 'buyer-b', clientSecret: 'buyer-b-secret-0123456789abcdefghijklmno', scopes: ['orders:read', 'orders:write'] },
+  { clientId: 'orders-admin', clientSecret: 'orders-admin-secret-0123456789abcdefghij', scopes: ['orders:admin', 'stock:read'] },
+];
+
+export interface IdentityFiles {
+  readonly folder: string;
+  readonly clientsFile: string;
+  readonly keysFile: string;
+  remove(): void;
+}
+
+/** A fresh folder with the clients file in it; the keys file is made by the first start. */
+export function scratchFolder(): IdentityFiles {
   const folder = mkdtempSync(join(tmpdir(), 'identity-'));
   const clientsFile = join(folder, 'clients.json');
   writeFileSync(clientsFile, JSON.stringify(CLIENTS), { mode: 0o600 });
   return { folder, clientsFile, keysFile: join(folder, 'keys', 'signing-keys.json'), remove: () => rmSync(folder, { recursive: true, force: true }) };
 }
 
-/** A logger whose lines land, parsed, in `logs`. */
-export function capturingLogger(logs: Record<string, unknown>[]): Logger {
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      logs.push(JSON.parse(String(chunk)) as Record<string, unknown>);
-      done();
-    },
-  });
-  return createLogger('identity', 'info', [new winston.transports.Stream({ stream: sink })]);
-}
-
 export interface IdentityUnderTest {
   readonly service: RunningIdentityService;
+  readonly files: Pick<IdentityFiles, 'clientsFile' | 'keysFile'>;
   readonly logs: Record<string, unknown>[];
+  /** A token for `clientId` (one of CLIENTS), or a thrown error saying why not. */
+  token(clientId: string, resource: string, scope?: string): Promise<string>;
+  /** Rotates the keys file and has the service sign with the new key; answers its kid. */
+  rotateKeys(): Promise<string>;
   stop(): Promise<void>;
 }
 
 /** The identity service in this process, on an ephemeral port, reading the folder's files. */
-export async function startIdentity(files: { clientsFile: string; keysFile: string }, config: Partial<IdentityConfig> = {}): Promise<IdentityUnderTest> {
+export async function startIdentity(files: Pick<IdentityFiles, 'clientsFile' | 'keysFile'>, config: Partial<IdentityConfig> = {}): Promise<IdentityUnderTest> {
   const logs: Record<string, unknown>[] = [];
-  const service = await startIdentityService({ ...DEFAULT_CONFIG, port: 0, host: '127.0.0.1', ...files, ...config }, { logger: capturingLogger(logs) });
-  return { service, logs, stop: async () => void (await service.close({ immediate: true })) };
+  const service = await startIdentityService({ ...DEFAULT_CONFIG, port: 0, host: '127.0.0.1', ...files, ...config }, { logger: capturingLogger('identity', logs) });
+  return {
+    service,
+    files,
+    logs,
+    token: (clientId, resource, scope) => tokenFor(service.issuer, clientId, resource, scope),
+    async rotateKeys() {
+      const { current } = await rotateKeysFile(files.keysFile, config.accessTokenTtlSeconds ?? DEFAULT_CONFIG.accessTokenTtlSeconds);
+      await service.reload();
+      return current.kid;
+    },
+    stop: async () => void (await service.close({ immediate: true })),
+  };
 }
 
 /** POSTs a client-credentials request to the token endpoint, with HTTP Basic (RFC 6749 §2.3.1 form-encodes both parts first). */
@@ -60,9 +72,10 @@ export function requestToken(tokenEndpoint: string, client: Pick<IdentityClient,
   });
 }
 
-/** An access token for `clientId`, or a thrown error saying why not. */
+/** An access token for `clientId` (one of CLIENTS), or a thrown error saying why not. */
 export async function tokenFor(issuer: string, clientId: string, resource: string, scope?: string): Promise<string> {
-  const client = CLIENTS.find((c) => c.clientId === clientId)!;
+  const client = CLIENTS.find((c) => c.clientId === clientId);
+  if (!client) throw new Error(`no test client ${clientId}`);
   const response = await requestToken(`${issuer}/token`, client, { resource, ...(scope && { scope }) });
   const body = (await response.json()) as { access_token?: string };
   if (!body.access_token) throw new Error(`no token: ${response.status} ${JSON.stringify(body)}`);
@@ -83,44 +96,15 @@ export async function kidsAt(issuer: string): Promise<string[]> {
   return keys.map((key) => key.kid);
 }
 
-export interface ResourceServer {
-  readonly url: string;
-  close(): Promise<void>;
-}
-
-/**
- * A stock-like API on the house's app, guarded as a service would guard it:
- * reads need stock:read, writes stock:write; health stays open. Its routes
- * answer the principal they were given.
- */
-export async function startResourceServer(verifier: TokenVerifier): Promise<ResourceServer> {
-  const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
-  const http = createHttpApp({ logger: quiet, toProblem: problemsFor<never>({}) });
-  const router = new Router({ prefix: '/api' });
-  router.use(authenticate(verifier));
-  router.get('/products', requireScope('stock:read'), (ctx) => {
-    ctx.body = principalOf(ctx);
-  });
-  router.post('/products', requireScope('stock:write'), (ctx) => {
-    ctx.status = 201;
-    ctx.body = principalOf(ctx);
-  });
-  http.route(router);
-  const server = http.app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-}
-
 /** Calls `url` with `token` as a bearer token (or none). */
 export function callWith(url: string, token?: string, init: RequestInit = {}): Promise<Response> {
   const headers = new Headers(init.headers);
   if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
   return fetch(url, { ...init, headers });
+}
+
+/** A token signed with the issuer's real signing key (from its keys file): a good one's `claims`, with only what `changes` says different. */
+export async function forgedToken(keysFile: string, claims: JWTPayload, changes: JWTPayload = {}, header: Record<string, unknown> = {}): Promise<string> {
+  const key = signingKeyOf(keysFile);
+  return new SignJWT({ ...claims, ...changes }).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: key.kid, ...header }).sign(await importJWK(key, 'ES256'));
 }

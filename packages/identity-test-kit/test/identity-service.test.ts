@@ -1,7 +1,7 @@
 import { createTokenVerifier } from '@platform/koa';
 import { expect } from 'chai';
-import { rotateKeysFile } from '../src';
-import { CLIENTS, decodePart, type IdentityUnderTest, kidsAt, requestToken, SALES, scratchFolder, STOCK, signingKeyOf, startIdentity, tokenFor } from './support';
+import { rotateKeysFile } from '@commerce/identity';
+import { CLIENTS, decodePart, type IdentityUnderTest, kidsAt, requestToken, SALES, scratchFolder, STOCK, signingKeyOf, startIdentity, tokenFor } from '../src';
 
 describe('the identity service', function () {
   let files: ReturnType<typeof scratchFolder>;
@@ -77,12 +77,21 @@ describe('the identity service', function () {
     expect(await elsewhere.json()).to.include({ error: 'invalid_request' });
   });
 
+  it('takes the API from the scopes when no resource is given and they all belong to one (swagger-ui sends none)', async () => {
+    const response = await requestToken(`${issuer}/token`, checkout, { scope: 'stock:read stock:reserve' });
+    expect(response.status).to.equal(200);
+    const body = (await response.json()) as { access_token: string; scope: string };
+    expect(body.scope).to.equal('stock:read stock:reserve');
+    expect(decodePart(body.access_token, 1)).to.include({ aud: STOCK });
+  });
+
   const refusals: [string, Parameters<typeof requestToken>[1], Record<string, string>, number, Record<string, string>][] = [
     ['a wrong secret', { clientId: inventorySync.clientId, clientSecret: `${inventorySync.clientSecret}x` }, { resource: STOCK }, 401, { error: 'invalid_client' }],
     ['an unknown client', { clientId: 'nobody', clientSecret: inventorySync.clientSecret }, { resource: STOCK }, 401, { error: 'invalid_client' }],
     ['a scope the client is not allowed', inventorySync, { resource: STOCK, scope: 'stock:read stock:reserve' }, 400, { error: 'invalid_scope', scope: 'stock:reserve' }],
     ['a scope of the other API', inventorySync, { resource: STOCK, scope: 'orders:read' }, 400, { error: 'invalid_scope', scope: 'orders:read' }],
-    ['no resource', inventorySync, {}, 400, { error: 'invalid_target' }],
+    ['no resource and no scope', inventorySync, {}, 400, { error: 'invalid_target' }],
+    ['no resource and scopes of both APIs', checkout, { scope: 'stock:read orders:write' }, 400, { error: 'invalid_target' }],
     ['an unknown resource', inventorySync, { resource: 'urn:commerce:billing' }, 400, { error: 'invalid_target' }],
     ['an API the client has no scope on', inventorySync, { resource: SALES }, 400, { error: 'invalid_target' }],
     ['another grant', inventorySync, { resource: STOCK, grant_type: 'password' }, 400, { error: 'unsupported_grant_type' }],

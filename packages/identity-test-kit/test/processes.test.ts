@@ -2,17 +2,19 @@ import { createTokenVerifier } from '@platform/koa';
 import { expect } from 'chai';
 import { chmodSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
-import { createKeysFileIfMissing } from '../src';
-import { eventually, type IdentityProcess, runScript, stop } from './process-support';
-import { callWith, CLIENTS, decodePart, kidsAt, scratchFolder, STOCK, startResourceServer, tokenFor } from './support';
+import { createKeysFileIfMissing } from '@commerce/identity';
+import type { ServiceProcess } from '@platform/test-kit';
+import { eventually, issuerOf, runScript } from './process-support';
+import { callWith, CLIENTS, decodePart, kidsAt, scratchFolder, STOCK, tokenFor } from '../src';
+import { startResourceServer } from './resource-server';
 
 describe('the identity service as a process', function () {
   this.timeout(60_000);
   let files: ReturnType<typeof scratchFolder>;
-  let running: IdentityProcess | undefined;
+  let running: ServiceProcess | undefined;
   beforeEach(() => (files = scratchFolder()));
   afterEach(async () => {
-    if (running) await stop(running);
+    if (running) await running.stop();
     running = undefined;
     files.remove();
   });
@@ -21,7 +23,7 @@ describe('the identity service as a process', function () {
 
   it('starts with JSON log lines only, no oidc-provider warning, and creates its keys file with mode 0600', async () => {
     running = runScript('main.ts', envFor());
-    const issuer = await running.issuer();
+    const issuer = await issuerOf(running);
     expect(statSync(files.keysFile).mode & 0o777).to.equal(0o600);
     // The first token request, from a browser page (Origin), is where oidc-provider's lazy notices would show.
     const client = CLIENTS[0]!;
@@ -32,7 +34,7 @@ describe('the identity service as a process', function () {
     });
     expect(response.status).to.equal(200);
     expect(response.headers.get('access-control-allow-origin')).to.equal(new URL(issuer).origin);
-    expect(await stop(running)).to.equal(0);
+    expect(await running.stop()).to.equal(0);
     expect(running.stderr.filter(Boolean)).to.deep.equal([]);
     const lines = running.stdout.filter(Boolean);
     expect(lines.every((line) => /^\{.*\}$/.test(line)), lines.join('\n')).to.equal(true);
@@ -42,7 +44,7 @@ describe('the identity service as a process', function () {
 
   it('takes a key rotation (pnpm identity:rotate-keys) without a restart of itself or of the service verifying its tokens', async () => {
     running = runScript('main.ts', envFor());
-    const issuer = await running.issuer();
+    const issuer = await issuerOf(running);
     const stock = await startResourceServer(createTokenVerifier({ issuer, audience: STOCK }));
     try {
       const before = await tokenFor(issuer, 'inventory-sync', STOCK);

@@ -1,0 +1,2 @@
+export * from './issuer';
+export * from './token-checks-contract';
