@@ -35,7 +35,8 @@ describe('docs/sales.openapi.yaml', () => {
         if (!HTTP_METHODS.includes(method)) continue;
         const api = path.startsWith('/api/');
         expect(operation.tags, path).to.deep.equal([api ? 'Orders' : 'Operations']);
-        expect(operation.security, path).to.deep.equal(api ? undefined : []);
+        if (api) expect(operation.security, path).to.satisfy((security: unknown) => Array.isArray(security) && security.length > 0 && security.every((requirement) => Object.keys(requirement as object).join() === 'bearerAuth'));
+        else expect(operation.security, path).to.deep.equal([]);
         if (api) expect(Object.keys(operation.responses ?? {}), path).to.include.members(['401', '403', '503']);
       }
     }

@@ -1,4 +1,4 @@
-import { createHttpApp, type HttpApp, type Logger, type ReadinessChecks } from '@platform/koa';
+import { type AccessControl, createHttpApp, type HttpApp, type Logger, type ReadinessChecks } from '@platform/koa';
 import { toProblem } from './problem';
 import { type ProductUseCases, productsRouter } from './products-router';
 import { type ReservationUseCases, reservationsRouter } from './reservations-router';
@@ -6,6 +6,8 @@ import { StockMetrics } from './stock-metrics';
 
 export interface StockAppOptions {
   readonly useCases: ProductUseCases & ReservationUseCases;
+  /** Token checks (or none, when the service runs open). */
+  readonly access: AccessControl;
   readonly logger: Logger;
   /** The OpenAPI description served at /swagger. */
   readonly openApiFile: string;
@@ -16,9 +18,9 @@ export interface StockAppOptions {
 }
 
 /** The stock service's HTTP app: the platform's, with the products and reservations routes mounted. */
-export function createStockApp({ useCases, logger, openApiFile, isReady, readinessChecks }: StockAppOptions): HttpApp {
+export function createStockApp({ useCases, access, logger, openApiFile, isReady, readinessChecks }: StockAppOptions): HttpApp {
   const http = createHttpApp({ logger, toProblem, ...(isReady && { isReady }), ...(readinessChecks && { readinessChecks }), docs: { specFile: openApiFile, title: 'Stock service API' } });
-  http.route(productsRouter({ useCases, logger, metrics: new StockMetrics(http.metrics.registry) }));
-  http.route(reservationsRouter({ useCases, logger }));
+  http.route(productsRouter({ useCases, access, logger, metrics: new StockMetrics(http.metrics.registry) }));
+  http.route(reservationsRouter({ useCases, access, logger }));
   return http;
 }

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { ValidationError } from '@platform/kernel';
-import { decodeInteger, idempotencyKeyOf, INT32_MAX, jsonObjectBody, type Logger, markReplayed, queryParameters, requestIdOf, singleQueryValue } from '@platform/koa';
+import { type AccessControl, decodeInteger, idempotencyKeyOf, INT32_MAX, jsonObjectBody, type Logger, markReplayed, queryParameters, requestIdOf, singleQueryValue } from '@platform/koa';
 import {
   type AdjustStock,
   type CreateProduct,
@@ -37,6 +37,8 @@ export interface ProductUseCases {
 
 export interface ProductsRouterOptions {
   readonly useCases: ProductUseCases;
+  /** Reads need stock:read; product writes and stock adjustments stock:write. */
+  readonly access: AccessControl;
   readonly logger: Logger;
   readonly metrics?: StockMetrics;
 }
@@ -95,14 +97,17 @@ function answer(ctx: Context, status: number, product: Product): void {
   ctx.body = productJson(product);
 }
 
-export function productsRouter({ useCases, logger, metrics }: ProductsRouterOptions): Router {
+export function productsRouter({ useCases, access, logger, metrics }: ProductsRouterOptions): Router {
   const { createProduct, getProduct, getProducts, listProducts, listStockMovements, streamProducts, updateProduct, deleteProduct, adjustStock } = useCases;
   const router = new Router({ prefix: '/api/products' });
+  const read = access.require('stock:read');
+  const write = access.require('stock:write');
+  router.use(access.authenticate);
   const jsonBody = jsonObjectBody(BODY_LIMIT);
   const pathId = (ctx: Context) => decodeInteger('id', ctx.params.id, 1);
   const noQuery = queryParameters();
 
-  router.get('/', queryParameters('limit', 'after', 'ids'), async (ctx) => {
+  router.get('/', read, queryParameters('limit', 'after', 'ids'), async (ctx) => {
     const limit = singleQueryValue(ctx, 'limit');
     const after = singleQueryValue(ctx, 'after');
     const ids = singleQueryValue(ctx, 'ids');
@@ -128,7 +133,7 @@ export function productsRouter({ useCases, logger, metrics }: ProductsRouterOpti
     ctx.body = page.items.map(productJson);
   });
 
-  router.get('/:id', noQuery, async (ctx) => {
+  router.get('/:id', read, noQuery, async (ctx) => {
     const product = await getProduct.execute(pathId(ctx));
     ctx.set('ETag', etagOf(product));
     const ifNoneMatch = ctx.get('If-None-Match');
@@ -139,7 +144,7 @@ export function productsRouter({ useCases, logger, metrics }: ProductsRouterOpti
     ctx.body = productJson(product);
   });
 
-  router.get('/:id/stock-movements', queryParameters('limit', 'after'), async (ctx) => {
+  router.get('/:id/stock-movements', read, queryParameters('limit', 'after'), async (ctx) => {
     const id = pathId(ctx);
     const limit = singleQueryValue(ctx, 'limit');
     const after = singleQueryValue(ctx, 'after');
@@ -152,7 +157,7 @@ export function productsRouter({ useCases, logger, metrics }: ProductsRouterOpti
     ctx.body = page.items.map(movementJson);
   });
 
-  router.post('/', noQuery, jsonBody, async (ctx) => {
+  router.post('/', write, noQuery, jsonBody, async (ctx) => {
     const { id, details } = decodeProductBody(ctx.request.body as Record<string, unknown>);
     if (id !== 0) throw new ValidationError({ id: ['must be absent or 0: the server assigns ids'] });
     const idempotency = idempotencyKeyOf(ctx, 'create-product', { ...details, price: details.price.cents });
@@ -163,7 +168,7 @@ export function productsRouter({ useCases, logger, metrics }: ProductsRouterOpti
     answer(ctx, 201, product);
   });
 
-  router.put('/:id', noQuery, jsonBody, async (ctx) => {
+  router.put('/:id', write, noQuery, jsonBody, async (ctx) => {
     const id = pathId(ctx);
     const body = decodeProductBody(ctx.request.body as Record<string, unknown>);
     if (body.id !== 0 && body.id !== id) throw new ValidationError({ id: [`must be absent or equal to the id in the path (${id})`] });
@@ -180,12 +185,12 @@ export function productsRouter({ useCases, logger, metrics }: ProductsRouterOpti
     answer(ctx, 200, await updateProduct.execute(id, body.details, { ...(expectedVersion !== undefined && { expectedVersion }), requestId: requestIdOf(ctx) }));
   });
 
-  router.delete('/:id', noQuery, async (ctx) => {
+  router.delete('/:id', write, noQuery, async (ctx) => {
     await deleteProduct.execute(pathId(ctx));
     ctx.status = 204;
   });
 
-  router.post('/:id/stock-adjustments', noQuery, jsonBody, async (ctx) => {
+  router.post('/:id/stock-adjustments', write, noQuery, jsonBody, async (ctx) => {
     try {
       const id = pathId(ctx);
       const adjustment = decodeStockAdjustmentBody(ctx.request.body as Record<string, unknown>);

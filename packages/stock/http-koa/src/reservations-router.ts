@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { ValidationError } from '@platform/kernel';
-import { idempotencyKeyOf, jsonObjectBody, type Logger, markReplayed, queryParameters, requestIdOf } from '@platform/koa';
+import { type AccessControl, idempotencyKeyOf, jsonObjectBody, type Logger, markReplayed, queryParameters, requestIdOf } from '@platform/koa';
 import type { CommitReservation, GetReservation, ReleaseReservation, ReserveStock } from '@stock/application';
 import type { Reservation } from '@stock/domain';
 import type { Context } from 'koa';
@@ -29,13 +29,17 @@ function answer(ctx: Context, status: number, reservation: Reservation): void {
 }
 
 /** POST /api/reservations, GET /api/reservations/{id}, and its commit and release. */
-export function reservationsRouter({ useCases, logger }: { useCases: ReservationUseCases; logger: Logger }): Router {
+/** Holding, committing and releasing stock need stock:reserve; reading a reservation stock:read or stock:reserve. */
+export function reservationsRouter({ useCases, access, logger }: { useCases: ReservationUseCases; access: AccessControl; logger: Logger }): Router {
   const { reserveStock, getReservation, commitReservation, releaseReservation } = useCases;
   const router = new Router({ prefix: '/api/reservations' });
+  const reserve = access.require('stock:reserve');
+  const read = access.require('stock:read', 'stock:reserve');
+  router.use(access.authenticate);
   const jsonBody = jsonObjectBody(BODY_LIMIT);
   const noQuery = queryParameters();
 
-  router.post('/', noQuery, jsonBody, async (ctx) => {
+  router.post('/', reserve, noQuery, jsonBody, async (ctx) => {
     const request = decodeReservationBody(ctx.request.body as Record<string, unknown>);
     const idempotency = idempotencyKeyOf(ctx, 'reserve-stock', request);
     const { value, replayed } = await reserveStock.execute(request, { ...(idempotency && { idempotency }), requestId: requestIdOf(ctx) });
@@ -46,15 +50,15 @@ export function reservationsRouter({ useCases, logger }: { useCases: Reservation
     answer(ctx, value.created ? 201 : 200, value.reservation);
   });
 
-  router.get('/:id', noQuery, async (ctx) => {
+  router.get('/:id', read, noQuery, async (ctx) => {
     answer(ctx, 200, await getReservation.execute(reservationId(ctx)));
   });
 
-  router.post('/:id/commit', noQuery, async (ctx) => {
+  router.post('/:id/commit', reserve, noQuery, async (ctx) => {
     answer(ctx, 200, await commitReservation.execute(reservationId(ctx), { requestId: requestIdOf(ctx) }));
   });
 
-  router.post('/:id/release', noQuery, async (ctx) => {
+  router.post('/:id/release', reserve, noQuery, async (ctx) => {
     answer(ctx, 200, await releaseReservation.execute(reservationId(ctx), { requestId: requestIdOf(ctx) }));
   });
 

@@ -1,4 +1,4 @@
-import { databaseSettings, defaults, type Env, integer, mayCreateDatabase as mayCreate, messagingSettings, readSettings, serverSettings, type Settings, text } from '@platform/runtime';
+import { authSettings, databaseSettings, defaults, type Env, integer, mayCreateDatabase as mayCreate, messagingSettings, readSettings, serverSettings, type Settings, text } from '@platform/runtime';
 import { fileURLToPath } from 'node:url';
 
 /** Where this workspace keeps the stock service's contract; OPENAPI_FILE points elsewhere. */
@@ -11,6 +11,7 @@ export const STOCK_SETTINGS = {
   ...serverSettings(8080),
   ...databaseSettings(DEFAULT_DATABASE_URL),
   ...messagingSettings(),
+  ...authSettings('urn:commerce:stock'),
   /** How long a reservation holds its stock when the request does not say. */
   reservationTtlSeconds: integer('RESERVATION_TTL_SECONDS', 900, 1, 7 * 86_400),
   /** How often each instance looks for held reservations past their time (any number of instances may). */

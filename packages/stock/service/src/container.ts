@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { accessControl, tokenVerifierFor } from '@platform/koa';
 import { messagingFor } from '@platform/messaging-rabbitmq';
 import { MikroOrmOutbox } from '@platform/mikro-orm';
 import { createLogger, type Logger } from '@platform/runtime';
@@ -73,6 +74,7 @@ export async function createContainer(config: StockServiceConfig, logger?: Logge
   container.register(Tokens.Logger, { useValue: serviceLogger });
   await registerStorage(container, config, serviceLogger);
   container.register(Tokens.Clock, { useValue: () => new Date() });
+  single(container, Tokens.Access, () => accessControl(tokenVerifierFor(config, serviceLogger), serviceLogger));
   const writes = (c: DependencyContainer) => [c.resolve(Tokens.UnitOfWork), c.resolve(Tokens.Clock)] as const;
   single(container, CreateProduct, (c) => new CreateProduct(...writes(c)));
   single(container, UpdateProduct, (c) => new UpdateProduct(...writes(c)));
@@ -119,6 +121,7 @@ export async function createContainer(config: StockServiceConfig, logger?: Logge
           deleteProduct: c.resolve(DeleteProduct),
           adjustStock: c.resolve(AdjustStock),
         },
+        access: c.resolve(Tokens.Access),
         logger: c.resolve(Tokens.Logger),
         openApiFile: c.resolve(Tokens.Config).openApiFile,
         ...(database && { isReady: () => database.isReady() }),

@@ -1,5 +1,5 @@
 import type { Clock, UnitOfWork } from '@platform/kernel';
-import type { HttpApp } from '@platform/koa';
+import type { AccessControl, HttpApp } from '@platform/koa';
 import type { MessagingHandle } from '@platform/messaging-rabbitmq';
 import type { Database } from '@platform/mikro-orm';
 import type { OutboxStore } from '@platform/outbox';
@@ -23,5 +23,7 @@ export const Tokens = {
   OutboxStore: Symbol('OutboxStore') as InjectionToken<OutboxStore>,
   /** Registered only when AMQP_URL is set. */
   Messaging: Symbol('Messaging') as InjectionToken<MessagingHandle>,
+  /** Token checks, or none when AUTH_ISSUER is not set. */
+  Access: Symbol('Access') as InjectionToken<AccessControl>,
   HttpApp: Symbol('HttpApp') as InjectionToken<HttpApp>,
 };

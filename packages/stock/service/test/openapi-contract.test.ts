@@ -1,5 +1,5 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { type HttpMetrics, operationsRouter } from '@platform/koa';
+import { type AccessControl, type HttpMetrics, operationsRouter } from '@platform/koa';
 import { productsRouter, type ProductUseCases, type ReservationUseCases, reservationsRouter } from '@stock/http-koa';
 import { DEFAULT_CONFIG } from '../src';
 import * as chai from 'chai';
@@ -11,12 +11,13 @@ chai.use(chaiAsPromised);
 const { expect } = chai;
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
+const open: AccessControl = { enabled: false, authenticate: (_ctx, next) => next(), require: () => (_ctx, next) => next() };
 
 /** "GET /api/products/{id}" for every operation the router serves (HEAD comes with GET). */
 function servedOperations(): string[] {
   const routers = [
-    productsRouter({ useCases: {} as ProductUseCases, logger: console }),
-    reservationsRouter({ useCases: {} as ReservationUseCases, logger: console }),
+    productsRouter({ useCases: {} as ProductUseCases, access: open, logger: console }),
+    reservationsRouter({ useCases: {} as ReservationUseCases, access: open, logger: console }),
     operationsRouter({ isReady: async () => true, metrics: {} as HttpMetrics }),
   ];
   return routers.flatMap((router) => router.stack).flatMap((layer) =>

@@ -8,8 +8,8 @@ import type { Principal } from './principal';
 export interface TokenVerifierOptions {
   /** The issuer exactly as tokens carry it in `iss` (e.g. https://api.example.com/identity). */
   readonly issuer: string;
-  /** This service's own audience (e.g. urn:commerce:stock): a token for another API is refused. */
-  readonly audience: string;
+  /** This service's own audience (e.g. urn:commerce:stock): a token for another API is refused. The gateway accepts any of several. */
+  readonly audience: string | readonly string[];
   /** Where to read the issuer's metadata, when not at {issuer}/.well-known/openid-configuration (an internal address, say). */
   readonly discoveryUrl?: string;
   /** Leeway for clocks that disagree, on `exp` and `nbf`. */
@@ -135,7 +135,7 @@ export function createTokenVerifier({ issuer, audience, discoveryUrl = `${issuer
     });
     const { payload } = await jwtVerify(token, await keys, {
       issuer,
-      audience,
+      audience: typeof audience === 'string' ? audience : [...audience],
       algorithms: ['ES256'],
       typ: 'at+jwt',
       clockTolerance: clockToleranceSeconds,

@@ -1,0 +1,90 @@
+import { callWith, type IdentityUnderTest, SALES, STOCK, scratchFolder, startIdentity, tokenChecksContract } from '@commerce/identity-test-kit';
+import { capturingLogger } from '@platform/test-kit';
+import { expect } from 'chai';
+import { DEFAULT_CONFIG, type RunningSalesService, startSalesService } from '../src';
+import { type StockUnderTest, startStock } from './support';
+
+/** The sales service in memory, checking tokens of `identity`, pricing from an open stock service. */
+function startGuardedSales(identity: IdentityUnderTest, stockUrl: string): Promise<RunningSalesService> {
+  return startSalesService(
+    { ...DEFAULT_CONFIG, port: 0, host: '127.0.0.1', databaseUrl: 'memory:', shutdownDelayMs: 0, authIssuer: identity.service.issuer, stockUrl },
+    { logger: capturingLogger('sales-service', []) },
+  );
+}
+
+describe('the sales service with tokens on', function () {
+  this.timeout(30_000);
+  let stock: StockUnderTest;
+  let lamp: number;
+  before(async () => {
+    stock = await startStock();
+    lamp = await stock.product('Lamp', 10, 100);
+  });
+  after(async () => stock?.stop());
+
+  tokenChecksContract('the sales service', { otherAudience: { client: 'inventory-sync', audience: STOCK, scope: 'stock:read' }, scopes: true }, async (identity) => {
+    const sales = await startGuardedSales(identity, stock.url);
+    return {
+      call: (token) => callWith(`${sales.url}/api/orders`, token),
+      good: { client: 'reporting', audience: SALES, scope: 'orders:read' },
+      needsAnotherScope: (token) => callWith(`${sales.url}/api/orders`, token, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ lines: [{ productId: lamp, quantity: 1 }] }) }),
+      close: async () => void (await sales.close({ immediate: true })),
+    };
+  });
+
+  describe('one buyer and another', () => {
+    let files: ReturnType<typeof scratchFolder>;
+    let identity: IdentityUnderTest;
+    let sales: RunningSalesService;
+    before(async () => {
+      files = scratchFolder();
+      identity = await startIdentity(files);
+      sales = await startGuardedSales(identity, stock.url);
+    });
+    after(async () => {
+      await sales?.close({ immediate: true });
+      await identity?.stop();
+      files?.remove();
+    });
+
+    const as = async (client: string) => {
+      const token = await identity.token(client, SALES);
+      return (path: string, init: RequestInit = {}) => callWith(`${sales.url}${path}`, token, init);
+    };
+    const place = (call: (path: string, init?: RequestInit) => Promise<Response>) =>
+      call('/api/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ lines: [{ productId: lamp, quantity: 1 }] }) });
+
+    it('keeps each buyer’s orders to that buyer: another buyer’s order is a 404, exactly as one that does not exist', async () => {
+      const [a, b] = [await as('buyer-a'), await as('buyer-b')];
+      const placed = (await (await place(a)).json()) as { id: string; buyer: string };
+      expect(placed.buyer).to.equal('buyer-a');
+      const missing = '00000000-0000-7000-8000-000000000000';
+      for (const [what, path, init] of [
+        ['read', '', {}],
+        ['cancel', '/cancel', { method: 'POST' }],
+        ['pay', '/payment', { method: 'POST' }],
+      ] as const) {
+        const theirs = await b(`/api/orders/${placed.id}${path}`, init);
+        const nobodys = await b(`/api/orders/${missing}${path}`, init);
+        expect(theirs.status, what).to.equal(404);
+        const [theirsBody, nobodysBody] = [(await theirs.json()) as Record<string, unknown>, (await nobodys.json()) as Record<string, unknown>];
+        const same = (body: Record<string, unknown>, id: string) => ({ ...body, detail: String(body.detail).replace(id, '<id>'), instance: String(body.instance).replace(id, '<id>') });
+        expect(same(theirsBody, placed.id), what).to.deep.equal(same(nobodysBody, missing));
+      }
+      const listed = (await (await b('/api/orders')).json()) as { id: string }[];
+      expect(listed.map((order) => order.id)).not.to.include(placed.id);
+      expect((await a(`/api/orders/${placed.id}`)).status).to.equal(200);
+    });
+
+    it('lets orders:admin see and act on every buyer’s orders', async () => {
+      const a = await as('buyer-a');
+      const placed = (await (await place(a)).json()) as { id: string };
+      const admin = await as('orders-admin');
+      expect((await admin(`/api/orders/${placed.id}`)).status).to.equal(200);
+      expect(((await (await admin('/api/orders?limit=1000')).json()) as { id: string }[]).map((order) => order.id)).to.include(placed.id);
+      const cancelled = await admin(`/api/orders/${placed.id}/cancel`, { method: 'POST' });
+      expect(cancelled.status).to.equal(200);
+      expect(await cancelled.json()).to.include({ status: 'cancelled', buyer: 'buyer-a' });
+    });
+  });
+});
