@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import { swaggerDocs } from '@platform/swagger';
+import { type SwaggerDocsOptions, swaggerDocs } from '@platform/swagger';
 import Koa, { type Middleware } from 'koa';
 import compose from 'koa-compose';
 import { HttpMetrics } from './http-metrics';
@@ -17,8 +17,8 @@ export interface HttpAppOptions {
   readonly isReady?: () => Promise<boolean>;
   /** What readiness reports of each dependency, whatever its verdict (a broker that is away does not stop the traffic: events wait in the outbox). */
   readonly readinessChecks?: () => Promise<ReadinessChecks>;
-  /** The OpenAPI description served at /swagger, handed in by the composition root. */
-  readonly docs?: { readonly specFile: string; readonly title: string };
+  /** The OpenAPI description (or descriptions) served at /swagger, handed in by the composition root. */
+  readonly docs?: SwaggerDocsOptions;
 }
 
 export interface HttpApp {
@@ -62,7 +62,7 @@ export function createHttpApp({ logger, toProblem, isReady = async () => true, r
   );
   const operations = operationsRouter({ isReady: async () => !draining && (await isReady()), ...(readinessChecks && { checks: readinessChecks }), metrics });
   const outside: Middleware[] = [operations.routes() as Middleware, operations.allowedMethods() as Middleware];
-  if (docs) outside.unshift(swaggerDocs({ specFile: docs.specFile, title: docs.title }));
+  if (docs) outside.unshift(swaggerDocs(docs));
   app.use(outsideTheApi(compose(outside)));
   return {
     app,

@@ -138,6 +138,21 @@ export function url(variable: string, fallback: string, protocols: readonly stri
   };
 }
 
+/** One or more absolute http(s) URLs, comma-separated (the instances of one service); each without a trailing slash. */
+export function urlList(variable: string, fallback: string): Setting<readonly string[]> {
+  return {
+    variable,
+    fallback: fallback.split(','),
+    read(name, value) {
+      const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [];
+      const urls = items.map((item) => String(item).trim()).filter(Boolean);
+      const bad = urls.find((item) => !URL.canParse(item) || !/^https?:$/.test(new URL(item).protocol));
+      if (urls.length === 0 || bad !== undefined) throw new Error(`${name} must be one or more absolute http URLs, comma-separated, not ${JSON.stringify(bad ?? value)}.`);
+      return urls.map((item) => item.replace(/\/+$/, ''));
+    },
+  };
+}
+
 /** The settings of a service that keeps its state in a database, with its own embedded default. */
 export function databaseSettings(defaultUrl: string) {
   return {

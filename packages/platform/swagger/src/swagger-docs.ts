@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Middleware } from 'koa';
 import { koaSwagger } from 'koa2-swagger-ui';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 
 const require = createRequire(import.meta.url);
 const swaggerUiDist = dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -28,24 +28,57 @@ const ALLOWED_METHODS = 'GET, HEAD';
 /** The template links Google Fonts; the page must not reach any other host, and swagger-ui's stylesheet falls back to system fonts. */
 const WEB_FONTS = /<link[^>]+fonts\.googleapis\.com[^>]*>\s*/g;
 
+/** One description among several on the page, picked from its top bar. */
+export interface SwaggerDocument {
+  /** What the selector shows. */
+  readonly name: string;
+  /** Its file name below the page: {prefix}/{slug}.json and .yaml. */
+  readonly slug: string;
+  /** The description, already parsed (and adjusted, as the gateway does for the services behind it). */
+  readonly spec: Record<string, unknown>;
+}
+
 export interface SwaggerDocsOptions {
-  /** The OpenAPI description, in YAML. */
-  readonly specFile: string;
+  /** The OpenAPI description, in YAML; or `documents`, several on one page. */
+  readonly specFile?: string;
+  readonly documents?: readonly SwaggerDocument[];
   readonly title: string;
   /** Where the page lives; the description and assets are served below it. Default /swagger. */
   readonly prefix?: string;
+  /** swagger-ui's initOAuth options, for an Authorize button that gets tokens (the gateway's client credentials). */
+  readonly oauth?: Record<string, unknown>;
+}
+
+/** The descriptions served below the page, by the name their file has there. */
+function descriptions({ specFile, documents }: SwaggerDocsOptions): { files: Map<string, { type: string; text: string }>; urls: { url: string; name: string }[] } {
+  const files = new Map<string, { type: string; text: string }>();
+  const urls: { url: string; name: string }[] = [];
+  if (specFile) {
+    const yamlText = readFileSync(specFile, 'utf8');
+    files.set('openapi.yaml', { type: 'application/yaml', text: yamlText });
+    files.set('openapi.json', { type: 'application/json', text: JSON.stringify(parse(yamlText)) });
+    urls.push({ url: 'openapi.json', name: 'openapi' });
+  }
+  for (const { name, slug, spec } of documents ?? []) {
+    files.set(`${slug}.yaml`, { type: 'application/yaml', text: stringify(spec) });
+    files.set(`${slug}.json`, { type: 'application/json', text: JSON.stringify(spec) });
+    urls.push({ url: `${slug}.json`, name });
+  }
+  if (urls.length === 0) throw new Error('swaggerDocs needs a specFile or documents');
+  return { files, urls };
 }
 
 /**
- * GET {prefix}: the interactive page; {prefix}/openapi.yaml and .json: the
- * description; {prefix}/assets/…: swagger-ui itself, from the installed package.
- * Any other method there is a bare 405 with Allow, which the app's error
- * middleware turns into its problem.
+ * GET {prefix}: the interactive page; {prefix}/openapi.yaml and .json (or
+ * {slug}.yaml and .json of each of several documents, with a selector in the
+ * top bar): the descriptions; {prefix}/assets/…: swagger-ui itself, from the
+ * installed package. Any other method there is a bare 405 with Allow, which
+ * the app's error middleware turns into its problem.
  */
-export function swaggerDocs({ specFile, title, prefix = '/swagger' }: SwaggerDocsOptions): Middleware {
-  const yamlText = readFileSync(specFile, 'utf8');
-  const spec = parse(yamlText) as Record<string, unknown>;
-  const jsonText = JSON.stringify(spec);
+export function swaggerDocs(options: SwaggerDocsOptions): Middleware {
+  const { title, prefix = '/swagger', oauth } = options;
+  const { files, urls } = descriptions(options);
+  const several = urls.length > 1;
   const assetsPrefix = `${prefix}/assets`;
   const page = koaSwagger({
     routePrefix: prefix,
@@ -53,14 +86,17 @@ export function swaggerDocs({ specFile, title, prefix = '/swagger' }: SwaggerDoc
     swaggerVersion: swaggerUiVersion,
     swaggerCdnUrl: assetsPrefix,
     favicon: `${assetsPrefix}/${swaggerUiVersion}/favicon.png`,
-    hideTopbar: true,
+    // The top bar holds the selector between several descriptions; with one there is nothing to select.
+    hideTopbar: !several,
+    ...(oauth && { oauthOptions: oauth }),
     swaggerOptions: {
-      url: `${prefix}/openapi.json`,
+      ...(several ? { urls: urls.map(({ url, name }) => ({ url: `${prefix}/${url}`, name })), 'urls.primaryName': urls[0]!.name } : { url: `${prefix}/${urls[0]!.url}` }),
       // Without this, swagger-ui sends the description to validator.swagger.io for a badge.
       validatorUrl: null,
       docExpansion: 'list',
       displayRequestDuration: true,
       tryItOutEnabled: false,
+      persistAuthorization: true,
     },
   });
 
@@ -72,14 +108,10 @@ export function swaggerDocs({ specFile, title, prefix = '/swagger' }: SwaggerDoc
       return;
     }
     const rest = ctx.path.slice(prefix.length);
-    if (rest === '/openapi.yaml') {
-      ctx.type = 'application/yaml';
-      ctx.body = yamlText;
-      return;
-    }
-    if (rest === '/openapi.json') {
-      ctx.type = 'application/json';
-      ctx.body = jsonText;
+    const file = files.get(rest.slice(1));
+    if (file && rest.lastIndexOf('/') === 0) {
+      ctx.type = file.type;
+      ctx.body = file.text;
       return;
     }
     if (rest.startsWith('/assets/')) {

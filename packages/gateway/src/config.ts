@@ -1,0 +1,39 @@
+import { defaults, type Env, integer, readSettings, serverSettings, type Settings, text, url, urlList } from '@platform/runtime';
+import { fileURLToPath } from 'node:url';
+
+const WORKSPACE_DOCS = fileURLToPath(new URL('../../../docs/', import.meta.url));
+
+export const GATEWAY_SETTINGS = {
+  ...serverSettings(8000),
+  /** The stock service's instances, comma-separated: requests are balanced over those that are ready. */
+  stockUrl: urlList('STOCK_URL', 'http://127.0.0.1:8080'),
+  salesUrl: urlList('SALES_URL', 'http://127.0.0.1:8082'),
+  identityUrl: urlList('IDENTITY_URL', 'http://127.0.0.1:8083'),
+  /** Longest an upstream may take to answer with its headers (then 504), and between two chunks of its body. */
+  upstreamTimeoutMs: integer('UPSTREAM_TIMEOUT_MS', 10_000, 100, 600_000),
+  /** How often each upstream instance's readiness is asked; one that answers 503 gets no traffic until it answers 200. */
+  upstreamCheckMs: integer('UPSTREAM_CHECK_MS', 1_000, 50, 60_000),
+  /** Largest request body forwarded (413 beyond). */
+  bodyLimitBytes: integer('GATEWAY_BODY_LIMIT_BYTES', 1_048_576, 1, 1_073_741_824),
+  /** The token issuer as tokens carry it in `iss`; empty lets every request through to the services (which may check tokens themselves). */
+  authIssuer: url('AUTH_ISSUER', ''),
+  /** Where to read the issuer's metadata when not at {AUTH_ISSUER}/.well-known/openid-configuration. */
+  authDiscoveryUrl: url('AUTH_DISCOVERY_URL', ''),
+  /** Requests per client per minute (the token's client, else the address); 0 turns the limit off. */
+  rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', 6_000, 0, 100_000_000),
+  /** Redis, shared by every gateway instance for the rate limit; empty keeps the counts in this process. */
+  redisUrl: url('REDIS_URL', '', ['redis:', 'rediss:']),
+  /** The services' OpenAPI descriptions, shown together at /swagger. */
+  stockOpenApiFile: text('STOCK_OPENAPI_FILE', `${WORKSPACE_DOCS}openapi.yaml`),
+  salesOpenApiFile: text('SALES_OPENAPI_FILE', `${WORKSPACE_DOCS}sales.openapi.yaml`),
+};
+
+export type GatewayConfig = Settings<typeof GATEWAY_SETTINGS>;
+
+/** Defaults, then the configuration file (GATEWAY_CONFIG), then the environment: the environment wins. */
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): GatewayConfig {
+  return readSettings(GATEWAY_SETTINGS, { env, cwd, file: { variable: 'GATEWAY_CONFIG', fallback: 'gateway.config.json' } });
+}
+
+/** The defaults alone, as tests start from. */
+export const DEFAULT_CONFIG: GatewayConfig = defaults(GATEWAY_SETTINGS);

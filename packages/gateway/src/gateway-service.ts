@@ -1,0 +1,71 @@
+import { createTokenVerifier, type RunningService, startService } from '@platform/koa';
+import { createLogger, type Logger } from '@platform/runtime';
+import { Redis } from 'ioredis';
+import { once } from 'node:events';
+import { Agent } from 'undici';
+import type { GatewayConfig } from './config';
+import { createGatewayApp } from './gateway-app';
+import { InMemoryRateCounter, type RateCounter, RedisRateCounter } from './rate-limit';
+import { UpstreamGroup } from './upstream-group';
+
+export interface StartGatewayOptions {
+  readonly logger?: Logger;
+}
+
+/** The audiences of the APIs behind the gateway: a token for either passes the edge, and its service checks its own. */
+export const AUDIENCES = ['urn:commerce:stock', 'urn:commerce:sales'] as const;
+
+const STOCK_SCOPES = { 'stock:read': 'Read products, their ledger and reservations', 'stock:write': 'Create, change and delete products; adjust stock', 'stock:reserve': 'Hold, commit and release stock' };
+const SALES_SCOPES = { 'orders:read': 'Read your orders', 'orders:write': 'Place, cancel and pay your orders', 'orders:admin': 'Read and act on every order' };
+
+/**
+ * The gateway as main starts it: one undici Agent for every upstream (its
+ * keep-alive pools), a group per service whose instances' readiness is asked
+ * in the background, the edge's token check when AUTH_ISSUER is set, and the
+ * rate limit counted in Redis when REDIS_URL is set, else in this process.
+ */
+export async function startGateway(config: GatewayConfig, options: StartGatewayOptions = {}): Promise<RunningService<Logger>> {
+  const logger = options.logger ?? createLogger('gateway', config.logLevel);
+  const dispatcher = new Agent({ keepAliveTimeout: 4_000, connect: { timeout: Math.min(config.upstreamTimeoutMs, 5_000) } });
+  const group = (name: string, urls: readonly string[]) => new UpstreamGroup({ name, urls, checkMs: config.upstreamCheckMs, dispatcher, logger });
+  const stock = group('stock', config.stockUrl);
+  const sales = group('sales', config.salesUrl);
+  const identity = group('identity', config.identityUrl);
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 250, connectTimeout: 2_000 }) : undefined;
+  redis?.on('error', () => undefined); // said once by the counter, not on every reconnection attempt
+  // Counting from the first request when Redis is up; when it is not, the gateway starts anyway and lets requests through uncounted.
+  if (redis) await once(redis, 'ready', { signal: AbortSignal.timeout(2_000) }).catch(() => logger.warn('Redis is not reachable at start; the rate limit is not counted until it is', { redis: config.redisUrl.replace(/\/\/[^@/]*@/, '//***@') }));
+  const counter: RateCounter = redis ? new RedisRateCounter(redis, logger) : new InMemoryRateCounter();
+  if (!config.authIssuer) logger.warn('tokens are not checked at the edge: AUTH_ISSUER is not set (the services may still check them)');
+  const verifier = config.authIssuer ? createTokenVerifier({ issuer: config.authIssuer, audience: AUDIENCES, ...(config.authDiscoveryUrl && { discoveryUrl: config.authDiscoveryUrl }), logger }) : undefined;
+  return startService(config, async () => ({
+    logger,
+    http: createGatewayApp({
+      logger,
+      groups: [stock, sales, identity],
+      routes: [
+        { prefix: '/api/products', upstream: stock },
+        { prefix: '/api/reservations', upstream: stock },
+        { prefix: '/api/orders', upstream: sales },
+        { prefix: '/identity', upstream: identity },
+      ],
+      dispatcher,
+      timeoutMs: config.upstreamTimeoutMs,
+      bodyLimitBytes: config.bodyLimitBytes,
+      ...(verifier && { verifier }),
+      rateLimit: { counter, perMinute: config.rateLimitPerMinute },
+      apis: [
+        { name: 'Stock API', slug: 'stock', file: config.stockOpenApiFile, scopes: STOCK_SCOPES },
+        { name: 'Sales API', slug: 'sales', file: config.salesOpenApiFile, scopes: SALES_SCOPES },
+      ],
+    }),
+    startBackground: () => {
+      for (const upstream of [stock, sales, identity]) upstream.start();
+      return [{ stop: async () => [stock, sales, identity].forEach((upstream) => upstream.stop()) }];
+    },
+    dispose: async () => {
+      await dispatcher.close().catch(() => undefined);
+      redis?.disconnect();
+    },
+  }));
+}

@@ -1,0 +1,149 @@
+import { requestIdOf } from '@platform/koa';
+import type { Context, Middleware } from 'koa';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Readable } from 'node:stream';
+import { type Agent, type Dispatcher, errors } from 'undici';
+import { GatewayError } from './gateway-errors';
+import { BodyTooLargeError, ReplayableBody } from './replayable-body';
+import type { Instance, UpstreamGroup } from './upstream-group';
+
+/** Which upstream serves which paths: `/api/products` serves itself and everything below it. */
+export interface Route {
+  readonly prefix: string;
+  readonly upstream: UpstreamGroup;
+}
+
+export interface ProxyOptions {
+  readonly routes: readonly Route[];
+  readonly dispatcher: Agent;
+  readonly timeoutMs: number;
+  readonly bodyLimitBytes: number;
+}
+
+/** RFC 9110 §7.6.1: headers for one connection only, never forwarded (plus those the Connection header names). */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+/** Set by the gateway from what it knows, never taken from the client. */
+const REPLACED = new Set(['host', 'forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-request-id', 'expect']);
+/** A retry may repeat these without a second effect (RFC 9110 §9.2.2); any request with an Idempotency-Key, too. */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+
+/** Failures before the upstream saw anything: the request can go to another instance whatever it is. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function matches(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}/`);
+}
+
+function hopByHop(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Set<string> {
+  const named = String(headers.connection ?? '')
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean);
+  return new Set([...HOP_BY_HOP, ...named]);
+}
+
+/** RFC 7239: an IPv6 address is quoted and bracketed; IPv4-mapped IPv6 is written as IPv4. */
+function forwardedFor(ip: string): string {
+  const address = ip.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+  return address.includes(':') ? `"[${address}]"` : address;
+}
+
+/** What goes upstream: the client's end-to-end headers, the request id, and what the gateway knows of the client. */
+function upstreamHeaders(ctx: Context): Record<string, string | string[]> {
+  const skip = hopByHop(ctx.req.headers);
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(ctx.req.headers)) {
+    if (value === undefined || skip.has(name) || REPLACED.has(name)) continue;
+    headers[name] = value;
+  }
+  const host = ctx.get('Host');
+  const ip = forwardedFor(ctx.request.ip);
+  headers['x-request-id'] = requestIdOf(ctx);
+  headers.forwarded = `for=${ip};host="${host}";proto=${ctx.protocol}`;
+  headers['x-forwarded-for'] = ip.replace(/^"\[|\]"$/g, '');
+  headers['x-forwarded-host'] = host;
+  headers['x-forwarded-proto'] = ctx.protocol;
+  return headers;
+}
+
+function errorCode(error: unknown): string | undefined {
+  for (let cause: unknown = error, depth = 0; cause && depth < 4; depth++, cause = (cause as { cause?: unknown }).cause) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return undefined;
+}
+
+/**
+ * Forwards the request to an instance of the upstream its path belongs to,
+ * streaming the body both ways, and answers what the upstream answered, minus
+ * hop-by-hop headers. An instance that cannot be reached is taken out and the
+ * request goes to another one when that cannot repeat an effect: always when
+ * nothing was sent yet, and after a broken connection only for idempotent
+ * requests (GET, HEAD, PUT, DELETE, or any with an Idempotency-Key), whose
+ * body is kept so it can be sent again. No instance reachable: 502
+ * UPSTREAM_UNAVAILABLE. No headers within `timeoutMs`: 504 UPSTREAM_TIMEOUT,
+ * never retried (the upstream may be working on it).
+ */
+export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes }: ProxyOptions): Middleware {
+  return async function proxyToUpstream(ctx, next) {
+    const route = routes.find((candidate) => matches(ctx.path, candidate.prefix));
+    if (!route) return next();
+    (ctx as { _matchedRoute?: string })._matchedRoute = `${route.prefix}/** → ${route.upstream.name}`;
+    const declared = Number(ctx.get('Content-Length') || 0);
+    if (declared > bodyLimitBytes) throw new BodyTooLargeError(bodyLimitBytes);
+    const hasBody = declared > 0 || ctx.get('Transfer-Encoding') !== '';
+    const idempotent = IDEMPOTENT.has(ctx.method) || ctx.get('Idempotency-Key') !== '';
+    const body = hasBody ? new ReplayableBody(ctx.req, bodyLimitBytes, idempotent) : undefined;
+    const headers = upstreamHeaders(ctx);
+    // A client that goes away takes its request upstream with it.
+    const abandoned = new AbortController();
+    ctx.res.once('close', () => {
+      if (!ctx.res.writableFinished) abandoned.abort();
+    });
+    const tried = new Set<Instance>();
+    for (let instance = route.upstream.pick(tried); instance; instance = route.upstream.pick(tried)) {
+      tried.add(instance);
+      try {
+        const request: Dispatcher.RequestOptions = {
+          origin: instance.url,
+          path: ctx.url,
+          method: ctx.method as Dispatcher.HttpMethod,
+          headers,
+          // Read from the client only as undici writes it upstream: pulled chunk by chunk, never buffered whole.
+          body: body ? Readable.from(body.chunks(), { objectMode: false }) : null,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+          signal: abandoned.signal,
+        };
+        const answer = await dispatcher.request(request);
+        const skip = hopByHop(answer.headers);
+        for (const [name, value] of Object.entries(answer.headers)) {
+          if (value !== undefined && !skip.has(name)) ctx.set(name, value);
+        }
+        ctx.status = answer.statusCode;
+        if (answer.statusCode === 204 || answer.statusCode === 304) {
+          await answer.body.dump();
+          ctx.body = null;
+        } else {
+          // For HEAD the body is empty and Koa writes none, but a null body would turn the status into 204.
+          if (ctx.method === 'HEAD') await answer.body.dump();
+          ctx.body = answer.body;
+        }
+        return;
+      } catch (error) {
+        if (error instanceof BodyTooLargeError) throw error;
+        if (abandoned.signal.aborted) throw error;
+        if (error instanceof errors.HeadersTimeoutError) throw new GatewayError('UPSTREAM_TIMEOUT', `The ${route.upstream.name} service did not answer within ${timeoutMs} ms.`, { cause: error });
+        const code = errorCode(error);
+        const notSent = code !== undefined && NOT_SENT.has(code) && !body?.started;
+        route.upstream.markDown(instance);
+        // A connection that broke after the request left may have carried it: only what is safe to repeat goes again.
+        if (!(notSent || (idempotent && (body?.replayable ?? true)))) {
+          throw new GatewayError('UPSTREAM_UNAVAILABLE', `The ${route.upstream.name} service closed the connection before answering; the request may or may not have been applied.`, { cause: error });
+        }
+      }
+    }
+    throw new GatewayError('UPSTREAM_UNAVAILABLE', `No instance of the ${route.upstream.name} service can be reached.`);
+  };
+}

@@ -1,0 +1,135 @@
+import { callWith, type IdentityUnderTest, SALES, STOCK, scratchFolder, startIdentity, tokenChecksContract } from '@commerce/identity-test-kit';
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { echo, type GatewayUnderTest, startTestGateway, startUpstream, type TestUpstream } from './support';
+
+const REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
+
+tokenChecksContract('the gateway at the edge', { scopes: false }, async (identity) => {
+  const upstream = await startUpstream(echo('stock'));
+  const gateway = await startTestGateway({ stockUrl: [upstream.url], salesUrl: [upstream.url], identityUrl: [upstream.url], authIssuer: identity.service.issuer });
+  return {
+    call: (token) => callWith(`${gateway.url}/api/products`, token),
+    good: { client: 'inventory-sync', audience: STOCK, scope: 'stock:read' },
+    close: async () => {
+      await gateway.stop();
+      await upstream.kill();
+    },
+  };
+});
+
+describe('the gateway checking tokens', function () {
+  this.timeout(30_000);
+  let files: ReturnType<typeof scratchFolder>;
+  let identity: IdentityUnderTest;
+  let upstream: TestUpstream;
+  let gateway: GatewayUnderTest;
+
+  before(async () => {
+    files = scratchFolder();
+    identity = await startIdentity(files);
+    upstream = await startUpstream(echo('any'));
+    gateway = await startTestGateway({ stockUrl: [upstream.url], salesUrl: [upstream.url], identityUrl: [upstream.url], authIssuer: identity.service.issuer });
+  });
+  after(async () => {
+    await gateway?.stop();
+    await upstream?.kill();
+    await identity?.stop();
+    files?.remove();
+  });
+
+  it('passes a token for either API, and the token itself, to the service', async () => {
+    for (const [client, audience, path] of [
+      ['inventory-sync', STOCK, '/api/products'],
+      ['reporting', SALES, '/api/orders'],
+    ] as const) {
+      const token = await identity.token(client, audience);
+      expect((await callWith(`${gateway.url}${path}`, token)).status).to.equal(200);
+      expect(upstream.seen.at(-1)!.headers.authorization).to.equal(`Bearer ${token}`);
+    }
+  });
+
+  it('refuses early: a request without a token never reaches the service', async () => {
+    const before = upstream.seen.length;
+    expect((await fetch(`${gateway.url}/api/orders`)).status).to.equal(401);
+    expect(upstream.seen.length).to.equal(before);
+  });
+
+  it('leaves the issuer, health, metrics and /swagger open', async () => {
+    for (const path of ['/identity/token', '/health/live', '/metrics', '/swagger']) expect((await fetch(`${gateway.url}${path}`)).status, path).to.equal(200);
+  });
+});
+
+describe('the gateway’s rate limit', function () {
+  this.timeout(30_000);
+  let upstream: TestUpstream;
+  before(async () => (upstream = await startUpstream(echo('stock'))));
+  after(async () => upstream?.kill());
+
+  const burst = async (url: string, count: number) => {
+    const responses: Response[] = [];
+    for (let i = 0; i < count; i++) responses.push(await fetch(`${url}/api/products`));
+    return responses;
+  };
+
+  it('answers 429 with Retry-After beyond RATE_LIMIT_PER_MINUTE, counting in this process', async () => {
+    const gateway = await startTestGateway({ stockUrl: [upstream.url], salesUrl: [upstream.url], identityUrl: [upstream.url], rateLimitPerMinute: 5 });
+    try {
+      const before = upstream.seen.length;
+      const responses = await burst(gateway.url, 8);
+      expect(responses.map((r) => r.status)).to.deep.equal([200, 200, 200, 200, 200, 429, 429, 429]);
+      const refused = responses[5]!;
+      expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 60);
+      expect(refused.headers.get('content-type')).to.equal('application/problem+json');
+      expect(await refused.json()).to.include({ code: 'RATE_LIMITED', status: 429 });
+      expect(upstream.seen.length - before, 'refused requests never reach the service').to.equal(5);
+    } finally {
+      await gateway.stop();
+    }
+  });
+
+  describe('shared in Redis', () => {
+    let redis: Redis;
+    before(async () => {
+      redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+      await redis.connect();
+    });
+    after(async () => redis?.quit());
+
+    it('counts the requests of every gateway instance together', async () => {
+      // Redis database 15, emptied of the gateway's keys before and after: no other user of this Redis shares the counts.
+      const config = { stockUrl: [upstream.url], salesUrl: [upstream.url], identityUrl: [upstream.url], rateLimitPerMinute: 6, redisUrl: `${REDIS_URL}/${15}` };
+      await redis.select(15);
+      const keysBefore = await redis.keys('gateway:rate:*');
+      if (keysBefore.length > 0) await redis.del(...keysBefore);
+      const [first, second] = [await startTestGateway(config), await startTestGateway(config)];
+      try {
+        const statuses: number[] = [];
+        for (let i = 0; i < 5; i++) {
+          statuses.push((await fetch(`${first.url}/api/products`)).status);
+          statuses.push((await fetch(`${second.url}/api/products`)).status);
+        }
+        expect(statuses.filter((status) => status === 200)).to.have.length(6);
+        expect(statuses.filter((status) => status === 429)).to.have.length(4);
+        const keys = await redis.keys('gateway:rate:*');
+        expect(keys).to.have.length(1);
+        expect(await redis.pttl(keys[0]!)).to.be.within(1, 60_000);
+      } finally {
+        await first.stop();
+        await second.stop();
+        const keys = await redis.keys('gateway:rate:*');
+        if (keys.length > 0) await redis.del(...keys);
+      }
+    });
+
+    it('lets requests through, saying so once, while Redis does not answer', async () => {
+      const gateway = await startTestGateway({ stockUrl: [upstream.url], salesUrl: [upstream.url], identityUrl: [upstream.url], rateLimitPerMinute: 1, redisUrl: 'redis://127.0.0.1:1' });
+      try {
+        expect((await burst(gateway.url, 4)).map((r) => r.status)).to.deep.equal([200, 200, 200, 200]);
+        expect(gateway.logs.filter((line) => String(line.message).startsWith('Redis does not answer'))).to.have.length(1);
+      } finally {
+        await gateway.stop();
+      }
+    });
+  });
+});

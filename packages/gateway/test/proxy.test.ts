@@ -1,0 +1,275 @@
+import { expect } from 'chai';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { deadPort, echo, eventually, type GatewayUnderTest, startTestGateway, startUpstream, type TestUpstream } from './support';
+
+describe('the gateway in front of the services', function () {
+  this.timeout(30_000);
+  let stock: TestUpstream;
+  let sales: TestUpstream;
+  let identity: TestUpstream;
+  let gateway: GatewayUnderTest;
+
+  before(async () => {
+    [stock, sales, identity] = await Promise.all([startUpstream(echo('stock')), startUpstream(echo('sales')), startUpstream(echo('identity'))]);
+    gateway = await startTestGateway({ stockUrl: [stock.url], salesUrl: [sales.url], identityUrl: [identity.url] });
+  });
+  after(async () => {
+    await gateway?.stop();
+    await Promise.all([stock, sales, identity].map((upstream) => upstream?.kill()));
+  });
+
+  it('routes each path to its service, query string and all, and nothing else', async () => {
+    for (const [path, upstream] of [
+      ['/api/products?limit=5', 'stock'],
+      ['/api/products/7/stock-movements', 'stock'],
+      ['/api/reservations/abc/commit', 'stock'],
+      ['/api/orders', 'sales'],
+      ['/api/orders/1/payment', 'sales'],
+      ['/identity/.well-known/openid-configuration', 'identity'],
+    ]) {
+      const response = await fetch(`${gateway.url}${path}`);
+      expect(response.status, path).to.equal(200);
+      expect(await response.json(), path).to.deep.equal({ upstream, path });
+    }
+    for (const path of ['/api/productsx', '/api/customers', '/identityx', '/elsewhere']) {
+      const response = await fetch(`${gateway.url}${path}`);
+      expect(response.status, path).to.equal(404);
+      expect(await response.json()).to.include({ code: 'ROUTE_NOT_FOUND' });
+    }
+  });
+
+  it('carries the request id across the hop: the client’s when it sends one, else the gateway’s, the same on both sides', async () => {
+    const given = await fetch(`${gateway.url}/api/products/1`, { headers: { 'x-request-id': 'trace-4711' } });
+    expect(given.headers.get('x-request-id')).to.equal('trace-4711');
+    expect(stock.seen.at(-1)!.headers['x-request-id']).to.equal('trace-4711');
+    const made = await fetch(`${gateway.url}/api/products/1`);
+    expect(made.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+    expect(stock.seen.at(-1)!.headers['x-request-id']).to.equal(made.headers.get('x-request-id'));
+    const logged = gateway.logs.filter((line) => line.message === 'request' && line.requestId === 'trace-4711');
+    expect(logged).to.have.length(1);
+  });
+
+  it('says who the client is with Forwarded and X-Forwarded-*, replacing what a client claims', async () => {
+    await fetch(`${gateway.url}/api/orders`, { headers: { forwarded: 'for=6.6.6.6', 'x-forwarded-for': '6.6.6.6', 'x-forwarded-host': 'evil.example' } });
+    const { headers } = sales.seen.at(-1)!;
+    const host = new URL(gateway.url).host;
+    expect(headers.forwarded).to.equal(`for=127.0.0.1;host="${host}";proto=http`);
+    expect(headers).to.include({ 'x-forwarded-for': '127.0.0.1', 'x-forwarded-host': host, 'x-forwarded-proto': 'http' });
+  });
+
+  it('strips hop-by-hop headers both ways, those the Connection header names too', async () => {
+    const hopper = await startUpstream((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain', connection: 'x-upstream-hop', 'x-upstream-hop': 'secret', 'keep-alive': 'timeout=5', 'x-end-to-end': 'kept' }).end('ok');
+    });
+    const hopping = await startTestGateway({ stockUrl: [hopper.url], salesUrl: [sales.url], identityUrl: [identity.url] });
+    try {
+      const answer = await new Promise<http.IncomingMessage>((resolve, reject) => {
+        const request = http.request(`${hopping.url}/api/products`, { headers: { connection: 'keep-alive, x-client-hop', 'x-client-hop': 'secret', te: 'trailers', 'proxy-authorization': 'Basic eA==', 'x-end-to-end': 'kept' } }, resolve);
+        request.on('error', reject).end();
+      });
+      answer.resume();
+      const { headers } = hopper.seen.at(-1)!;
+      expect(headers).to.include({ 'x-end-to-end': 'kept' });
+      for (const name of ['x-client-hop', 'te', 'proxy-authorization']) expect(headers, name).not.to.have.property(name);
+      expect(answer.headers).to.include({ 'x-end-to-end': 'kept' });
+      expect(answer.headers).not.to.have.property('x-upstream-hop');
+    } finally {
+      await hopping.stop();
+      await hopper.kill();
+    }
+  });
+
+  it('answers 502 UPSTREAM_UNAVAILABLE within a second when the service is down', async () => {
+    const down = await startTestGateway({ stockUrl: [await deadPort()], salesUrl: [sales.url], identityUrl: [identity.url] });
+    try {
+      const started = Date.now();
+      const response = await fetch(`${down.url}/api/products/1`);
+      expect(Date.now() - started).to.be.below(1_000);
+      expect(response.status).to.equal(502);
+      expect(response.headers.get('content-type')).to.equal('application/problem+json');
+      expect(await response.json()).to.include({ code: 'UPSTREAM_UNAVAILABLE', status: 502 });
+    } finally {
+      await down.stop();
+    }
+  });
+
+  it('answers 504 UPSTREAM_TIMEOUT when the service does not answer within UPSTREAM_TIMEOUT_MS, never hanging', async () => {
+    const hung = await startUpstream((request, response) => {
+      if (request.url === '/health/ready') response.writeHead(200).end();
+      // Otherwise: never answers.
+    });
+    const waiting = await startTestGateway({ stockUrl: [hung.url], salesUrl: [sales.url], identityUrl: [identity.url], upstreamTimeoutMs: 300 });
+    try {
+      const started = Date.now();
+      const response = await fetch(`${waiting.url}/api/products/1`);
+      const elapsed = Date.now() - started;
+      expect(response.status).to.equal(504);
+      expect(await response.json()).to.include({ code: 'UPSTREAM_TIMEOUT', status: 504 });
+      expect(elapsed).to.be.at.least(300);
+      expect(hung.seen, 'not retried elsewhere or again').to.have.length(1);
+    } finally {
+      await waiting.stop();
+      await hung.kill();
+    }
+  });
+
+  it('refuses a body over GATEWAY_BODY_LIMIT_BYTES with 413, declared or streamed, before the service takes it', async () => {
+    const capped = await startTestGateway({ stockUrl: [stock.url], salesUrl: [sales.url], identityUrl: [identity.url], bodyLimitBytes: 1024 });
+    try {
+      const before = sales.seen.length;
+      const declared = await fetch(`${capped.url}/api/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(2048) });
+      expect(declared.status).to.equal(413);
+      expect(await declared.json()).to.include({ code: 'PAYLOAD_TOO_LARGE' });
+      const streamed = await fetch(`${capped.url}/api/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: new ReadableStream({
+          start(controller) {
+            for (let i = 0; i < 4; i++) controller.enqueue(new TextEncoder().encode('y'.repeat(512)));
+            controller.close();
+          },
+        }),
+        duplex: 'half',
+      } as RequestInit);
+      expect(streamed.status).to.equal(413);
+      expect(sales.seen.slice(before).filter((request) => request.body.length > 1024)).to.deep.equal([]);
+      const small = await fetch(`${capped.url}/api/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"lines":[]}' });
+      expect(small.status).to.equal(200);
+      expect(sales.seen.at(-1)!.body).to.equal('{"lines":[]}');
+    } finally {
+      await capped.stop();
+    }
+  });
+
+  it('streams a response through as it is written, and a request body as it is sent', async () => {
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    let sawFirstChunk!: () => void;
+    const firstChunkArrived = new Promise<void>((resolve) => (sawFirstChunk = resolve));
+    const server = http.createServer((request, response) => {
+      if (request.url === '/health/ready') return void response.writeHead(200).end();
+      if (request.method === 'POST') {
+        request.once('data', () => sawFirstChunk());
+        request.on('end', () => response.writeHead(200).end('received'));
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.write('first ');
+      void finished.then(() => response.end('last'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const streaming = await startTestGateway({ stockUrl: [url], salesUrl: [sales.url], identityUrl: [identity.url] });
+    try {
+      const response = await fetch(`${streaming.url}/api/products`);
+      const reader = response.body!.getReader();
+      expect(new TextDecoder().decode((await reader.read()).value), 'the first chunk, while the upstream is still writing').to.equal('first ');
+      finish();
+      let rest = '';
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+      expect(rest).to.equal('last');
+
+      let sendSecond!: () => void;
+      const secondMaySend = new Promise<void>((resolve) => (sendSecond = resolve));
+      void firstChunkArrived.then(sendSecond);
+      const upload = await fetch(`${streaming.url}/api/products`, {
+        method: 'POST',
+        body: new ReadableStream({
+          async start(controller) {
+            controller.enqueue(new TextEncoder().encode('part one;'));
+            // The second part leaves only once the service has the first: the gateway did not wait for the whole body.
+            await secondMaySend;
+            controller.enqueue(new TextEncoder().encode('part two'));
+            controller.close();
+          },
+        }),
+        duplex: 'half',
+      } as RequestInit);
+      expect(await upload.text()).to.equal('received');
+    } finally {
+      await streaming.stop();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
+
+describe('the gateway balancing the instances of a service', function () {
+  this.timeout(30_000);
+  let instances: TestUpstream[];
+  let gateway: GatewayUnderTest;
+
+  beforeEach(async () => {
+    instances = await Promise.all([startUpstream(echo('stock a')), startUpstream(echo('stock b'))]);
+    gateway = await startTestGateway({ stockUrl: instances.map((i) => i.url), salesUrl: [instances[0]!.url], identityUrl: [instances[0]!.url] });
+  });
+  afterEach(async () => {
+    await gateway?.stop();
+    await Promise.all(instances.map((instance) => instance.kill().catch(() => undefined)));
+  });
+
+  const served = async (count: number, init: RequestInit = {}) => {
+    const statuses: number[] = [];
+    for (let i = 0; i < count; i++) statuses.push((await fetch(`${gateway.url}/api/products/${i}`, init)).status);
+    return statuses;
+  };
+
+  it('takes turns between them', async () => {
+    expect(await served(10)).to.deep.equal(Array(10).fill(200));
+    expect(instances.map((instance) => instance.seen.length)).to.deep.equal([5, 5]);
+  });
+
+  it('loses no request when one is killed, sends it nothing while it is down, and uses it again once it is back', async () => {
+    await instances[1]!.kill();
+    expect(await served(20)).to.deep.equal(Array(20).fill(200));
+    const whileDown = instances[1]!.seen.length;
+    expect(await served(10)).to.deep.equal(Array(10).fill(200));
+    expect(instances[1]!.seen.length).to.equal(whileDown);
+    await instances[1]!.revive();
+    await eventually('the revived instance to get traffic again', async () => {
+      await served(2);
+      return instances[1]!.seen.length > whileDown;
+    });
+  });
+
+  it('retries on another instance a POST that could not connect, but not one whose connection broke after it left, unless it has an Idempotency-Key', async () => {
+    await instances[1]!.kill();
+    const refused = await served(4, { method: 'POST' });
+    expect(refused, 'never sent: safe to send elsewhere').to.deep.equal([200, 200, 200, 200]);
+
+    const breaker = await startUpstream((request, response) => {
+      if (request.url === '/health/ready') return void response.writeHead(200).end();
+      request.socket.destroy();
+    });
+    const survivor = await startUpstream(echo('survivor'));
+    const risky = await startTestGateway({ stockUrl: [breaker.url, survivor.url], salesUrl: [survivor.url], identityUrl: [survivor.url] });
+    try {
+      const outcomes: number[] = [];
+      for (let i = 0; i < 4; i++) outcomes.push((await fetch(`${risky.url}/api/products`, { method: 'POST', body: '{}' })).status);
+      expect(outcomes.filter((status) => status === 502), 'a POST the breaker took is not sent again').to.have.length.greaterThan(0);
+      const withKey = await fetch(`${risky.url}/api/products`, { method: 'POST', body: '{"a":1}', headers: { 'idempotency-key': 'k-1' } });
+      expect(withKey.status).to.equal(200);
+      expect(survivor.seen.filter((request) => request.headers['idempotency-key'] === 'k-1').map((request) => request.body)).to.deep.equal(['{"a":1}']);
+    } finally {
+      await risky.stop();
+      await Promise.all([breaker.kill(), survivor.kill()]);
+    }
+  });
+
+  it('reports each instance in readiness, and is not ready while a service has none', async () => {
+    const ready = await fetch(`${gateway.url}/health/ready`);
+    expect(ready.status).to.equal(200);
+    expect(((await ready.json()) as { checks: Record<string, string> }).checks).to.include({ stock: 'up', [`stock ${instances[0]!.url}`]: 'ready', [`stock ${instances[1]!.url}`]: 'ready' });
+    await Promise.all(instances.map((instance) => instance.kill()));
+    // Each service's instances are asked on their own schedule: wait until all three have noticed.
+    let problem: { code?: string; checks?: Record<string, string> } = {};
+    await eventually('readiness to name every service down', async () => {
+      const response = await fetch(`${gateway.url}/health/ready`);
+      problem = (await response.json()) as typeof problem;
+      return response.status === 503 && problem.checks?.stock === 'down' && problem.checks.sales === 'down' && problem.checks.identity === 'down';
+    });
+    expect(problem).to.include({ code: 'NOT_READY' });
+    expect(problem.checks).to.include({ [`stock ${instances[0]!.url}`]: 'not ready', [`stock ${instances[1]!.url}`]: 'not ready' });
+  });
+});

@@ -1,0 +1,99 @@
+import { capturingLogger } from '@platform/test-kit';
+import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DEFAULT_CONFIG, type GatewayConfig, startGateway } from '../src';
+
+export interface SeenRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+export interface TestUpstream {
+  readonly url: string;
+  readonly port: number;
+  /** Every request it got, its body read whole. */
+  readonly seen: SeenRequest[];
+  /** Stops listening and cuts every connection, as a killed process would. */
+  kill(): Promise<void>;
+  /** Listens again on the same port. */
+  revive(): Promise<void>;
+}
+
+export type Handler = (request: IncomingMessage, response: ServerResponse, body: string) => void | Promise<void>;
+
+/** Answers `{ upstream, path }` with 200, ready on /health/ready: what most tests route to. */
+export const echo = (name: string): Handler => (request, response) => {
+  if (request.url === '/health/ready') {
+    response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ready"}');
+    return;
+  }
+  response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ upstream: name, path: request.url }));
+};
+
+/** A real HTTP server on an ephemeral port of loopback that records what reaches it. */
+export async function startUpstream(handler: Handler, port = 0): Promise<TestUpstream> {
+  const seen: SeenRequest[] = [];
+  let server: http.Server;
+  const listen = async (onPort: number) => {
+    server = http.createServer((request, response) => {
+      // Health checks are not what the tests look at.
+      const record = request.url !== '/health/ready';
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const body = Buffer.concat(chunks).toString();
+        if (record) seen.push({ method: request.method!, url: request.url!, headers: request.headers, body });
+        void handler(request, response, body);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(onPort, '127.0.0.1', resolve));
+    return (server.address() as AddressInfo).port;
+  };
+  const bound = await listen(port);
+  return {
+    url: `http://127.0.0.1:${bound}`,
+    port: bound,
+    seen,
+    async kill() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+    async revive() {
+      await listen(bound);
+    },
+  };
+}
+
+/** A port nothing listens on: bound, then released. */
+export async function deadPort(): Promise<string> {
+  const upstream = await startUpstream(() => undefined);
+  await upstream.kill();
+  return upstream.url;
+}
+
+export interface GatewayUnderTest {
+  readonly url: string;
+  readonly logs: Record<string, unknown>[];
+  stop(): Promise<void>;
+}
+
+/** The gateway as main starts it, on an ephemeral port, with upstream checks every 100 ms and no rate limit unless told. */
+export async function startTestGateway(config: Partial<GatewayConfig>): Promise<GatewayUnderTest> {
+  const logs: Record<string, unknown>[] = [];
+  const gateway = await startGateway(
+    { ...DEFAULT_CONFIG, port: 0, host: '127.0.0.1', shutdownDelayMs: 0, upstreamCheckMs: 100, rateLimitPerMinute: 0, ...config },
+    { logger: capturingLogger('gateway', logs) },
+  );
+  return { url: gateway.url, logs, stop: async () => void (await gateway.close({ immediate: true })) };
+}
+
+export async function eventually(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`never happened: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
