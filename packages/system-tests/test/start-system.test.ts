@@ -1,0 +1,76 @@
+import { createScratchVhost, type ScratchVhost, startServiceProcess } from '@platform/test-kit';
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { eventually } from './support';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+const START_SYSTEM = join(ROOT, 'tools', 'system', 'src', 'start-system.ts');
+
+/** A port free right now on loopback. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** The shell block of the README section that holds the walkthrough's curl commands. */
+function walkthrough(): string {
+  const text = readFileSync(join(ROOT, 'README.md'), 'utf8').split('## The whole system in one command')[1]!.split('\n## ')[0]!;
+  return [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!).find((block) => block.includes('curl'))!;
+}
+
+describe('pnpm start:system', function () {
+  this.timeout(180_000);
+  let vhost: ScratchVhost;
+  let data: string;
+  before(async function () {
+    vhost = await createScratchVhost(this);
+    data = mkdtempSync(join(tmpdir(), 'system-'));
+  });
+  after(async () => {
+    await vhost?.drop();
+    rmSync(data, { recursive: true, force: true });
+  });
+
+  it('starts identity, stock, sales and the gateway, serves the README walkthrough through the gateway, and stops them all on Ctrl-C', async () => {
+    const ports = { GATEWAY_PORT: await freePort(), STOCK_PORT: await freePort(), SALES_PORT: await freePort(), IDENTITY_PORT: await freePort() };
+    const system = startServiceProcess(START_SYSTEM, { ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), AMQP_URL: vhost.url, DATA_DIR: data });
+    try {
+      await eventually('the system to be up', 90_000, async () => system.stdout.some((line) => line.startsWith('The system is up')) || (system.child.exitCode !== null ? Promise.reject(new Error(system.stderr.join('\n'))) : false));
+      const gateway = `http://localhost:${ports.GATEWAY_PORT}`;
+      expect(system.stdout.join('\n')).to.include(`Everything goes through the gateway: ${gateway}`);
+      for (const service of ['identity', 'stock', 'sales', 'gateway']) expect(system.stdout.some((line) => line.startsWith(`${service.padEnd(8)} │ {`)), service).to.equal(true);
+      const clients = join(data, 'identity-clients.json');
+      expect(statSync(clients).mode & 0o777).to.equal(0o600);
+
+      const script = walkthrough().replaceAll('http://localhost:8000', gateway).replaceAll('data/identity-clients.json', clients);
+      const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { timeout: 60_000 });
+      const answers = stdout.split(/(?<=\})(?=\{)|\n/).filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(answers.map((answer) => answer.status ?? `${answer.quantityInStock}/${answer.reservedQuantity}`)).to.deep.equal(['reserved', 'paid', '1/0', 401]);
+      expect(answers[0]).to.include({ buyer: 'demo' });
+
+      system.child.kill('SIGINT');
+      expect(await system.exited).to.equal(0);
+      for (const port of Object.values(ports)) {
+        const refused = await fetch(`http://127.0.0.1:${port}/health/live`).then(() => false, () => true);
+        expect(refused, `port ${port} closed`).to.equal(true);
+      }
+    } finally {
+      await system.stop('SIGKILL');
+    }
+  });
+
+  it('says in one line that RabbitMQ is not reachable, and how to start it, and exits 1', async () => {
+    const system = startServiceProcess(START_SYSTEM, { AMQP_URL: 'amqp://guest:guest@127.0.0.1:1', DATA_DIR: data });
+    expect(await system.exited).to.equal(1);
+    expect(system.stderr.filter(Boolean)).to.have.length(1);
+    expect(system.stderr[0]).to.match(/^start:system: RabbitMQ is not reachable at amqp:\/\/guest:\*\*\*@127\.0\.0\.1:1 .*rabbitmq-server -detached/);
+  });
+});

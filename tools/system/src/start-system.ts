@@ -1,0 +1,185 @@
+/**
+ * pnpm start:system: identity, stock, sales and the gateway, each a process of
+ * its own, with tokens on and events through RabbitMQ. Their lines go to
+ * stdout prefixed by service; Ctrl-C (or SIGTERM) stops them all gracefully,
+ * the gateway first. On the first run it writes a development clients file
+ * with random secrets.
+ */
+import { Broker, redactedAmqpUrl } from '@platform/messaging-rabbitmq';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+const env = process.env;
+const port = (variable: string, fallback: number) => Number(env[variable] ?? fallback);
+const PORTS = { gateway: port('GATEWAY_PORT', 8000), stock: port('STOCK_PORT', 8080), sales: port('SALES_PORT', 8082), identity: port('IDENTITY_PORT', 8083) };
+const AMQP_URL = env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+const DATA = resolve(env.DATA_DIR ?? join(ROOT, 'data'));
+const CLIENTS_FILE = join(DATA, 'identity-clients.json');
+const GATEWAY = `http://localhost:${PORTS.gateway}`;
+const ISSUER = `${GATEWAY}/identity`;
+const internal = (name: keyof typeof PORTS) => `http://127.0.0.1:${PORTS[name]}`;
+
+interface Client {
+  clientId: string;
+  clientSecret: string;
+  scopes: string[];
+}
+
+/** The development clients: a person trying the APIs (the gateway's /swagger), sales calling stock, and an administrator of orders. */
+function developmentClients(): Client[] {
+  const secret = () => randomBytes(32).toString('base64url');
+  return [
+    { clientId: 'demo', clientSecret: secret(), scopes: ['stock:read', 'stock:write', 'stock:reserve', 'orders:read', 'orders:write'] },
+    { clientId: 'sales-service', clientSecret: secret(), scopes: ['stock:read'] },
+    { clientId: 'orders-admin', clientSecret: secret(), scopes: ['orders:admin', 'stock:read'] },
+  ];
+}
+
+function clients(): { clients: Client[]; created: boolean } {
+  if (existsSync(CLIENTS_FILE)) return { clients: JSON.parse(readFileSync(CLIENTS_FILE, 'utf8')) as Client[], created: false };
+  mkdirSync(DATA, { recursive: true });
+  const made = developmentClients();
+  writeFileSync(CLIENTS_FILE, `${JSON.stringify(made, null, 2)}\n`, { mode: 0o600 });
+  return { clients: made, created: true };
+}
+
+function fail(line: string): never {
+  process.stderr.write(`start:system: ${line}\n`);
+  process.exit(1);
+}
+
+async function brokerIsReachable(): Promise<string | undefined> {
+  const quiet = { info() {}, warn() {}, error() {} };
+  const broker = new Broker({ url: AMQP_URL, connectionName: 'start:system check', logger: quiet });
+  try {
+    await broker.waitUntilConnected(5_000);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  } finally {
+    broker.connection.unsafeDestroy();
+  }
+}
+
+interface Running {
+  readonly name: string;
+  readonly child: ChildProcess;
+  readonly exited: Promise<number | string>;
+}
+
+const running: Running[] = [];
+let stopping = false;
+
+/** Starts a service's main with `extra` settings, its lines prefixed by its name; resolves once it listens. */
+function start(name: keyof typeof PORTS, main: string, extra: Record<string, string>): Promise<Running> {
+  const child = spawn(process.execPath, ['--import', TSX, join(ROOT, main)], {
+    cwd: ROOT,
+    env: { ...env, PORT: String(PORTS[name]), HOST: env.HOST ?? '127.0.0.1', ...extra },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const label = `${name.padEnd(8)} │ `;
+  const exited = new Promise<number | string>((done) => child.once('exit', (code, signal) => done(code ?? signal ?? 'unknown')));
+  const service: Running = { name, child, exited };
+  running.push(service);
+  return new Promise((resolveStart, rejectStart) => {
+    let listening = false;
+    const relay = (stream: NodeJS.ReadableStream, to: NodeJS.WriteStream) => {
+      let partial = '';
+      stream.on('data', (chunk: Buffer) => {
+        const lines = (partial + String(chunk)).split('\n');
+        partial = lines.pop()!;
+        for (const line of lines) {
+          to.write(`${label}${line}\n`);
+          if (!listening && line.includes('listening on')) {
+            listening = true;
+            resolveStart(service);
+          }
+        }
+      });
+    };
+    relay(child.stdout!, process.stdout);
+    relay(child.stderr!, process.stderr);
+    void exited.then((code) => {
+      if (!listening) rejectStart(new Error(`the ${name} service exited (${code}) before it listened; its last lines are above`));
+      else if (!stopping) {
+        process.stderr.write(`start:system: the ${name} service stopped (${code}); stopping the others\n`);
+        void stopAll(1);
+      }
+    });
+  });
+}
+
+/** Stops the gateway first (no new traffic), then the services, then the issuer; exits 0 when every one stopped cleanly. */
+async function stopAll(exitCode = 0): Promise<never> {
+  stopping = true;
+  const order = ['gateway', 'sales', 'stock', 'identity'];
+  const codes: (number | string)[] = [];
+  for (const name of order) {
+    for (const service of running.filter((r) => r.name === name)) {
+      if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGTERM');
+      codes.push(await service.exited);
+    }
+  }
+  process.exit(exitCode || (codes.every((code) => code === 0 || code === 'SIGTERM') ? 0 : 1));
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    process.stdout.write(`\nstart:system: ${signal}, stopping the gateway, then sales and stock, then identity\n`);
+    void stopAll();
+  });
+}
+
+const brokerProblem = await brokerIsReachable();
+if (brokerProblem) {
+  fail(`RabbitMQ is not reachable at ${redactedAmqpUrl(AMQP_URL)} (${brokerProblem}); start it (Debian: rabbitmq-server -detached, after apt-get install rabbitmq-server) or set AMQP_URL.`);
+}
+const { clients: known, created } = clients();
+const salesClient = known.find((client) => client.clientId === 'sales-service');
+const demo = known.find((client) => client.scopes.includes('orders:write')) ?? known[0];
+if (!salesClient || !demo) fail(`${CLIENTS_FILE} needs a client "sales-service" with stock:read and one with orders:write; delete it to have a development one written.`);
+
+// Tokens name the gateway's /identity as their issuer; the services read its keys from the issuer directly.
+const auth = { AUTH_ISSUER: ISSUER, AUTH_DISCOVERY_URL: `${internal('identity')}/identity/.well-known/openid-configuration` };
+const messaging = { AMQP_URL };
+try {
+  await start('identity', 'packages/identity/src/main.ts', { ISSUER, TRUST_PROXY: 'true', IDENTITY_CLIENTS_FILE: CLIENTS_FILE, IDENTITY_KEYS_FILE: join(DATA, 'identity-keys.json') });
+  await Promise.all([
+    start('stock', 'packages/stock/service/src/main.ts', { ...auth, ...messaging, DATABASE_URL: `sqlite:${join(DATA, 'stock.db')}`, DB_CREATE_DATABASE: 'true' }),
+    start('sales', 'packages/sales/service/src/main.ts', {
+      ...auth,
+      ...messaging,
+      DATABASE_URL: `sqlite:${join(DATA, 'sales.db')}`,
+      DB_CREATE_DATABASE: 'true',
+      STOCK_URL: internal('stock'),
+      STOCK_CLIENT_ID: salesClient.clientId,
+      STOCK_CLIENT_SECRET: salesClient.clientSecret,
+    }),
+  ]);
+  await start('gateway', 'packages/gateway/src/main.ts', { AUTH_ISSUER: ISSUER, AUTH_DISCOVERY_URL: auth.AUTH_DISCOVERY_URL, STOCK_URL: internal('stock'), SALES_URL: internal('sales'), IDENTITY_URL: internal('identity') });
+} catch (error) {
+  process.stderr.write(`start:system: ${(error as Error).message}\n`);
+  await stopAll(1);
+}
+
+const where = relative(process.cwd(), CLIENTS_FILE) || CLIENTS_FILE;
+process.stdout.write(
+  [
+    '',
+    `The system is up. Everything goes through the gateway: ${GATEWAY}`,
+    `  try it in a browser:  ${GATEWAY}/swagger  (Authorize with a client below)`,
+    `  clients and secrets:  ${where}${created ? ' (written now, with random secrets)' : ''}`,
+    `  a token for stock:    curl -s -u ${demo.clientId}:"$(node -pe 'JSON.parse(require("fs").readFileSync("${where}")).find((c) => c.clientId === "${demo.clientId}").clientSecret')" -d grant_type=client_credentials -d resource=urn:commerce:stock ${GATEWAY}/identity/token`,
+    `  behind it: identity ${internal('identity')}, stock ${internal('stock')}, sales ${internal('sales')}, RabbitMQ ${redactedAmqpUrl(AMQP_URL)}, SQLite files in ${relative(process.cwd(), DATA) || DATA}`,
+    '  Ctrl-C stops everything.',
+    '',
+  ].join('\n'),
+);
