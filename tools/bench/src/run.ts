@@ -34,16 +34,17 @@ function log(line: string): void {
   process.stderr.write(`${new Date().toISOString().slice(11, 19)}  ${line}\n`);
 }
 
-async function stockOf(base: string): Promise<number> {
-  return ((await (await fetch(`${base}/api/products/1`)).json()) as { quantityInStock: number }).quantityInStock;
+async function stockOf(base: string, token?: string): Promise<number> {
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  return ((await (await fetch(`${base}/api/products/1`, { headers })).json()) as { quantityInStock: number }).quantityInStock;
 }
 
 /** The hot product's stock once requests the saturated run left in flight have landed. */
-async function settledStock(base: string): Promise<number> {
-  let previous = await stockOf(base);
+async function settledStock(base: string, token?: string): Promise<number> {
+  let previous = await stockOf(base, token);
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 250));
-    const current = await stockOf(base);
+    const current = await stockOf(base, token);
     if (current === previous) return current;
     previous = current;
   }
@@ -51,14 +52,16 @@ async function settledStock(base: string): Promise<number> {
 
 async function measure(target: Target, rep: number): Promise<Measurement[]> {
   const databaseUrl = await prepareStorage(target.storage, products, scratch);
-  const { child, base } = await startTarget(target.script, databaseUrl, options.pool, target.env);
+  const { child, base, token } = await startTarget(target.script, databaseUrl, options.pool, target.env);
+  // A target that checks tokens hands one out; every request of the workloads carries it.
+  const withToken = (requests: autocannon.Request[]) => (token ? requests.map((request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } })) : requests);
   const results: Measurement[] = [];
   try {
-    if (target.storage === 'memory') await seedOverHttp(base, products);
+    if (target.storage === 'memory') await seedOverHttp(base, products, token);
     // Warm-up: JIT, pools and caches, excluded from every figure.
-    await autocannon({ url: base, connections: 8, amount: 1000, requests: WORKLOADS[0]!.requests({ products }) });
-    for (const workload of workloads) {
-      const requests = workload.requests({ products });
+    await autocannon({ url: base, connections: 8, amount: 1000, requests: withToken(WORKLOADS[0]!.requests({ products })) });
+    for (const workload of workloads.filter((w) => !target.workloads || target.workloads.includes(w.name))) {
+      const requests = withToken(workload.requests({ products }));
       const cpuBefore = cpuSeconds(child.pid!);
       const clock = performance.now();
       // Saturation for a fixed time: autocannon stops a fixed amount only on a whole-second tick, which would quantise req/s.
@@ -66,12 +69,12 @@ async function measure(target: Target, rep: number): Promise<Measurement[]> {
       const seconds = (performance.now() - clock) / 1000;
       const cpu = (cpuSeconds(child.pid!) - cpuBefore) / seconds;
       // Latency at a fixed rate, with a fixed amount: every request is answered, so the stock check below is exact.
-      const stockBefore = await settledStock(base);
+      const stockBefore = await settledStock(base, token);
       const paced = await autocannon({ url: base, connections: 16, overallRate: Number(options.rate), amount: Number(options.rate) * Number(options['rate-seconds']), requests });
       const failures = saturated.non2xx + saturated.errors + saturated.timeouts + paced.non2xx + paced.errors + paced.timeouts;
       let check = 'ok';
       if (workload.name.startsWith('stock')) {
-        const stockAfter = await stockOf(base);
+        const stockAfter = await stockOf(base, token);
         const consumed = stockBefore - stockAfter;
         check = consumed === paced['2xx'] && stockAfter >= 0 ? `ok (${paced['2xx']} sold = stock consumed)` : `MISMATCH: ${paced['2xx']} successes, ${consumed} consumed`;
       }

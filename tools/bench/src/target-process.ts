@@ -15,31 +15,31 @@ export async function startTarget(
   poolSize: string,
   env: Readonly<Record<string, string>> = {},
   nodeFlags: readonly string[] = [],
-): Promise<{ child: ChildProcess; base: string }> {
+): Promise<{ child: ChildProcess; base: string; token?: string }> {
   const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', join(import.meta.dirname, 'targets', script)], {
     cwd: root,
     env: { ...process.env, PORT: '0', DATABASE_URL: databaseUrl, DB_POOL_SIZE: poolSize, NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const port = await new Promise<number>((resolve, reject) => {
+  const { port, token } = await new Promise<{ port: number; token?: string }>((resolve, reject) => {
     let buffer = '';
     const lookForListening = (chunk: Buffer) => {
       const lines = (buffer + String(chunk)).split('\n');
       buffer = lines.pop()!;
       for (const line of lines) {
         if (!line.includes('"listening"')) continue;
-        const message = JSON.parse(line) as { message?: string; port?: number };
+        const message = JSON.parse(line) as { message?: string; port?: number; token?: string };
         if (message.message === 'listening' && message.port) {
           child.stdout!.off('data', lookForListening);
           child.stdout!.on('data', () => {});
-          resolve(message.port);
+          resolve({ port: message.port, ...(message.token && { token: message.token }) });
         }
       }
     };
     child.stdout!.on('data', lookForListening);
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before listening`)));
   });
-  return { child, base: `http://127.0.0.1:${port}` };
+  return { child, base: `http://127.0.0.1:${port}`, ...(token && { token }) };
 }
 
 export async function stop(child: ChildProcess): Promise<void> {

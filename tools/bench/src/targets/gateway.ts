@@ -1,0 +1,33 @@
+import { startGateway, DEFAULT_CONFIG as GATEWAY_DEFAULTS } from '@commerce/gateway';
+import { runMain } from '@platform/runtime';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The gateway as `pnpm start:gateway` runs it (info access log on stdout, no
+ * rate limit in the way), in this process, in front of the stock service as
+ * `pnpm start` runs it, in a process of its own (service.ts, with this
+ * process's DATABASE_URL). The harness measures this process's CPU: the hop's.
+ */
+const stock = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./service.ts', import.meta.url))], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+const stockPort = await new Promise<number>((resolve, reject) => {
+  let buffer = '';
+  stock.stdout!.on('data', (chunk: Buffer) => {
+    const lines = (buffer + String(chunk)).split('\n');
+    buffer = lines.pop()!;
+    for (const line of lines) if (line.includes('"listening"')) resolve((JSON.parse(line) as { port: number }).port);
+  });
+  stock.once('exit', (code) => reject(new Error(`the stock service exited with ${code}`)));
+});
+
+await runMain('gateway', async () => {
+  const gateway = await startGateway({ ...GATEWAY_DEFAULTS, port: 0, host: '127.0.0.1', stockUrl: [`http://127.0.0.1:${stockPort}`], rateLimitPerMinute: 0, logLevel: (process.env.LOG_LEVEL as 'info') ?? 'info' });
+  console.log(JSON.stringify({ message: 'listening', port: gateway.port }));
+  return {
+    logger: gateway.logger,
+    close: async () => {
+      await gateway.close({ immediate: true });
+      stock.kill('SIGTERM');
+    },
+  };
+});
