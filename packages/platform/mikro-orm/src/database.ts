@@ -137,6 +137,19 @@ function prepareSqliteFile(path: string, create: boolean): void {
   }
 }
 
+/**
+ * Another instance created the database between our check and our create:
+ * PostgreSQL says duplicate_database (42P04), or, when both creates run at
+ * the same moment, a unique violation (23505) on pg_database's name index.
+ */
+function isDuplicateDatabase(error: unknown): boolean {
+  for (let cause: unknown = error, depth = 0; cause && depth < 4; depth++, cause = (cause as { cause?: unknown; previous?: unknown }).previous ?? (cause as { cause?: unknown }).cause) {
+    const { code, message } = cause as { code?: unknown; message?: unknown };
+    if (code === '42P04' || (code === '23505' && String(message).includes('pg_database_datname_index'))) return true;
+  }
+  return false;
+}
+
 /** What a failed connection check means, said so an operator knows what to do. */
 function explainConnectionFailure({ dialect, target }: DatabaseLocation, error: unknown): string {
   const { code, message } = (error ?? {}) as { code?: string; message?: string };
@@ -194,7 +207,13 @@ export class Database {
     try {
       orm = await MikroORM.init(ormOptions(location, options, logger));
     } catch (error) {
-      throw new DatabaseStartError(explainConnectionFailure(location, error));
+      // Instances started together may all find the database missing and race to create it: the losers find it made.
+      if (!isDuplicateDatabase(error)) throw new DatabaseStartError(explainConnectionFailure(location, error));
+      try {
+        orm = await MikroORM.init(ormOptions(location, options, logger));
+      } catch (again) {
+        throw new DatabaseStartError(explainConnectionFailure(location, again));
+      }
     }
     const check = await orm.checkConnection();
     if (!check.ok) {

@@ -93,3 +93,19 @@ for (const dialect of ['sqlite', 'postgresql'] as const) {
     });
   });
 }
+
+describe('Database.open with instances starting together', () => {
+  it('creates a missing PostgreSQL database once, however many race to create it', async function () {
+    // A name of its own on the scratch server, dropped afterwards.
+    const scratch = await createScratchDatabase(this);
+    await scratch.drop();
+    const opened = await Promise.all(Array.from({ length: 4 }, () => Database.open(scratch.url, { entities: (d) => [idempotencyKeySchema(d)], migrations: MIGRATIONS, createDatabase: true })));
+    try {
+      const applied = await Promise.all(opened.map((database) => database.migrate()));
+      expect(applied.flat()).to.deep.equal(['idempotency']);
+    } finally {
+      await Promise.all(opened.map((database) => database.close()));
+      await scratch.drop();
+    }
+  });
+});
