@@ -1,7 +1,7 @@
 import autocannon from 'autocannon';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { adminQuery } from '@platform/test-kit';
 import { chartSvg, markdownTable, type Measurement, summarise } from './report';
@@ -22,11 +22,17 @@ const { values: options } = parseArgs({
     only: { type: 'string' },
     workloads: { type: 'string' },
     out: { type: 'string', default: 'bench-results' },
+    /** Another checkout of the workspace (an earlier commit, installed): its service runs beside this one's, as a "before" row. */
+    'compare-with': { type: 'string' },
   },
 });
 const reps = Number(options.reps);
 const products = Number(options.products);
-const targets = TARGETS.filter((t) => !options.only || options.only.split(',').some((o) => t.name.toLowerCase().includes(o.toLowerCase())));
+const compareWith = options['compare-with'];
+const compared: Target[] = compareWith
+  ? TARGETS.filter((t) => t.script === 'service.ts').map((t) => ({ ...t, name: `${t.name} @ ${basename(compareWith)}`, script: 'service-at.ts', env: { ...t.env, SERVICE_ROOT: compareWith } }))
+  : [];
+const targets = [...TARGETS, ...compared].filter((t) => !options.only || options.only.split(',').some((o) => t.name.toLowerCase().includes(o.toLowerCase())));
 const workloads = WORKLOADS.filter((w) => !options.workloads || options.workloads.split(',').some((o) => w.name.toLowerCase().includes(o.toLowerCase())));
 const scratch = mkdtempSync(join(tmpdir(), 'stock-bench-'));
 
