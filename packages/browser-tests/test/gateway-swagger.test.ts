@@ -2,25 +2,14 @@ import { CLIENTS, callWith, type IdentityUnderTest, STOCK, scratchFolder, startI
 import { DEFAULT_CONFIG as GATEWAY_DEFAULTS, startGateway } from '@commerce/gateway';
 import type { RunningService } from '@platform/koa';
 import { createLogger } from '@platform/runtime';
+import { freePort } from '@platform/test-kit';
 import { DEFAULT_CONFIG as SALES_DEFAULTS, startSalesService } from '@sales/service';
 import { DEFAULT_CONFIG as STOCK_DEFAULTS, startStockService } from '@stock/service';
 import { expect } from 'chai';
-import { existsSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { ARTIFACTS, launchChromium } from './chromium';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARTIFACTS = join(import.meta.dirname, '..', '..', '..', 'test-artifacts');
-const browserRequired = process.env.CI === 'true' || process.env.REQUIRE_BROWSER === '1';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('the gateway’s /swagger in headless Chromium', function () {
   this.timeout(120_000);
@@ -32,12 +21,7 @@ describe('the gateway’s /swagger in headless Chromium', function () {
   let lamp: number;
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) {
-      if (browserRequired) throw new Error(`Chromium is required but missing at ${CHROMIUM} (apt-get install chromium).`);
-      console.warn(`  ! Chromium not found at ${CHROMIUM}: skipping the browser tests. Set REQUIRE_BROWSER=1 to fail instead.`);
-      this.skip();
-    }
-    mkdirSync(ARTIFACTS, { recursive: true });
+    browser = await launchChromium(this);
     // The issuer is the gateway's /identity, as start:system has it: the page asks for tokens on its own origin.
     const gatewayPort = await freePort();
     gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
@@ -62,10 +46,6 @@ describe('the gateway’s /swagger in headless Chromium', function () {
       body: JSON.stringify({ name: 'Desk lamp', price: 39.9, quantityInStock: 5 }),
     });
     lamp = ((await created.json()) as { id: number }).id;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
   });
   after(async () => {
     await browser?.close();

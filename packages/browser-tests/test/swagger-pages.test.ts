@@ -1,4 +1,3 @@
-import { existsSync, mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -7,11 +6,9 @@ import { createLogger } from '@platform/runtime';
 import { DEFAULT_CONFIG, type RunningStockService, startStockService } from '@stock/service';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { ARTIFACTS, launchChromium } from './chromium';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARTIFACTS = join(import.meta.dirname, '..', '..', '..', 'test-artifacts');
-const browserRequired = process.env.CI === 'true' || process.env.REQUIRE_BROWSER === '1';
 
 /**
  * A page whose every request to a host other than `origin` is aborted and
@@ -62,16 +59,7 @@ describe('the /swagger pages in headless Chromium', function () {
   let sampleOrigin: string;
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) {
-      if (browserRequired) throw new Error(`Chromium is required but missing at ${CHROMIUM} (apt-get install chromium).`);
-      console.warn(`  ! Chromium not found at ${CHROMIUM}: skipping the browser tests. Set REQUIRE_BROWSER=1 to fail instead.`);
-      this.skip();
-    }
-    mkdirSync(ARTIFACTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium(this);
     stock = await startStockService({ ...DEFAULT_CONFIG, port: 0, databaseUrl: 'memory:' }, { logger: createLogger('stock-service', 'warn') });
     sample = createSampleApp({ specFile: fileURLToPath(new URL('../../../docs/sample-app.openapi.yaml', import.meta.url)) }).listen(0, '127.0.0.1');
     await new Promise((resolve) => sample.once('listening', resolve));

@@ -1,30 +1,14 @@
-import { createScratchVhost, type ScratchVhost, startServiceProcess } from '@platform/test-kit';
+import { createScratchVhost, freePort, type ScratchVhost, startServiceProcess } from '@platform/test-kit';
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { eventually } from './support';
+import { eventually, jsonAnswers, readmeShellBlock } from './support';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const START_SYSTEM = join(ROOT, 'tools', 'system', 'src', 'start-system.ts');
-
-/** A port free right now on loopback. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** The shell block of the README section that holds the walkthrough's curl commands. */
-function walkthrough(): string {
-  const text = readFileSync(join(ROOT, 'README.md'), 'utf8').split('## The whole system in one command')[1]!.split('\n## ')[0]!;
-  return [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!).find((block) => block.includes('curl'))!;
-}
 
 describe('pnpm start:system', function () {
   this.timeout(180_000);
@@ -50,9 +34,9 @@ describe('pnpm start:system', function () {
       const clients = join(data, 'identity-clients.json');
       expect(statSync(clients).mode & 0o777).to.equal(0o600);
 
-      const script = walkthrough().replaceAll('http://localhost:8000', gateway).replaceAll('data/identity-clients.json', clients);
+      const script = readmeShellBlock('The whole system in one command').replaceAll('http://localhost:8000', gateway).replaceAll('data/identity-clients.json', clients);
       const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { timeout: 60_000 });
-      const answers = stdout.split(/(?<=\})(?=\{)|\n/).filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+      const answers = jsonAnswers(stdout);
       expect(answers.map((answer) => answer.status ?? `${answer.quantityInStock}/${answer.reservedQuantity}`)).to.deep.equal(['reserved', 'paid', '1/0', 401]);
       expect(answers[0]).to.include({ buyer: 'demo' });
 

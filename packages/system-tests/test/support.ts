@@ -1,4 +1,5 @@
 import { type Backend, createScratchVhost, type ScratchVhost, type ServiceProcess, scratchDatabaseFor, startServiceProcess } from '@platform/test-kit';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const PACKAGES = join(import.meta.dirname, '..', '..');
@@ -145,4 +146,20 @@ export async function startOrderSystem(backend: Exclude<Backend, 'memory'>, cont
     await stop();
     throw error;
   }
+}
+
+/** The shell block of a README section that runs curl commands (not the one that starts the services), as a test runs it. */
+export function readmeShellBlock(section: string): string {
+  const text = readFileSync(join(PACKAGES, '..', 'README.md'), 'utf8').split(`## ${section}`)[1]!.split('\n## ')[0]!;
+  const block = [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!).find((candidate) => candidate.includes('curl'));
+  if (!block) throw new Error(`README section "${section}" has no shell block with curl`);
+  return block;
+}
+
+/** What a shell block printed: one JSON answer per curl that prints one. */
+export function jsonAnswers(stdout: string): Record<string, unknown>[] {
+  return stdout
+    .split(/(?<=\})(?=\{)|\n/)
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }

@@ -1,9 +1,8 @@
 import { CLIENTS, tokenFor } from '@commerce/identity-test-kit';
-import { adminQuery, databaseUrl, rabbitmqctl, vhostUrl } from '@platform/test-kit';
+import { adminQuery, databaseUrl, freePort, rabbitmqctl, vhostUrl } from '@platform/test-kit';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -101,14 +100,6 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 export interface ClusterOptions {
   readonly stock?: number;
   readonly sales?: number;
@@ -184,6 +175,8 @@ export class Cluster {
       ISSUER: issuer,
       IDENTITY_CLIENTS_FILE: clientsFile,
       IDENTITY_KEYS_FILE: join(this.folder, 'keys.json'),
+      // The drill's clients take their tokens once: they must outlive the longest drill (the soak).
+      ACCESS_TOKEN_TTL_SECONDS: '3600',
       LOG_LEVEL: 'warn',
       SHUTDOWN_DELAY_MS: '0',
     });

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
 import { pathToFileURL } from 'node:url';
 
 /**
@@ -72,4 +73,13 @@ export function startServiceProcess(script: string, env: Record<string, string>,
       return exited;
     },
   };
+}
+
+/** A port free on loopback right now (bound, then released): for a process that must come back on the same port. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
