@@ -1,4 +1,4 @@
-import type { Row, SqlSession } from '@platform/mikro-orm';
+import { type PreparedStatement, prepared, type Row, type SqlSession } from '@platform/mikro-orm';
 import {
   type AdjustOutcome,
   type HoldOutcome,
@@ -22,15 +22,15 @@ type Dialect = 'postgresql' | 'sqlite';
 
 interface Statements {
   readonly columns: string;
-  readonly insert: string;
-  readonly findById: string;
-  readonly list: string;
-  update(conditional: boolean): string;
-  readonly adjust: string;
-  readonly remove: string;
-  readonly hold: string;
-  readonly commit: string;
-  readonly release: string;
+  readonly insert: PreparedStatement;
+  readonly findById: PreparedStatement;
+  readonly list: PreparedStatement;
+  update(versioned: boolean): PreparedStatement;
+  readonly adjust: PreparedStatement;
+  readonly remove: PreparedStatement;
+  readonly hold: PreparedStatement;
+  readonly commit: PreparedStatement;
+  readonly release: PreparedStatement;
 }
 
 /**
@@ -51,29 +51,32 @@ function statements(dialect: Dialect): Statements {
   const price = MONEY_COLUMN[dialect].name;
   const columns = `"id", "name", "description", "${price}", "quantity_in_stock", "reserved_quantity", "version"`;
   const next = '"write_context" = ?, "version" = "version" + 1';
-  const write = (sql: string) => conditional(dialect, sql, columns);
+  const write = (sql: string) => prepared(conditional(dialect, sql, columns));
+  // The new stock may not go below what is held: "reserved_quantity" <= the new quantity.
+  const update = (versioned: boolean) =>
+    write(`update "product" set "name" = ?, "description" = ?, "${price}" = ?, "quantity_in_stock" = ?, ${next} where "id" = ? and "reserved_quantity" <= ?${versioned ? ' and "version" = ?' : ''}`);
+  const [unversioned, versioned] = [update(false), update(true)];
   return {
     columns,
-    insert: `insert into "product" ("name", "description", "${price}", "quantity_in_stock", "reserved_quantity", "write_context", "version") values (?, ?, ?, ?, 0, ?, 1) returning ${columns}`,
-    findById: `select ${columns} from "product" where "id" = ?`,
-    list: `select ${columns} from "product" where "id" > ? order by "id" limit ?`,
-    // The new stock may not go below what is held: "reserved_quantity" <= the new quantity.
-    update: (versioned) =>
-      write(`update "product" set "name" = ?, "description" = ?, "${price}" = ?, "quantity_in_stock" = ?, ${next} where "id" = ? and "reserved_quantity" <= ?${versioned ? ' and "version" = ?' : ''}`),
+    insert: prepared(`insert into "product" ("name", "description", "${price}", "quantity_in_stock", "reserved_quantity", "write_context", "version") values (?, ?, ?, ?, 0, ?, 1) returning ${columns}`),
+    findById: prepared(`select ${columns} from "product" where "id" = ?`),
+    list: prepared(`select ${columns} from "product" where "id" > ? order by "id" limit ?`),
+    update: (isVersioned) => (isVersioned ? versioned : unversioned),
     // bigint: on PostgreSQL an int4 sum past 2147483647 would be an error, not a refusal.
     adjust: write(`update "product" set "quantity_in_stock" = "quantity_in_stock" + ?, ${next} where "id" = ? and cast("quantity_in_stock" as bigint) + ? between "reserved_quantity" and ${STOCK_MAX}`),
     remove: write(`delete from "product" where "id" = ? and "reserved_quantity" = 0`),
     hold: write(`update "product" set "reserved_quantity" = "reserved_quantity" + ?, ${next} where "id" = ? and "quantity_in_stock" - "reserved_quantity" >= ?`),
-    commit: `update "product" set "quantity_in_stock" = "quantity_in_stock" - ?, "reserved_quantity" = "reserved_quantity" - ?, ${next} where "id" = ? and "reserved_quantity" >= ? returning ${columns}`,
-    release: `update "product" set "reserved_quantity" = "reserved_quantity" - ?, ${next} where "id" = ? and "reserved_quantity" >= ? returning ${columns}`,
+    commit: prepared(`update "product" set "quantity_in_stock" = "quantity_in_stock" - ?, "reserved_quantity" = "reserved_quantity" - ?, ${next} where "id" = ? and "reserved_quantity" >= ? returning ${columns}`),
+    release: prepared(`update "product" set "reserved_quantity" = "reserved_quantity" - ?, ${next} where "id" = ? and "reserved_quantity" >= ? returning ${columns}`),
   };
 }
 
 const cache = new Map<Dialect, Statements>();
 
 /**
- * Products through MikroORM's EntityManager, one statement per call on the
- * session it is handed: a transaction's, or one outside any. Each write is one
+ * Products through MikroORM, one statement per call on the session it is
+ * handed (a transaction's, or one outside any); the fixed statements are
+ * prepared (ADR 0014). Each write is one
  * conditional statement; the ledger trigger appends its movement in that same
  * statement. Rows map straight to the domain's Product.
  */
@@ -168,7 +171,7 @@ export class MikroOrmProductRepository implements ProductRepository {
   }
 
   /** Runs a conditional write; answers the written row, the refused one as it stands (`written` false), or nothing when the product is missing. */
-  private async write(sql: string, params: unknown[], id: number): Promise<Row | undefined> {
+  private async write(sql: PreparedStatement, params: unknown[], id: number): Promise<Row | undefined> {
     if (this.session.dialect === 'postgresql') return (await this.session.all(sql, [...params, id]))[0];
     const [written] = await this.session.all(sql, params);
     if (written) return written;
