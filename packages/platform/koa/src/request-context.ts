@@ -10,6 +10,16 @@ export function requestIdOf(ctx: Context): string {
   return (ctx.state as { requestId: string }).requestId;
 }
 
+/**
+ * Adds fields to the request's access-log line, so that what a request did
+ * (a product created, stock adjusted: say it as `event`) is told once, on the
+ * one line every request gets, with its request id, status and duration.
+ */
+export function logWith(ctx: Context, fields: Readonly<Record<string, unknown>>): void {
+  const state = ctx.state as { logFields?: Record<string, unknown> };
+  state.logFields = state.logFields ? { ...state.logFields, ...fields } : fields;
+}
+
 /** The route label of a finished request: the router's pattern, never the raw path. */
 function routeOf(ctx: Context): string {
   return (ctx as { _matchedRoute?: string })._matchedRoute ?? (ctx.path.startsWith('/swagger') ? '/swagger' : 'unmatched');
@@ -19,7 +29,7 @@ function routeOf(ctx: Context): string {
  * The outermost middleware: gives each request an id (the client's
  * X-Request-Id when it is sane, a new UUID otherwise), answers it in every
  * response with the headers every response carries, times the request once for
- * its access log line and its metrics. The id travels in ctx.state rather than
+ * its access log line (one per request: handlers add to it with logWith) and its metrics. The id travels in ctx.state rather than
  * AsyncLocalStorage, whose promise hooks would tax every await of every request.
  */
 export function requestContext(logger: Logger, metrics: HttpMetrics, extraHeaders: () => Record<string, string> = () => ({})): Middleware {
@@ -38,7 +48,8 @@ export function requestContext(logger: Logger, metrics: HttpMetrics, extraHeader
       for (const name in extra) ctx.set(name, extra[name]!);
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       metrics.record(routeOf(ctx), ctx.method, ctx.status, durationMs / 1000);
-      logger.info('request', { method: ctx.method, path: ctx.path, status: ctx.status, durationMs, requestId });
+      const { logFields } = ctx.state as { logFields?: Record<string, unknown> };
+      logger.info('request', logFields ? { ...logFields, method: ctx.method, path: ctx.path, status: ctx.status, durationMs, requestId } : { method: ctx.method, path: ctx.path, status: ctx.status, durationMs, requestId });
     }
   };
 }

@@ -21,6 +21,6 @@ export interface StockAppOptions {
 export function createStockApp({ useCases, access, logger, openApiFile, isReady, readinessChecks }: StockAppOptions): HttpApp {
   const http = createHttpApp({ logger, toProblem, ...(isReady && { isReady }), ...(readinessChecks && { readinessChecks }), docs: { specFile: openApiFile, title: 'Stock service API' } });
   http.route(productsRouter({ useCases, access, logger, metrics: new StockMetrics(http.metrics.registry) }));
-  http.route(reservationsRouter({ useCases, access, logger }));
+  http.route(reservationsRouter({ useCases, access }));
   return http;
 }

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { ValidationError } from '@platform/kernel';
-import { type AccessControl, decodeInteger, idempotencyKeyOf, INT32_MAX, jsonObjectBody, type Logger, markReplayed, queryParameters, requestIdOf, singleQueryValue } from '@platform/koa';
+import { type AccessControl, decodeInteger, idempotencyKeyOf, INT32_MAX, jsonObjectBody, logWith, type Logger, markReplayed, queryParameters, requestIdOf, singleQueryValue } from '@platform/koa';
 import {
   type AdjustStock,
   type CreateProduct,
@@ -162,7 +162,7 @@ export function productsRouter({ useCases, access, logger, metrics }: ProductsRo
     if (id !== 0) throw new ValidationError({ id: ['must be absent or 0: the server assigns ids'] });
     const idempotency = idempotencyKeyOf(ctx, 'create-product', { ...details, price: details.price.cents });
     const { value: product, replayed } = await createProduct.execute(details, { ...(idempotency && { idempotency }), requestId: requestIdOf(ctx) });
-    if (!replayed) logger.info('product created', { productId: product.id, requestId: requestIdOf(ctx) });
+    if (!replayed) logWith(ctx, { event: 'product created', productId: product.id });
     markReplayed(ctx, replayed);
     ctx.set('Location', `/api/products/${product.id}`);
     answer(ctx, 201, product);
@@ -197,7 +197,7 @@ export function productsRouter({ useCases, access, logger, metrics }: ProductsRo
       const idempotency = idempotencyKeyOf(ctx, 'adjust-stock', { delta: adjustment.delta, ...(adjustment.reason !== undefined && { reason: adjustment.reason }) });
       const { value: product, replayed } = await adjustStock.execute(id, adjustment, { ...(idempotency && { idempotency }), requestId: requestIdOf(ctx) });
       if (!replayed) {
-        logger.info('stock adjusted', { productId: id, delta: adjustment.delta, reason: adjustment.reason, quantityInStock: product.quantityInStock, requestId: requestIdOf(ctx) });
+        logWith(ctx, { event: 'stock adjusted', productId: id, delta: adjustment.delta, reason: adjustment.reason, quantityInStock: product.quantityInStock });
       }
       metrics?.countAdjustment(replayed ? 'replayed' : 'adjusted');
       markReplayed(ctx, replayed);

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { ValidationError } from '@platform/kernel';
-import { type AccessControl, idempotencyKeyOf, jsonObjectBody, type Logger, markReplayed, queryParameters, requestIdOf } from '@platform/koa';
+import { type AccessControl, idempotencyKeyOf, jsonObjectBody, logWith, markReplayed, queryParameters, requestIdOf } from '@platform/koa';
 import type { CommitReservation, GetReservation, ReleaseReservation, ReserveStock } from '@stock/application';
 import type { Reservation } from '@stock/domain';
 import type { Context } from 'koa';
@@ -30,7 +30,7 @@ function answer(ctx: Context, status: number, reservation: Reservation): void {
 
 /** POST /api/reservations, GET /api/reservations/{id}, and its commit and release. */
 /** Holding, committing and releasing stock need stock:reserve; reading a reservation stock:read or stock:reserve. */
-export function reservationsRouter({ useCases, access, logger }: { useCases: ReservationUseCases; access: AccessControl; logger: Logger }): Router {
+export function reservationsRouter({ useCases, access }: { useCases: ReservationUseCases; access: AccessControl }): Router {
   const { reserveStock, getReservation, commitReservation, releaseReservation } = useCases;
   const router = new Router({ prefix: '/api/reservations' });
   const reserve = access.require('stock:reserve');
@@ -43,7 +43,7 @@ export function reservationsRouter({ useCases, access, logger }: { useCases: Res
     const request = decodeReservationBody(ctx.request.body as Record<string, unknown>);
     const idempotency = idempotencyKeyOf(ctx, 'reserve-stock', request);
     const { value, replayed } = await reserveStock.execute(request, { ...(idempotency && { idempotency }), requestId: requestIdOf(ctx) });
-    if (value.created && !replayed) logger.info('stock reserved', { reservationId: value.reservation.id, reference: value.reservation.reference, requestId: requestIdOf(ctx) });
+    if (value.created && !replayed) logWith(ctx, { event: 'stock reserved', reservationId: value.reservation.id, reference: value.reservation.reference });
     markReplayed(ctx, replayed);
     ctx.set('Location', `/api/reservations/${value.reservation.id}`);
     // A reference that already had a reservation answers it: 200, not a second 201.

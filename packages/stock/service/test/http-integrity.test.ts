@@ -278,8 +278,8 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         expect(generated.headers.get('x-powered-by')).to.equal(null);
         const created = await request('/api/products', json(aProductBody(), { headers: { 'X-Request-Id': 'create-42' } }));
         const { id } = (await created.json()) as ProductJson;
-        expect(api.logs.find((line) => line.message === 'product created' && line.productId === id)).to.include({ requestId: 'create-42' });
-        expect(api.logs.find((line) => line.message === 'request' && line.requestId === 'create-42')).to.include({ method: 'POST', path: '/api/products', status: 201 });
+        expect(api.logs.filter((line) => line.requestId === 'create-42')).to.have.length(1);
+        expect(api.logs.find((line) => line.message === 'request' && line.requestId === 'create-42')).to.include({ method: 'POST', path: '/api/products', status: 201, event: 'product created', productId: id });
       });
     });
   });

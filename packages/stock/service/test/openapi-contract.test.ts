@@ -17,7 +17,7 @@ const open: AccessControl = { enabled: false, authenticate: (_ctx, next) => next
 function servedOperations(): string[] {
   const routers = [
     productsRouter({ useCases: {} as ProductUseCases, access: open, logger: console }),
-    reservationsRouter({ useCases: {} as ReservationUseCases, access: open, logger: console }),
+    reservationsRouter({ useCases: {} as ReservationUseCases, access: open }),
     operationsRouter({ isReady: async () => true, metrics: {} as HttpMetrics }),
   ];
   return routers.flatMap((router) => router.stack).flatMap((layer) =>
