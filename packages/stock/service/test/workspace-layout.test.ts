@@ -49,3 +49,51 @@ describe('the workspace layout', () => {
     expect(reaching).to.deep.equal(NOT_YET_MOVED);
   });
 });
+
+/** The README's package map: every path it lists (folders end in /), with the text beside it. */
+function packageMap(): Map<string, string> {
+  const section = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n## Packages\n')[1]!;
+  const block = /```\n([\s\S]*?)```/.exec(section)![1]!;
+  const listed = new Map<string, string>();
+  const stack: string[] = [];
+  for (const line of block.split('\n').filter(Boolean)) {
+    const [, indent, name, text] = /^( *)(\S+)\s*(.*)$/.exec(line)!;
+    const depth = indent!.length / 2;
+    // A description's continuation is indented past any folder's children: it names nothing.
+    if (!Number.isInteger(depth) || depth > stack.length) continue;
+    stack.length = depth;
+    const path = [...stack, name!].join('');
+    listed.set(path, text!);
+    if (name!.endsWith('/')) stack.push(name!);
+  }
+  return listed;
+}
+
+describe("the README's package map", () => {
+  let listed: Map<string, string>;
+  let folders: string[];
+  before(() => {
+    listed = packageMap();
+    folders = [...listed.keys()].filter((path) => path.endsWith('/')).map((path) => path.slice(0, -1));
+  });
+
+  it('names every workspace package', () => {
+    expect(workspacePackages().filter((folder) => !folders.includes(folder))).to.deep.equal([]);
+  });
+
+  it('lists only what exists, and as a package only what is one, under the name its package.json gives', () => {
+    expect([...listed.keys()].filter((path) => !existsSync(join(ROOT, path)))).to.deep.equal([]);
+    const packages = workspacePackages();
+    const leaves = folders.filter((folder) => /^(packages|tools)\//.test(folder) && !folders.some((other) => other.startsWith(`${folder}/`)));
+    expect(leaves.filter((folder) => !packages.includes(folder))).to.deep.equal([]);
+    for (const folder of leaves) {
+      const { name } = JSON.parse(readFileSync(join(ROOT, folder, 'package.json'), 'utf8')) as { name: string };
+      expect(listed.get(`${folder}/`), folder).to.match(new RegExp(`^${name.replace('/', '\\/')}[:,]`));
+    }
+  });
+
+  it('names everything in docs/', () => {
+    const docs = readdirSync(join(ROOT, 'docs'), { withFileTypes: true }).map((entry) => `docs/${entry.name}${entry.isDirectory() ? '/' : ''}`);
+    expect(docs.filter((path) => !listed.has(path))).to.deep.equal([]);
+  });
+});
