@@ -60,7 +60,7 @@ describe('the /swagger pages in headless Chromium', function () {
 
   before(async function () {
     browser = await launchChromium(this);
-    stock = await startStockService({ ...DEFAULT_CONFIG, port: 0, databaseUrl: 'memory:' }, { logger: createLogger('stock-service', 'warn') });
+    stock = await startStockService({ ...DEFAULT_CONFIG, port: 0, databaseUrl: 'memory:', openApiFile: fileURLToPath(new URL('../../../docs/openapi.yaml', import.meta.url)) }, { logger: createLogger('stock-service', 'warn') });
     sample = createSampleApp({ specFile: fileURLToPath(new URL('../../../docs/sample-app.openapi.yaml', import.meta.url)) }).listen(0, '127.0.0.1');
     await new Promise((resolve) => sample.once('listening', resolve));
     sampleOrigin = `http://127.0.0.1:${(sample.address() as AddressInfo).port}`;

@@ -34,11 +34,32 @@ export interface RunningService<L extends Logger = Logger> extends RunningServer
 }
 
 /**
+ * Once serving has stopped, how long the background work, then what the
+ * service holds, may take to stop; past it they are abandoned (as the
+ * database's close abandons its connections), so a stalled database or broker
+ * cannot keep a stopping process alive.
+ */
+export const RELEASE_TIMEOUT_MS = 2_000;
+
+/** Whether `work` settled within `ms`; a rejection is passed on. */
+async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([work.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * The start every service shares: bind the port first (a port in use stops
  * the start before the database is touched), assemble, check the database
  * takes writes, apply pending migrations, serve, then start the background
  * work. `close` stops serving, then the background work, then what the
- * service holds, then the database; a failure anywhere in the start closes
+ * service holds, then the database, each bounded (the grace period, then
+ * RELEASE_TIMEOUT_MS, then the database's own bound), and answers false when
+ * it had to cut or abandon anything; a failure anywhere in the start closes
  * what was opened.
  */
 export async function startService<L extends Logger>(config: ListenOptions & ServeOptions, assemble: () => Promise<ServiceAssembly<L>>): Promise<RunningService<L>> {
@@ -54,9 +75,13 @@ export async function startService<L extends Logger>(config: ListenOptions & Ser
   let background: BackgroundWork[] = [];
   let server: RunningServer | undefined;
   const release = async () => {
-    await Promise.all(background.map((work) => work.stop()));
-    await assembly.dispose?.();
-    return (await database?.close()) ?? true;
+    const stopped = await within(RELEASE_TIMEOUT_MS, Promise.all(background.map((work) => work.stop())));
+    if (!stopped) logger.warn('the background work did not stop in time: it was abandoned', { timeoutMs: RELEASE_TIMEOUT_MS });
+    const disposed = await within(RELEASE_TIMEOUT_MS, assembly.dispose?.() ?? Promise.resolve());
+    if (!disposed) logger.warn('the service\'s connections did not close in time: they were abandoned', { timeoutMs: RELEASE_TIMEOUT_MS });
+    const closed = (await database?.close()) ?? true;
+    if (!closed) logger.warn('the database did not close in time: its connections were abandoned');
+    return stopped && disposed && closed;
   };
   try {
     if (database && !(await database.canWrite())) {
@@ -69,9 +94,8 @@ export async function startService<L extends Logger>(config: ListenOptions & Ser
     let closing: Promise<boolean> | undefined;
     const close = async (options?: CloseOptions) => {
       const served = await serving.close(options);
-      const closed = await release();
-      if (!closed) logger.warn('the database did not close in time: its connections were abandoned');
-      return served && closed;
+      const released = await release();
+      return served && released;
     };
     return { ...serving, logger, close: (options) => (closing ??= close(options)) };
   } catch (error) {

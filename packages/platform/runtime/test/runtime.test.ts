@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import sinon from 'sinon';
 import winston from 'winston';
-import { createLogger, every, integer, oneOf, readSettings, text } from '../src';
+import { createLogger, displayUrl, every, integer, jsonLine, Logger, oneOf, readSettings, text } from '../src';
 
 const SPEC = { port: integer('PORT', 8080, 0, 65535), name: text('NAME', 'default'), level: oneOf('LEVEL', 'info', ['info', 'warn'] as const) };
 
@@ -45,14 +45,41 @@ describe('Logger', () => {
     expect(lines[0]).to.include({ service: 'svc', level: 'info', message: 'hello', requestId: 'r1', n: 1 });
   });
 
-  it('never hands winston a line of a level it does not write', () => {
-    const { transport, logger } = capture('warn');
-    const format = sinon.spy(transport, 'log');
+  it('never hands winston a line of a level it does not write, so nothing formats it', () => {
+    // winston itself drops a disabled level only after building the entry and running the format; the Logger asks first.
+    const format = jsonLine();
+    const transform = sinon.spy(format, 'transform');
+    const inner = winston.createLogger({ level: 'warn', format, transports: [new winston.transports.Stream({ stream: new Writable({ write: (_c, _e, done) => done() }) })] });
+    const log = sinon.spy(inner, 'log');
+    const logger = new Logger(inner);
     logger.info('dropped');
     logger.child({ a: 1 }).debug('dropped too');
-    sinon.assert.notCalled(format);
+    sinon.assert.notCalled(log);
+    sinon.assert.notCalled(transform);
+    logger.warn('written');
+    sinon.assert.calledOnce(log);
     expect(logger.isEnabled('info')).to.equal(false);
     expect(logger.isEnabled('error')).to.equal(true);
+  });
+});
+
+describe('displayUrl', () => {
+  it('names the port the service listens on, 80 included, so the logged URL is the one to open', () => {
+    expect(displayUrl('', 8080)).to.equal('http://localhost:8080');
+    expect(displayUrl('', 80)).to.equal('http://localhost:80');
+    expect(displayUrl('0.0.0.0', 443)).to.equal('http://localhost:443');
+    for (const port of [80, 443, 8080, 65535]) {
+      const url = new URL(displayUrl('', port));
+      // http: its default port is 80; every other port must be in the URL, 443 too (it is https' default, not http's).
+      expect(url.protocol).to.equal('http:');
+      expect(Number(url.port || 80), String(port)).to.equal(port);
+    }
+  });
+
+  it('says localhost for every interface, and brackets an IPv6 address', () => {
+    expect(displayUrl('::', 8080)).to.equal('http://localhost:8080');
+    expect(displayUrl('::1', 80)).to.equal('http://[::1]:80');
+    expect(displayUrl('127.0.0.1', 8080)).to.equal('http://127.0.0.1:8080');
   });
 });
 

@@ -8,8 +8,8 @@ export interface SalesAppOptions {
   readonly useCases: OrderUseCases;
   readonly access: AccessControl;
   readonly logger: Logger;
-  /** The OpenAPI description served at /swagger. */
-  readonly openApiFile: string;
+  /** The OpenAPI description served at /swagger; without one (or empty) there is no /swagger. */
+  readonly openApiFile?: string;
   /** Readiness: the database answers. */
   readonly isReady?: () => Promise<boolean>;
   /** What readiness reports of each dependency (the database, the broker). */
@@ -20,7 +20,7 @@ export interface SalesAppOptions {
 
 /** The sales service's HTTP app: the platform's, with the orders routes mounted and the orders-by-status gauge. */
 export function createSalesApp({ useCases, access, logger, openApiFile, isReady, readinessChecks, countOrders }: SalesAppOptions): HttpApp {
-  const http = createHttpApp({ logger, toProblem, ...(isReady && { isReady }), ...(readinessChecks && { readinessChecks }), docs: { specFile: openApiFile, title: 'Sales service API' } });
+  const http = createHttpApp({ logger, toProblem, ...(isReady && { isReady }), ...(readinessChecks && { readinessChecks }), ...(openApiFile && { docs: { specFile: openApiFile, title: 'Sales service API' } }) });
   http.metrics.addGauge('sales_orders', 'Orders by status, across every instance (read from the database)', 'status', countOrders);
   http.route(ordersRouter({ useCases, access, logger }));
   return http;

@@ -29,7 +29,7 @@ const MAX_PAGE_SIZE = 1000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Who places orders when the service runs without tokens. */
-export const ANONYMOUS_BUYER = 'anonymous';
+const ANONYMOUS_BUYER = 'anonymous';
 
 /** The token's subject is the buyer; orders:admin acts on every order. An open service lets everyone act on every order. */
 function viewerOf(ctx: Context): Viewer {

@@ -1,8 +1,4 @@
-import { authSettings, databaseSettings, defaults, type Env, integer, mayCreateDatabase as mayCreate, messagingSettings, optionalText, readSettings, serverSettings, type Settings, text, url } from '@platform/runtime';
-import { fileURLToPath } from 'node:url';
-
-/** Where this workspace keeps the sales service's contract; OPENAPI_FILE points elsewhere. */
-const WORKSPACE_OPENAPI = fileURLToPath(new URL('../../../../docs/sales.openapi.yaml', import.meta.url));
+import { authSettings, databaseSettings, defaults, type Env, integer, mayCreateDatabase as mayCreate, messagingSettings, optionalText, readSettings, serverSettings, type Settings, url } from '@platform/runtime';
 
 /** The embedded database of the quick start: the one the service creates by itself when it is missing. */
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/sales.db';
@@ -19,8 +15,8 @@ export const SALES_SETTINGS = {
   /** Sales' own client at the issuer, for tokens to call stock with (never the caller's token). */
   stockClientId: optionalText('STOCK_CLIENT_ID'),
   stockClientSecret: optionalText('STOCK_CLIENT_SECRET'),
-  /** The OpenAPI description served at /swagger. */
-  openApiFile: text('OPENAPI_FILE', WORKSPACE_OPENAPI),
+  /** The OpenAPI description served at /swagger; none is served without one. Its default is the entry's to give (loadConfig's `files`). */
+  openApiFile: optionalText('OPENAPI_FILE'),
 };
 
 export type SalesServiceConfig = Settings<typeof SALES_SETTINGS>;
@@ -28,9 +24,20 @@ export type SalesServiceConfig = Settings<typeof SALES_SETTINGS>;
 /** The file read when SALES_CONFIG names none; it is optional. */
 export const DEFAULT_CONFIG_FILE = 'sales-service.config.json';
 
-/** Defaults, then the configuration file, then the environment: the environment wins. Settings that only make sense together are checked together. */
-export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): SalesServiceConfig {
-  const config = readSettings(SALES_SETTINGS, { env, cwd, file: { variable: 'SALES_CONFIG', fallback: DEFAULT_CONFIG_FILE } });
+/** Files the service serves, as the entry that knows where they are hands them in: they become the settings' defaults. */
+export interface SalesServiceFiles {
+  readonly openApiFile?: string;
+}
+
+/**
+ * Defaults (with the entry's `files`), then the configuration file, then the
+ * environment: the environment wins. Settings that only make sense together
+ * are checked together. No package but the entry knows where the workspace
+ * keeps its files, so nothing here climbs to the repository root.
+ */
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd(), files: SalesServiceFiles = {}): SalesServiceConfig {
+  const spec = { ...SALES_SETTINGS, openApiFile: optionalText('OPENAPI_FILE', files.openApiFile) };
+  const config = readSettings(spec, { env, cwd, file: { variable: 'SALES_CONFIG', fallback: DEFAULT_CONFIG_FILE } });
   if (Boolean(config.stockClientId) !== Boolean(config.stockClientSecret)) throw new Error('STOCK_CLIENT_ID and STOCK_CLIENT_SECRET go together: set both, or neither.');
   if (config.stockClientId && !config.authIssuer) throw new Error('STOCK_CLIENT_ID needs AUTH_ISSUER: the issuer it gets tokens from.');
   return config;
@@ -41,5 +48,5 @@ export function mayCreateDatabase(config: SalesServiceConfig): boolean {
   return mayCreate(config, DEFAULT_DATABASE_URL);
 }
 
-/** The defaults alone, as tests start from. */
+/** The defaults alone, as tests start from (serving no /swagger: a test that wants it names the file). */
 export const DEFAULT_CONFIG: SalesServiceConfig = defaults(SALES_SETTINGS);

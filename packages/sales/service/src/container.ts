@@ -54,11 +54,15 @@ function productCatalog(config: SalesServiceConfig, logger: Logger): HttpProduct
   return new HttpProductCatalog({ stockUrl: config.stockUrl, ...(credentials && { credentials }), resilience: { attemptTimeoutMs: config.stockTimeoutMs } });
 }
 
-/** Every registration of the service, in one place. Storage is opened here (it is asynchronous); everything else is built on first use. */
+/**
+ * Every registration of the service, in one place. Storage is opened here (it
+ * is asynchronous); everything else is built on first use. Settings are read
+ * from `config` where a registration needs them; the configuration itself is
+ * not in the container, since nothing would resolve it.
+ */
 export async function createContainer(config: SalesServiceConfig, logger?: Logger): Promise<DependencyContainer> {
   const container = rootContainer.createChildContainer();
   const serviceLogger = logger ?? createLogger('sales-service', config.logLevel);
-  container.register(Tokens.Config, { useValue: config });
   container.register(Tokens.Logger, { useValue: serviceLogger });
   await registerStorage(container, config, serviceLogger);
   container.register(Tokens.Clock, { useValue: () => new Date() });

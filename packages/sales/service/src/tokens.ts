@@ -6,10 +6,8 @@ import type { OutboxStore } from '@platform/outbox';
 import type { Logger } from '@platform/runtime';
 import type { OrderRepository, ProductCatalog, SalesTransaction } from '@sales/domain';
 import type { InjectionToken } from 'tsyringe';
-import type { SalesServiceConfig } from './config';
 
 export const Tokens = {
-  Config: Symbol('Config') as InjectionToken<SalesServiceConfig>,
   Logger: Symbol('Logger') as InjectionToken<Logger>,
   /** Registered only when the service runs on SQLite or PostgreSQL. */
   Database: Symbol('Database') as InjectionToken<Database>,

@@ -1,10 +1,14 @@
 import { type Backend, capturingLogger, openApiContract, scratchDatabaseFor } from '@platform/test-kit';
 import { DEFAULT_CONFIG as STOCK_DEFAULTS, type RunningStockService, startStockService } from '@stock/service';
+import { join } from 'node:path';
 import { DEFAULT_CONFIG, type RunningSalesService, type SalesServiceConfig, type StartOptions, startSalesService } from '../src';
 
 export type { Backend };
 
-const contract = openApiContract(DEFAULT_CONFIG.openApiFile);
+/** This workspace's sales contract, which main.ts hands the service. */
+export const SALES_OPENAPI_FILE = join(import.meta.dirname, '..', '..', '..', '..', 'docs', 'sales.openapi.yaml');
+
+const contract = openApiContract(SALES_OPENAPI_FILE);
 export const salesOpenApi = contract.document;
 
 export interface SalesUnderTest {
@@ -22,7 +26,7 @@ export async function startSales(backend: Backend, context: Mocha.Context, confi
   const database = await scratchDatabaseFor(backend, context, 'sales');
   const logs: Record<string, unknown>[] = [];
   const service = await startSalesService(
-    { ...DEFAULT_CONFIG, port: 0, host: '127.0.0.1', databaseUrl: database.url, dbCreateDatabase: 'true', shutdownDelayMs: 0, ...config },
+    { ...DEFAULT_CONFIG, port: 0, host: '127.0.0.1', databaseUrl: database.url, dbCreateDatabase: 'true', shutdownDelayMs: 0, openApiFile: SALES_OPENAPI_FILE, ...config },
     { logger: capturingLogger('sales-service', logs), ...options },
   );
   const request = async (path: string, init?: RequestInit) => {

@@ -9,8 +9,8 @@ export interface StockAppOptions {
   /** Token checks (or none, when the service runs open). */
   readonly access: AccessControl;
   readonly logger: Logger;
-  /** The OpenAPI description served at /swagger. */
-  readonly openApiFile: string;
+  /** The OpenAPI description served at /swagger; without one (or empty) there is no /swagger. */
+  readonly openApiFile?: string;
   /** Readiness: the database answers. Shutting down is tracked by the platform. */
   readonly isReady?: () => Promise<boolean>;
   /** What readiness reports of each dependency (the database, the broker). */
@@ -19,7 +19,7 @@ export interface StockAppOptions {
 
 /** The stock service's HTTP app: the platform's, with the products and reservations routes mounted. */
 export function createStockApp({ useCases, access, logger, openApiFile, isReady, readinessChecks }: StockAppOptions): HttpApp {
-  const http = createHttpApp({ logger, toProblem, ...(isReady && { isReady }), ...(readinessChecks && { readinessChecks }), docs: { specFile: openApiFile, title: 'Stock service API' } });
+  const http = createHttpApp({ logger, toProblem, ...(isReady && { isReady }), ...(readinessChecks && { readinessChecks }), ...(openApiFile && { docs: { specFile: openApiFile, title: 'Stock service API' } }) });
   http.route(productsRouter({ useCases, access, logger, metrics: new StockMetrics(http.metrics.registry) }));
   http.route(reservationsRouter({ useCases, access }));
   return http;

@@ -1,8 +1,4 @@
-import { authSettings, databaseSettings, defaults, type Env, integer, mayCreateDatabase as mayCreate, messagingSettings, readSettings, serverSettings, type Settings, text } from '@platform/runtime';
-import { fileURLToPath } from 'node:url';
-
-/** Where this workspace keeps the stock service's contract; OPENAPI_FILE points elsewhere. */
-const WORKSPACE_OPENAPI = fileURLToPath(new URL('../../../../docs/openapi.yaml', import.meta.url));
+import { authSettings, databaseSettings, defaults, type Env, integer, mayCreateDatabase as mayCreate, messagingSettings, optionalText, readSettings, serverSettings, type Settings } from '@platform/runtime';
 
 /** The embedded database of the quick start: the one the service creates by itself when it is missing. */
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/stock.db';
@@ -16,8 +12,8 @@ export const STOCK_SETTINGS = {
   reservationTtlSeconds: integer('RESERVATION_TTL_SECONDS', 900, 1, 7 * 86_400),
   /** How often each instance looks for held reservations past their time (any number of instances may). */
   reservationSweepMs: integer('RESERVATION_SWEEP_MS', 5_000, 100, 3_600_000),
-  /** The OpenAPI description served at /swagger. */
-  openApiFile: text('OPENAPI_FILE', WORKSPACE_OPENAPI),
+  /** The OpenAPI description served at /swagger; none is served without one. Its default is the entry's to give (loadConfig's `files`). */
+  openApiFile: optionalText('OPENAPI_FILE'),
 };
 
 export type StockServiceConfig = Settings<typeof STOCK_SETTINGS>;
@@ -25,9 +21,19 @@ export type StockServiceConfig = Settings<typeof STOCK_SETTINGS>;
 /** The file read when STOCK_CONFIG names none; it is optional. */
 export const DEFAULT_CONFIG_FILE = 'stock-service.config.json';
 
-/** Defaults, then the configuration file, then the environment: the environment wins. */
-export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): StockServiceConfig {
-  return readSettings(STOCK_SETTINGS, { env, cwd, file: { variable: 'STOCK_CONFIG', fallback: DEFAULT_CONFIG_FILE } });
+/** Files the service serves, as the entry that knows where they are hands them in: they become the settings' defaults. */
+export interface StockServiceFiles {
+  readonly openApiFile?: string;
+}
+
+/**
+ * Defaults (with the entry's `files`), then the configuration file, then the
+ * environment: the environment wins. No package but the entry knows where the
+ * workspace keeps its files, so nothing here climbs to the repository root.
+ */
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd(), files: StockServiceFiles = {}): StockServiceConfig {
+  const spec = { ...STOCK_SETTINGS, openApiFile: optionalText('OPENAPI_FILE', files.openApiFile) };
+  return readSettings(spec, { env, cwd, file: { variable: 'STOCK_CONFIG', fallback: DEFAULT_CONFIG_FILE } });
 }
 
 /** Whether the service may create the database it was pointed at: production must not guess. */
@@ -35,5 +41,5 @@ export function mayCreateDatabase(config: StockServiceConfig): boolean {
   return mayCreate(config, DEFAULT_DATABASE_URL);
 }
 
-/** The defaults alone, as tests start from. */
+/** The defaults alone, as tests start from (serving no /swagger: a test that wants it names the file). */
 export const DEFAULT_CONFIG: StockServiceConfig = defaults(STOCK_SETTINGS);

@@ -65,11 +65,12 @@ async function registerStorage(container: DependencyContainer, config: StockServ
 
 /**
  * Every registration of the service, in one place. Storage is opened here (it
- * is asynchronous); everything else is built on first use.
+ * is asynchronous); everything else is built on first use. Settings are read
+ * from `config` where a registration needs them; the configuration itself is
+ * not in the container, since nothing would resolve it.
  */
 export async function createContainer(config: StockServiceConfig, logger?: Logger): Promise<DependencyContainer> {
   const container = rootContainer.createChildContainer();
-  container.register(Tokens.Config, { useValue: config });
   const serviceLogger = logger ?? createLogger('stock-service', config.logLevel);
   container.register(Tokens.Logger, { useValue: serviceLogger });
   await registerStorage(container, config, serviceLogger);
@@ -123,7 +124,7 @@ export async function createContainer(config: StockServiceConfig, logger?: Logge
         },
         access: c.resolve(Tokens.Access),
         logger: c.resolve(Tokens.Logger),
-        openApiFile: c.resolve(Tokens.Config).openApiFile,
+        openApiFile: config.openApiFile,
         ...(database && { isReady: () => database.isReady() }),
         // Resolved when readiness is asked, after the messaging (which needs this app's metrics registry) exists.
         readinessChecks: async () => ({

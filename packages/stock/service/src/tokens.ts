@@ -6,10 +6,8 @@ import type { OutboxStore } from '@platform/outbox';
 import type { Logger } from '@platform/runtime';
 import type { ProductRepository, ReservationRepository, StockMovementRepository, StockTransaction } from '@stock/domain';
 import type { InjectionToken } from 'tsyringe';
-import type { StockServiceConfig } from './config';
 
 export const Tokens = {
-  Config: Symbol('Config') as InjectionToken<StockServiceConfig>,
   Logger: Symbol('Logger') as InjectionToken<Logger>,
   /** Registered only when the service runs on SQLite or PostgreSQL. */
   Database: Symbol('Database') as InjectionToken<Database>,

@@ -3,10 +3,11 @@ import { capturingLogger } from '@platform/test-kit';
 import { expect } from 'chai';
 import { DEFAULT_CONFIG, type RunningStockService, startStockService } from '../src';
 import { openApiDocument } from './openapi-contract';
+import { OPENAPI_FILE } from './workspace-files';
 
 /** The stock service in memory, checking tokens of `identity`. */
 function startGuardedStock(identity: IdentityUnderTest, logs: Record<string, unknown>[] = []): Promise<RunningStockService> {
-  return startStockService({ ...DEFAULT_CONFIG, port: 0, host: '127.0.0.1', databaseUrl: 'memory:', shutdownDelayMs: 0, authIssuer: identity.service.issuer }, { logger: capturingLogger('stock-service', logs) });
+  return startStockService({ ...DEFAULT_CONFIG, port: 0, host: '127.0.0.1', databaseUrl: 'memory:', shutdownDelayMs: 0, authIssuer: identity.service.issuer, openApiFile: OPENAPI_FILE }, { logger: capturingLogger('stock-service', logs) });
 }
 
 tokenChecksContract('the stock service', { otherAudience: { client: 'checkout', audience: SALES, scope: 'orders:write' }, scopes: true }, async (identity) => {

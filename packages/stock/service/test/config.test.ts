@@ -14,7 +14,13 @@ describe('loadConfig', () => {
   it('defaults to port 8080 and the embedded SQLite file', () => {
     expect(loadConfig({}, directory)).to.deep.equal(DEFAULT_CONFIG);
     expect(DEFAULT_CONFIG).to.include({ port: 8080, databaseUrl: 'sqlite:./data/stock.db', logLevel: 'info', dbPoolSize: 10, idempotencyTtlSeconds: 86_400, shutdownDelayMs: 2_000 });
-    expect(DEFAULT_CONFIG.openApiFile).to.match(/docs\/openapi\.yaml$/);
+  });
+
+  it('takes the OpenAPI file from the entry that knows the workspace, lets OPENAPI_FILE win, and has none otherwise', () => {
+    expect(DEFAULT_CONFIG.openApiFile).to.equal('');
+    expect(loadConfig({}, directory).openApiFile).to.equal('');
+    expect(loadConfig({}, directory, { openApiFile: '/workspace/docs/openapi.yaml' }).openApiFile).to.equal('/workspace/docs/openapi.yaml');
+    expect(loadConfig({ OPENAPI_FILE: '/elsewhere.yaml' }, directory, { openApiFile: '/workspace/docs/openapi.yaml' }).openApiFile).to.equal('/elsewhere.yaml');
   });
 
   it('reads the configuration file, and lets the environment win', () => {

@@ -15,6 +15,8 @@ function throughProxy(database: ScratchDatabase, proxy: FreezableProxy): string 
 }
 
 const FAST = { dbQueryTimeoutMs: 500, dbAcquireTimeoutMs: 500, shutdownGraceMs: 1000 };
+/** How long a freeze lasts unless the test thaws it first. */
+const FREEZE_MS = 20_000;
 
 describe('a stalled or failing PostgreSQL', function () {
   this.timeout(60_000);
@@ -41,8 +43,18 @@ describe('a stalled or failing PostgreSQL', function () {
 
   it('answers 503 DATABASE_UNAVAILABLE with Retry-After while the database is frozen, and recovers when it thaws', async () => {
     const created = (await (await request('/api/products', json(aProductBody()))).json()) as { id: number };
+    // The freeze ends by itself after FREEZE_MS: an answer that waited for the database would come after it.
     proxy.freeze();
-    for (const response of await Promise.all([request(`/api/products/${created.id}`), request('/api/products', json(aProductBody())), request('/api/products?limit=5')])) {
+    let frozen = true;
+    const freezeEnds = setTimeout(() => {
+      frozen = false;
+      proxy.thaw();
+    }, FREEZE_MS);
+    const during = (response: Promise<Response>) => response.then((answer) => ({ answer, frozen }));
+    const answers = await Promise.all([during(request(`/api/products/${created.id}`)), during(request('/api/products', json(aProductBody()))), during(request('/api/products?limit=5'))]);
+    clearTimeout(freezeEnds);
+    expect(answers.map((a) => a.frozen), 'answered while the database was still frozen').to.deep.equal([true, true, true]);
+    for (const { answer: response } of answers) {
       expect(response.status, await response.clone().text()).to.equal(503);
       expect(response.headers.get('content-type')).to.equal('application/problem+json');
       expect(response.headers.get('retry-after')).to.match(/^\d+$/);
@@ -76,14 +88,19 @@ describe('a stalled or failing PostgreSQL', function () {
   });
 
   it('stops within its grace period when told to while the database is frozen, and says it had to cut work', async () => {
+    // Statements that could outlast the freeze: only the shutdown can end the request, and the freeze (until afterEach) outlasts the test.
+    await service.close({ immediate: true });
+    service = await startStockService({ ...DEFAULT_CONFIG, port: 0, databaseUrl: throughProxy(database, proxy), dbQueryTimeoutMs: 60_000, dbAcquireTimeoutMs: 60_000, shutdownGraceMs: 500 }, { logger: capturingLogger(logs) });
     proxy.freeze();
     const stuck = request('/api/products', json(aProductBody())).then((r) => r.status, () => 'cut');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 200));
     const started = Date.now();
     const clean = await service.close({ immediate: true });
+    // A correctness bound: far inside the statement timeout, which the frozen database would otherwise run into.
     expect(Date.now() - started).to.be.below(15_000);
-    expect(await stuck).to.be.oneOf([503, 'cut']);
-    expect(clean).to.be.a('boolean');
+    expect(await stuck).to.equal('cut');
+    expect(clean).to.equal(false);
+    expect(logs.map((l) => l.message)).to.include('shutdown grace period over: closing the remaining connections');
   });
 });
 

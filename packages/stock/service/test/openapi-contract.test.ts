@@ -1,11 +1,11 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { type AccessControl, type HttpMetrics, operationsRouter } from '@platform/koa';
 import { productsRouter, type ProductUseCases, type ReservationUseCases, reservationsRouter } from '@stock/http-koa';
-import { DEFAULT_CONFIG } from '../src';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { assertMatchesContract, openApiDocument } from './openapi-contract';
 import { type ServiceUnderTest, startServiceUnderTest } from './support';
+import { OPENAPI_FILE } from './workspace-files';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;
@@ -36,7 +36,7 @@ function describedOperations(): string[] {
 describe('docs/openapi.yaml', () => {
   it('is a valid OpenAPI 3.1 description', async () => {
     const validator = new Validator();
-    const result = await validator.validate(DEFAULT_CONFIG.openApiFile);
+    const result = await validator.validate(OPENAPI_FILE);
     expect(result.errors ?? [], JSON.stringify(result.errors, null, 2)).to.deep.equal([]);
     expect(result.valid).to.equal(true);
     expect(validator.version).to.equal('3.1');

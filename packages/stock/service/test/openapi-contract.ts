@@ -1,7 +1,7 @@
 import { openApiContract } from '@platform/test-kit';
-import { DEFAULT_CONFIG } from '../src';
+import { OPENAPI_FILE } from './workspace-files';
 
-const contract = openApiContract(DEFAULT_CONFIG.openApiFile);
+const contract = openApiContract(OPENAPI_FILE);
 
 /** docs/openapi.yaml, parsed. */
 export const openApiDocument = contract.document;

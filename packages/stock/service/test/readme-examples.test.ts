@@ -1,45 +1,129 @@
+import { type ServiceProcess, startServiceProcess } from '@platform/test-kit';
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_CONFIG, type RunningStockService, startStockService } from '../src';
 import { capturingLogger } from './support';
+import { OPENAPI_FILE } from './workspace-files';
 
-const README = join(import.meta.dirname, '..', '..', '..', '..', 'README.md');
+// The README's examples, run as a newcomer would: in order, on a fresh start. The order walkthroughs (sales, the
+// whole system) run in packages/system-tests, which starts the services and RabbitMQ they need.
+const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 
-/** The curl commands of the README's "Try it" section, in order, each joined onto one line. */
-function tryItCommands(): string[] {
-  const section = readFileSync(README, 'utf8').split('## Try it')[1]!.split('\n## ')[0]!;
-  const block = /```sh\n([\s\S]*?)```/.exec(section)![1]!;
-  return block
-    .replace(/\\\n\s*/g, ' ')
-    .split('\n')
-    .map((line) => line.replace(/\s+#.*$/, '').trim())
-    .filter((line) => line.startsWith('curl '));
+/** The shell blocks of a README section, in order. */
+function shellBlocks(section: string): string[] {
+  const text = readFileSync(join(ROOT, 'README.md'), 'utf8').split(`\n## ${section}\n`)[1]!.split('\n## ')[0]!;
+  return [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!);
 }
 
-describe("the README's Try it section", function () {
-  this.timeout(30_000);
+/**
+ * What the block's comments say an answer contains: each run of JSON members
+ * written out in full (`"quantityInStock":10,"reservedQuantity":2`), skipping
+ * those elided with "…" and comments that give an example ("e.g.") rather than a promise.
+ */
+function promisedFragments(block: string): string[] {
+  const member = String.raw`"[A-Za-z_]+":(?:"[^"…]*"|-?\d+(?:\.\d+)?|true|false|null)`;
+  return block
+    .split('\n')
+    .map((line) => /(?:^|\s)# (.*)$/.exec(line)?.[1] ?? '')
+    .filter((comment) => !comment.includes('e.g.'))
+    .flatMap((comment) => comment.match(new RegExp(`${member}(?:,${member})*`, 'g')) ?? []);
+}
+
+/** Every curl prints its status on stderr, one line each, and keeps stdout for what the README shows. */
+const RECORD_STATUSES = `curl() { command curl -sS -w '%{stderr}%{http_code}\\n' "$@"; }\n`;
+
+/** Runs a block as bash would from a terminal, with each curl's status recorded; asynchronously, as this process may be the server. */
+async function runBlock(script: string, cwd = ROOT): Promise<{ stdout: string; statuses: string[] }> {
+  const { stdout, stderr } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', RECORD_STATUSES + script], { cwd, timeout: 50_000 });
+  return { stdout, statuses: stderr.split('\n').filter(Boolean) };
+}
+
+/** A block that starts a service ends with that command (`npx … start:…`, with its environment): the part before it, and its environment. */
+function splitAtStart(block: string): { before: string; env: Record<string, string> } {
+  const lines = block.split('\n');
+  const start = lines.findIndex((line) => /\bnpx -y pnpm@[\d.]+ start:/.test(line));
+  expect(start, block).to.be.at.least(0);
+  const env = Object.fromEntries([...lines[start]!.matchAll(/(?:^|\s)([A-Z_]+)=(\S+)(?=\s)/g)].map((m) => [m[1]!, m[2]!]));
+  return { before: lines.slice(0, start).join('\n'), env };
+}
+
+describe("the README's stock examples", function () {
+  this.timeout(60_000);
   let directory: string;
   let service: RunningStockService;
   before(async () => {
     directory = mkdtempSync(join(tmpdir(), 'stock-readme-'));
-    service = await startStockService({ ...DEFAULT_CONFIG, port: 0, databaseUrl: `sqlite:${join(directory, 'stock.db')}`, dbCreateDatabase: 'true' }, { logger: capturingLogger([]) });
+    service = await startStockService(
+      { ...DEFAULT_CONFIG, port: 0, databaseUrl: `sqlite:${join(directory, 'stock.db')}`, dbCreateDatabase: 'true', openApiFile: OPENAPI_FILE },
+      { logger: capturingLogger([]) },
+    );
   });
   after(async () => {
     await service?.close({ immediate: true });
     rmSync(directory, { recursive: true, force: true });
   });
 
-  it('runs in order on a fresh start, each command answering what the README says', async () => {
-    const statuses = [];
-    // One at a time, in order, and asynchronously: this process is also the server curl talks to.
-    for (const command of tryItCommands()) {
-      const local = command.replace(/http:\/\/localhost:8080/g, service.url);
-      statuses.push((await promisify(execFile)('bash', ['-c', `${local} -s -o /dev/null -w '%{http_code}'`])).stdout);
-    }
-    expect(statuses).to.deep.equal(['201', '200', '200', '200', '200', '200', '200', '412', '204']);
+  it('run in order on a fresh start, section after section, each command answering what the README says', async () => {
+    const blocks = ['Try it', 'Reservations and the stock ledger'].map((section) => shellBlocks(section)[0]!);
+    const { stdout, statuses } = await runBlock(blocks.join('\n').replaceAll('http://localhost:8080', service.url));
+
+    expect(statuses).to.deep.equal([
+      // Try it: create, list, page, read, adjust, read, PUT, stale PUT, create another, delete it
+      ...['201', '200', '200', '200', '200', '200', '200', '412', '201', '204'],
+      // Reservations: hold, read, the same reference again, commit, read, the ledger
+      ...['201', '200', '200', '200', '200', '200'],
+    ]);
+    const fragments = blocks.flatMap(promisedFragments);
+    expect(fragments).to.include.members(['"quantityInStock":10,"reservedQuantity":2,"availableQuantity":8', '"status":"committed"']);
+    for (const fragment of fragments) expect(stdout, `the README promises ${fragment}`).to.contain(fragment);
+    // The last command prints the ledger, a JSON array, right after the product before it (curl adds no newline).
+    const ledger = JSON.parse(stdout.slice(stdout.lastIndexOf('[{'))) as { kind: string }[];
+    expect(ledger.map((movement) => movement.kind)).to.deep.equal(['created', 'adjusted', 'updated', 'reserved', 'committed']);
+  });
+});
+
+describe("the README's sample app and identity examples", function () {
+  this.timeout(60_000);
+  let directory: string;
+  let running: ServiceProcess | undefined;
+  beforeEach(() => (directory = mkdtempSync(join(tmpdir(), 'readme-'))));
+  afterEach(async () => {
+    await running?.stop();
+    running = undefined;
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('the sample app: started in one terminal, called from a second one', async () => {
+    const [start, calls] = shellBlocks('Sample application');
+    const { env } = splitAtStart(start!);
+    running = startServiceProcess(join(ROOT, 'packages', 'sample-app', 'src', 'main.ts'), { ...env, PORT: '0' });
+    // Its one line is for a person, not JSON: "sample app listening on http://localhost:PORT (docs at /swagger)".
+    let url: string | undefined;
+    for (let i = 0; i < 400 && !url; i++, await sleep(25)) url = /listening on (http:\/\/localhost:\d+)/.exec(running.stdout.join('\n'))?.[1];
+    expect(url, running.stderr.join('\n')).to.be.a('string');
+
+    const { stdout, statuses } = await runBlock(calls!.replaceAll('http://localhost:8081', url!));
+    expect(statuses).to.deep.equal(['200', '200']);
+    expect(promisedFragments(calls!)).to.deep.equal(['"message":"Hello, Zoë!"']);
+    for (const fragment of promisedFragments(calls!)) expect(stdout).to.contain(fragment);
+  });
+
+  it('identity: the clients file written as shown, the service started on it, a token for its client', async () => {
+    const [setup, request] = shellBlocks('Identity and access tokens');
+    const { before, env } = splitAtStart(setup!);
+    expect(env).to.have.property('IDENTITY_CLIENTS_FILE');
+    await runBlock(before, directory);
+    running = startServiceProcess(join(ROOT, 'packages', 'identity', 'src', 'main.ts'), env, { cwd: directory });
+    const url = String((await running.listening()).url);
+
+    const { stdout, statuses } = await runBlock(request!.replaceAll('http://localhost:8083', url), directory);
+    expect(statuses).to.deep.equal(['200']);
+    expect(JSON.parse(stdout)).to.include({ token_type: 'Bearer', scope: 'stock:read', expires_in: 600 });
+    for (const fragment of promisedFragments(request!)) expect(stdout).to.contain(fragment);
   });
 });

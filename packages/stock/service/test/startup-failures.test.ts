@@ -1,6 +1,6 @@
 import { createScratchDatabase } from '@platform/test-kit';
 import { expect } from 'chai';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,9 +21,10 @@ describe('a start that fails', function () {
   beforeEach(() => (directory = mkdtempSync(join(tmpdir(), 'stock-start-'))));
   afterEach(() => rmSync(directory, { recursive: true, force: true }));
 
-  const cases: [string, () => Promise<Record<string, string>>, RegExp][] = [
+  /** A case: what it is, the environment it starts with, the line it must print, and what else must hold after (nothing was touched). */
+  const cases: [string, () => Promise<Record<string, string>>, RegExp, (() => void)?][] = [
     [
-      'a port already in use',
+      'a port already in use, before the database is opened',
       async () => {
         const taken = net.createServer().listen(0, '127.0.0.1');
         await new Promise((resolve) => taken.once('listening', resolve));
@@ -31,6 +32,8 @@ describe('a start that fails', function () {
         return { PORT: String((taken.address() as net.AddressInfo).port), HOST: '127.0.0.1', DATABASE_URL: `sqlite:${join(directory, 'never-opened.db')}`, DB_CREATE_DATABASE: 'true' };
       },
       /already in use/,
+      // The port is bound first: a SQLite file that creation was allowed for is never made.
+      () => expect(readdirSync(directory)).to.deep.equal([]),
     ],
     ['a malformed DATABASE_URL', async () => ({ DATABASE_URL: 'postgres://user@:bad:port/x' }), /DATABASE_URL is not a valid URL/],
     ['an unsupported DATABASE_URL', async () => ({ DATABASE_URL: 'mysql://localhost/stock' }), /Unsupported DATABASE_URL/],
@@ -50,13 +53,14 @@ describe('a start that fails', function () {
     ['a setting that is not valid', async () => ({ DB_QUERY_TIMEOUT_MS: 'soon' }), /DB_QUERY_TIMEOUT_MS must be an integer/],
   ];
 
-  for (const [what, env, message] of cases) {
+  for (const [what, env, message, afterwards] of cases) {
     it(`says so in one line and exits 1: ${what}`, async () => {
       const { code, stderr, stdoutIsJson } = await failedStart({ DATABASE_URL: 'memory:', ...(await env()) });
       expect(code).to.equal(1);
       expect(stderr, stderr.join('\n')).to.have.length(1);
       expect(stderr[0]).to.match(/^stock service failed to start: /).and.match(message);
       expect(stdoutIsJson).to.equal(true);
+      afterwards?.();
     });
   }
 

@@ -1,6 +1,7 @@
 import { type Backend, capturingLogger as capture, rawHttpRequest, scratchDatabaseFor } from '@platform/test-kit';
 import type { Logger } from '@platform/runtime';
 import { assertMatchesContract } from './openapi-contract';
+import { OPENAPI_FILE } from './workspace-files';
 import { DEFAULT_CONFIG, type RunningStockService, type StartOptions, startStockService } from '../src';
 
 export type { Backend };
@@ -25,7 +26,7 @@ export function capturingLogger(logs: Record<string, unknown>[]): Logger {
 export async function startServiceUnderTest(backend: Backend, context: Mocha.Context, options: StartOptions = {}): Promise<ServiceUnderTest> {
   const database = await scratchDatabaseFor(backend, context, 'stock');
   const logs: Record<string, unknown>[] = [];
-  const service = await startStockService({ ...DEFAULT_CONFIG, port: 0, databaseUrl: database.url, dbCreateDatabase: 'true' }, { logger: capturingLogger(logs), ...options });
+  const service = await startStockService({ ...DEFAULT_CONFIG, port: 0, databaseUrl: database.url, dbCreateDatabase: 'true', openApiFile: OPENAPI_FILE }, { logger: capturingLogger(logs), ...options });
   return {
     service,
     logs,
