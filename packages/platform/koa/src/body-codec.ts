@@ -36,6 +36,15 @@ export function required<A>(codec: t.Type<A, unknown, unknown>): t.Type<A, unkno
 export const isString = (u: unknown): u is string => typeof u === 'string';
 export const isNumber = (u: unknown): u is number => typeof u === 'number';
 
+const lowerCaseNames = new WeakMap<t.Props, ReadonlyMap<string, string>>();
+
+/** A codec's property names by their lower case, worked out once per codec. */
+function lowerCaseNamesOf(codec: { readonly props: t.Props }): ReadonlyMap<string, string> {
+  let names = lowerCaseNames.get(codec.props);
+  if (!names) lowerCaseNames.set(codec.props, (names = new Map(Object.keys(codec.props).map((name) => [name.toLowerCase(), name]))));
+  return names;
+}
+
 /**
  * Decodes a parsed JSON object with `codec`, or throws one ValidationError naming
  * every bad field. Property names match case-insensitively (clients of .NET
@@ -48,7 +57,7 @@ export function decodeBody<P extends t.Props>(codec: t.TypeC<P>, body: Record<st
   // No prototype: a client's key "__proto__" must become an entry, not this object's prototype.
   const errors: FieldErrors = Object.create(null) as FieldErrors;
   const canonical: Record<string, unknown> = {};
-  const byLowerCase = new Map(Object.keys(codec.props).map((name) => [name.toLowerCase(), name]));
+  const byLowerCase = lowerCaseNamesOf(codec);
   for (const [key, value] of Object.entries(body)) {
     const property = byLowerCase.get(key.toLowerCase());
     if (!property) {

@@ -42,9 +42,13 @@ function checkFraming(ctx: Context): string {
     throw unsupported(`The body uses a transfer coding other than chunked (${transfer}); send a compressed body with Content-Encoding instead.`);
   }
   if (!ctx.request.length && !transfer) throw new RequestError('BODY_REQUIRED', 'A JSON object body is required.');
-  if (!ctx.is('application/json')) throw unsupported('The body must be application/json.');
-  const charset = charsetsOf(ctx.get('Content-Type')).find((declared) => !UTF8.has(declared));
-  if (charset !== undefined) throw unsupported(`The body must be UTF-8 (charset=utf-8, or none), not ${charset ? `charset=${charset}` : 'an empty charset'}.`);
+  const contentType = ctx.get('Content-Type');
+  // The header nearly every client sends needs no parsing; anything else is parsed and checked in full.
+  if (contentType !== 'application/json') {
+    if (!ctx.is('application/json')) throw unsupported('The body must be application/json.');
+    const charset = charsetsOf(contentType).find((declared) => !UTF8.has(declared));
+    if (charset !== undefined) throw unsupported(`The body must be UTF-8 (charset=utf-8, or none), not ${charset ? `charset=${charset}` : 'an empty charset'}.`);
+  }
   const coding = contentCodingOf(ctx.get('Content-Encoding'));
   if (!coding) throw unsupported('The body must use one content coding of gzip, deflate, br or identity, or none.');
   return coding;
