@@ -92,6 +92,16 @@ export function salesUseCaseContract(open: OpenSalesStore): void {
     await expect(useCases().place.execute('buyer-a', request(), { idempotency: { ...idempotency, fingerprint: 'other' } })).to.be.rejectedWith(IdempotencyKeyReusedError);
   });
 
+  it('answers a repeat recorded under its idempotency key without asking stock, so it gets its order while stock is down', async () => {
+    const idempotency = { scope: 'place-order', key: randomUUID(), fingerprint: 'f' };
+    const first = await useCases().place.execute('buyer-a', request(), { idempotency });
+    const down: ProductCatalog = { quote: async () => Promise.reject(new UnavailableError('STOCK_UNAVAILABLE', 'Stock does not answer.')) };
+    expect(await useCases(down).place.execute('buyer-a', request(), { idempotency })).to.deep.equal({ value: first.value, replayed: true });
+    await expect(useCases(down).place.execute('buyer-a', request(), { idempotency: { ...idempotency, fingerprint: 'other' } })).to.be.rejectedWith(IdempotencyKeyReusedError);
+    await expect(useCases(down).place.execute('buyer-a', request(), { idempotency: { ...idempotency, key: randomUUID() } }), 'a new key still needs stock').to.be.rejectedWith(UnavailableError);
+    expect(catalog.asked, 'stock was asked once, for the first').to.have.length(1);
+  });
+
   it("keeps buyers apart: another buyer's order is not found, to read, cancel or pay; an admin reaches it", async () => {
     const order = await placed(A);
     for (const attempt of [useCases().get.execute(order.id, B), useCases().cancel.execute(order.id, B), useCases().pay.execute(order.id, B)]) {
