@@ -1,9 +1,10 @@
 import { UnavailableError } from '@platform/kernel';
+import type { OutboxStore } from '@platform/outbox';
 import { createScratchVhost, type ScratchVhost } from '@platform/test-kit';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { Registry } from 'prom-client';
-import { Broker, type Decoded, deadLetterQueueOf, EventConsumer, EventPublisher, MessagingMetrics, OutboxRelay, UnroutableEventError } from '../src/index';
+import { Broker, type Decoded, deadLetterQueueOf, EventConsumer, EventPublisher, MessagingMetrics, OutboxRelay, UnroutableEventError, wakingTheRelay } from '../src/index';
 import { collect, envelope, eventually, memoryOutbox, quietLogger } from './support';
 
 chai.use(chaiAsPromised);
@@ -24,6 +25,11 @@ function decodeTest(body: unknown): Decoded<TestEvent> {
     return { ok: true, event: candidate as TestEvent };
   }
   return { ok: false, failure: { reason: 'not-an-envelope', message: 'not a test event' } };
+}
+
+/** The store, its claims made by `claim` (which may call the store's own). */
+function withClaim(store: OutboxStore, claim: OutboxStore['claim']): OutboxStore {
+  return Object.assign(Object.create(store) as OutboxStore, { claim });
 }
 
 describe('RabbitMQ messaging: the relay and the consumer', function () {
@@ -98,6 +104,62 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     const [row] = await outbox.store.claim(1, 1, Date.now() + 1000);
     expect(row!.attempts).to.equal(2);
     unreachable.connection.unsafeDestroy();
+  });
+
+  it('publishes at once when a unit of work that wrote events commits, long before the next poll; neither one without events nor one rolled back wakes it', async () => {
+    const probe = collect(broker, 'probe-wake', ['test.woken']);
+    await probe.ready;
+    const outbox = memoryOutbox();
+    let rounds = 0;
+    const store = withClaim(outbox.store, (...args) => ((rounds += 1), outbox.store.claim(...args)));
+    const publisher = new EventPublisher(broker);
+    const relay = new OutboxRelay({ store, publisher, logger: quietLogger, pollMs: 600_000 }).start();
+    let wakes = 0;
+    const unitOfWork = wakingTheRelay(outbox.unitOfWork, () => {
+      wakes++;
+      relay.wake();
+    });
+    await eventually(() => rounds === 1, 5_000, 'the relay to find the outbox empty and sleep');
+    await unitOfWork.run(async () => 'no event');
+    await expect(unitOfWork.run(async (tx) => {
+      await tx.outbox.add(envelope('test.woken'));
+      throw new Error('rolled back');
+    })).to.be.rejectedWith('rolled back');
+    expect(wakes).to.equal(0);
+    const sent = envelope('test.woken');
+    await unitOfWork.run((tx) => tx.outbox.add(sent));
+    expect(wakes).to.equal(1);
+    // The relay polls every ten minutes: the event is there long before that only because it was woken.
+    await eventually(() => probe.messages.length === 1, 10_000, 'the woken relay to publish');
+    expect(probe.messages.map((m) => m.messageId)).to.deep.equal([sent.id]);
+    await relay.stop();
+    await publisher.close();
+    await probe.close();
+  });
+
+  it('does not lose a wake that comes while a round is under way: the round ends without sleeping', async () => {
+    const probe = collect(broker, 'probe-wake-mid-round', ['test.mid-round']);
+    await probe.ready;
+    const outbox = memoryOutbox();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let rounds = 0;
+    // The first round's claim has read the outbox (empty) and is held there while the event commits and the wake comes.
+    const store = withClaim(outbox.store, async (...args) => {
+      const rows = await outbox.store.claim(...args);
+      if (++rounds === 1) await held;
+      return rows;
+    });
+    const publisher = new EventPublisher(broker);
+    const relay = new OutboxRelay({ store, publisher, logger: quietLogger, pollMs: 600_000 }).start();
+    await eventually(() => rounds === 1, 5_000, 'the first round to claim');
+    const sent = envelope('test.mid-round');
+    await wakingTheRelay(outbox.unitOfWork, () => relay.wake()).run((tx) => tx.outbox.add(sent));
+    release();
+    await eventually(() => probe.messages.length === 1, 10_000, 'the next round, at once');
+    await relay.stop();
+    await publisher.close();
+    await probe.close();
   });
 
   it('acks an event only after its handler resolved, and counts it', async () => {
