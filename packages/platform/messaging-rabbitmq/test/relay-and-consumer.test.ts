@@ -190,9 +190,11 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     await publisher.close();
   });
 
-  it('returns a message whose handler throws to the queue, and dead-letters it when it has failed as often as the delivery limit allows', async () => {
+  it('returns a message whose handler throws to the queue, and dead-letters it when it has failed as often as the delivery limit allows, counting the redeliveries and the dead letter', async () => {
     const attempts: number[] = [];
+    const registry = new Registry();
     const consumer = new EventConsumer<TestEvent>({
+      metrics: new MessagingMetrics(registry),
       broker,
       spec: { queue: 'always-fails', routingKeys: ['test.poison'], deliveryLimit: 3 },
       decode: decodeTest,
@@ -213,12 +215,80 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     expect(deadLetter?.messageId).to.equal(poison.id);
     expect(deadLetter?.headers?.['x-death']?.[0]).to.include({ queue: 'always-fails', exchange: 'commerce.events' });
     expect(await depth('always-fails')).to.equal(0);
+    expect(await registry.getSingleMetricAsString('messaging_events_redelivered_total')).to.include('messaging_events_redelivered_total{type="test.poison"} 2');
+    expect(await registry.getSingleMetricAsString('messaging_events_dead_lettered_total')).to.include('messaging_events_dead_lettered_total{reason="handler-failed"} 1');
     await publisher.close();
   });
 
-  it('dead-letters a message that is not a known event at once, without calling the handler', async () => {
+  it('lets RabbitMQ dead-letter a message whose consumer dies before acking it, every time: the queue counts the deliveries, not the consumer', async () => {
+    // The queue and its dead letters as the service declares them, with a limit of three.
+    const declaring = new EventConsumer<TestEvent>({ broker, spec: { queue: 'dies-before-ack', routingKeys: ['test.crash'], deliveryLimit: 3 }, decode: decodeTest, handle: async () => 'applied', logger: quietLogger }).start();
+    await declaring.ready();
+    await declaring.stop();
+    const publisher = new EventPublisher(broker);
+    const crash = envelope('test.crash');
+    await publisher.publish({ id: crash.id, type: crash.type, payload: JSON.stringify(crash) });
+    await publisher.close();
+    // Each time a consumer takes the message and its channel closes before any ack, as a process that crashes on it would.
+    const counts: unknown[] = [];
+    for (let delivery = 0; delivery < 6; delivery++) {
+      const channel = await broker.connection.acquire();
+      await channel.basicQos({ prefetchCount: 1 });
+      const taken = await new Promise<boolean>((resolve) => {
+        const nothing = setTimeout(() => resolve(false), 1_000);
+        void channel.basicConsume({ queue: 'dies-before-ack' }, (message) => {
+          clearTimeout(nothing);
+          counts.push(message.headers?.['x-delivery-count'] ?? 0);
+          resolve(true);
+        });
+      });
+      await channel.close();
+      if (!taken) break;
+    }
+    expect(counts, 'three deliveries, then no more').to.deep.equal([0, 1, 2]);
+    await eventually(async () => (await depth(deadLetterQueueOf('dies-before-ack'))) === 1, 5_000, 'the dead letter');
+    const deadLetter = await broker.connection.basicGet({ queue: deadLetterQueueOf('dies-before-ack'), noAck: true });
+    expect(deadLetter?.messageId).to.equal(crash.id);
+    expect(deadLetter?.headers?.['x-death']?.[0]).to.include({ queue: 'dies-before-ack', reason: 'delivery_limit' });
+  });
+
+  it('consumes a queue declared earlier with another delivery limit as it stands, saying so in one line; the queue keeps its own limit', async () => {
+    const first = new EventConsumer<TestEvent>({ broker, spec: { queue: 'limit-changed', routingKeys: ['test.limit'], deliveryLimit: 3 }, decode: decodeTest, handle: async () => 'applied', logger: quietLogger }).start();
+    await first.ready();
+    await first.stop();
+    const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
+    const logger = { info: () => {}, warn: (message: string, fields?: Record<string, unknown>) => void lines.push({ level: 'warn', message, ...(fields && { fields }) }), error: (message: string, fields?: Record<string, unknown>) => void lines.push({ level: 'error', message, ...(fields && { fields }) }) };
+    const attempts: number[] = [];
+    // MESSAGING_DELIVERY_LIMIT raised to 6 for a queue declared with 3: RabbitMQ refuses to redeclare it so.
+    const second = new EventConsumer<TestEvent>({
+      broker,
+      spec: { queue: 'limit-changed', routingKeys: ['test.limit'], deliveryLimit: 6 },
+      decode: decodeTest,
+      handle: async (_event, delivery) => {
+        attempts.push(delivery.failedDeliveries);
+        throw new Error('the handler is broken');
+      },
+      logger,
+    }).start();
+    await second.ready();
+    const publisher = new EventPublisher(broker);
+    const poison = envelope('test.limit');
+    await publisher.publish({ id: poison.id, type: poison.type, payload: JSON.stringify(poison) });
+    await publisher.close();
+    await eventually(async () => (await depth(deadLetterQueueOf('limit-changed'))) === 1, 15_000, 'the dead letter');
+    await second.stop();
+    expect(attempts, "the queue's own limit of three dead-letters it").to.deep.equal([0, 1, 2]);
+    const errors = lines.filter((line) => line.level === 'error');
+    expect(errors).to.have.length(1);
+    expect(errors[0]!.message).to.match(/^queue limit-changed keeps the delivery limit it was declared with \(3 failures\), not the 6 of MESSAGING_DELIVERY_LIMIT/);
+    expect(errors[0]!.fields).to.include({ queue: 'limit-changed', deliveryLimit: 6, queueDeliveryLimit: 3 });
+  });
+
+  it('dead-letters a message that is not a known event at once, without calling the handler, and counts it', async () => {
     let calls = 0;
+    const registry = new Registry();
     const consumer = new EventConsumer<TestEvent>({
+      metrics: new MessagingMetrics(registry),
       broker,
       spec: { queue: 'refuses-garbage', routingKeys: ['test.garbage'] },
       decode: decodeTest,
@@ -234,6 +304,7 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     await eventually(async () => (await depth(deadLetterQueueOf('refuses-garbage'))) === 1, 10_000, 'the dead letter');
     await consumer.stop();
     expect(calls).to.equal(0);
+    expect(await registry.getSingleMetricAsString('messaging_events_dead_lettered_total')).to.include('messaging_events_dead_lettered_total{reason="not-an-envelope"} 1');
     await publisher.close();
   });
 
