@@ -9,6 +9,8 @@ import type { Outbox, UnitOfWork } from '@platform/kernel';
 export function wakingTheRelay<Tx extends { readonly outbox: Outbox }>(unitOfWork: UnitOfWork<Tx>, wake: () => void): UnitOfWork<Tx> {
   return {
     async run(work, options) {
+      // A single call (a hot row's one conditional write) goes through as it is: no use case writes an event that way.
+      if (options?.singleCall) return unitOfWork.run(work, options);
       let wrote = false;
       const result = await unitOfWork.run(
         (tx) =>
@@ -23,7 +25,13 @@ export function wakingTheRelay<Tx extends { readonly outbox: Outbox }>(unitOfWor
           }),
         options,
       );
-      if (wrote) wake();
+      if (wrote) {
+        try {
+          wake();
+        } catch {
+          // The work has committed: a wake that fails must not fail it. The relay's next poll publishes the events.
+        }
+      }
       return result;
     },
   };
