@@ -29,6 +29,8 @@ export interface IdempotencyRecords {
   claim(request: IdempotentRequest): Promise<IdempotencyClaim>;
   /** Records the result of a claimed key. */
   complete(request: IdempotentRequest, result: string): Promise<void>;
+  /** The live record of a key whose work finished, read without claiming it; undefined when there is none (or its work is still running). */
+  find(request: IdempotentRequest): Promise<{ readonly fingerprint: string; readonly result: string } | undefined>;
 }
 
 export class IdempotencyKeyReusedError extends DomainError<'IDEMPOTENCY_KEY_REUSED'> {
@@ -82,6 +84,20 @@ export async function runOnce<Tx extends { readonly idempotency: IdempotencyReco
     await new Promise((resolve) => setTimeout(resolve, 10 * attempt));
   }
   throw new Error(`The idempotency key "${request.key}" stayed claimed by an unfinished transaction.`);
+}
+
+/**
+ * The recorded answer to `request`, when its work already ran: read without
+ * claiming the key, so a caller can answer a repeat before doing what the
+ * work needs first (a call to another service that may be down). Undefined
+ * when nothing is recorded yet; the same key with another fingerprint throws
+ * IdempotencyKeyReusedError, as runOnce would.
+ */
+export async function recordedResult<Tx extends { readonly idempotency: IdempotencyRecords }, T>(unitOfWork: UnitOfWork<Tx>, request: IdempotentRequest, format: ResultFormat<T>): Promise<OnceResult<T> | undefined> {
+  const record = await unitOfWork.run((tx) => tx.idempotency.find(request), { singleCall: true });
+  if (!record) return undefined;
+  if (record.fingerprint !== request.fingerprint) throw new IdempotencyKeyReusedError(request.key);
+  return { value: format.deserialise(record.result), replayed: true };
 }
 
 /** A result that is already text, kept as it is (a message handler's outcome). */

@@ -51,7 +51,7 @@ interface Tx {
 function scripted(claims: IdempotencyClaim[]) {
   const complete = sinon.spy(async (_request: unknown, _result: string) => {});
   const unitOfWork: UnitOfWork<Tx> = {
-    run: async (work) => work({ idempotency: { claim: async () => claims.shift()!, complete } }),
+    run: async (work) => work({ idempotency: { claim: async () => claims.shift()!, complete, find: async () => undefined } }),
   };
   return { unitOfWork, complete };
 }

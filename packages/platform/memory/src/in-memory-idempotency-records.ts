@@ -36,6 +36,12 @@ export class InMemoryIdempotencyRecords implements IdempotencyRecords {
     return { status: 'claimed' };
   }
 
+  async find(request: IdempotentRequest): Promise<{ fingerprint: string; result: string } | undefined> {
+    const row = this.table.get(`${request.scope}\n${request.key}`, this.tx);
+    if (!row || row.expiresAt <= this.now() || row.result === undefined) return undefined;
+    return { fingerprint: row.fingerprint, result: row.result };
+  }
+
   async complete(request: IdempotentRequest, result: string): Promise<void> {
     const id = `${request.scope}\n${request.key}`;
     const claimed = this.table.get(id, this.tx);

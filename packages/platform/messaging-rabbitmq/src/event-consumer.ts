@@ -58,6 +58,7 @@ export class EventConsumer<E extends ConsumableEvent> {
   private consumer: Consumer | undefined;
   private declareDeadLetters: (() => Promise<void>) | undefined;
   private firstReady: Promise<void> | undefined;
+  private markReady: (() => void) | undefined;
   private stopping = false;
   private readonly waits = new Set<() => void>();
   private transientFailing = false;
@@ -71,7 +72,6 @@ export class EventConsumer<E extends ConsumableEvent> {
   start(): this {
     if (this.consumer) return this;
     const { broker, spec, logger } = this.options;
-    const concurrency = this.options.concurrency ?? 4;
     const deadLetters = deadLetterTopology(spec.queue);
     // The dead-letter queue is declared on every (re)connection too: it must exist before anything is dead-lettered into it.
     const declareDeadLetters = (this.declareDeadLetters = () =>
@@ -84,21 +84,50 @@ export class EventConsumer<E extends ConsumableEvent> {
         }));
     broker.connection.on('connection', declareDeadLetters);
     void declareDeadLetters();
-    this.consumer = broker.connection.createConsumer(
-      {
-        ...consumerTopology(spec),
-        qos: { prefetchCount: concurrency * 2 },
-        concurrency,
-        requeue: true,
-      },
-      (message) => this.onMessage(message),
-    );
-    const consumer = this.consumer;
-    this.firstReady = new Promise((resolve) => consumer.once('ready', () => resolve()));
-    this.consumer.on('error', (error: unknown) => {
-      if (!this.stopping) logger.warn('the consumer could not set up its queue yet; it retries by itself', { queue: spec.queue, error: String(error) });
-    });
+    this.firstReady = new Promise((resolve) => (this.markReady = resolve));
+    this.consume(consumerTopology(spec));
     return this;
+  }
+
+  /** Consumes with `topology`; a queue that exists with another delivery limit is consumed as it stands, said once. */
+  private consume(topology: ReturnType<typeof consumerTopology>, asDeclared = false): void {
+    const { broker, spec, logger } = this.options;
+    const concurrency = this.options.concurrency ?? 4;
+    const consumer = broker.connection.createConsumer({ ...topology, qos: { prefetchCount: concurrency * 2 }, concurrency, requeue: true }, (message) => this.onMessage(message));
+    this.consumer = consumer;
+    consumer.once('ready', () => this.markReady?.());
+    consumer.on('error', (error: unknown) => {
+      if (this.stopping || consumer !== this.consumer) return;
+      const changed = inequivalentArgument(error);
+      if (changed === 'x-delivery-limit' && !asDeclared) {
+        void this.consumeAsDeclared(consumer, topology, error);
+        return;
+      }
+      if (changed) {
+        logger.error('the queue exists with other arguments than this instance declares, and cannot be consumed; delete it once it is drained, and it is declared again', { queue: spec.queue, error: String(error) });
+        return;
+      }
+      logger.warn('the consumer could not set up its queue yet; it retries by itself', { queue: spec.queue, error: String(error) });
+    });
+  }
+
+  /**
+   * RabbitMQ cannot change the arguments of a queue that exists: a
+   * MESSAGING_DELIVERY_LIMIT other than the one the queue was first declared
+   * with is refused (PRECONDITION_FAILED). Rather than retry that forever,
+   * the queue is consumed as it stands, its own limit in force, and one line
+   * says how to change it.
+   */
+  private async consumeAsDeclared(refused: Consumer, topology: ReturnType<typeof consumerTopology>, error: unknown): Promise<void> {
+    const { spec, logger } = this.options;
+    const current = /current is '(\d+)'/.exec(String(error))?.[1];
+    logger.error(
+      `queue ${spec.queue} keeps the delivery limit it was declared with${current === undefined ? '' : ` (${Number(current) + 1} failures)`}, not the ${this.deliveryLimit} of MESSAGING_DELIVERY_LIMIT: RabbitMQ cannot change an existing queue's arguments. It is consumed as it stands. To lower the limit, apply a policy (rabbitmqctl set_policy --apply-to queues <name> '^${spec.queue}$' '{"delivery-limit": ${this.deliveryLimit - 1}}'); to raise it, stop every consumer, let the queue drain, delete it and start again (docs/operations.md).`,
+      { queue: spec.queue, deliveryLimit: this.deliveryLimit, ...(current !== undefined && { queueDeliveryLimit: Number(current) + 1 }), error: String(error) },
+    );
+    await refused.close();
+    if (this.stopping) return;
+    this.consume({ ...topology, queueOptions: { queue: spec.queue, passive: true } }, true);
   }
 
   /** Resolves once the queue, its bindings and its consumer are set up (again after every reconnection; this is the first). */
@@ -173,6 +202,13 @@ export class EventConsumer<E extends ConsumableEvent> {
       this.waits.add(wake);
     });
   }
+}
+
+/** The queue argument a PRECONDITION_FAILED declaration names as inequivalent, if that is why it failed. */
+function inequivalentArgument(error: unknown): string | undefined {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (code !== 'PRECONDITION_FAILED') return undefined;
+  return /inequivalent arg '([^']+)'/.exec(String(message))?.[1];
 }
 
 function errorText(error: unknown): string {

@@ -5,3 +5,4 @@ export * from './messaging-metrics';
 export * from './outbox-relay';
 export * from './service-messaging';
 export * from './topology';
+export * from './relay-wake';

@@ -50,6 +50,8 @@ export class OutboxRelay {
   private running: Promise<void> | undefined;
   private stopped = false;
   private sleeping: { timer: NodeJS.Timeout; wake: () => void } | undefined;
+  /** A wake that came while the relay was not asleep (mid-round): the round it ends does not sleep. */
+  private woken = false;
   private failing = false;
 
   constructor(private readonly options: RelayOptions) {
@@ -63,9 +65,16 @@ export class OutboxRelay {
     return this;
   }
 
-  /** Cuts the current sleep short: something was just written to the outbox. */
+  /**
+   * Cuts the current sleep short: something was just written to the outbox.
+   * Mid-round, the next sleep is skipped instead, since the round may have
+   * claimed before the new rows committed. Polling stays the guarantee: a
+   * wake that never comes (another instance wrote the rows) only costs
+   * latency, up to `pollMs`.
+   */
   wake(): void {
-    this.sleeping?.wake();
+    if (this.sleeping) this.sleeping.wake();
+    else this.woken = true;
   }
 
   /** Stops after the round in progress, waiting at most `stopTimeoutMs` for its publishes. */
@@ -137,7 +146,10 @@ export class OutboxRelay {
   }
 
   private sleep(ms: number): Promise<void> {
-    if (this.stopped) return Promise.resolve();
+    if (this.stopped || this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const wake = () => {
         clearTimeout(timer);

@@ -1,9 +1,10 @@
 import { UnavailableError } from '@platform/kernel';
+import type { OutboxStore } from '@platform/outbox';
 import { createScratchVhost, type ScratchVhost } from '@platform/test-kit';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { Registry } from 'prom-client';
-import { Broker, type Decoded, deadLetterQueueOf, EventConsumer, EventPublisher, MessagingMetrics, OutboxRelay, UnroutableEventError } from '../src/index';
+import { Broker, type Decoded, deadLetterQueueOf, EventConsumer, EventPublisher, MessagingMetrics, OutboxRelay, UnroutableEventError, wakingTheRelay } from '../src/index';
 import { collect, envelope, eventually, memoryOutbox, quietLogger } from './support';
 
 chai.use(chaiAsPromised);
@@ -24,6 +25,11 @@ function decodeTest(body: unknown): Decoded<TestEvent> {
     return { ok: true, event: candidate as TestEvent };
   }
   return { ok: false, failure: { reason: 'not-an-envelope', message: 'not a test event' } };
+}
+
+/** The store, its claims made by `claim` (which may call the store's own). */
+function withClaim(store: OutboxStore, claim: OutboxStore['claim']): OutboxStore {
+  return Object.assign(Object.create(store) as OutboxStore, { claim });
 }
 
 describe('RabbitMQ messaging: the relay and the consumer', function () {
@@ -100,6 +106,62 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     unreachable.connection.unsafeDestroy();
   });
 
+  it('publishes at once when a unit of work that wrote events commits, long before the next poll; neither one without events nor one rolled back wakes it', async () => {
+    const probe = collect(broker, 'probe-wake', ['test.woken']);
+    await probe.ready;
+    const outbox = memoryOutbox();
+    let rounds = 0;
+    const store = withClaim(outbox.store, (...args) => ((rounds += 1), outbox.store.claim(...args)));
+    const publisher = new EventPublisher(broker);
+    const relay = new OutboxRelay({ store, publisher, logger: quietLogger, pollMs: 600_000 }).start();
+    let wakes = 0;
+    const unitOfWork = wakingTheRelay(outbox.unitOfWork, () => {
+      wakes++;
+      relay.wake();
+    });
+    await eventually(() => rounds === 1, 5_000, 'the relay to find the outbox empty and sleep');
+    await unitOfWork.run(async () => 'no event');
+    await expect(unitOfWork.run(async (tx) => {
+      await tx.outbox.add(envelope('test.woken'));
+      throw new Error('rolled back');
+    })).to.be.rejectedWith('rolled back');
+    expect(wakes).to.equal(0);
+    const sent = envelope('test.woken');
+    await unitOfWork.run((tx) => tx.outbox.add(sent));
+    expect(wakes).to.equal(1);
+    // The relay polls every ten minutes: the event is there long before that only because it was woken.
+    await eventually(() => probe.messages.length === 1, 10_000, 'the woken relay to publish');
+    expect(probe.messages.map((m) => m.messageId)).to.deep.equal([sent.id]);
+    await relay.stop();
+    await publisher.close();
+    await probe.close();
+  });
+
+  it('does not lose a wake that comes while a round is under way: the round ends without sleeping', async () => {
+    const probe = collect(broker, 'probe-wake-mid-round', ['test.mid-round']);
+    await probe.ready;
+    const outbox = memoryOutbox();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let rounds = 0;
+    // The first round's claim has read the outbox (empty) and is held there while the event commits and the wake comes.
+    const store = withClaim(outbox.store, async (...args) => {
+      const rows = await outbox.store.claim(...args);
+      if (++rounds === 1) await held;
+      return rows;
+    });
+    const publisher = new EventPublisher(broker);
+    const relay = new OutboxRelay({ store, publisher, logger: quietLogger, pollMs: 600_000 }).start();
+    await eventually(() => rounds === 1, 5_000, 'the first round to claim');
+    const sent = envelope('test.mid-round');
+    await wakingTheRelay(outbox.unitOfWork, () => relay.wake()).run((tx) => tx.outbox.add(sent));
+    release();
+    await eventually(() => probe.messages.length === 1, 10_000, 'the next round, at once');
+    await relay.stop();
+    await publisher.close();
+    await probe.close();
+  });
+
   it('acks an event only after its handler resolved, and counts it', async () => {
     const registry = new Registry();
     const metrics = new MessagingMetrics(registry);
@@ -128,9 +190,11 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     await publisher.close();
   });
 
-  it('returns a message whose handler throws to the queue, and dead-letters it when it has failed as often as the delivery limit allows', async () => {
+  it('returns a message whose handler throws to the queue, and dead-letters it when it has failed as often as the delivery limit allows, counting the redeliveries and the dead letter', async () => {
     const attempts: number[] = [];
+    const registry = new Registry();
     const consumer = new EventConsumer<TestEvent>({
+      metrics: new MessagingMetrics(registry),
       broker,
       spec: { queue: 'always-fails', routingKeys: ['test.poison'], deliveryLimit: 3 },
       decode: decodeTest,
@@ -151,12 +215,80 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     expect(deadLetter?.messageId).to.equal(poison.id);
     expect(deadLetter?.headers?.['x-death']?.[0]).to.include({ queue: 'always-fails', exchange: 'commerce.events' });
     expect(await depth('always-fails')).to.equal(0);
+    expect(await registry.getSingleMetricAsString('messaging_events_redelivered_total')).to.include('messaging_events_redelivered_total{type="test.poison"} 2');
+    expect(await registry.getSingleMetricAsString('messaging_events_dead_lettered_total')).to.include('messaging_events_dead_lettered_total{reason="handler-failed"} 1');
     await publisher.close();
   });
 
-  it('dead-letters a message that is not a known event at once, without calling the handler', async () => {
+  it('lets RabbitMQ dead-letter a message whose consumer dies before acking it, every time: the queue counts the deliveries, not the consumer', async () => {
+    // The queue and its dead letters as the service declares them, with a limit of three.
+    const declaring = new EventConsumer<TestEvent>({ broker, spec: { queue: 'dies-before-ack', routingKeys: ['test.crash'], deliveryLimit: 3 }, decode: decodeTest, handle: async () => 'applied', logger: quietLogger }).start();
+    await declaring.ready();
+    await declaring.stop();
+    const publisher = new EventPublisher(broker);
+    const crash = envelope('test.crash');
+    await publisher.publish({ id: crash.id, type: crash.type, payload: JSON.stringify(crash) });
+    await publisher.close();
+    // Each time a consumer takes the message and its channel closes before any ack, as a process that crashes on it would.
+    const counts: unknown[] = [];
+    for (let delivery = 0; delivery < 6; delivery++) {
+      const channel = await broker.connection.acquire();
+      await channel.basicQos({ prefetchCount: 1 });
+      const taken = await new Promise<boolean>((resolve) => {
+        const nothing = setTimeout(() => resolve(false), 1_000);
+        void channel.basicConsume({ queue: 'dies-before-ack' }, (message) => {
+          clearTimeout(nothing);
+          counts.push(message.headers?.['x-delivery-count'] ?? 0);
+          resolve(true);
+        });
+      });
+      await channel.close();
+      if (!taken) break;
+    }
+    expect(counts, 'three deliveries, then no more').to.deep.equal([0, 1, 2]);
+    await eventually(async () => (await depth(deadLetterQueueOf('dies-before-ack'))) === 1, 5_000, 'the dead letter');
+    const deadLetter = await broker.connection.basicGet({ queue: deadLetterQueueOf('dies-before-ack'), noAck: true });
+    expect(deadLetter?.messageId).to.equal(crash.id);
+    expect(deadLetter?.headers?.['x-death']?.[0]).to.include({ queue: 'dies-before-ack', reason: 'delivery_limit' });
+  });
+
+  it('consumes a queue declared earlier with another delivery limit as it stands, saying so in one line; the queue keeps its own limit', async () => {
+    const first = new EventConsumer<TestEvent>({ broker, spec: { queue: 'limit-changed', routingKeys: ['test.limit'], deliveryLimit: 3 }, decode: decodeTest, handle: async () => 'applied', logger: quietLogger }).start();
+    await first.ready();
+    await first.stop();
+    const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
+    const logger = { info: () => {}, warn: (message: string, fields?: Record<string, unknown>) => void lines.push({ level: 'warn', message, ...(fields && { fields }) }), error: (message: string, fields?: Record<string, unknown>) => void lines.push({ level: 'error', message, ...(fields && { fields }) }) };
+    const attempts: number[] = [];
+    // MESSAGING_DELIVERY_LIMIT raised to 6 for a queue declared with 3: RabbitMQ refuses to redeclare it so.
+    const second = new EventConsumer<TestEvent>({
+      broker,
+      spec: { queue: 'limit-changed', routingKeys: ['test.limit'], deliveryLimit: 6 },
+      decode: decodeTest,
+      handle: async (_event, delivery) => {
+        attempts.push(delivery.failedDeliveries);
+        throw new Error('the handler is broken');
+      },
+      logger,
+    }).start();
+    await second.ready();
+    const publisher = new EventPublisher(broker);
+    const poison = envelope('test.limit');
+    await publisher.publish({ id: poison.id, type: poison.type, payload: JSON.stringify(poison) });
+    await publisher.close();
+    await eventually(async () => (await depth(deadLetterQueueOf('limit-changed'))) === 1, 15_000, 'the dead letter');
+    await second.stop();
+    expect(attempts, "the queue's own limit of three dead-letters it").to.deep.equal([0, 1, 2]);
+    const errors = lines.filter((line) => line.level === 'error');
+    expect(errors).to.have.length(1);
+    expect(errors[0]!.message).to.match(/^queue limit-changed keeps the delivery limit it was declared with \(3 failures\), not the 6 of MESSAGING_DELIVERY_LIMIT/);
+    expect(errors[0]!.fields).to.include({ queue: 'limit-changed', deliveryLimit: 6, queueDeliveryLimit: 3 });
+  });
+
+  it('dead-letters a message that is not a known event at once, without calling the handler, and counts it', async () => {
     let calls = 0;
+    const registry = new Registry();
     const consumer = new EventConsumer<TestEvent>({
+      metrics: new MessagingMetrics(registry),
       broker,
       spec: { queue: 'refuses-garbage', routingKeys: ['test.garbage'] },
       decode: decodeTest,
@@ -172,6 +304,7 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     await eventually(async () => (await depth(deadLetterQueueOf('refuses-garbage'))) === 1, 10_000, 'the dead letter');
     await consumer.stop();
     expect(calls).to.equal(0);
+    expect(await registry.getSingleMetricAsString('messaging_events_dead_lettered_total')).to.include('messaging_events_dead_lettered_total{reason="not-an-envelope"} 1');
     await publisher.close();
   });
 

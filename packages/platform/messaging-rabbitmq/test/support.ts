@@ -1,4 +1,4 @@
-import type { OutboxEnvelope } from '@platform/kernel';
+import type { Outbox, OutboxEnvelope, UnitOfWork } from '@platform/kernel';
 import { InMemoryDatabase, InMemoryOutbox, InMemoryOutboxStore, InMemoryTable, type OutboxTable } from '@platform/memory';
 import type { OutboxStore } from '@platform/outbox';
 import { randomUUID } from 'node:crypto';
@@ -22,15 +22,16 @@ export function envelope(type: string, data: unknown = {}, occurredAt = new Date
   return { id: randomUUID(), type, occurredAt: occurredAt.toISOString(), data };
 }
 
-/** An in-memory outbox: what a use case writes to, and what a relay reads. */
-export function memoryOutbox(): { store: OutboxStore; write(...envelopes: OutboxEnvelope[]): Promise<void> } {
+/** An in-memory outbox: what a use case writes to (through its unit of work), and what a relay reads. */
+export function memoryOutbox(): { store: OutboxStore; unitOfWork: UnitOfWork<{ outbox: Outbox }>; write(...envelopes: OutboxEnvelope[]): Promise<void> } {
   const database = new InMemoryDatabase();
   const table: OutboxTable = new InMemoryTable();
+  const unitOfWork: UnitOfWork<{ outbox: Outbox }> = { run: (work) => database.transaction((tx) => work({ outbox: new InMemoryOutbox(table, tx) })) };
   return {
     store: new InMemoryOutboxStore(database, table),
+    unitOfWork,
     write: (...envelopes) =>
-      database.transaction(async (tx) => {
-        const outbox = new InMemoryOutbox(table, tx);
+      unitOfWork.run(async ({ outbox }) => {
         for (const e of envelopes) await outbox.add(e);
       }),
   };

@@ -9,3 +9,4 @@ export * from './outbox-message-schema';
 export * from './outbox-message-migration';
 export * from './mikro-orm-outbox';
 export * from './idempotency-key-migration';
+export * from './transaction-conflicts';

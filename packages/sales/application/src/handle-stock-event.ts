@@ -21,14 +21,14 @@ function transition(order: Order, event: StockEvent, at: Date): Outcome {
     case 'stock.reservation.rejected':
       return order.reservationRejected(event.data.shortages, event.data.reason, at);
     case 'stock.reservation.committed':
-      return order.reservationCommitted(at);
+      return order.reservationCommitted(event.data.reservationId, at);
     case 'stock.reservation.commit_failed':
       return order.commitFailed(event.data.reason, at);
     case 'stock.reservation.expired':
-      return order.reservationExpired(at);
+      return order.reservationExpired(event.data.reservationId, at);
     case 'stock.reservation.released':
-      // The answer to a cancel the order already made: nothing left to change.
-      return { changed: false, order };
+      // The answer to the buyer's cancel finds the order cancelled; a release made through stock's API cancels it.
+      return order.reservationReleased(event.data.reservationId, at);
   }
 }
 

@@ -1,5 +1,5 @@
 import { newEvent } from '@commerce/contracts';
-import { type Clock, type OnceResult, runOnce, type UnitOfWork } from '@platform/kernel';
+import { type Clock, type OnceResult, recordedResult, runOnce, type UnitOfWork } from '@platform/kernel';
 import { Order, type OrderRequest, type ProductCatalog, type SalesTransaction, UnknownProductsError } from '@sales/domain';
 import type { WriteOptions } from './options';
 import { orderRecord } from './order-record';
@@ -22,9 +22,13 @@ export class PlaceOrder {
    * price of that moment), then stores the order and its sales.order.placed
    * event in one unit of work. The quote is read before any transaction
    * opens: a network call never holds one. When stock does not answer, the
-   * catalogue throws UnavailableError and nothing is recorded.
+   * catalogue throws UnavailableError and nothing is recorded. A repeat of a
+   * request already recorded under its idempotency key is answered first,
+   * without asking stock: it gets its order even while stock is down.
    */
   async execute(buyer: string, request: OrderRequest, { idempotency }: WriteOptions = {}): Promise<OnceResult<Order>> {
+    const replay = idempotency && (await recordedResult(this.unitOfWork, idempotency, orderRecord));
+    if (replay) return replay;
     const quoted = new Map((await this.catalog.quote(request.lines.map((line) => line.productId))).map((product) => [product.id, product]));
     const unknown = request.lines.filter((line) => !quoted.has(line.productId)).map((line) => line.productId);
     if (unknown.length > 0) throw new UnknownProductsError(unknown);

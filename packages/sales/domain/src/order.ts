@@ -8,10 +8,18 @@ import { OrderStateConflictError } from './errors';
  * reserved → expired (the hold lapsed before payment); paid → unfulfilled
  * (paid after the hold lapsed: stock could not be committed, the payment is
  * owed back). completed, rejected, cancelled, expired and unfulfilled are final.
+ *
+ * Stock is the truth about its holds: when one is settled through stock's own
+ * API rather than by sales' events, the order follows. Released before payment
+ * → cancelled (failureReason reservation-released: it can no longer be paid);
+ * committed before payment → completed (stock considers the goods sold).
  */
 export type OrderStatus = 'pending' | 'reserved' | 'paid' | 'completed' | 'rejected' | 'cancelled' | 'expired' | 'unfulfilled';
 
 export const ORDER_MAX_LINES = 100;
+
+/** The failureReason of an order cancelled because stock released its hold (through stock's own API), not by its buyer. */
+export const RESERVATION_RELEASED = 'reservation-released';
 export const LINE_MAX_QUANTITY = 10_000;
 
 export interface OrderLineRequest {
@@ -68,7 +76,11 @@ export interface OrderState {
   readonly reservationExpiresAt?: Date;
   /** Why stock refused the order (rejected). */
   readonly shortages?: readonly Shortage[];
-  /** Why stock refused the order (rejected: insufficient-stock, unknown-products, order-cancelled), or why a paid order could not be completed (unfulfilled). */
+  /**
+   * Why stock refused the order (rejected: insufficient-stock, unknown-products, order-cancelled),
+   * why a paid order could not be completed (unfulfilled), or that stock released the hold
+   * itself (cancelled: reservation-released; an order the buyer cancelled has none).
+   */
   readonly failureReason?: string;
   readonly createdAt: Date;
   readonly updatedAt: Date;
@@ -142,10 +154,14 @@ export class Order implements OrderState {
     return this.move({ status: 'rejected', shortages, failureReason: reason }, at);
   }
 
-  /** Stock committed the paid order's lines: paid → completed. */
-  reservationCommitted(at: Date): Outcome {
-    if (this.status !== 'paid') return this.unchanged();
-    return this.move({ status: 'completed' }, at);
+  /**
+   * Stock committed the order's hold: paid → completed. Before payment (the
+   * hold was committed through stock's API; pending when that event overtook
+   * the confirmation) stock considers the goods sold: → completed as well.
+   */
+  reservationCommitted(reservationId: string, at: Date): Outcome {
+    if (!this.holds(reservationId) || !this.isIn('pending', 'reserved', 'paid')) return this.unchanged();
+    return this.move({ status: 'completed', reservationId }, at);
   }
 
   /** Stock could not commit (the hold had lapsed): paid → unfulfilled, never completed. */
@@ -154,10 +170,35 @@ export class Order implements OrderState {
     return this.move({ status: 'unfulfilled', failureReason: reason }, at);
   }
 
-  /** The hold lapsed before payment: reserved → expired. A paid order waits for stock's commit outcome instead. */
-  reservationExpired(at: Date): Outcome {
-    if (this.status !== 'reserved') return this.unchanged();
-    return this.move({ status: 'expired' }, at);
+  /**
+   * The hold lapsed before payment: reserved → expired; pending too, when the
+   * expiry overtook the confirmation (which then finds the order expired). A
+   * paid order waits for stock's commit outcome instead.
+   */
+  reservationExpired(reservationId: string, at: Date): Outcome {
+    if (!this.holds(reservationId) || !this.isIn('pending', 'reserved')) return this.unchanged();
+    return this.move({ status: 'expired', reservationId }, at);
+  }
+
+  /**
+   * Stock released the hold without the buyer cancelling (through its own
+   * API): pending | reserved → cancelled, reason reservation-released, so the
+   * order cannot be paid any more. The answer to the buyer's own cancel finds
+   * the order cancelled already; a paid order waits for stock's commit outcome
+   * (commit_failed) instead.
+   */
+  reservationReleased(reservationId: string, at: Date): Outcome {
+    if (!this.holds(reservationId) || !this.isIn('pending', 'reserved')) return this.unchanged();
+    return this.move({ status: 'cancelled', reservationId, failureReason: RESERVATION_RELEASED }, at);
+  }
+
+  private isIn(...statuses: OrderStatus[]): boolean {
+    return statuses.includes(this.status);
+  }
+
+  /** Whether an event about `reservationId` is about this order's hold: it is, unless the order knows another one. */
+  private holds(reservationId: string): boolean {
+    return this.reservationId === undefined || this.reservationId === reservationId;
   }
 
   private unchanged(): Outcome {

@@ -1,7 +1,7 @@
 import { ValidationError } from '@platform/kernel';
 import { Money } from '@stock/domain';
 import { expect } from 'chai';
-import { Order, OrderRequest, type OrderStatus, OrderStateConflictError, type Outcome } from '../src';
+import { Order, OrderRequest, type OrderStatus, OrderStateConflictError, type Outcome, RESERVATION_RELEASED } from '../src';
 
 const at = new Date('2026-11-23T10:00:00Z');
 const later = new Date('2026-11-23T10:05:00Z');
@@ -18,9 +18,11 @@ const MACHINE: Record<string, { input: (order: Order) => Outcome; from: Partial<
   pay: { input: (o) => o.pay(later), from: { reserved: 'paid', paid: 'same', completed: 'same', pending: '409', rejected: '409', cancelled: '409', expired: '409', unfulfilled: '409' } },
   confirmed: { input: (o) => o.reservationConfirmed('r-1', later, later), from: { pending: 'reserved' } },
   rejected: { input: (o) => o.reservationRejected([{ productId: 1, requested: 3, available: 1 }], 'insufficient-stock', later), from: { pending: 'rejected' } },
-  committed: { input: (o) => o.reservationCommitted(later), from: { paid: 'completed' } },
+  // Committed or released through stock's own API before payment, or an event that overtook the confirmation: the order follows stock.
+  committed: { input: (o) => o.reservationCommitted('r-1', later), from: { paid: 'completed', reserved: 'completed', pending: 'completed' } },
   commitFailed: { input: (o) => o.commitFailed('the hold had expired', later), from: { paid: 'unfulfilled' } },
-  expired: { input: (o) => o.reservationExpired(later), from: { reserved: 'expired' } },
+  expired: { input: (o) => o.reservationExpired('r-1', later), from: { reserved: 'expired', pending: 'expired' } },
+  released: { input: (o) => o.reservationReleased('r-1', later), from: { reserved: 'cancelled', pending: 'cancelled' } },
 };
 
 describe('an order', () => {
@@ -59,6 +61,31 @@ describe('an order', () => {
     expect(orderIn('pending').reservationConfirmed('r-1', later, later).order).to.include({ reservationId: 'r-1', reservationExpiresAt: later });
     expect(orderIn('pending').reservationRejected([{ productId: 1, requested: 3, available: 1 }], 'insufficient-stock', later).order.shortages).to.deep.equal([{ productId: 1, requested: 3, available: 1 }]);
     expect(orderIn('paid').commitFailed('the hold had expired', later).order.failureReason).to.equal('the hold had expired');
+    expect(orderIn('reserved').reservationReleased('r-1', later).order).to.include({ failureReason: RESERVATION_RELEASED, reservationId: 'r-1' });
+    expect(orderIn('pending').reservationExpired('r-1', later).order).to.include({ reservationId: 'r-1' });
+  });
+
+  it("ignores an event about another reservation than the order's own", () => {
+    const reserved = orderIn('pending').reservationConfirmed('r-1', later, later).order;
+    for (const outcome of [reserved.reservationReleased('r-2', later), reserved.reservationCommitted('r-2', later), reserved.reservationExpired('r-2', later)]) {
+      expect(outcome).to.deep.equal({ changed: false, order: reserved });
+    }
+  });
+
+  it('ends where in-order delivery would, whichever order stock’s events come in', () => {
+    const pending = orderIn('pending');
+    const confirm = (o: Order) => o.reservationConfirmed('r-1', later, later).order;
+    const inputs: Record<string, (o: Order) => Order> = {
+      expired: (o) => o.reservationExpired('r-1', later).order,
+      released: (o) => o.reservationReleased('r-1', later).order,
+      committed: (o) => o.reservationCommitted('r-1', later).order,
+    };
+    for (const [name, settle] of Object.entries(inputs)) {
+      const inOrder = settle(confirm(pending));
+      const overtaken = confirm(settle(pending));
+      expect(overtaken.status, `${name} before confirmed`).to.equal(inOrder.status);
+      expect(settle(overtaken), `${name} twice`).to.equal(overtaken);
+    }
   });
 });
 

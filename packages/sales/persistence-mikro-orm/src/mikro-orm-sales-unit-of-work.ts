@@ -1,9 +1,13 @@
 import type { UnitOfWork } from '@platform/kernel';
-import { type Database, MikroOrmIdempotencyRecords, MikroOrmOutbox } from '@platform/mikro-orm';
+import { type Database, MikroOrmIdempotencyRecords, MikroOrmOutbox, retryingConflicts } from '@platform/mikro-orm';
 import type { SalesTransaction } from '@sales/domain';
 import { MikroOrmOrderRepository } from './mikro-orm-order-repository';
 
-/** Sales transactions on MikroORM: the orders, the idempotency records (and inbox) and the outbox, all on the transaction's session. */
+/**
+ * Sales transactions on MikroORM: the orders, the idempotency records (and
+ * inbox) and the outbox, all on the transaction's session. One PostgreSQL
+ * aborts as a deadlock victim or a serialisation failure runs again.
+ */
 export class MikroOrmSalesUnitOfWork implements UnitOfWork<SalesTransaction> {
   constructor(
     private readonly database: Database,
@@ -12,12 +16,14 @@ export class MikroOrmSalesUnitOfWork implements UnitOfWork<SalesTransaction> {
   ) {}
 
   run<T>(work: (tx: SalesTransaction) => Promise<T>): Promise<T> {
-    return this.database.transaction((session) =>
-      work({
-        orders: new MikroOrmOrderRepository(session),
-        idempotency: new MikroOrmIdempotencyRecords(session, this.idempotencyTtlMs, this.now),
-        outbox: new MikroOrmOutbox(session),
-      }),
+    return retryingConflicts(() =>
+      this.database.transaction((session) =>
+        work({
+          orders: new MikroOrmOrderRepository(session),
+          idempotency: new MikroOrmIdempotencyRecords(session, this.idempotencyTtlMs, this.now),
+          outbox: new MikroOrmOutbox(session),
+        }),
+      ),
     );
   }
 }

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { timeOrderedId } from '@platform/kernel';
 import { accessControl, tokenVerifierFor } from '@platform/koa';
-import { messagingFor } from '@platform/messaging-rabbitmq';
+import { messagingFor, wakingTheRelay } from '@platform/messaging-rabbitmq';
 import { MikroOrmOutbox } from '@platform/mikro-orm';
 import { createLogger, type Logger } from '@platform/runtime';
 import { CancelOrder, GetOrder, HandleStockEvent, ListOrders, PayOrder, PlaceOrder } from '@sales/application';
@@ -65,6 +65,11 @@ export async function createContainer(config: SalesServiceConfig, logger?: Logge
   const serviceLogger = logger ?? createLogger('sales-service', config.logLevel);
   container.register(Tokens.Logger, { useValue: serviceLogger });
   await registerStorage(container, config, serviceLogger);
+  if (config.amqpUrl) {
+    // A unit of work that wrote events wakes this instance's relay once it commits; the relay's polling stays the guarantee.
+    const unitOfWork = container.resolve(Tokens.UnitOfWork);
+    container.register(Tokens.UnitOfWork, { useValue: wakingTheRelay(unitOfWork, () => container.resolve(Tokens.Messaging).wake()) });
+  }
   container.register(Tokens.Clock, { useValue: () => new Date() });
   single(container, Tokens.ProductCatalog, () => productCatalog(config, serviceLogger));
   single(container, Tokens.Access, () => accessControl(tokenVerifierFor(config, serviceLogger), serviceLogger));

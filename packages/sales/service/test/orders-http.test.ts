@@ -192,4 +192,22 @@ describe('The orders API when stock does not answer', function () {
     await new Promise((resolve) => setTimeout(resolve, 5_200));
     expect((await sales.json('POST', '/api/orders', { lines: [{ productId: again, quantity: 1 }] })).status).to.equal(202);
   });
+
+  it('answers a repeat with its Idempotency-Key from the record while stock is down: 202 replayed, not 503', async () => {
+    const id = await stock.product('Pen', 1, 5);
+    const key = randomUUID();
+    const first = await sales.json<OrderJson>('POST', '/api/orders', { lines: [{ productId: id, quantity: 1 }] }, { 'Idempotency-Key': key });
+    expect(first.status).to.equal(202);
+    const port = stock.service.port;
+    await stock.stop();
+    try {
+      const repeat = await sales.json<OrderJson>('POST', '/api/orders', { lines: [{ productId: id, quantity: 1 }] }, { 'Idempotency-Key': key });
+      expect(repeat.status).to.equal(202);
+      expect(repeat.headers.get('idempotent-replayed')).to.equal('true');
+      expect(repeat.body).to.deep.equal(first.body);
+      expect((await sales.json<ProblemJson>('POST', '/api/orders', { lines: [{ productId: id, quantity: 1 }] }, { 'Idempotency-Key': randomUUID() })).status, 'a new key still needs stock').to.equal(503);
+    } finally {
+      stock = await startStock({ port });
+    }
+  });
 });

@@ -92,6 +92,16 @@ export function salesUseCaseContract(open: OpenSalesStore): void {
     await expect(useCases().place.execute('buyer-a', request(), { idempotency: { ...idempotency, fingerprint: 'other' } })).to.be.rejectedWith(IdempotencyKeyReusedError);
   });
 
+  it('answers a repeat recorded under its idempotency key without asking stock, so it gets its order while stock is down', async () => {
+    const idempotency = { scope: 'place-order', key: randomUUID(), fingerprint: 'f' };
+    const first = await useCases().place.execute('buyer-a', request(), { idempotency });
+    const down: ProductCatalog = { quote: async () => Promise.reject(new UnavailableError('STOCK_UNAVAILABLE', 'Stock does not answer.')) };
+    expect(await useCases(down).place.execute('buyer-a', request(), { idempotency })).to.deep.equal({ value: first.value, replayed: true });
+    await expect(useCases(down).place.execute('buyer-a', request(), { idempotency: { ...idempotency, fingerprint: 'other' } })).to.be.rejectedWith(IdempotencyKeyReusedError);
+    await expect(useCases(down).place.execute('buyer-a', request(), { idempotency: { ...idempotency, key: randomUUID() } }), 'a new key still needs stock').to.be.rejectedWith(UnavailableError);
+    expect(catalog.asked, 'stock was asked once, for the first').to.have.length(1);
+  });
+
   it("keeps buyers apart: another buyer's order is not found, to read, cancel or pay; an admin reaches it", async () => {
     const order = await placed(A);
     for (const attempt of [useCases().get.execute(order.id, B), useCases().cancel.execute(order.id, B), useCases().pay.execute(order.id, B)]) {
@@ -154,6 +164,44 @@ export function salesUseCaseContract(open: OpenSalesStore): void {
     expect(await useCases().handle.execute(stock('stock.reservation.expired', { orderId: paid.id, reservationId: RESERVATION }))).to.equal('unchanged');
     expect(await useCases().handle.execute(stock('stock.reservation.commit_failed', { orderId: paid.id, reason: 'the hold had expired' }))).to.equal('applied');
     expect(await useCases().get.execute(paid.id, A)).to.include({ status: 'unfulfilled', failureReason: 'the hold had expired' });
+  });
+
+  it("follows stock when the hold is released or committed through stock's own API: released → cancelled and unpayable, committed → completed; no event of its own", async () => {
+    const confirm = (orderId: string) => useCases().handle.execute(stock('stock.reservation.confirmed', { orderId, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' }));
+    const released = await placed();
+    const committed = await placed();
+    await confirm(released.id);
+    await confirm(committed.id);
+    await events();
+    expect(await useCases().handle.execute(stock('stock.reservation.released', { orderId: released.id, reservationId: RESERVATION }))).to.equal('applied');
+    expect(await useCases().get.execute(released.id, A)).to.include({ status: 'cancelled', failureReason: 'reservation-released' });
+    await expect(useCases().pay.execute(released.id, A)).to.be.rejectedWith(OrderStateConflictError).and.eventually.include({ status: 'cancelled' });
+    expect(await useCases().cancel.execute(released.id, A)).to.include({ status: 'cancelled' });
+
+    expect(await useCases().handle.execute(stock('stock.reservation.committed', { orderId: committed.id, reservationId: RESERVATION }))).to.equal('applied');
+    expect((await useCases().get.execute(committed.id, A)).status).to.equal('completed');
+    expect(await useCases().pay.execute(committed.id, A)).to.include({ status: 'completed' });
+    await expect(useCases().cancel.execute(committed.id, A)).to.be.rejectedWith(OrderStateConflictError).and.eventually.include({ status: 'completed' });
+    expect(await events(), 'stock already settled the holds: nothing to tell it').to.deep.equal([]);
+
+    // The answer to a buyer's own cancel finds the order cancelled, without a reason.
+    const cancelled = await placed();
+    await confirm(cancelled.id);
+    await useCases().cancel.execute(cancelled.id, A);
+    expect(await useCases().handle.execute(stock('stock.reservation.released', { orderId: cancelled.id, reservationId: RESERVATION }))).to.equal('unchanged');
+    expect((await useCases().get.execute(cancelled.id, A)).failureReason).to.equal(undefined);
+  });
+
+  it('ends expired when the expiry overtakes the confirmation (the relay let it pass), and neither a late confirmation nor a duplicate moves it', async () => {
+    const order = await placed();
+    const expired = stock('stock.reservation.expired', { orderId: order.id, reservationId: RESERVATION });
+    const confirmed = stock('stock.reservation.confirmed', { orderId: order.id, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' });
+    expect(await useCases().handle.execute(expired)).to.equal('applied');
+    expect(await useCases().handle.execute(confirmed)).to.equal('unchanged');
+    expect(await useCases().handle.execute(expired)).to.equal('duplicate');
+    expect(await useCases().handle.execute({ ...confirmed, id: randomUUID() })).to.equal('unchanged');
+    expect(await useCases().get.execute(order.id, A)).to.include({ status: 'expired', reservationId: RESERVATION, version: 2 });
+    await expect(useCases().pay.execute(order.id, A)).to.be.rejectedWith(OrderStateConflictError).and.eventually.include({ status: 'expired' });
   });
 
   it('records a rejection with its shortages, an expiry, and ignores events about orders it does not know', async () => {

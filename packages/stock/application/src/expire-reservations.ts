@@ -1,6 +1,6 @@
 import type { Clock, UnitOfWork } from '@platform/kernel';
 import type { Reservation, StockTransaction } from '@stock/domain';
-import { settleReservation } from './settle-reservation';
+import { expireReservations } from './settle-reservation';
 
 export class ExpireReservations {
   constructor(
@@ -11,14 +11,17 @@ export class ExpireReservations {
   /**
    * Expires up to `limit` held reservations whose time is up, in one
    * transaction, and answers them. Safe with any number of instances: each
-   * claims rows the others do not hold.
+   * claims rows the others do not hold, and settles their products in product
+   * id order, as reservations lock them, so it deadlocks with none of them.
    */
   execute(limit = 100): Promise<Reservation[]> {
     return this.unitOfWork.run(async (tx) => {
       const due = await tx.reservations.claimExpired(this.clock(), limit);
-      const expired: Reservation[] = [];
-      for (const reservation of due) expired.push(await settleReservation(tx, reservation.id, 'expired', this.clock));
-      return expired;
+      return expireReservations(
+        tx,
+        due.map((reservation) => reservation.id),
+        this.clock,
+      );
     });
   }
 }

@@ -92,7 +92,8 @@ export class InMemoryProductRepository implements ProductRepository {
 
   async settle(id: number, quantity: number, settlement: Settlement, context: MovementContext): Promise<Product | undefined> {
     const current = this.tables.products.get(id, this.tx);
-    if (!current) return undefined;
+    // As the SQL adapters' conditional write: a product never settles more than it holds.
+    if (!current || current.reservedQuantity < quantity) return undefined;
     const taken = settlement === 'committed' ? quantity : 0;
     const details = current.details.withQuantityInStock(current.quantityInStock - taken);
     const product = Product.of(id, details, current.version + 1, current.reservedQuantity - quantity);

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { accessControl, tokenVerifierFor } from '@platform/koa';
-import { messagingFor } from '@platform/messaging-rabbitmq';
+import { messagingFor, wakingTheRelay } from '@platform/messaging-rabbitmq';
 import { MikroOrmOutbox } from '@platform/mikro-orm';
 import { createLogger, type Logger } from '@platform/runtime';
 import {
@@ -74,6 +74,11 @@ export async function createContainer(config: StockServiceConfig, logger?: Logge
   const serviceLogger = logger ?? createLogger('stock-service', config.logLevel);
   container.register(Tokens.Logger, { useValue: serviceLogger });
   await registerStorage(container, config, serviceLogger);
+  if (config.amqpUrl) {
+    // A unit of work that wrote events wakes this instance's relay once it commits; the relay's polling stays the guarantee.
+    const unitOfWork = container.resolve(Tokens.UnitOfWork);
+    container.register(Tokens.UnitOfWork, { useValue: wakingTheRelay(unitOfWork, () => container.resolve(Tokens.Messaging).wake()) });
+  }
   container.register(Tokens.Clock, { useValue: () => new Date() });
   single(container, Tokens.Access, () => accessControl(tokenVerifierFor(config, serviceLogger), serviceLogger));
   const writes = (c: DependencyContainer) => [c.resolve(Tokens.UnitOfWork), c.resolve(Tokens.Clock)] as const;

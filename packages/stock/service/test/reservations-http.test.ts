@@ -127,7 +127,9 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
       const adjusted = await request(`/api/products/${a.id}/stock-adjustments`, json({ delta: -3 }));
       expect(adjusted.status).to.equal(409);
       expect(await adjusted.json()).to.include({ code: 'INSUFFICIENT_STOCK', available: 2 });
-      expect((await request(`/api/products/${a.id}`, json(aProductBody({ quantityInStock: 2 }), { method: 'PUT' }))).status).to.equal(409);
+      const put = await request(`/api/products/${a.id}`, json(aProductBody({ quantityInStock: 2 }), { method: 'PUT' }));
+      expect(put.status).to.equal(409);
+      expect(await put.json(), 'what could be taken out: the stock no reservation holds').to.include({ code: 'INSUFFICIENT_STOCK', available: 2 });
       expect(await (await request(`/api/products/${a.id}`, { method: 'DELETE' })).json()).to.include({ status: 409, code: 'PRODUCT_RESERVED' });
     });
 

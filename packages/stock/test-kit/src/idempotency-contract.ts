@@ -1,4 +1,4 @@
-import { IdempotencyKeyReusedError, type IdempotentRequest, type ResultFormat, runOnce } from '@platform/kernel';
+import { IdempotencyKeyReusedError, type IdempotentRequest, recordedResult, type ResultFormat, runOnce } from '@platform/kernel';
 import type { StockTransaction } from '@stock/domain';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
@@ -74,6 +74,16 @@ export function idempotencyContract(open: OpenStockStore): void {
     sinon.assert.calledOnce(work);
     expect(results.filter((r) => !r.replayed)).to.have.length(1);
     expect(new Set(results.map((r) => r.value)).size).to.equal(1);
+  });
+
+  it('reads a recorded result without claiming its key: nothing before the work ran, the result after, a refusal for another payload, nothing once expired', async () => {
+    const recorded = (req: IdempotentRequest) => recordedResult(store.unitOfWork, req, text);
+    expect(await recorded(request())).to.equal(undefined);
+    expect(await once(request(), async () => 'made'), 'the read claimed nothing').to.deep.equal({ value: 'made', replayed: false });
+    expect(await recorded(request())).to.deep.equal({ value: 'made', replayed: true });
+    await expect(recorded(request('payload-b'))).to.be.rejectedWith(IdempotencyKeyReusedError);
+    clock += CONTRACT_TTL_MS + 1;
+    expect(await recorded(request())).to.equal(undefined);
   });
 
   it('forgets a key once its record expires', async () => {

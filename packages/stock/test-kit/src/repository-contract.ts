@@ -134,6 +134,16 @@ export function productRepositoryContract(open: OpenStockStore): void {
     expect(await write((p) => p.adjustStock(424242, 1, aContext()))).to.deep.equal({ status: 'not-found' });
   });
 
+  it('settles a hold, and refuses to settle more than is held, changing nothing', async () => {
+    const { id } = await write((p) => p.add(aProduct({ quantityInStock: 5 }), aContext()));
+    await write((p) => p.hold(id, 3, aContext()));
+    for (const settlement of ['committed', 'released', 'expired'] as const) expect(await write((p) => p.settle(id, 4, settlement, aContext())), settlement).to.equal(undefined);
+    expect(await write((p) => p.settle(2147483000, 1, 'released', aContext())), 'a missing product').to.equal(undefined);
+    expect(await products.findById(id)).to.include({ quantityInStock: 5, reservedQuantity: 3, version: 2 });
+    expect(await write((p) => p.settle(id, 2, 'committed', aContext()))).to.include({ quantityInStock: 3, reservedQuantity: 1, version: 3 });
+    expect(await write((p) => p.settle(id, 1, 'released', aContext()))).to.include({ quantityInStock: 3, reservedQuantity: 0, version: 4 });
+  });
+
   it('reaches the largest stock exactly', async () => {
     const { id } = await write((p) => p.add(aProduct({ quantityInStock: 2147483640 }), aContext()));
     const full = await write((p) => p.adjustStock(id, 7, aContext()));

@@ -1,13 +1,16 @@
+import type { UnitOfWork } from '@platform/kernel';
 import { AdjustStock, CommitReservation, CreateProduct, DeleteProduct, ExpireReservations, GetReservation, ListStockMovements, ReleaseReservation, ReserveStock, UpdateProduct } from '@stock/application';
 import {
   InsufficientStockError,
   type Product,
+  type ProductRepository,
   ProductReservedError,
   type ReservationLine,
   ReservationNotHeldError,
   ReservationRequest,
   StockAdjustment,
   StockShortageError,
+  type StockTransaction,
   UnknownProductsError,
 } from '@stock/domain';
 import * as chai from 'chai';
@@ -96,13 +99,63 @@ export function reservationContract(open: OpenStockStore): void {
     expect((await reload(a)).reservedQuantity).to.equal(2);
   });
 
-  it('holds exactly the stock when 200 reservations of one race for 50', async () => {
+  it('holds exactly the stock when 200 reservations of one race for 50, then keeps the invariants while commits, releases and expiry race', async () => {
     const a = await product(50);
-    const outcomes = await Promise.all(Array.from({ length: 200 }, () => useCases().reserve.execute(request([{ productId: a.id, quantity: 1 }])).then(() => 'held', (error: unknown) => (error instanceof StockShortageError ? 'short' : String(error)))));
-    expect(outcomes.filter((o) => o === 'held')).to.have.length(50);
+    const outcomes = await Promise.all(
+      Array.from({ length: 200 }, () => useCases().reserve.execute(request([{ productId: a.id, quantity: 1 }])).then(({ value }) => value.reservation.id, (error: unknown) => (error instanceof StockShortageError ? 'short' : String(error)))),
+    );
+    const held = outcomes.filter((o) => o !== 'short');
+    expect(held).to.have.length(50);
     expect(outcomes.filter((o) => o === 'short')).to.have.length(150);
     expect(await reload(a)).to.include({ reservedQuantity: 50, availableQuantity: 0, quantityInStock: 50 });
     await expectLedgersToSum([a]);
+
+    // Every hold is due now: commits of the first 20 and releases of the next 15 race three sweepers for them, and for the rest.
+    now = new Date(now.getTime() + 901_000);
+    const notHeld = (error: unknown) => {
+      if (!(error instanceof ReservationNotHeldError)) throw error;
+    };
+    await Promise.all([
+      ...held.slice(0, 20).map((id) => useCases().commit.execute(id).catch(notHeld)),
+      ...held.slice(20, 35).map((id) => useCases().release.execute(id).catch(notHeld)),
+      useCases().expire.execute(),
+      useCases().expire.execute(),
+      useCases().expire.execute(),
+    ]);
+    while ((await useCases().expire.execute()).length > 0);
+    const final = await Promise.all(held.map((id) => useCases().get.execute(id)));
+    const counts = { committed: 0, released: 0, expired: 0, held: 0 } as Record<string, number>;
+    for (const r of final) counts[r.status] = (counts[r.status] ?? 0) + 1;
+    expect(counts.held, 'nothing left held').to.equal(0);
+    expect(counts.committed! + counts.released! + counts.expired!).to.equal(50);
+    expect(counts.expired, 'the 15 untouched holds, at least, expired').to.be.at.least(15);
+    const after = await reload(a);
+    expect(after).to.include({ quantityInStock: 50 - counts.committed!, reservedQuantity: 0 });
+    await expectLedgersToSum([a]);
+  });
+
+  it('changes nothing when a product refuses to settle what a reservation holds of it: the reservation stays held, its stock as it was', async () => {
+    const [a, b] = [await product(5), await product(5)];
+    const { reservation } = (await useCases().reserve.execute(request([{ productId: a.id, quantity: 2 }, { productId: b.id, quantity: 1 }], randomUUID(), 60))).value;
+    // The conditional write of b's settlement is refused, as it is when the product holds less than the reservation says.
+    const refusing: UnitOfWork<StockTransaction> = {
+      run: (work, options) =>
+        store.unitOfWork.run((tx) => {
+          const products = Object.assign(Object.create(tx.products) as ProductRepository, {
+            settle: (id: number, ...rest: Parameters<ProductRepository['settle']> extends [number, ...infer R] ? R : never) => (id === b.id ? Promise.resolve(undefined) : tx.products.settle(id, ...rest)),
+          });
+          return work({ ...tx, products });
+        }, options),
+    };
+    await expect(new CommitReservation(refusing, clock).execute(reservation.id)).to.be.rejectedWith(`Product ${b.id} refused to settle 1`);
+    await expect(new ReleaseReservation(refusing, clock).execute(reservation.id)).to.be.rejectedWith(`Product ${b.id} refused to settle 1`);
+    now = new Date(now.getTime() + 61_000);
+    await expect(new ExpireReservations(refusing, clock).execute()).to.be.rejectedWith(`Product ${b.id} refused to settle 1`);
+    expect((await useCases().get.execute(reservation.id)).status).to.equal('held');
+    expect(await reload(a)).to.include({ quantityInStock: 5, reservedQuantity: 2 });
+    expect(await reload(b)).to.include({ quantityInStock: 5, reservedQuantity: 1 });
+    await expectLedgersToSum([a, b]);
+    expect(await store.outbox.countUnpublished()).to.equal(0);
   });
 
   it('commits: the held quantity leaves the stock and the hold; a repeat is harmless; a release after it is refused', async () => {
@@ -173,29 +226,64 @@ export function reservationContract(open: OpenStockStore): void {
     await expectLedgersToSum([a]);
   });
 
-  it('keeps every ledger summing to its product through a storm of mixed operations', async () => {
+  it('keeps every ledger summing to its product, and every hold counted once, through a storm of reserves, commits, releases, expiries, adjustments and PUTs', async () => {
     const products = [await product(30), await product(30), await product(30)];
     let seed = 7;
     const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-    const pick = () => products[Math.floor(random() * products.length)]!;
-    const held: string[] = [];
-    const operations = Array.from({ length: 150 }, async (_, i) => {
+    const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
+    const created: string[] = [];
+    const held = new Set<string>();
+    const done = { reserve: 0, commit: 0, release: 0, expire: 0, adjust: 0, put: 0 };
+    const operation = async (i: number) => {
       const roll = random();
-      const target = pick();
+      const target = pick(products);
       try {
-        if (roll < 0.3) await useCases().adjust.execute(target.id, StockAdjustment.create({ delta: random() < 0.5 ? -2 : 3, reason: `storm ${i}` }));
-        else if (roll < 0.6) held.push((await useCases().reserve.execute(request([{ productId: target.id, quantity: 2 }, { productId: pick().id, quantity: 1 }]))).value.reservation.id);
-        else if (roll < 0.75 && held.length > 0) await useCases().commit.execute(held[Math.floor(random() * held.length)]!);
-        else if (roll < 0.9 && held.length > 0) await useCases().release.execute(held[Math.floor(random() * held.length)]!);
-        else await useCases().update.execute(target.id, aProduct({ quantityInStock: 25 + Math.floor(random() * 10) }));
+        if (roll < 0.3) {
+          const { reservation } = (await useCases().reserve.execute(request([{ productId: target.id, quantity: 2 }, { productId: pick(products).id, quantity: 1 }], randomUUID(), 1 + Math.floor(random() * 3)))).value;
+          created.push(reservation.id);
+          held.add(reservation.id);
+          done.reserve++;
+        } else if (roll < 0.45 && held.size > 0) {
+          // Any reservation taken for held may have been settled meanwhile by another worker or the sweeper: the refusal is counted.
+          const id = pick([...held]);
+          await useCases().commit.execute(id);
+          held.delete(id);
+          done.commit++;
+        } else if (roll < 0.6 && held.size > 0) {
+          const id = pick([...held]);
+          await useCases().release.execute(id);
+          held.delete(id);
+          done.release++;
+        } else if (roll < 0.7) {
+          now = new Date(now.getTime() + 1000);
+          for (const expired of await useCases().expire.execute()) {
+            held.delete(expired.id);
+            done.expire++;
+          }
+        } else if (roll < 0.85) {
+          await useCases().adjust.execute(target.id, StockAdjustment.create({ delta: random() < 0.5 ? -2 : 3, reason: `storm ${i}` }));
+          done.adjust++;
+        } else {
+          await useCases().update.execute(target.id, aProduct({ quantityInStock: 20 + Math.floor(random() * 15) }));
+          done.put++;
+        }
       } catch (error) {
-        if (!(error instanceof InsufficientStockError || error instanceof StockShortageError || error instanceof ReservationNotHeldError)) throw error;
+        if (!(error instanceof StockShortageError || error instanceof ReservationNotHeldError || error instanceof InsufficientStockError)) throw error;
       }
-    });
-    await Promise.all(operations);
+    };
+    // Six workers, each running its operations one after another, all at once: later operations see the holds earlier ones made.
+    await Promise.all(
+      Array.from({ length: 6 }, async (_, worker) => {
+        for (let n = 0; n < 40; n++) await operation(worker * 40 + n);
+      }),
+    );
+    for (const [kind, count] of Object.entries(done)) expect(count, `${kind} operations that went through`).to.be.greaterThan(0);
+    const reservations = await Promise.all(created.map((id) => useCases().get.execute(id)));
     for (const p of products) {
       const current = await reload(p);
       expect(current.reservedQuantity).to.be.within(0, current.quantityInStock);
+      const heldOfIt = reservations.filter((r) => r.status === 'held').flatMap((r) => r.lines.filter((line) => line.productId === p.id)).reduce((sum, line) => sum + line.quantity, 0);
+      expect(current.reservedQuantity, `product ${p.id} holds what its held reservations hold`).to.equal(heldOfIt);
     }
     await expectLedgersToSum(products);
   });

@@ -119,6 +119,19 @@ export function productUseCaseContract(open: OpenStockStore): void {
     it('throws ProductNotFoundError for a missing product', async () => {
       await expect(new AdjustStock(store.unitOfWork, clock).execute(2147483000, StockAdjustment.create({ delta: 1 }))).to.be.rejectedWith(ProductNotFoundError);
     });
+
+    it('opens no transaction around its one conditional write without a key, and a transaction with one', async () => {
+      const { id } = await added(5);
+      const run = sinon.spy(store.unitOfWork, 'run');
+      try {
+        await new AdjustStock(store.unitOfWork, clock).execute(id, StockAdjustment.create({ delta: -1 }));
+        await new AdjustStock(store.unitOfWork, clock).execute(id, StockAdjustment.create({ delta: -1 }), { idempotency: key('adjust-stock') });
+        expect(run.args.map(([, options]) => options?.singleCall ?? false)).to.deep.equal([true, false]);
+      } finally {
+        run.restore();
+      }
+      expect((await store.products.findById(id))?.quantityInStock).to.equal(3);
+    });
   });
 
   describe('DeleteProduct', () => {
