@@ -22,6 +22,6 @@ export interface SalesAppOptions {
 export function createSalesApp({ useCases, access, logger, openApiFile, isReady, readinessChecks, countOrders }: SalesAppOptions): HttpApp {
   const http = createHttpApp({ logger, toProblem, ...(isReady && { isReady }), ...(readinessChecks && { readinessChecks }), ...(openApiFile && { docs: { specFile: openApiFile, title: 'Sales service API' } }) });
   http.metrics.addGauge('sales_orders', 'Orders by status, across every instance (read from the database)', 'status', countOrders);
-  http.route(ordersRouter({ useCases, access, logger }));
+  http.route(ordersRouter({ useCases, access }));
   return http;
 }

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { ValidationError } from '@platform/kernel';
-import { type AccessControl, decodeInteger, idempotencyKeyOf, jsonObjectBody, type Logger, markReplayed, principalOf, queryParameters, requestIdOf, singleQueryValue } from '@platform/koa';
+import { type AccessControl, decodeInteger, idempotencyKeyOf, jsonObjectBody, logWith, markReplayed, principalOf, queryParameters, singleQueryValue } from '@platform/koa';
 import type { CancelOrder, GetOrder, ListOrders, PayOrder, PlaceOrder } from '@sales/application';
 import type { Order, Viewer } from '@sales/domain';
 import type { Context } from 'koa';
@@ -19,7 +19,6 @@ export interface OrderUseCases {
 export interface OrdersRouterOptions {
   readonly useCases: OrderUseCases;
   readonly access: AccessControl;
-  readonly logger: Logger;
 }
 
 /** A hundred lines of a few dozen bytes each fit many times over. */
@@ -55,7 +54,7 @@ function answer(ctx: Context, status: number, order: Order): void {
 }
 
 /** POST and GET /api/orders, GET /api/orders/{id}, and its cancel and payment. */
-export function ordersRouter({ useCases, access, logger }: OrdersRouterOptions): Router {
+export function ordersRouter({ useCases, access }: OrdersRouterOptions): Router {
   const { placeOrder, getOrder, listOrders, cancelOrder, payOrder } = useCases;
   const router = new Router({ prefix: '/api/orders' });
   const read = access.require('orders:read', 'orders:admin');
@@ -71,7 +70,7 @@ export function ordersRouter({ useCases, access, logger }: OrdersRouterOptions):
     const scope = `place-order:${createHash('sha256').update(buyer).digest('base64url')}`;
     const idempotency = idempotencyKeyOf(ctx, scope, request);
     const { value: order, replayed } = await placeOrder.execute(buyer, request, { ...(idempotency && { idempotency }) });
-    if (!replayed) logger.info('order placed', { orderId: order.id, lines: order.lines.length, requestId: requestIdOf(ctx) });
+    if (!replayed) logWith(ctx, { event: 'order placed', orderId: order.id, lines: order.lines.length });
     markReplayed(ctx, replayed);
     ctx.set('Location', `/api/orders/${order.id}`);
     // Accepted: stock decides whether the lines are held; the order's status says when it has.
@@ -103,13 +102,13 @@ export function ordersRouter({ useCases, access, logger }: OrdersRouterOptions):
 
   router.post('/:id/cancel', write, noQuery, async (ctx) => {
     const order = await cancelOrder.execute(orderId(ctx), viewerOf(ctx));
-    logger.info('order cancelled', { orderId: order.id, requestId: requestIdOf(ctx) });
+    logWith(ctx, { event: 'order cancelled', orderId: order.id });
     answer(ctx, 200, order);
   });
 
   router.post('/:id/payment', write, noQuery, async (ctx) => {
     const order = await payOrder.execute(orderId(ctx), viewerOf(ctx));
-    logger.info('order paid', { orderId: order.id, requestId: requestIdOf(ctx) });
+    logWith(ctx, { event: 'order paid', orderId: order.id });
     answer(ctx, 200, order);
   });
 

@@ -9,7 +9,7 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'
 const open: AccessControl = { enabled: false, authenticate: (_ctx, next) => next(), require: () => (_ctx, next) => next() };
 
 function servedOperations(): string[] {
-  const routers = [ordersRouter({ useCases: {} as OrderUseCases, access: open, logger: console }), operationsRouter({ isReady: async () => true, metrics: {} as HttpMetrics })];
+  const routers = [ordersRouter({ useCases: {} as OrderUseCases, access: open }), operationsRouter({ isReady: async () => true, metrics: {} as HttpMetrics })];
   return routers
     .flatMap((router) => router.stack)
     .flatMap((layer) => layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method} ${String(layer.path).replace(/:(\w+)/g, '{$1}').replace(/\/$/, '')}`));
