@@ -21,7 +21,7 @@ export const DRILLS: Record<string, () => Promise<DrillResult>> = {
 
 /** The sizes CI runs: the same drills, shorter and smaller. */
 export const SHORT = {
-  concurrency: { adjustments: 200, orders: 80 } satisfies ConcurrencySize,
+  concurrency: { adjustments: 200, orders: 80, holds: 300 } satisfies ConcurrencySize,
   rolling: { workers: 4, quietMs: 1_500 } satisfies RollingSize,
   kill: { workers: 2, downMs: 1_000, betweenMs: 1_500 } satisfies KillSize,
   postgres: { workers: 2, quietMs: 1_500, downMs: 3_000 } satisfies PostgresSize,

@@ -45,6 +45,10 @@ const report = markdownReport(results, meta);
 mkdirSync(join(ROOT, 'drills-results'), { recursive: true });
 writeFileSync(join(ROOT, 'drills-results', 'results.json'), `${JSON.stringify({ meta, results }, null, 2)}\n`);
 writeFileSync(join(ROOT, 'drills-results', 'results.md'), report);
+for (const result of results.filter((r) => r.logs)) {
+  const file = join(ROOT, 'drills-results', `${result.drill.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.log`);
+  writeFileSync(file, Object.entries(result.logs!).map(([name, lines]) => `== ${name}\n${lines.join('\n')}\n`).join('\n'));
+}
 if (!values['no-docs'] && !values.short && positionals.length === 0) writeIntoOperations(join(ROOT, 'docs', 'operations.md'), report);
 process.stdout.write(report);
 process.exit(results.every((result) => result.broken.length === 0) ? 0 : 1);
