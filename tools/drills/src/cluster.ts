@@ -146,11 +146,21 @@ process.once('exit', () => {
   for (const child of LIVE) child.kill('SIGKILL');
 });
 
+/** What must be undone if the run is interrupted mid-fault (a stopped PostgreSQL started again). */
+const RESTORES = new Set<() => Promise<void>>();
+
+/** Registers `restore` to run if the run is interrupted before the answer is called. */
+export function onInterrupt(restore: () => Promise<void>): () => void {
+  RESTORES.add(restore);
+  return () => RESTORES.delete(restore);
+}
+
 /** Clusters started and not stopped yet: what `stopAll` stops when the run is interrupted. */
 const RUNNING = new Set<Cluster>();
 
-/** Stops every cluster still running (pnpm drills calls it on SIGINT and SIGTERM). */
+/** Undoes a fault in progress and stops every cluster still running (pnpm drills calls it on SIGINT and SIGTERM). */
 export async function stopAll(): Promise<void> {
+  await Promise.allSettled([...RESTORES].map((restore) => restore()));
   await Promise.allSettled([...RUNNING].map((cluster) => cluster.stop()));
 }
 
@@ -168,21 +178,13 @@ export interface ClusterOptions {
   readonly proxiedBroker?: readonly string[];
 }
 
-type Client = 'stockWriter' | 'buyer' | 'ordersAdmin';
+/** The drill's clients: stock:write for products and adjustments; orders:read and orders:write of one buyer; orders:admin for every order. */
+export type Client = 'stockWriter' | 'buyer' | 'ordersAdmin';
 const CLIENT_OF: Record<Client, readonly [clientId: string, resource: string]> = {
   stockWriter: ['inventory-sync', 'urn:commerce:stock'],
   buyer: ['buyer-a', 'urn:commerce:sales'],
   ordersAdmin: ['orders-admin', 'urn:commerce:sales'],
 };
-
-export interface Tokens {
-  /** stock:write, for adjustments and products. */
-  readonly stockWriter: string;
-  /** orders:read and orders:write of one buyer. */
-  readonly buyer: string;
-  /** orders:admin: every order. */
-  readonly ordersAdmin: string;
-}
 
 /**
  * The whole system as an operator runs it at scale: an issuer, N stock and M
@@ -193,14 +195,13 @@ export interface Tokens {
  */
 export class Cluster {
   readonly instances: Instance[] = [];
-  /** Tokens taken once, at the start: they live `accessTokenTtlSeconds`. */
-  tokens!: Tokens;
   private readonly suffix = `${process.pid}_${Date.now().toString(36)}`;
   readonly databases = { stock: `drill_stock_${this.suffix}`, sales: `drill_sales_${this.suffix}` };
   readonly vhost = `drill_${this.suffix}`;
   private readonly folder = mkdtempSync(join(tmpdir(), 'drill-'));
   private readonly proxies = new Map<string, FreezableProxy>();
-  private readonly fresh = new Map<Client, { token: string; at: number }>();
+  /** Each client's current token, or the request for one under way (callers at once share it). */
+  private readonly tokens = new Map<Client, { token: string; at: number } | { pending: Promise<string> }>();
   private stopping: Promise<void> | undefined;
 
   private constructor(private readonly options: ClusterOptions) {}
@@ -225,17 +226,34 @@ export class Cluster {
   }
 
   /**
-   * A token for `client` taken from the issuer through the gateway no longer
-   * than `maxAgeMs` ago, as a client that renews its tokens does: while the
-   * issuer is down, this throws once the last one is too old.
+   * A token for `client`, from the issuer through the gateway, taken no longer
+   * than `maxAgeMs` ago (by default half the tokens' life, as a client renews
+   * before expiry). While the issuer or the gateway is down this throws once
+   * the token held is too old; `maxAgeMs` 0 always asks the issuer.
    */
-  async freshToken(client: Client, maxAgeMs: number): Promise<string> {
-    const held = this.fresh.get(client);
-    if (held && Date.now() - held.at < maxAgeMs) return held.token;
+  token(client: Client, maxAgeMs = ((this.options.accessTokenTtlSeconds ?? 3600) * 1000) / 2): Promise<string> {
+    const held = this.tokens.get(client);
+    if (held && 'token' in held && Date.now() - held.at < maxAgeMs) return Promise.resolve(held.token);
+    if (held && 'pending' in held) return held.pending;
     const [clientId, resource] = CLIENT_OF[client];
-    const token = await tokenFor(`${this.url}/identity`, clientId, resource);
-    this.fresh.set(client, { token, at: Date.now() });
-    return token;
+    const pending = tokenFor(`${this.url}/identity`, clientId, resource).then(
+      (token) => {
+        this.tokens.set(client, { token, at: Date.now() });
+        return token;
+      },
+      (error: unknown) => {
+        if (held && 'token' in held) this.tokens.set(client, held);
+        else this.tokens.delete(client);
+        throw error;
+      },
+    );
+    this.tokens.set(client, { pending });
+    return pending;
+  }
+
+  /** A new token for `client`, asked of the issuer through the gateway now, whatever is held: it throws while either is down. */
+  askIssuer(client: Client): Promise<string> {
+    return tokenFor(`${this.url}/identity`, ...CLIENT_OF[client]);
   }
 
   get gateway(): Instance {
@@ -267,7 +285,7 @@ export class Cluster {
       ISSUER: issuer,
       IDENTITY_CLIENTS_FILE: clientsFile,
       IDENTITY_KEYS_FILE: join(this.folder, 'keys.json'),
-      // Unless a drill says otherwise, the tokens taken once at the start outlive the longest drill (the soak).
+      // An hour unless a drill wants the issuer to matter; the drill's clients renew theirs at half their life.
       ACCESS_TOKEN_TTL_SECONDS: String(this.options.accessTokenTtlSeconds ?? 3600),
       LOG_LEVEL: 'warn',
       SHUTDOWN_DELAY_MS: '0',
@@ -331,11 +349,8 @@ export class Cluster {
     this.instances.push(gateway);
     await gateway.start();
     await this.waitUntilReady();
-    this.tokens = {
-      stockWriter: await tokenFor(`${gatewayUrl}/identity`, ...CLIENT_OF.stockWriter),
-      buyer: await tokenFor(`${gatewayUrl}/identity`, ...CLIENT_OF.buyer),
-      ordersAdmin: await tokenFor(`${gatewayUrl}/identity`, ...CLIENT_OF.ordersAdmin),
-    };
+    // The first tokens, while every process is known to be up.
+    await Promise.all(Object.keys(CLIENT_OF).map((client) => this.token(client as Client)));
   }
 
   /** Resolves once every instance's readiness answers 200 (the gateway's says every service has a ready instance). */

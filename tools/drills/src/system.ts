@@ -1,5 +1,5 @@
 import { Cluster, type ClusterOptions, type Instance } from './cluster';
-import { call, type Tally, tally, until } from './load';
+import { call, steady, type Tally, tally, until } from './load';
 
 /** What a drill found: its figures, and each check it made, kept or broken. */
 export interface DrillResult {
@@ -37,6 +37,8 @@ export interface DrillContext {
   readonly findings: Findings;
   /** Every request the drill's clients sent, and how each ended. */
   readonly requests: Tally;
+  /** A steady load (load.ts's `steady`) that is stopped with the drill however it ends. */
+  readonly steady: typeof steady;
 }
 
 /**
@@ -51,13 +53,21 @@ export async function runDrill(title: string, options: ClusterOptions, body: (co
   let cluster: Cluster | undefined;
   let convergedMs: number | undefined;
   let logs: Record<string, string[]> | undefined;
+  const loads: ReturnType<typeof steady>[] = [];
+  const tracked: typeof steady = (...args) => {
+    const load = steady(...args);
+    loads.push(load);
+    return load;
+  };
   try {
     cluster = await Cluster.start(options);
-    convergedMs = await body({ cluster, findings, requests });
+    convergedMs = await body({ cluster, findings, requests, steady: tracked });
   } catch (error) {
     findings.check('the drill ran to its end', false, String((error as Error).message ?? error).split('\n')[0]);
     if (cluster) logs = Object.fromEntries(cluster.instances.map((instance) => [instance.name, [...instance.tail]]));
   } finally {
+    // A load still running (the drill stopped on an error) would go on calling dead ports.
+    await Promise.allSettled(loads.map((load) => load.stop()));
     await cluster?.stop();
   }
   return { ...findings.result(title, requests.sent, requests.failed, convergedMs), ...(logs && { logs }) };
@@ -76,13 +86,13 @@ export interface Order {
 }
 
 export async function createProduct(cluster: Cluster, name: string, quantityInStock: number): Promise<number> {
-  const created = await call(`${cluster.url}/api/products`, { method: 'POST', token: cluster.tokens.stockWriter, body: { name, price: 9.99, quantityInStock } });
+  const created = await call(`${cluster.url}/api/products`, { method: 'POST', token: await cluster.token('stockWriter'), body: { name, price: 9.99, quantityInStock } });
   if (!('status' in created) || created.status !== 201) throw new Error(`could not create ${name}: ${JSON.stringify(created)}`);
   return (created.body as { id: number }).id;
 }
 
 export async function product(cluster: Cluster, id: number): Promise<Product> {
-  const answer = await call(`${cluster.url}/api/products/${id}`, { token: cluster.tokens.stockWriter });
+  const answer = await call(`${cluster.url}/api/products/${id}`, { token: await cluster.token('stockWriter') });
   if (!('status' in answer) || answer.status !== 200) throw new Error(`product ${id}: ${JSON.stringify(answer)}`);
   return answer.body as Product;
 }
@@ -91,7 +101,7 @@ export async function product(cluster: Cluster, id: number): Promise<Product> {
 export async function allOrders(cluster: Cluster): Promise<Order[]> {
   const orders: Order[] = [];
   for (let after = ''; ; ) {
-    const answer = await call(`${cluster.url}/api/orders?limit=1000${after && `&after=${after}`}`, { token: cluster.tokens.ordersAdmin });
+    const answer = await call(`${cluster.url}/api/orders?limit=1000${after && `&after=${after}`}`, { token: await cluster.token('ordersAdmin') });
     if (!('status' in answer) || answer.status !== 200) throw new Error(`listing orders: ${JSON.stringify(answer)}`);
     const page = answer.body as Order[];
     orders.push(...page);
@@ -176,6 +186,9 @@ export interface EventFlow {
   readonly handled: number;
   readonly duplicates: number;
 }
+
+/** "stock's", "sales'". */
+export const whose = (service: string) => (service.endsWith('s') ? `${service}'` : `${service}'s`);
 
 export const sum = (values: Record<string, number> | readonly number[]) => Object.values(values).reduce((a, b) => a + b, 0);
 

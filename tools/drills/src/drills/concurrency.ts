@@ -1,5 +1,5 @@
 import { call, count, key } from '../load';
-import { byStatus, checkLedger, createProduct, type DrillResult, eventsDelivered, histogram, ledger, product, runDrill, settled, sum } from '../system';
+import { byStatus, checkLedger, createProduct, type DrillResult, eventsDelivered, histogram, ledger, product, runDrill, settled, sum, whose } from '../system';
 
 export interface ConcurrencySize {
   /** Concurrent stock −1 through the gateway on half as much stock. */
@@ -34,8 +34,9 @@ export async function concurrencyDrill({ adjustments, orders, holds }: Concurren
   return runDrill('Two of each behind the gateway: concurrency, relays and sweepers', options, async ({ cluster, findings, requests }) => {
     const stockOf = adjustments / 2;
     const hot = await createProduct(cluster, 'Hot lamp', stockOf);
+    const [writer, buyer] = [await cluster.token('stockWriter'), await cluster.token('buyer')];
     const answers = await Promise.all(
-      Array.from({ length: adjustments }, () => call(`${cluster.url}/api/products/${hot}/stock-adjustments`, { method: 'POST', token: cluster.tokens.stockWriter, body: { delta: -1 } })),
+      Array.from({ length: adjustments }, () => call(`${cluster.url}/api/products/${hot}/stock-adjustments`, { method: 'POST', token: writer, body: { delta: -1 } })),
     );
     const statuses = answers.map((answer) => ('status' in answer ? answer.status : answer.error));
     for (const answer of answers) count(requests, answer, (status) => status === 200 || status === 409);
@@ -50,7 +51,7 @@ export async function concurrencyDrill({ adjustments, orders, holds }: Concurren
     let accepted = 0;
     const placeOrders = async (productId: number, n: number) => {
       const placed = await Promise.all(
-        Array.from({ length: n }, () => call(`${cluster.url}/api/orders`, { method: 'POST', token: cluster.tokens.buyer, body: { lines: [{ productId, quantity: 1 }] }, headers: { 'idempotency-key': key() } })),
+        Array.from({ length: n }, () => call(`${cluster.url}/api/orders`, { method: 'POST', token: buyer, body: { lines: [{ productId, quantity: 1 }] }, headers: { 'idempotency-key': key() } })),
       );
       for (const answer of placed) if (count(requests, answer, (status) => status === 202)) accepted++;
     };
@@ -93,8 +94,8 @@ export async function concurrencyDrill({ adjustments, orders, holds }: Concurren
     for (const [service, flow] of Object.entries(flows)) {
       findings.figures[`${service} events published per relay`] = Object.entries(flow.publishedBy).map(([name, n]) => `${name} ${n}`).join(', ');
       for (const [name, n] of Object.entries(flow.publishedBy)) findings.check(`the outbox relay of ${name} published events`, n > 0, n);
-      findings.check(`${service}'s relays published each of its ${flow.written} events once: confirms ${sum(flow.publishedBy)} = outbox rows = distinct events in the consumer's inbox ${flow.consumed}`, sum(flow.publishedBy) === flow.written && flow.consumed === flow.written, flow);
-      findings.check(`each of ${service}'s events was handled once by its consumers, none delivered twice`, flow.handled === flow.consumed && flow.duplicates === 0, flow);
+      findings.check(`${whose(service)} relays published each of its ${flow.written} events once: confirms ${sum(flow.publishedBy)} = outbox rows = distinct events in the consumer's inbox ${flow.consumed}`, sum(flow.publishedBy) === flow.written && flow.consumed === flow.written, flow);
+      findings.check(`each of ${whose(service)} events was handled once by its consumers, none delivered twice`, flow.handled === flow.consumed && flow.duplicates === 0, flow);
     }
     findings.check('no request failed', requests.failed === 0, requests.failures);
     return converged;
