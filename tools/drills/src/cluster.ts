@@ -27,6 +27,8 @@ export class Instance {
   starts = 0;
   /** Log entries a drill asked to see (by their `message`), from every start of the process. */
   private readonly watched = new Map<string, Record<string, unknown>[]>();
+  /** Set when its cluster stops: a drill still running (an interrupted one) may not start it again behind the cleanup's back. */
+  retired = false;
 
   constructor(
     readonly role: Role,
@@ -45,6 +47,7 @@ export class Instance {
 
   /** Starts it (again) and resolves once /health/live answers. */
   async start(): Promise<void> {
+    if (this.retired) throw new Error(`${this.name} is not started again: its cluster is stopping`);
     const child = spawn(process.execPath, ['--import', TSX, join(ROOT, MAINS[this.role])], {
       cwd: ROOT,
       env: { ...process.env, ...this.env, PORT: String(this.port), HOST: '127.0.0.1' },
@@ -371,6 +374,7 @@ export class Cluster {
    */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      for (const instance of this.instances) instance.retired = true;
       for (const role of ['gateway', 'sales', 'stock', 'identity'] as const) {
         await Promise.allSettled(this.of(role).map((instance) => instance.stop('SIGTERM', 15_000)));
       }
