@@ -1,5 +1,5 @@
 import { CLIENTS, tokenFor } from '@commerce/identity-test-kit';
-import { adminQuery, databaseUrl, freePort, rabbitmqctl, vhostUrl } from '@platform/test-kit';
+import { adminQuery, databaseUrl, type FreezableProxy, freePort, freezableProxy, RABBITMQ_URL, rabbitmqctl, vhostUrl } from '@platform/test-kit';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -25,6 +25,10 @@ export class Instance {
   readonly tail: string[] = [];
   /** Times it was started, killed, restarted. */
   starts = 0;
+  /** Log entries a drill asked to see (by their `message`), from every start of the process. */
+  private readonly watched = new Map<string, Record<string, unknown>[]>();
+  /** Set when its cluster stops: a drill still running (an interrupted one) may not start it again behind the cleanup's back. */
+  retired = false;
 
   constructor(
     readonly role: Role,
@@ -43,6 +47,7 @@ export class Instance {
 
   /** Starts it (again) and resolves once /health/live answers. */
   async start(): Promise<void> {
+    if (this.retired) throw new Error(`${this.name} is not started again: its cluster is stopping`);
     const child = spawn(process.execPath, ['--import', TSX, join(ROOT, MAINS[this.role])], {
       cwd: ROOT,
       env: { ...process.env, ...this.env, PORT: String(this.port), HOST: '127.0.0.1' },
@@ -50,12 +55,10 @@ export class Instance {
     });
     this.child = child;
     this.starts++;
-    const keep = (chunk: Buffer) => {
-      this.tail.push(...String(chunk).split('\n').filter(Boolean));
-      if (this.tail.length > 200) this.tail.splice(0, this.tail.length - 200);
-    };
-    child.stdout!.on('data', keep);
-    child.stderr!.on('data', keep);
+    LIVE.add(child);
+    child.once('exit', () => LIVE.delete(child));
+    child.stdout!.on('data', lines((line) => this.read(line)));
+    child.stderr!.on('data', lines((line) => this.read(line)));
     const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
     const deadline = Date.now() + 60_000;
     for (;;) {
@@ -70,13 +73,42 @@ export class Instance {
     }
   }
 
-  /** Sends `signal` and waits for the process to exit; answers its exit code (or the signal). */
-  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | string> {
+  /**
+   * Sends `signal` and waits for the process to exit; answers its exit code
+   * (or the signal). A process still there after `killAfterMs` gets SIGKILL,
+   * so no drill waits for ever on one that hangs (its answer then says so).
+   */
+  async stop(signal: NodeJS.Signals = 'SIGTERM', killAfterMs = 30_000): Promise<number | string> {
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return child?.exitCode ?? child?.signalCode ?? 'not running';
     const exited = new Promise<number | string>((resolve) => child.once('exit', (code, sig) => resolve(code ?? sig ?? 'unknown')));
     child.kill(signal);
-    return exited;
+    let timer: NodeJS.Timeout | undefined;
+    const hung = new Promise<'hung'>((resolve) => (timer = setTimeout(() => resolve('hung'), killAfterMs)));
+    const first = await Promise.race([exited, hung]);
+    clearTimeout(timer);
+    if (first !== 'hung') return first;
+    child.kill('SIGKILL');
+    return `did not exit within ${killAfterMs} ms of ${signal}: killed (${await exited})`;
+  }
+
+  /** Every entry logged with `message` from now on (JSON lines), across restarts; the array fills as the process logs. */
+  watch(message: string): Record<string, unknown>[] {
+    let entries = this.watched.get(message);
+    if (!entries) this.watched.set(message, (entries = []));
+    return entries;
+  }
+
+  private read(line: string): void {
+    this.tail.push(line);
+    if (this.tail.length > 200) this.tail.splice(0, this.tail.length - 200);
+    if (this.watched.size === 0 || !line.startsWith('{')) return;
+    try {
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      this.watched.get(String(entry.message))?.push(entry);
+    } catch {
+      // not a log entry
+    }
   }
 
   /** Whether its readiness answers 200 now. */
@@ -100,23 +132,62 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** Whole lines from a stream's chunks: a chunk may end in the middle of one, which waits for the next chunk. */
+export function lines(onLine: (line: string) => void): (chunk: Buffer | string) => void {
+  let rest = '';
+  return (chunk) => {
+    const parts = (rest + String(chunk)).split('\n');
+    rest = parts.pop()!;
+    for (const part of parts) if (part) onLine(part);
+  };
+}
+
+/** Every process a drill started and that has not exited yet. */
+const LIVE = new Set<ChildProcess>();
+// However the drill's own process ends (a failed assertion, mocha's --exit, an uncaught error), it takes them along.
+process.once('exit', () => {
+  for (const child of LIVE) child.kill('SIGKILL');
+});
+
+/** What must be undone if the run is interrupted mid-fault (a stopped PostgreSQL started again). */
+const RESTORES = new Set<() => Promise<void>>();
+
+/** Registers `restore` to run if the run is interrupted before the answer is called. */
+export function onInterrupt(restore: () => Promise<void>): () => void {
+  RESTORES.add(restore);
+  return () => RESTORES.delete(restore);
+}
+
+/** Clusters started and not stopped yet: what `stopAll` stops when the run is interrupted. */
+const RUNNING = new Set<Cluster>();
+
+/** Undoes a fault in progress and stops every cluster still running (pnpm drills calls it on SIGINT and SIGTERM). */
+export async function stopAll(): Promise<void> {
+  await Promise.allSettled([...RESTORES].map((restore) => restore()));
+  await Promise.allSettled([...RUNNING].map((cluster) => cluster.stop()));
+}
+
 export interface ClusterOptions {
   readonly stock?: number;
   readonly sales?: number;
   /** Settings every stock and sales instance gets on top of the cluster's. */
   readonly serviceEnv?: Record<string, string>;
   readonly stockEnv?: Record<string, string>;
+  readonly salesEnv?: Record<string, string>;
   readonly gatewayEnv?: Record<string, string>;
+  /** How long the issuer's access tokens live (the drill's own and sales' for stock); an hour unless a drill wants the issuer to matter. */
+  readonly accessTokenTtlSeconds?: number;
+  /** Instances (by name, e.g. `stock a`) whose connection to RabbitMQ goes through a freezable TCP proxy: `brokerLink(name)`. */
+  readonly proxiedBroker?: readonly string[];
 }
 
-export interface Tokens {
-  /** stock:write, for adjustments and products. */
-  readonly stockWriter: string;
-  /** orders:read and orders:write of one buyer. */
-  readonly buyer: string;
-  /** orders:admin: every order. */
-  readonly ordersAdmin: string;
-}
+/** The drill's clients: stock:write for products and adjustments; orders:read and orders:write of one buyer; orders:admin for every order. */
+export type Client = 'stockWriter' | 'buyer' | 'ordersAdmin';
+const CLIENT_OF: Record<Client, readonly [clientId: string, resource: string]> = {
+  stockWriter: ['inventory-sync', 'urn:commerce:stock'],
+  buyer: ['buyer-a', 'urn:commerce:sales'],
+  ordersAdmin: ['orders-admin', 'urn:commerce:sales'],
+};
 
 /**
  * The whole system as an operator runs it at scale: an issuer, N stock and M
@@ -127,16 +198,20 @@ export interface Tokens {
  */
 export class Cluster {
   readonly instances: Instance[] = [];
-  tokens!: Tokens;
   private readonly suffix = `${process.pid}_${Date.now().toString(36)}`;
   readonly databases = { stock: `drill_stock_${this.suffix}`, sales: `drill_sales_${this.suffix}` };
   readonly vhost = `drill_${this.suffix}`;
   private readonly folder = mkdtempSync(join(tmpdir(), 'drill-'));
+  private readonly proxies = new Map<string, FreezableProxy>();
+  /** Each client's current token, or the request for one under way (callers at once share it). */
+  private readonly tokens = new Map<Client, { token: string; at: number } | { pending: Promise<string> }>();
+  private stopping: Promise<void> | undefined;
 
   private constructor(private readonly options: ClusterOptions) {}
 
   static async start(options: ClusterOptions = {}): Promise<Cluster> {
     const cluster = new Cluster(options);
+    RUNNING.add(cluster);
     try {
       await cluster.boot();
     } catch (error) {
@@ -144,6 +219,44 @@ export class Cluster {
       throw error;
     }
     return cluster;
+  }
+
+  /** The freezable link between `name` and RabbitMQ (ClusterOptions.proxiedBroker). */
+  brokerLink(name: string): FreezableProxy {
+    const proxy = this.proxies.get(name);
+    if (!proxy) throw new Error(`${name} does not reach RabbitMQ through a proxy`);
+    return proxy;
+  }
+
+  /**
+   * A token for `client`, from the issuer through the gateway, taken no longer
+   * than `maxAgeMs` ago (by default half the tokens' life, as a client renews
+   * before expiry). While the issuer or the gateway is down this throws once
+   * the token held is too old; `maxAgeMs` 0 always asks the issuer.
+   */
+  token(client: Client, maxAgeMs = ((this.options.accessTokenTtlSeconds ?? 3600) * 1000) / 2): Promise<string> {
+    const held = this.tokens.get(client);
+    if (held && 'token' in held && Date.now() - held.at < maxAgeMs) return Promise.resolve(held.token);
+    if (held && 'pending' in held) return held.pending;
+    const [clientId, resource] = CLIENT_OF[client];
+    const pending = tokenFor(`${this.url}/identity`, clientId, resource).then(
+      (token) => {
+        this.tokens.set(client, { token, at: Date.now() });
+        return token;
+      },
+      (error: unknown) => {
+        if (held && 'token' in held) this.tokens.set(client, held);
+        else this.tokens.delete(client);
+        throw error;
+      },
+    );
+    this.tokens.set(client, { pending });
+    return pending;
+  }
+
+  /** A new token for `client`, asked of the issuer through the gateway now, whatever is held: it throws while either is down. */
+  askIssuer(client: Client): Promise<string> {
+    return tokenFor(`${this.url}/identity`, ...CLIENT_OF[client]);
   }
 
   get gateway(): Instance {
@@ -175,8 +288,8 @@ export class Cluster {
       ISSUER: issuer,
       IDENTITY_CLIENTS_FILE: clientsFile,
       IDENTITY_KEYS_FILE: join(this.folder, 'keys.json'),
-      // The drill's clients take their tokens once: they must outlive the longest drill (the soak).
-      ACCESS_TOKEN_TTL_SECONDS: '3600',
+      // An hour unless a drill wants the issuer to matter; the drill's clients renew theirs at half their life.
+      ACCESS_TOKEN_TTL_SECONDS: String(this.options.accessTokenTtlSeconds ?? 3600),
       LOG_LEVEL: 'warn',
       SHUTDOWN_DELAY_MS: '0',
     });
@@ -195,17 +308,30 @@ export class Cluster {
       ...this.options.serviceEnv,
     };
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+    // The instance's own broker URL: the vhost's, or the same through a proxy the drill can freeze or cut.
+    const brokerFor = async (name: string) => {
+      if (!this.options.proxiedBroker?.includes(name)) return {};
+      const proxy = await freezableProxy(Number(new URL(RABBITMQ_URL).port || 5672), new URL(RABBITMQ_URL).hostname);
+      this.proxies.set(name, proxy);
+      const url = new URL(common.AMQP_URL);
+      url.host = `127.0.0.1:${proxy.port}`;
+      return { AMQP_URL: url.toString() };
+    };
     for (let i = 0; i < (this.options.stock ?? 2); i++) {
-      this.instances.push(new Instance('stock', `stock ${String.fromCharCode(97 + i)}`, await freePort(), { ...common, DATABASE_URL: databaseUrl(this.databases.stock), ...this.options.stockEnv }));
+      const name = `stock ${String.fromCharCode(97 + i)}`;
+      this.instances.push(new Instance('stock', name, await freePort(), { ...common, DATABASE_URL: databaseUrl(this.databases.stock), ...this.options.stockEnv, ...(await brokerFor(name)) }));
     }
     for (let i = 0; i < (this.options.sales ?? 2); i++) {
+      const name = `sales ${String.fromCharCode(97 + i)}`;
       this.instances.push(
-        new Instance('sales', `sales ${String.fromCharCode(97 + i)}`, await freePort(), {
+        new Instance('sales', name, await freePort(), {
           ...common,
           DATABASE_URL: databaseUrl(this.databases.sales),
           STOCK_URL: gatewayUrl,
           STOCK_CLIENT_ID: seller.clientId,
           STOCK_CLIENT_SECRET: seller.clientSecret,
+          ...this.options.salesEnv,
+          ...(await brokerFor(name)),
         }),
       );
     }
@@ -226,11 +352,8 @@ export class Cluster {
     this.instances.push(gateway);
     await gateway.start();
     await this.waitUntilReady();
-    this.tokens = {
-      stockWriter: await tokenFor(`${gatewayUrl}/identity`, 'inventory-sync', 'urn:commerce:stock'),
-      buyer: await tokenFor(`${gatewayUrl}/identity`, 'buyer-a', 'urn:commerce:sales'),
-      ordersAdmin: await tokenFor(`${gatewayUrl}/identity`, 'orders-admin', 'urn:commerce:sales'),
-    };
+    // The first tokens, while every process is known to be up.
+    await Promise.all(Object.keys(CLIENT_OF).map((client) => this.token(client as Client)));
   }
 
   /** Resolves once every instance's readiness answers 200 (the gateway's says every service has a ready instance). */
@@ -244,13 +367,23 @@ export class Cluster {
     }
   }
 
-  /** Stops every process (the gateway first), then drops the databases and the vhost. */
-  async stop(): Promise<void> {
-    for (const role of ['gateway', 'sales', 'stock', 'identity'] as const) {
-      await Promise.all(this.of(role).map((instance) => instance.stop().then(() => undefined)));
-    }
-    for (const name of Object.values(this.databases)) await adminQuery(`drop database if exists "${name}" with (force)`).catch(() => undefined);
-    await rabbitmqctl('delete_vhost', this.vhost).catch(() => undefined);
-    rmSync(this.folder, { recursive: true, force: true });
+  /**
+   * Stops every process (the gateway first; one that hangs gets SIGKILL),
+   * then the proxies, then drops the databases and the vhost. Each step runs
+   * whatever the one before it did; once, however often it is called.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      for (const instance of this.instances) instance.retired = true;
+      for (const role of ['gateway', 'sales', 'stock', 'identity'] as const) {
+        await Promise.allSettled(this.of(role).map((instance) => instance.stop('SIGTERM', 15_000)));
+      }
+      await Promise.allSettled([...this.proxies.values()].map((proxy) => proxy.close()));
+      for (const name of Object.values(this.databases)) await adminQuery(`drop database if exists "${name}" with (force)`).catch(() => undefined);
+      await rabbitmqctl('delete_vhost', this.vhost).catch(() => undefined);
+      rmSync(this.folder, { recursive: true, force: true });
+      RUNNING.delete(this);
+    })();
+    return this.stopping;
   }
 }

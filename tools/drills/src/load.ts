@@ -83,3 +83,15 @@ export async function until<T>(what: string, timeoutMs: number, check: () => Pro
     await sleep(200);
   }
 }
+
+/** Runs `work` on every item, `concurrency` at a time; rejects with the first failure, after the others in flight. */
+export async function inPool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const results = await Promise.allSettled(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) await work(items[next++]!);
+    }),
+  );
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+}

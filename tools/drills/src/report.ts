@@ -1,20 +1,35 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { DrillResult } from './system';
 
+/** A drill's result under the name `pnpm drills` knows it by. */
+export type NamedResult = DrillResult & { readonly name: string };
+
+/** The columns of the drills table: `pnpm drills` prints them, and docs/operations.md's table has the same. */
+export const COLUMNS = ['Drill', 'Requests sent', 'Failed', 'Time to converge', 'Checks held'] as const;
+
 const seconds = (ms: number | undefined) => (ms === undefined ? '–' : `${(ms / 1000).toFixed(1)} s`);
 
+/** A markdown table row of `cells`. */
+export const row = (cells: readonly (string | number)[]) => `| ${cells.join(' | ')} |`;
+
+/** The table's header and its alignment line. */
+export const header = () => [row(COLUMNS), row(['---', '---:', '---:', '---:', '---'])];
+
 /** The drills as a markdown table, then each drill's figures and checks. */
-export function markdownReport(results: readonly DrillResult[], meta: { date: string; node: string; mode: string }): string {
+export function markdownReport(results: readonly NamedResult[], meta: { date: string; node: string; mode: string }): string {
   const lines = [
     `Run ${meta.date} (${meta.mode}), Node ${meta.node}, on this 2-core VM with PostgreSQL, RabbitMQ and the load generator on the same cores.`,
     '',
-    '| Drill | Requests | Failed | Converged in | Checks |',
-    '| --- | ---: | ---: | ---: | --- |',
-    ...results.map((r) => `| ${r.drill} | ${r.requests} | ${r.failed} | ${seconds(r.convergedMs)} | ${r.broken.length === 0 ? `all ${r.kept.length} held` : `**${r.broken.length} broken**`} |`),
+    ...header(),
+    ...results.map((r) => {
+      const checks = r.kept.length + r.broken.length;
+      return row([`${r.drill} (\`${r.name}\`)`, r.requests, r.failed, seconds(r.convergedMs), r.broken.length === 0 ? `${checks} of ${checks}` : `**${r.kept.length} of ${checks}**`]);
+    }),
     '',
   ];
   for (const r of results) {
-    lines.push(`**${r.drill}.** ${Object.entries(r.figures).map(([name, value]) => `${name}: ${value}`).join('; ')}.`, '');
+    const figures = Object.entries(r.figures).map(([name, value]) => `${name}: ${value}`);
+    lines.push(`**${r.drill}.**${figures.length > 0 ? ` ${figures.join('; ')}.` : ''}`, '');
     for (const kept of r.kept) lines.push(`- held: ${kept}`);
     for (const broken of r.broken) lines.push(`- **broken**: ${broken}`);
     lines.push('');
@@ -22,14 +37,20 @@ export function markdownReport(results: readonly DrillResult[], meta: { date: st
   return lines.join('\n');
 }
 
-const BEGIN = '<!-- drills:begin (written by pnpm drills) -->';
-const END = '<!-- drills:end -->';
+export const BEGIN = '<!-- drills:begin (written by pnpm drills) -->';
+export const END = '<!-- drills:end -->';
+
+/** The drills section of the text of docs/operations.md (between the markers). */
+export function drillsSection(text: string): string {
+  const start = text.indexOf(BEGIN);
+  const end = text.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`no ${BEGIN} … ${END} section`);
+  return text.slice(start + BEGIN.length, end);
+}
 
 /** Replaces the drills section of docs/operations.md with `report`. */
 export function writeIntoOperations(path: string, report: string): void {
   const text = readFileSync(path, 'utf8');
-  const start = text.indexOf(BEGIN);
-  const end = text.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`${path} has no ${BEGIN} … ${END} section`);
-  writeFileSync(path, `${text.slice(0, start + BEGIN.length)}\n\n${report.trim()}\n\n${text.slice(end)}`);
+  drillsSection(text);
+  writeFileSync(path, `${text.slice(0, text.indexOf(BEGIN) + BEGIN.length)}\n\n${report.trim()}\n\n${text.slice(text.indexOf(END))}`);
 }

@@ -1,5 +1,5 @@
-import type { Cluster, Instance } from './cluster';
-import { call, until } from './load';
+import { Cluster, type ClusterOptions, type Instance } from './cluster';
+import { call, steady, type Tally, tally, until } from './load';
 
 /** What a drill found: its figures, and each check it made, kept or broken. */
 export interface DrillResult {
@@ -12,6 +12,8 @@ export interface DrillResult {
   readonly figures: Record<string, string | number>;
   readonly kept: string[];
   readonly broken: string[];
+  /** When the drill stopped on an error: each process's last log lines, for the report's folder. */
+  readonly logs?: Record<string, string[]>;
 }
 
 export class Findings {
@@ -30,6 +32,47 @@ export class Findings {
   }
 }
 
+export interface DrillContext {
+  readonly cluster: Cluster;
+  readonly findings: Findings;
+  /** Every request the drill's clients sent, and how each ended. */
+  readonly requests: Tally;
+  /** A steady load (load.ts's `steady`) that is stopped with the drill however it ends. */
+  readonly steady: typeof steady;
+}
+
+/**
+ * Starts a cluster, runs `body`, and stops the cluster whatever happened. A
+ * body that throws (a wait that timed out, a process that would not start)
+ * ends the drill as a broken check, keeping what it had found so far and
+ * each process's last log lines. `body` answers the drill's time to converge.
+ */
+export async function runDrill(title: string, options: ClusterOptions, body: (context: DrillContext) => Promise<number | undefined>): Promise<DrillResult> {
+  const findings = new Findings();
+  const requests = tally();
+  let cluster: Cluster | undefined;
+  let convergedMs: number | undefined;
+  let logs: Record<string, string[]> | undefined;
+  const loads: ReturnType<typeof steady>[] = [];
+  const tracked: typeof steady = (...args) => {
+    const load = steady(...args);
+    loads.push(load);
+    return load;
+  };
+  try {
+    cluster = await Cluster.start(options);
+    convergedMs = await body({ cluster, findings, requests, steady: tracked });
+  } catch (error) {
+    findings.check('the drill ran to its end', false, String((error as Error).message ?? error).split('\n')[0]);
+    if (cluster) logs = Object.fromEntries(cluster.instances.map((instance) => [instance.name, [...instance.tail]]));
+  } finally {
+    // A load still running (the drill stopped on an error) would go on calling dead ports.
+    await Promise.allSettled(loads.map((load) => load.stop()));
+    await cluster?.stop();
+  }
+  return { ...findings.result(title, requests.sent, requests.failed, convergedMs), ...(logs && { logs }) };
+}
+
 export interface Product {
   id: number;
   quantityInStock: number;
@@ -43,13 +86,13 @@ export interface Order {
 }
 
 export async function createProduct(cluster: Cluster, name: string, quantityInStock: number): Promise<number> {
-  const created = await call(`${cluster.url}/api/products`, { method: 'POST', token: cluster.tokens.stockWriter, body: { name, price: 9.99, quantityInStock } });
+  const created = await call(`${cluster.url}/api/products`, { method: 'POST', token: await cluster.token('stockWriter'), body: { name, price: 9.99, quantityInStock } });
   if (!('status' in created) || created.status !== 201) throw new Error(`could not create ${name}: ${JSON.stringify(created)}`);
   return (created.body as { id: number }).id;
 }
 
 export async function product(cluster: Cluster, id: number): Promise<Product> {
-  const answer = await call(`${cluster.url}/api/products/${id}`, { token: cluster.tokens.stockWriter });
+  const answer = await call(`${cluster.url}/api/products/${id}`, { token: await cluster.token('stockWriter') });
   if (!('status' in answer) || answer.status !== 200) throw new Error(`product ${id}: ${JSON.stringify(answer)}`);
   return answer.body as Product;
 }
@@ -58,7 +101,7 @@ export async function product(cluster: Cluster, id: number): Promise<Product> {
 export async function allOrders(cluster: Cluster): Promise<Order[]> {
   const orders: Order[] = [];
   for (let after = ''; ; ) {
-    const answer = await call(`${cluster.url}/api/orders?limit=1000${after && `&after=${after}`}`, { token: cluster.tokens.ordersAdmin });
+    const answer = await call(`${cluster.url}/api/orders?limit=1000${after && `&after=${after}`}`, { token: await cluster.token('ordersAdmin') });
     if (!('status' in answer) || answer.status !== 200) throw new Error(`listing orders: ${JSON.stringify(answer)}`);
     const page = answer.body as Order[];
     orders.push(...page);
@@ -92,10 +135,13 @@ export async function checkLedger(findings: Findings, cluster: Cluster, productI
 /** Waits until no order is pending (stock answered every placed event); answers how long it took. */
 export async function settled(cluster: Cluster, expected: number, timeoutMs: number, final = false): Promise<{ orders: Order[]; ms: number }> {
   const started = Date.now();
+  let last: Order[] = [];
   const orders = await until(final ? 'every order to be final' : 'every order to leave pending', timeoutMs, async () => {
-    const all = await allOrders(cluster);
+    const all = (last = await allOrders(cluster));
     const open = final ? ['pending', 'reserved', 'paid'] : ['pending'];
     return all.length >= expected && all.every((order) => !open.includes(order.status)) && all;
+  }).catch((error: Error) => {
+    throw new Error(`${error.message} (${expected} expected, ${JSON.stringify(byStatus(last))} seen)`);
   });
   return { orders, ms: Date.now() - started };
 }
@@ -122,4 +168,57 @@ export async function tableSizes(cluster: Cluster): Promise<Record<string, numbe
     sizes[`${service} inbox`] = Number(row!.inbox);
   }
   return sizes;
+}
+
+/** The consumer (its queue, the scope of its inbox entries) of each service's events. */
+const CONSUMER_OF = { stock: { service: 'sales', queue: 'sales-service' }, sales: { service: 'stock', queue: 'stock-service' } } as const;
+
+/** What became of the events one service published, from both databases and every instance's metrics. */
+export interface EventFlow {
+  /** Rows its outbox holds (every event it wrote, unless retention swept some). */
+  readonly written: number;
+  readonly unpublished: number;
+  /** Publishes the broker confirmed, by instance of the publishing service (its relays' counters since they last started). */
+  readonly publishedBy: Record<string, number>;
+  /** Distinct events the consuming service's inbox recorded. */
+  readonly consumed: number;
+  /** Deliveries the consuming instances handled (their effect ran), and those their inbox dropped as already handled. */
+  readonly handled: number;
+  readonly duplicates: number;
+}
+
+/** "stock's", "sales'". */
+export const whose = (service: string) => (service.endsWith('s') ? `${service}'` : `${service}'s`);
+
+export const sum = (values: Record<string, number> | readonly number[]) => Object.values(values).reduce((a, b) => a + b, 0);
+
+/** The event flow out of each service: its outbox, its relays' publishes, the other service's inbox and consumers. */
+export async function eventFlows(cluster: Cluster): Promise<Record<'stock' | 'sales', EventFlow>> {
+  const flows = {} as Record<'stock' | 'sales', EventFlow>;
+  for (const publisher of ['stock', 'sales'] as const) {
+    const consumer = CONSUMER_OF[publisher];
+    const [outbox] = await cluster.query(publisher, `select count(*)::int as "written", count(*) filter (where "published_at" is null)::int as "unpublished" from "outbox_message"`);
+    const [inbox] = await cluster.query(consumer.service, `select count(*)::int as "consumed" from "idempotency_key" where "scope" = '${consumer.queue}'`);
+    const publishedBy = Object.fromEntries(await Promise.all(cluster.of(publisher).map(async (instance) => [instance.name, await metric(instance, 'messaging_events_published_total')] as const)));
+    const consumers = cluster.of(consumer.service);
+    const all = await Promise.all(consumers.map((instance) => metric(instance, 'messaging_events_consumed_total')));
+    const duplicates = await Promise.all(consumers.map((instance) => metric(instance, 'messaging_events_consumed_total', { outcome: 'duplicate' })));
+    flows[publisher] = {
+      written: Number(outbox!.written),
+      unpublished: Number(outbox!.unpublished),
+      publishedBy,
+      consumed: Number(inbox!.consumed),
+      handled: sum(all) - sum(duplicates),
+      duplicates: sum(duplicates),
+    };
+  }
+  return flows;
+}
+
+/** Waits until every event of both services is published and recorded by its consumer's inbox; answers the flows then. */
+export function eventsDelivered(cluster: Cluster, timeoutMs: number): Promise<Record<'stock' | 'sales', EventFlow>> {
+  return until('every event published and in its consumer’s inbox', timeoutMs, async () => {
+    const flows = await eventFlows(cluster);
+    return Object.values(flows).every((flow) => flow.unpublished === 0 && flow.consumed === flow.written) && flows;
+  });
 }

@@ -109,3 +109,64 @@ describe('Database.open with instances starting together', () => {
     }
   });
 });
+
+describe('the idempotency sweeper on several instances at once (PostgreSQL)', () => {
+  let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
+  let instances: Database[] = [];
+  before(async function () {
+    scratch = await createScratchDatabase(this);
+    // Two pools on one database: two instances of a service, each with its sweeper.
+    instances = await Promise.all([1, 2].map(() => Database.open(scratch.url, { entities: (d) => [idempotencyKeySchema(d)], migrations: MIGRATIONS })));
+    await instances[0]!.migrate();
+  });
+  after(async () => {
+    await Promise.all(instances.map((database) => database.close()));
+    await scratch?.drop();
+  });
+  const [first, second] = [() => instances[0]!, () => instances[1]!];
+  const now = Date.now();
+  const fill = async (expired: number) => {
+    await first().session.run('delete from "idempotency_key"');
+    const values = Array.from({ length: expired }, (_, i) => `('inbox', 'old-${i}', 'f', ${now - 1 - i})`).join(', ');
+    await first().session.run(`insert into "idempotency_key" ("scope", "key", "fingerprint", "expires_at") values ${values}, ('inbox', 'live', 'f', ${now + 60_000})`);
+  };
+  const remaining = async () => (await first().session.all<{ key: string }>('select "key" from "idempotency_key"')).map((row) => row.key);
+  /** Sweeps in batches until a batch comes back empty, as each instance's sweeper does; answers how many it deleted. */
+  const sweepAll = async (database: Database) => {
+    let deleted = 0;
+    for (let n = -1; n !== 0; deleted += n) n = await sweepExpiredIdempotencyKeys(database.session, now, 5);
+    return deleted;
+  };
+
+  it('two sweepers at once delete every expired record exactly once between them, keep the live one, and neither fails', async () => {
+    await fill(200);
+    const [a, b] = await Promise.all([sweepAll(first()), sweepAll(second())]);
+    expect(a + b).to.equal(200);
+    expect(await remaining()).to.deep.equal(['live']);
+  });
+
+  it('a sweeper does not wait for the records another sweeper is deleting in an open batch: it takes the others', async () => {
+    await fill(30);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let batchTaken!: () => void;
+    const taken = new Promise<void>((resolve) => (batchTaken = resolve));
+    // The first instance's batch is deleted but not committed: its rows stay locked until `release`.
+    const slow = first().transaction(async (session) => {
+      const n = await sweepExpiredIdempotencyKeys(session, now, 5);
+      batchTaken();
+      await held;
+      return n;
+    });
+    try {
+      await taken;
+      // Bounded only so that a sweeper that waits for the locked rows fails here instead of hanging the suite.
+      const other = await Promise.race([sweepAll(second()), new Promise<'blocked'>((resolve) => setTimeout(() => resolve('blocked'), 10_000))]);
+      expect(other, 'the second sweeper waited for the first one’s locked rows').to.equal(25);
+    } finally {
+      release();
+    }
+    expect(await slow).to.equal(5);
+    expect(await remaining()).to.deep.equal(['live']);
+  });
+});

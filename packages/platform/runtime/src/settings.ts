@@ -168,6 +168,8 @@ export function databaseSettings(defaultUrl: string) {
     dbCreateDatabase: oneOf('DB_CREATE_DATABASE', 'auto', ['auto', 'true', 'false']),
     /** How long an Idempotency-Key's recorded result is kept. */
     idempotencyTtlSeconds: integer('IDEMPOTENCY_TTL_SECONDS', 24 * 60 * 60, 1, 30 * 86_400),
+    /** How often each instance deletes expired idempotency records and inbox entries, and events published longer ago than their retention. */
+    retentionSweepMs: integer('RETENTION_SWEEP_MS', 60_000, 100, 3_600_000),
   };
 }
 
@@ -193,7 +195,7 @@ export function messagingSettings() {
     /** How long the outbox relay sleeps when nothing is due. */
     outboxPollMs: integer('OUTBOX_POLL_MS', 250, 10, 60_000),
     /** How long published events stay in the outbox (for inspection) before the sweeper deletes them. */
-    outboxRetentionSeconds: integer('OUTBOX_RETENTION_SECONDS', 24 * 60 * 60, 60, 90 * 86_400),
+    outboxRetentionSeconds: integer('OUTBOX_RETENTION_SECONDS', 24 * 60 * 60, 1, 90 * 86_400),
   };
 }
 

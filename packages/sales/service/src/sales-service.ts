@@ -7,8 +7,6 @@ import type { SalesServiceConfig } from './config';
 import { createContainer } from './container';
 import { Tokens } from './tokens';
 
-const SWEEP_INTERVAL_MS = 60_000;
-
 export interface RunningSalesService extends RunningService<Logger> {
   readonly container: DependencyContainer;
 }
@@ -36,10 +34,10 @@ export async function startSalesService(config: SalesServiceConfig, options: Sta
       ...(database && { database, databaseName: redactedUrl(config.databaseUrl) }),
       startBackground: () => {
         // Expired idempotency records (and inbox entries) go in batches, out of any request's transaction.
-        const sweeper = database && every(SWEEP_INTERVAL_MS, 'idempotency sweep', () => sweepExpiredIdempotencyKeys(database.session, Date.now()), logger);
+        const sweeper = database && every(config.retentionSweepMs, 'idempotency sweep', () => sweepExpiredIdempotencyKeys(database.session, Date.now()), logger);
         // Published events are kept OUTBOX_RETENTION_SECONDS for inspection, then deleted in batches.
         const outbox = container.resolve(Tokens.OutboxStore);
-        const outboxSweep = every(SWEEP_INTERVAL_MS, 'outbox sweep', () => sweepPublishedEvents(outbox, config.outboxRetentionSeconds * 1000), logger);
+        const outboxSweep = every(config.retentionSweepMs, 'outbox sweep', () => sweepPublishedEvents(outbox, config.outboxRetentionSeconds * 1000), logger);
         return [...(sweeper ? [sweeper] : []), outboxSweep, ...(messaging ? [messaging.start()] : [])];
       },
       dispose: async () => {

@@ -8,8 +8,6 @@ import type { StockServiceConfig } from './config';
 import { createContainer } from './container';
 import { Tokens } from './tokens';
 
-const SWEEP_INTERVAL_MS = 60_000;
-
 export interface RunningStockService extends RunningService<Logger> {
   readonly container: DependencyContainer;
 }
@@ -42,7 +40,7 @@ export async function startStockService(config: StockServiceConfig, options: Sta
       ...(database && { database, databaseName: redactedUrl(config.databaseUrl) }),
       startBackground: () => {
         // Expired idempotency records go in batches, out of any request's transaction.
-        const sweeper = database && every(SWEEP_INTERVAL_MS, 'idempotency sweep', () => sweepExpiredIdempotencyKeys(database.session, Date.now()), logger);
+        const sweeper = database && every(config.retentionSweepMs, 'idempotency sweep', () => sweepExpiredIdempotencyKeys(database.session, Date.now()), logger);
         // Held reservations past their time are released here, a batch at a time; safe on any number of instances.
         const expire = container.resolve(ExpireReservations);
         const expiry = every(config.reservationSweepMs, 'reservation expiry', async () => {
@@ -52,7 +50,7 @@ export async function startStockService(config: StockServiceConfig, options: Sta
         }, logger);
         // Published events are kept OUTBOX_RETENTION_SECONDS for inspection, then deleted in batches.
         const outbox = container.resolve(Tokens.OutboxStore);
-        const outboxSweep = every(SWEEP_INTERVAL_MS, 'outbox sweep', () => sweepPublishedEvents(outbox, config.outboxRetentionSeconds * 1000), logger);
+        const outboxSweep = every(config.retentionSweepMs, 'outbox sweep', () => sweepPublishedEvents(outbox, config.outboxRetentionSeconds * 1000), logger);
         return [...(sweeper ? [sweeper] : []), expiry, outboxSweep, ...(messaging ? [messaging.start()] : [])];
       },
       ...(messaging && { dispose: () => messaging.stop() }),

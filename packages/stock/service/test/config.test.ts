@@ -61,4 +61,11 @@ describe('loadConfig', () => {
     expect(config).to.include({ shutdownGraceMs: 2500, requestTimeoutMs: 1000, idempotencyTtlSeconds: 60 });
     expect(() => loadConfig({ IDEMPOTENCY_TTL_SECONDS: '0' }, directory)).to.throw(/IDEMPOTENCY_TTL_SECONDS/);
   });
+
+  it('sweeps retention every minute unless told otherwise, and takes retentions as short as a drill needs', () => {
+    expect(loadConfig({}, directory)).to.include({ retentionSweepMs: 60_000, outboxRetentionSeconds: 86_400 });
+    expect(loadConfig({ RETENTION_SWEEP_MS: '5000', OUTBOX_RETENTION_SECONDS: '10' }, directory)).to.include({ retentionSweepMs: 5000, outboxRetentionSeconds: 10 });
+    expect(() => loadConfig({ RETENTION_SWEEP_MS: '0' }, directory)).to.throw(/RETENTION_SWEEP_MS/);
+    expect(() => loadConfig({ OUTBOX_RETENTION_SECONDS: '0' }, directory)).to.throw(/OUTBOX_RETENTION_SECONDS/);
+  });
 });

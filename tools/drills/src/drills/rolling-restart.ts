@@ -1,6 +1,6 @@
-import { Cluster, sleep } from '../cluster';
-import { call, count, key, steady, tally } from '../load';
-import { checkLedger, createProduct, type DrillResult, Findings, settled } from '../system';
+import { sleep } from '../cluster';
+import { call, count, key, until } from '../load';
+import { checkLedger, createProduct, type DrillResult, runDrill, settled } from '../system';
 
 export interface RollingSize {
   /** Client loops sending requests back to back through the gateway. */
@@ -20,28 +20,26 @@ export const FULL_ROLLING: RollingSize = { workers: 8, quietMs: 5_000 };
  * and retries elsewhere what cannot apply twice.
  */
 export async function rollingRestartDrill({ workers, quietMs }: RollingSize = FULL_ROLLING): Promise<DrillResult> {
-  const cluster = await Cluster.start();
-  const findings = new Findings();
-  const requests = tally();
-  try {
+  return runDrill('Rolling restart under load', {}, async ({ cluster, findings, requests, steady }) => {
     const lamp = await createProduct(cluster, 'Lamp', 1_000_000);
+    const [writer, buyer] = [await cluster.token('stockWriter'), await cluster.token('buyer')];
     const placed: string[] = [];
     const load = steady(workers, 0, async (worker, i) => {
       switch (i % 4) {
         case 0:
-          count(requests, await call(`${cluster.url}/api/products/${lamp}`, { token: cluster.tokens.stockWriter }));
+          count(requests, await call(`${cluster.url}/api/products/${lamp}`, { token: writer }));
           break;
         case 1:
-          count(requests, await call(`${cluster.url}/api/products/${lamp}/stock-adjustments`, { method: 'POST', token: cluster.tokens.stockWriter, body: { delta: 1, reason: `restock ${worker}/${i}` }, headers: { 'idempotency-key': key() } }));
+          count(requests, await call(`${cluster.url}/api/products/${lamp}/stock-adjustments`, { method: 'POST', token: writer, body: { delta: 1, reason: `restock ${worker}/${i}` }, headers: { 'idempotency-key': key() } }));
           break;
         case 2: {
-          const answer = await call(`${cluster.url}/api/orders`, { method: 'POST', token: cluster.tokens.buyer, body: { lines: [{ productId: lamp, quantity: 1 }] }, headers: { 'idempotency-key': key() } });
+          const answer = await call(`${cluster.url}/api/orders`, { method: 'POST', token: buyer, body: { lines: [{ productId: lamp, quantity: 1 }] }, headers: { 'idempotency-key': key() } });
           if (count(requests, answer, (status) => status === 202) && 'status' in answer) placed.push((answer.body as { id: string }).id);
           break;
         }
         default: {
           const id = placed[placed.length - 1];
-          if (id) count(requests, await call(`${cluster.url}/api/orders/${id}`, { token: cluster.tokens.buyer }));
+          if (id) count(requests, await call(`${cluster.url}/api/orders/${id}`, { token: buyer }));
         }
       }
     });
@@ -51,8 +49,8 @@ export async function rollingRestartDrill({ workers, quietMs }: RollingSize = FU
       const stopped = Date.now();
       const code = await instance.stop('SIGTERM');
       await instance.start();
-      // Ready again as the gateway sees it, before the next one goes.
-      while (!(await instance.ready())) await sleep(100);
+      // Ready again, and seen so by the gateway (it asks every 200 ms), before the next one goes.
+      await until(`${instance.name} ready again`, 60_000, () => instance.ready());
       await sleep(500);
       restarts.push(`${instance.name}: exit ${code}, back in ${((Date.now() - stopped) / 1000).toFixed(1)} s`);
       findings.check(`${instance.name} stopped cleanly on SIGTERM (exit 0)`, code === 0, code);
@@ -63,9 +61,8 @@ export async function rollingRestartDrill({ workers, quietMs }: RollingSize = FU
     findings.check('no request failed while every service instance was restarted in turn', requests.failed === 0, requests.failures);
     const started = Date.now();
     await settled(cluster, placed.length, 60_000);
+    const converged = Date.now() - started;
     await checkLedger(findings, cluster, lamp);
-    return findings.result('Rolling restart under load', requests.sent, requests.failed, Date.now() - started);
-  } finally {
-    await cluster.stop();
-  }
+    return converged;
+  });
 }
