@@ -27,7 +27,7 @@ export async function seedProducts(databaseUrl: string, { count, batchSize = 100
   const database = await openStockDatabase(databaseUrl, { createDatabase: true });
   try {
     await database.migrate();
-    const em = database.session.em;
+    const em = database.orm.em.fork();
     for (let done = 0; done < count; ) {
       const rows = [];
       for (let i = 0; i < batchSize && done + i < count; i++) {

@@ -1,5 +1,5 @@
-import { type EntitySchema, MikroORM, type MigrationObject, type Options } from '@mikro-orm/core';
-import type { AbstractSqlConnection, SqlEntityManager } from '@mikro-orm/knex';
+import { type EntitySchema, MikroORM, type MigrationObject, type Options, type Platform } from '@mikro-orm/core';
+import type { AbstractSqlConnection, Knex } from '@mikro-orm/knex';
 import { Migrator } from '@mikro-orm/migrations';
 import { BetterSqliteDriver } from '@mikro-orm/better-sqlite';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
@@ -174,6 +174,8 @@ function explainConnectionFailure({ dialect, target }: DatabaseLocation, error: 
 export class Database {
   /** Statements outside any transaction: each takes a pooled connection for itself. */
   readonly session: SqlSession;
+  private readonly knex: Knex;
+  private readonly platform: Platform;
   private available = true;
   private writable = true;
   private readonly outcomes: StatementOutcomes;
@@ -184,8 +186,9 @@ export class Database {
     private readonly logger: DatabaseLogger,
   ) {
     this.outcomes = { succeeded: () => this.markAvailable(), failed: (error) => this.classify(error) };
-    // A fork, not the global EntityManager: it never looks for a transaction in AsyncLocalStorage.
-    this.session = new SqlSession(orm.em.fork() as SqlEntityManager, location.dialect, this.outcomes);
+    this.knex = (orm.em.getConnection() as AbstractSqlConnection).getKnex();
+    this.platform = orm.em.getPlatform();
+    this.session = new SqlSession(this.knex, this.platform, location.dialect, this.outcomes);
   }
 
   get dialect(): Dialect {
@@ -229,23 +232,25 @@ export class Database {
    * once the transaction has ended.
    */
   async transaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T> {
-    // A fork per transaction, demarcated with begin/commit/rollback: what `em.transactional` does, without
-    // its event-manager clone, flush and identity-map merge, which cost a third of a SQLite write (docs/performance.md).
-    const em = this.session.em.fork() as SqlEntityManager;
-    const session = new SqlSession(em, this.dialect, this.outcomes);
+    // knex's own transaction on MikroORM's pool, not em.begin/commit: em.commit flushes MikroORM's unit of
+    // work (empty here: nothing is an entity), and the flush switches on AsyncLocalStorage, whose promise
+    // hooks then tax every await of every request for the life of the process (ADR 0014).
+    let transaction: Knex.Transaction;
     try {
-      await em.begin();
+      transaction = await this.knex.transaction();
     } catch (error) {
       throw this.classify(error);
     }
+    const session = new SqlSession(this.knex, this.platform, this.dialect, this.outcomes, transaction);
     try {
       const result = await work(session);
-      await em.commit();
       session.end('committed');
+      await transaction.commit();
+      await transaction.executionPromise;
       return result;
     } catch (error) {
       session.end('rolled back');
-      await em.rollback().catch(() => undefined);
+      if (!transaction.isCompleted()) await transaction.rollback().catch(() => undefined);
       throw error instanceof UnavailableError ? error : this.classify(error);
     }
   }
@@ -306,7 +311,7 @@ export class Database {
 
   /** The connection pool's state, for metrics. knex types its pool (tarn); MikroORM does not expose one. */
   poolStats(): PoolStats | undefined {
-    const pool = (this.orm.em.getConnection() as AbstractSqlConnection).getKnex().client.pool;
+    const pool = this.knex.client.pool;
     return pool ? { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires(), max: pool.max } : undefined;
   }
 

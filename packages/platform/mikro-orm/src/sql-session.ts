@@ -1,5 +1,5 @@
+import type { Platform } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
-import type { SqlEntityManager } from '@mikro-orm/knex';
 import type { Dialect } from './database-url';
 
 export type Row = Record<string, unknown>;
@@ -28,29 +28,26 @@ export function prepared(sql: string): PreparedStatement {
 }
 
 /**
- * Runs statements on one EntityManager: a fork bound to a transaction, or a
- * fork outside any, whose statements each take a pooled connection.
- *
- * Statements go through the knex instance MikroORM configured and pools
- * (`em.getKnex()`), on the fork's transaction (`em.getTransactionContext()`),
- * with their parameters as bindings: `em.execute` formats parameters into the
- * text, which rules out prepared statements, and on PostgreSQL parsing and
- * planning each statement again cost a third of a read (ADR 0014). Driver
- * errors keep their codes, which is all the classification needs. A session
- * whose transaction has ended refuses to run anything: work scheduled inside a
- * transaction cannot leak onto a connection back in the pool.
+ * Runs statements on MikroORM's knex (`em.getKnex()`, the pool it configured):
+ * on one transaction handed over explicitly, or outside any, each statement
+ * then taking a pooled connection for itself. Parameters travel as bindings,
+ * never formatted into the text, and on PostgreSQL a `prepared` statement is
+ * parsed and planned once per connection (ADR 0014). Driver errors keep their
+ * codes, which is all the classification needs. A session whose transaction
+ * has ended refuses to run anything: work scheduled inside a transaction
+ * cannot leak onto a connection back in the pool.
  */
 export class SqlSession {
   private endedAs: string | undefined;
-  private readonly knex: Knex;
 
   constructor(
-    readonly em: SqlEntityManager,
+    private readonly knex: Knex,
+    /** What the custom column types convert values for. */
+    readonly platform: Platform,
     readonly dialect: Dialect,
     private readonly outcomes: StatementOutcomes,
-  ) {
-    this.knex = em.getKnex();
-  }
+    private readonly transaction?: Knex.Transaction,
+  ) {}
 
   /** The rows a query answers (reads, and writes with `returning`). Parameters are `?`. */
   async all<R extends Row = Row>(statement: string | PreparedStatement, params: readonly unknown[] = []): Promise<R[]> {
@@ -77,8 +74,7 @@ export class SqlSession {
     const sql = typeof statement === 'string' ? statement : statement.sql;
     const query = this.knex.raw(sql, params as Knex.RawBinding[]);
     if (typeof statement !== 'string' && this.dialect === 'postgresql') query.options({ name: statement.name });
-    const transaction = this.em.getTransactionContext<Knex.Transaction>();
-    if (transaction) query.transacting(transaction);
+    if (this.transaction) query.transacting(this.transaction);
     try {
       const result: unknown = await query;
       this.outcomes.succeeded();

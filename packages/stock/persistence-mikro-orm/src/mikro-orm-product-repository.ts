@@ -180,11 +180,11 @@ export class MikroOrmProductRepository implements ProductRepository {
   }
 
   private price(details: ProductDetails): string | number {
-    return this.money.type.convertToDatabaseValue(details.price, this.session.em.getPlatform());
+    return this.money.type.convertToDatabaseValue(details.price, this.session.platform);
   }
 
   private toProduct(row: Row): Product {
-    const price = this.money.type.convertToJSValue(row[this.money.name] as never, this.session.em.getPlatform());
+    const price = this.money.type.convertToJSValue(row[this.money.name] as never, this.session.platform);
     const details = ProductDetails.restore({ name: String(row.name), description: String(row.description), price, quantityInStock: Number(row.quantity_in_stock) });
     return Product.of(Number(row.id), details, Number(row.version), Number(row.reserved_quantity));
   }
