@@ -114,6 +114,45 @@ describe('the gateway in front of the services', function () {
     }
   });
 
+  it('answers 504 when the body of a small answer stalls, never half an answer', async () => {
+    const stalling = await startUpstream((request, response) => {
+      if (request.url === '/health/ready') return void response.writeHead(200).end();
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      response.write('{"partial":');
+      // The other 89 bytes never come.
+    });
+    const waiting = await startTestGateway({ stockUrl: [stalling.url], salesUrl: [sales.url], identityUrl: [identity.url], upstreamTimeoutMs: 300 });
+    try {
+      const response = await fetch(`${waiting.url}/api/products/1`);
+      expect(response.status).to.equal(504);
+      expect(await response.json()).to.include({ code: 'UPSTREAM_TIMEOUT', status: 504 });
+    } finally {
+      await waiting.stop();
+      await stalling.kill();
+    }
+  });
+
+  it('passes answers of every size through whole, headers and all, read at once or streamed', async () => {
+    for (const size of [0, 1, 64 * 1024, 64 * 1024 + 1, 1024 * 1024]) {
+      const body = Buffer.alloc(size, 'x');
+      const sized = await startUpstream((request, response) => {
+        if (request.url === '/health/ready') return void response.writeHead(200).end();
+        response.writeHead(201, { 'content-type': 'application/octet-stream', 'content-length': String(size), etag: `"${size}"` }).end(body);
+      });
+      const passing = await startTestGateway({ stockUrl: [sized.url], salesUrl: [sales.url], identityUrl: [identity.url] });
+      try {
+        const response = await fetch(`${passing.url}/api/products`);
+        expect(response.status, `${size} bytes`).to.equal(201);
+        expect(response.headers.get('etag')).to.equal(`"${size}"`);
+        expect(response.headers.get('content-length')).to.equal(String(size));
+        expect(Buffer.from(await response.arrayBuffer()).equals(body), `${size} bytes`).to.equal(true);
+      } finally {
+        await passing.stop();
+        await sized.kill();
+      }
+    }
+  });
+
   it('refuses a body over GATEWAY_BODY_LIMIT_BYTES with 413, declared or streamed, before the service takes it', async () => {
     const capped = await startTestGateway({ stockUrl: [stock.url], salesUrl: [sales.url], identityUrl: [identity.url], bodyLimitBytes: 1024 });
     try {
