@@ -140,6 +140,11 @@ export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes }: ProxyOp
           await answer.body.dump();
         } else if (length >= 0 && length <= WHOLE_BODY_BYTES) {
           answered = Buffer.from(await answer.body.arrayBuffer());
+        } else {
+          // Koa 3 listens for a stream body's errors only while it pipes it, and destroys it when the response is
+          // over, which undici answers with an error event: one that found no listener once took a gateway down
+          // under load (docs/performance.md). Errors while piping still reach Koa.
+          answer.body.on('error', ignore);
         }
         const skip = hopByHop(answer.headers);
         for (const name in answer.headers) {
@@ -165,6 +170,8 @@ export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes }: ProxyOp
     throw new GatewayError('UPSTREAM_UNAVAILABLE', `No instance of the ${route.upstream.name} service can be reached.`);
   };
 }
+
+function ignore(): void {}
 
 /** What undici listens to for an abort: an emitter of 'abort' with `aborted`. */
 class Abandonment extends EventEmitter {

@@ -153,6 +153,47 @@ describe('the gateway in front of the services', function () {
     }
   });
 
+  it('survives clients that go away at any moment of a streamed answer, and cancels the upstream request', async () => {
+    let cancelled = 0;
+    const slow = await startUpstream((request, response) => {
+      if (request.url === '/health/ready') return void response.writeHead(200).end();
+      response.on('close', () => {
+        if (!response.writableFinished) cancelled++;
+      });
+      const delay = Number(new URL(request.url!, 'http://x').searchParams.get('delay'));
+      setTimeout(() => {
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        const timer = setInterval(() => response.write('x'.repeat(1024)), 1);
+        response.on('close', () => clearInterval(timer));
+      }, delay);
+    });
+    const streaming = await startTestGateway({ stockUrl: [slow.url], salesUrl: [sales.url], identityUrl: [identity.url] });
+    try {
+      const gone: Promise<unknown>[] = [];
+      for (let i = 0; i < 40; i++) {
+        const controller = new AbortController();
+        // Half go away at once or nearly (before the gateway forwards, or while it waits for headers), half after the first chunk.
+        const early = i % 2 === 0;
+        gone.push(
+          fetch(`${streaming.url}/api/products?delay=${i % 4}`, { signal: controller.signal })
+            .then(async (response) => {
+              await response.body!.getReader().read();
+              controller.abort();
+            })
+            .catch(() => undefined),
+        );
+        if (early) setTimeout(() => controller.abort(), i % 8);
+      }
+      await Promise.all(gone);
+      expect(slow.seen.length, 'some reached the upstream').to.be.at.least(20);
+      await eventually('every upstream request to be cancelled', () => cancelled === slow.seen.length);
+      expect((await fetch(`${streaming.url}/api/orders`)).status, 'still serving').to.equal(200);
+    } finally {
+      await streaming.stop();
+      await slow.kill();
+    }
+  });
+
   it('refuses a body over GATEWAY_BODY_LIMIT_BYTES with 413, declared or streamed, before the service takes it', async () => {
     const capped = await startTestGateway({ stockUrl: [stock.url], salesUrl: [sales.url], identityUrl: [identity.url], bodyLimitBytes: 1024 });
     try {
