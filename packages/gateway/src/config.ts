@@ -19,7 +19,7 @@ export const GATEWAY_SETTINGS = {
   authIssuer: url('AUTH_ISSUER', ''),
   /** Where to read the issuer's metadata when not at {AUTH_ISSUER}/.well-known/openid-configuration. */
   authDiscoveryUrl: url('AUTH_DISCOVERY_URL', ''),
-  /** Requests per client per minute (the token's client, else the address); 0 turns the limit off. */
+  /** Requests per client per minute (the token's subject, else the address: requests without a good token count too); 0 turns the limit off. */
   rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', 6_000, 0, 100_000_000),
   /** Redis, shared by every gateway instance for the rate limit; empty keeps the counts in this process. */
   redisUrl: url('REDIS_URL', '', ['redis:', 'rediss:']),

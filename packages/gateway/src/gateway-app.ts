@@ -1,7 +1,8 @@
-import { authenticate, createHttpApp, type HttpApp, type Logger, type TokenVerifier } from '@platform/koa';
+import { createHttpApp, type HttpApp, type Logger, type TokenVerifier } from '@platform/koa';
 import type { Middleware } from 'koa';
 import type { Agent } from 'undici';
 import { type ApiDocument, gatewayDocument } from './gateway-docs';
+import { identifyCaller, refuseUnidentified } from './edge-token-check';
 import { toProblem } from './gateway-errors';
 import { proxy, type Route } from './proxy';
 import { type RateCounter, rateLimit } from './rate-limit';
@@ -30,8 +31,9 @@ function onApiPaths(middleware: Middleware): Middleware {
 /**
  * The gateway's app: the platform's (request ids, access log, metrics, health,
  * problem+json, /swagger with both APIs), then the token check at the edge for
- * /api/**, the rate limit, and the proxy. Readiness is 200 while every service
- * has a ready instance, and names each instance's state.
+ * /api/** around the rate limit (verified, counted, then refused: requests
+ * without a good token are counted too), and the proxy. Readiness is 200 while
+ * every service has a ready instance, and names each instance's state.
  */
 export function createGatewayApp(options: GatewayAppOptions): HttpApp {
   const { logger, groups, verifier } = options;
@@ -47,8 +49,9 @@ export function createGatewayApp(options: GatewayAppOptions): HttpApp {
       oauth: { appName: 'Commerce gateway', scopeSeparator: ' ' },
     },
   });
-  if (verifier) http.app.use(onApiPaths(authenticate(verifier)));
+  if (verifier) http.app.use(onApiPaths(identifyCaller(verifier)));
   if (options.rateLimit && options.rateLimit.perMinute > 0) http.app.use(rateLimit(options.rateLimit.counter, options.rateLimit.perMinute));
+  if (verifier) http.app.use(onApiPaths(refuseUnidentified()));
   http.app.use(proxy(options));
   return http;
 }

@@ -1,5 +1,6 @@
 import { requestIdOf } from '@platform/koa';
 import type { Context, Middleware } from 'koa';
+import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import { type Agent, type Dispatcher, errors } from 'undici';
@@ -27,6 +28,14 @@ const REPLACED = new Set(['host', 'forwarded', 'x-forwarded-for', 'x-forwarded-h
 /** A retry may repeat these without a second effect (RFC 9110 §9.2.2); any request with an Idempotency-Key, too. */
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 
+/**
+ * A response body up to this size, whose length the upstream declared, is
+ * read whole and written with the headers in one go: the upstream has already
+ * sent it, and streaming it through Node's pipeline cost more than the request
+ * (docs/performance.md). Larger bodies, and bodies of unknown length, stream.
+ */
+const WHOLE_BODY_BYTES = 64 * 1024;
+
 /** Failures before the upstream saw anything: the request can go to another instance whatever it is. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 
@@ -34,8 +43,11 @@ function matches(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(`${prefix}/`);
 }
 
-function hopByHop(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Set<string> {
-  const named = String(headers.connection ?? '')
+/** The hop-by-hop headers of one message: the fixed ones, plus any its Connection header names (most name none, and share one set). */
+function hopByHop(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): ReadonlySet<string> {
+  const connection = headers.connection;
+  if (connection === undefined || connection === 'keep-alive' || connection === 'close') return HOP_BY_HOP;
+  const named = String(connection)
     .split(',')
     .map((name) => name.trim().toLowerCase())
     .filter(Boolean);
@@ -96,8 +108,9 @@ export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes }: ProxyOp
     const idempotent = IDEMPOTENT.has(ctx.method) || ctx.get('Idempotency-Key') !== '';
     const body = hasBody ? new ReplayableBody(ctx.req, bodyLimitBytes, idempotent) : undefined;
     const headers = upstreamHeaders(ctx);
-    // A client that goes away takes its request upstream with it.
-    const abandoned = new AbortController();
+    // A client that goes away takes its request upstream with it. undici takes an emitter of 'abort' as a
+    // signal, which costs far less than an AbortController per request.
+    const abandoned = new Abandonment();
     ctx.res.once('close', () => {
       if (!ctx.res.writableFinished) abandoned.abort();
     });
@@ -114,27 +127,37 @@ export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes }: ProxyOp
           body: body ? Readable.from(body.chunks(), { objectMode: false }) : null,
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
-          signal: abandoned.signal,
+          signal: abandoned,
         };
         const answer = await dispatcher.request(request);
+        const length = Number(answer.headers['content-length'] ?? -1);
+        let answered: Buffer | Readable | null = answer.body;
+        if (answer.statusCode === 204 || answer.statusCode === 304) {
+          await answer.body.dump();
+          answered = null;
+        } else if (ctx.method === 'HEAD') {
+          // The body is empty and Koa writes none, but a null body would turn the status into 204.
+          await answer.body.dump();
+        } else if (length >= 0 && length <= WHOLE_BODY_BYTES) {
+          answered = Buffer.from(await answer.body.arrayBuffer());
+        } else {
+          // Koa 3 listens for a stream body's errors only while it pipes it, and destroys it when the response is
+          // over, which undici answers with an error event: one that found no listener once took a gateway down
+          // under load (docs/performance.md). Errors while piping still reach Koa.
+          answer.body.on('error', ignore);
+        }
         const skip = hopByHop(answer.headers);
-        for (const [name, value] of Object.entries(answer.headers)) {
+        for (const name in answer.headers) {
+          const value = answer.headers[name];
           if (value !== undefined && !skip.has(name)) ctx.set(name, value);
         }
         ctx.status = answer.statusCode;
-        if (answer.statusCode === 204 || answer.statusCode === 304) {
-          await answer.body.dump();
-          ctx.body = null;
-        } else {
-          // For HEAD the body is empty and Koa writes none, but a null body would turn the status into 204.
-          if (ctx.method === 'HEAD') await answer.body.dump();
-          ctx.body = answer.body;
-        }
+        ctx.body = answered;
         return;
       } catch (error) {
         if (error instanceof BodyTooLargeError) throw error;
-        if (abandoned.signal.aborted) throw error;
-        if (error instanceof errors.HeadersTimeoutError) throw new GatewayError('UPSTREAM_TIMEOUT', `The ${route.upstream.name} service did not answer within ${timeoutMs} ms.`, { cause: error });
+        if (abandoned.aborted) throw error;
+        if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError) throw new GatewayError('UPSTREAM_TIMEOUT', `The ${route.upstream.name} service did not answer within ${timeoutMs} ms.`, { cause: error });
         const code = errorCode(error);
         const notSent = code !== undefined && NOT_SENT.has(code) && !body?.started;
         route.upstream.markDown(instance);
@@ -146,4 +169,16 @@ export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes }: ProxyOp
     }
     throw new GatewayError('UPSTREAM_UNAVAILABLE', `No instance of the ${route.upstream.name} service can be reached.`);
   };
+}
+
+function ignore(): void {}
+
+/** What undici listens to for an abort: an emitter of 'abort' with `aborted`. */
+class Abandonment extends EventEmitter {
+  aborted = false;
+
+  abort(): void {
+    this.aborted = true;
+    this.emit('abort');
+  }
 }

@@ -68,13 +68,15 @@ export class RedisRateCounter implements RateCounter {
 const WINDOW_MS = 60_000;
 
 /**
- * At most `perMinute` requests per client per minute: the token's client when
- * the request has a verified one, else the address it comes from. Beyond, a
- * 429 problem with Retry-After (the seconds until the window ends).
+ * At most `perMinute` requests per client per minute: the subject of the
+ * token when the request has a verified one, else the address it comes from
+ * (no token, a bad one, or a path that needs none). Beyond, a 429 problem with
+ * Retry-After (the seconds until the window ends).
  */
 export function rateLimit(counter: RateCounter, perMinute: number, now: () => number = Date.now): Middleware {
   return async function rateLimitPerClient(ctx, next) {
-    const client = principalOf(ctx)?.clientId ? `client:${principalOf(ctx)!.clientId}` : `ip:${ctx.request.ip}`;
+    const subject = principalOf(ctx)?.subject;
+    const client = subject === undefined ? `ip:${ctx.request.ip}` : `sub:${subject}`;
     const at = now();
     const window = await counter.hit(client, WINDOW_MS, at);
     if (window && window.count > perMinute) {

@@ -1,4 +1,4 @@
-import { callWith, type IdentityUnderTest, SALES, STOCK, scratchFolder, startIdentity, tokenChecksContract } from '@commerce/identity-test-kit';
+import { callWith, decodePart, forgedToken, type IdentityUnderTest, SALES, STOCK, scratchFolder, startIdentity, tokenChecksContract } from '@commerce/identity-test-kit';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { echo, type GatewayUnderTest, startTestGateway, startUpstream, type TestUpstream } from './support';
@@ -57,6 +57,15 @@ describe('the gateway checking tokens', function () {
     expect(upstream.seen.length).to.equal(before);
   });
 
+  it('refuses at the edge a token for an audience neither API has: the service never sees it', async () => {
+    const claims = decodePart(await identity.token('inventory-sync', STOCK), 1);
+    const before = upstream.seen.length;
+    const response = await callWith(`${gateway.url}/api/products`, await forgedToken(identity.files.keysFile, claims, { aud: 'urn:commerce:billing' }));
+    expect(response.status).to.equal(401);
+    expect(await response.json()).to.include({ code: 'INVALID_TOKEN', detail: 'The access token is meant for another service.' });
+    expect(upstream.seen.length).to.equal(before);
+  });
+
   it('leaves the issuer, health, metrics and /swagger open', async () => {
     for (const path of ['/identity/token', '/health/live', '/metrics', '/swagger']) expect((await fetch(`${gateway.url}${path}`)).status, path).to.equal(200);
   });
@@ -90,6 +99,33 @@ describe('the gateway’s rate limit', function () {
     }
   });
 
+  it('counts requests without a token or with a bad one by address before refusing them, and a good token by its subject', async () => {
+    const files = scratchFolder();
+    const identity = await startIdentity(files);
+    const gateway = await startTestGateway({ stockUrl: [upstream.url], salesUrl: [upstream.url], identityUrl: [upstream.url], authIssuer: identity.service.issuer, rateLimitPerMinute: 3 });
+    try {
+      const call = (token?: string) => callWith(`${gateway.url}/api/products`, token);
+      const before = upstream.seen.length;
+      // One address, three requests a minute: two without a token and one with a bad one use them up.
+      const flood = [await call(), await call('not-a-jwt'), await call(), await call('not-a-jwt'), await call()];
+      expect(flood.map((r) => r.status)).to.deep.equal([401, 401, 401, 429, 429]);
+      for (const refused of flood.slice(3)) {
+        expect(refused.headers.get('content-type')).to.equal('application/problem+json');
+        expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 60);
+        expect(await refused.json()).to.include({ code: 'RATE_LIMITED', status: 429 });
+      }
+      // From the same address, each good token's subject has a budget of its own.
+      const sync = await identity.token('inventory-sync', STOCK);
+      expect([await call(sync), await call(sync), await call(sync), await call(sync)].map((r) => r.status)).to.deep.equal([200, 200, 200, 429]);
+      expect((await call(await identity.token('checkout', STOCK))).status).to.equal(200);
+      expect(upstream.seen.length - before, 'only the good tokens within their budget reach the service').to.equal(4);
+    } finally {
+      await gateway.stop();
+      await identity.stop();
+      files.remove();
+    }
+  });
+
   describe('shared in Redis', () => {
     let redis: Redis;
     before(async function () {
@@ -119,6 +155,10 @@ describe('the gateway’s rate limit', function () {
         }
         expect(statuses.filter((status) => status === 200)).to.have.length(6);
         expect(statuses.filter((status) => status === 429)).to.have.length(4);
+        const refused = await fetch(`${first.url}/api/products`);
+        expect(refused.status).to.equal(429);
+        expect(refused.headers.get('content-type')).to.equal('application/problem+json');
+        expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 60);
         const keys = await redis.keys('gateway:rate:*');
         expect(keys).to.have.length(1);
         expect(await redis.pttl(keys[0]!)).to.be.within(1, 60_000);

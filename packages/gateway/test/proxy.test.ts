@@ -114,6 +114,86 @@ describe('the gateway in front of the services', function () {
     }
   });
 
+  it('answers 504 when the body of a small answer stalls, never half an answer', async () => {
+    const stalling = await startUpstream((request, response) => {
+      if (request.url === '/health/ready') return void response.writeHead(200).end();
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      response.write('{"partial":');
+      // The other 89 bytes never come.
+    });
+    const waiting = await startTestGateway({ stockUrl: [stalling.url], salesUrl: [sales.url], identityUrl: [identity.url], upstreamTimeoutMs: 300 });
+    try {
+      const response = await fetch(`${waiting.url}/api/products/1`);
+      expect(response.status).to.equal(504);
+      expect(await response.json()).to.include({ code: 'UPSTREAM_TIMEOUT', status: 504 });
+    } finally {
+      await waiting.stop();
+      await stalling.kill();
+    }
+  });
+
+  it('passes answers of every size through whole, headers and all, read at once or streamed', async () => {
+    for (const size of [0, 1, 64 * 1024, 64 * 1024 + 1, 1024 * 1024]) {
+      const body = Buffer.alloc(size, 'x');
+      const sized = await startUpstream((request, response) => {
+        if (request.url === '/health/ready') return void response.writeHead(200).end();
+        response.writeHead(201, { 'content-type': 'application/octet-stream', 'content-length': String(size), etag: `"${size}"` }).end(body);
+      });
+      const passing = await startTestGateway({ stockUrl: [sized.url], salesUrl: [sales.url], identityUrl: [identity.url] });
+      try {
+        const response = await fetch(`${passing.url}/api/products`);
+        expect(response.status, `${size} bytes`).to.equal(201);
+        expect(response.headers.get('etag')).to.equal(`"${size}"`);
+        expect(response.headers.get('content-length')).to.equal(String(size));
+        expect(Buffer.from(await response.arrayBuffer()).equals(body), `${size} bytes`).to.equal(true);
+      } finally {
+        await passing.stop();
+        await sized.kill();
+      }
+    }
+  });
+
+  it('survives clients that go away at any moment of a streamed answer, and cancels the upstream request', async () => {
+    let cancelled = 0;
+    const slow = await startUpstream((request, response) => {
+      if (request.url === '/health/ready') return void response.writeHead(200).end();
+      response.on('close', () => {
+        if (!response.writableFinished) cancelled++;
+      });
+      const delay = Number(new URL(request.url!, 'http://x').searchParams.get('delay'));
+      setTimeout(() => {
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        const timer = setInterval(() => response.write('x'.repeat(1024)), 1);
+        response.on('close', () => clearInterval(timer));
+      }, delay);
+    });
+    const streaming = await startTestGateway({ stockUrl: [slow.url], salesUrl: [sales.url], identityUrl: [identity.url] });
+    try {
+      const gone: Promise<unknown>[] = [];
+      for (let i = 0; i < 40; i++) {
+        const controller = new AbortController();
+        // Half go away at once or nearly (before the gateway forwards, or while it waits for headers), half after the first chunk.
+        const early = i % 2 === 0;
+        gone.push(
+          fetch(`${streaming.url}/api/products?delay=${i % 4}`, { signal: controller.signal })
+            .then(async (response) => {
+              await response.body!.getReader().read();
+              controller.abort();
+            })
+            .catch(() => undefined),
+        );
+        if (early) setTimeout(() => controller.abort(), i % 8);
+      }
+      await Promise.all(gone);
+      expect(slow.seen.length, 'some reached the upstream').to.be.at.least(20);
+      await eventually('every upstream request to be cancelled', () => cancelled === slow.seen.length);
+      expect((await fetch(`${streaming.url}/api/orders`)).status, 'still serving').to.equal(200);
+    } finally {
+      await streaming.stop();
+      await slow.kill();
+    }
+  });
+
   it('refuses a body over GATEWAY_BODY_LIMIT_BYTES with 413, declared or streamed, before the service takes it', async () => {
     const capped = await startTestGateway({ stockUrl: [stock.url], salesUrl: [sales.url], identityUrl: [identity.url], bodyLimitBytes: 1024 });
     try {
@@ -254,6 +334,82 @@ describe('the gateway balancing the instances of a service', function () {
     } finally {
       await risky.stop();
       await Promise.all([breaker.kill(), survivor.kill()]);
+    }
+  });
+
+  it('balances POSTs with a body when one instance died unnoticed: the connection is refused, so each goes once, whole, to the live one', async () => {
+    const [live, dead] = await Promise.all([startUpstream(echo('live')), startUpstream(echo('dead'))]);
+    // Readiness asked once, at start: the gateway learns of the death only from the refused connection.
+    const unwatched = await startTestGateway({ stockUrl: [live.url, dead.url], salesUrl: [live.url], identityUrl: [live.url], upstreamCheckMs: 60_000 });
+    try {
+      await eventually('the gateway’s first readiness check', () => dead.readinessChecks > 0);
+      await dead.kill();
+      const bodies = Array.from({ length: 6 }, (_, i) => JSON.stringify({ name: `Lamp ${i}`, price: i + 1 }));
+      const statuses: number[] = [];
+      for (const body of bodies) statuses.push((await fetch(`${unwatched.url}/api/products`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).status);
+      expect(statuses).to.deep.equal(Array(6).fill(200));
+      expect(live.seen.map((request) => [request.method, request.body])).to.deep.equal(bodies.map((body) => ['POST', body]));
+      expect(unwatched.logs.filter((line) => line.message === 'an upstream instance cannot be reached; it gets no traffic until it answers again'), 'the dead one was tried').to.have.length(1);
+    } finally {
+      await unwatched.stop();
+      await live.kill();
+    }
+  });
+
+  it('never sends a POST twice: one whose connection broke after it left is a 502, and no other instance gets it', async () => {
+    const breaker = await startUpstream((request, response) => {
+      if (request.url === '/health/ready') return void response.writeHead(200).end();
+      request.socket.destroy();
+    });
+    const survivor = await startUpstream(echo('survivor'));
+    const risky = await startTestGateway({ stockUrl: [breaker.url, survivor.url], salesUrl: [survivor.url], identityUrl: [survivor.url] });
+    try {
+      const bodies = Array.from({ length: 6 }, (_, i) => JSON.stringify({ order: i }));
+      const outcomes = new Map<string, number>();
+      for (const body of bodies) outcomes.set(body, (await fetch(`${risky.url}/api/products`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).status);
+      expect([...outcomes.values()].filter((status) => status === 502), 'the breaker took one at least').to.have.length.greaterThan(0);
+      for (const body of bodies) {
+        const taken = [...breaker.seen, ...survivor.seen].filter((request) => request.body === body).length;
+        expect(taken, `${body}: applied at most once`).to.equal(1);
+        const where = breaker.seen.some((request) => request.body === body) ? 502 : 200;
+        expect(outcomes.get(body), `${body}: the answer says whether it may have been applied`).to.equal(where);
+      }
+    } finally {
+      await risky.stop();
+      await Promise.all([breaker.kill(), survivor.kill()]);
+    }
+  });
+
+  it('takes an instance whose readiness answers 503 out of rotation while it is alive, and back once it answers 200', async () => {
+    let ready = true;
+    const draining = await startUpstream((request, response) => {
+      if (request.url === '/health/ready') return void response.writeHead(ready ? 200 : 503).end();
+      echo('draining')(request, response, '');
+    });
+    const steady = await startUpstream(echo('steady'));
+    const balanced = await startTestGateway({ stockUrl: [draining.url, steady.url], salesUrl: [steady.url], identityUrl: [steady.url] });
+    const sent = async (count: number) => {
+      for (let i = 0; i < count; i++) expect((await fetch(`${balanced.url}/api/products/${i}`)).status).to.equal(200);
+    };
+    try {
+      await sent(4);
+      expect(draining.seen.length).to.equal(2);
+      ready = false;
+      await eventually('readiness to show the instance not ready', async () => {
+        const checks = ((await (await fetch(`${balanced.url}/health/ready`)).json()) as { checks: Record<string, string> }).checks;
+        return checks[`stock ${draining.url}`] === 'not ready';
+      });
+      const whileNotReady = draining.seen.length;
+      await sent(10);
+      expect(draining.seen.length, 'no request while its readiness answers 503').to.equal(whileNotReady);
+      ready = true;
+      await eventually('the instance to get traffic again', async () => {
+        await sent(2);
+        return draining.seen.length > whileNotReady;
+      });
+    } finally {
+      await balanced.stop();
+      await Promise.all([draining.kill(), steady.kill()]);
     }
   });
 

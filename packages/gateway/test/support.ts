@@ -15,6 +15,8 @@ export interface TestUpstream {
   readonly port: number;
   /** Every request it got, its body read whole. */
   readonly seen: SeenRequest[];
+  /** How many times its /health/ready was asked (not in `seen`). */
+  readonly readinessChecks: number;
   /** Stops listening and cuts every connection, as a killed process would. */
   kill(): Promise<void>;
   /** Listens again on the same port. */
@@ -35,11 +37,13 @@ export const echo = (name: string): Handler => (request, response) => {
 /** A real HTTP server on an ephemeral port of loopback that records what reaches it. */
 export async function startUpstream(handler: Handler, port = 0): Promise<TestUpstream> {
   const seen: SeenRequest[] = [];
+  let checks = 0;
   let server: http.Server;
   const listen = async (onPort: number) => {
     server = http.createServer((request, response) => {
       // Health checks are not what the tests look at.
       const record = request.url !== '/health/ready';
+      if (!record) checks++;
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
@@ -56,6 +60,9 @@ export async function startUpstream(handler: Handler, port = 0): Promise<TestUps
     url: `http://127.0.0.1:${bound}`,
     port: bound,
     seen,
+    get readinessChecks() {
+      return checks;
+    },
     async kill() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

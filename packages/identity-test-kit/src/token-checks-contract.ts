@@ -35,9 +35,10 @@ export async function expectInvalidToken(response: Response, description: string
 /**
  * The token checks every guarded API must make, each a test of its own,
  * against a real issuer (RFC 8725 is the checklist): no token, expired, not
- * yet valid, another issuer, another API, unsigned, HS256 keyed with the
- * issuer's public key, an unknown key, a changed payload, a missing scope;
- * and a key rotation accepted without a restart.
+ * yet valid, another issuer, an audience nobody serves, another API,
+ * unsigned, HS256 keyed with the issuer's public key, an unknown key, a
+ * changed payload, a missing scope; and a key rotation accepted without a
+ * restart.
  */
 export function tokenChecksContract(name: string, checks: TokenChecks, start: (identity: IdentityUnderTest) => Promise<GuardedApi>): void {
   describe(`token checks: ${name}`, function () {
@@ -88,6 +89,10 @@ export function tokenChecksContract(name: string, checks: TokenChecks, start: (i
       await expectInvalidToken(await api.call(await forged({ iss: 'https://issuer.example.test' })), 'The access token comes from another issuer.');
     });
 
+    it('refuses a token for an audience no API here serves', async () => {
+      await expectInvalidToken(await api.call(await forged({ aud: 'urn:commerce:billing' })), 'The access token is meant for another service.');
+    });
+
     const { otherAudience } = checks;
     if (otherAudience) {
       it(`refuses a token for another API (${otherAudience.audience})`, async () => {
@@ -123,8 +128,8 @@ export function tokenChecksContract(name: string, checks: TokenChecks, start: (i
       it('refuses a good token without the scope: 403 insufficient_scope', async () => {
         if (!api.needsAnotherScope) throw new Error('the API under test offers no call that needs another scope');
         const response = await api.needsAnotherScope(await good());
-      expect(response.status).to.equal(403);
-      expect(response.headers.get('www-authenticate')).to.match(/^Bearer error="insufficient_scope", scope="[^"]+"$/);
+        expect(response.status).to.equal(403);
+        expect(response.headers.get('www-authenticate')).to.match(/^Bearer error="insufficient_scope", scope="[^"]+"$/);
         expect(await response.json()).to.include({ status: 403, code: 'INSUFFICIENT_SCOPE' });
       });
     }

@@ -20,7 +20,7 @@ export function percentile(sorted: readonly number[], fraction: number): number 
  * included, so a stall is charged to every request it delays. Measured to the
  * microsecond, where autocannon reports whole milliseconds.
  */
-export async function pacedLatency(base: string, path: () => string, { rate, seconds }: { rate: number; seconds: number }): Promise<LatencySummary> {
+export async function pacedLatency(base: string, path: () => string, { rate, seconds, headers = {} }: { rate: number; seconds: number; headers?: Record<string, string> }): Promise<LatencySummary> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
   const total = Math.round(rate * seconds);
   const samples: number[] = [];
@@ -28,7 +28,7 @@ export async function pacedLatency(base: string, path: () => string, { rate, sec
   const get = () =>
     new Promise<void>((resolve) => {
       const issued = performance.now();
-      const request = http.get(`${base}${path()}`, { agent }, (response) => {
+      const request = http.get(`${base}${path()}`, { agent, headers }, (response) => {
         response.resume();
         response.on('end', () => {
           if (response.statusCode === 200) samples.push(performance.now() - issued);

@@ -27,11 +27,14 @@ if (!target || !workload) throw new Error(`Usage: pnpm bench:profile --target <$
 const products = Number(options.products);
 const directory = mkdtempSync(join(tmpdir(), 'stock-profile-'));
 const url = await prepareStorage(target.storage, products, directory);
-const { child, base } = await startTarget(target.script, url, '10', target.env, ['--cpu-prof', `--cpu-prof-dir=${directory}`]);
+const { child, base, token } = await startTarget(target.script, url, '10', target.env, ['--cpu-prof', `--cpu-prof-dir=${directory}`]);
+// A target that checks tokens hands one out; every request carries it, as in pnpm bench.
+const requests = workload.requests({ products }).map((request) => (token ? { ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } } : request));
 try {
-  if (target.storage === 'memory') await seedOverHttp(base, products);
-  await autocannon({ url: base, connections: 8, amount: 2000, requests: workload.requests({ products }) });
-  await autocannon({ url: base, connections: Number(options.connections), duration: Number(options.seconds), requests: workload.requests({ products }) });
+  if (target.storage === 'memory') await seedOverHttp(base, products, token);
+  await autocannon({ url: base, connections: 8, amount: 2000, requests });
+  const saturated = await autocannon({ url: base, connections: Number(options.connections), duration: Number(options.seconds), requests });
+  if (saturated.non2xx > 0 || saturated.errors > 0) throw new Error(`${saturated.non2xx} answers other than 2xx and ${saturated.errors} errors: the profile would not show the work asked for`);
 } finally {
   await stop(child);
 }

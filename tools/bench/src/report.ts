@@ -10,6 +10,8 @@ export interface Measurement {
   /** CPU cores the server used while saturated (1.0 = one core busy). */
   readonly serverCpu: number;
   readonly check: string;
+  /** p50 at the fixed rate, to the microsecond (pacedLatency), for GET one: what an added layer is measured by. */
+  readonly fixedRateP50Ms?: number;
 }
 
 export interface Row {
@@ -23,6 +25,9 @@ export interface Row {
   /** req/s ÷ the baseline's req/s, medians of the same run. */
   readonly ratio?: number;
   readonly checks: string[];
+  readonly fixedRateP50Ms?: number;
+  /** For a target that adds a layer: its fixed-rate p50 minus its baseline's (medians of the same run). */
+  readonly addedP50Ms?: number;
 }
 
 export const median = (values: number[]) => {
@@ -38,6 +43,7 @@ export function summarise(measurements: Measurement[], targets: readonly Target[
     for (const target of targets) {
       const runs = measurements.filter((m) => m.target === target.name && m.workload === workload);
       if (runs.length === 0) continue;
+      const precise = runs.flatMap((m) => (m.fixedRateP50Ms === undefined ? [] : [m.fixedRateP50Ms]));
       rows.push({
         target: target.name,
         workload,
@@ -47,13 +53,35 @@ export function summarise(measurements: Measurement[], targets: readonly Target[
         p99Ms: median(runs.map((m) => m.p99Ms)),
         serverCpu: median(runs.map((m) => m.serverCpu)),
         checks: [...new Set(runs.map((m) => m.check))],
+        ...(precise.length > 0 && { fixedRateP50Ms: median(precise) }),
       });
     }
   }
+  const layers = new Set(targets.filter((target) => target.addsLatency).map((target) => target.name));
   return rows.map((row) => {
     const base = rows.find((r) => r.workload === row.workload && r.target === row.baseline);
-    return base ? { ...row, ratio: row.requestsPerSecond / base.requestsPerSecond } : row;
+    if (!base) return row;
+    const added = layers.has(row.target) && row.fixedRateP50Ms !== undefined && base.fixedRateP50Ms !== undefined ? { addedP50Ms: row.fixedRateP50Ms - base.fixedRateP50Ms } : {};
+    return { ...row, ratio: row.requestsPerSecond / base.requestsPerSecond, ...added };
   });
+}
+
+/** What each added layer costs (the gateway's hop, the token check): throughput against its baseline, and p50 added at a fixed rate. */
+export function addedCostTable(rows: Row[], meta: Record<string, unknown>): string {
+  const layers = rows.filter((row) => row.addedP50Ms !== undefined);
+  if (layers.length === 0) return '';
+  const ms = (value: number) => value.toFixed(3);
+  const lines = [
+    `What each layer adds: throughput as a ratio of its baseline (saturated), and p50 at a fixed ${meta.rate} req/s measured to the microsecond (medians).`,
+    '',
+    '| Workload | Layer | Baseline | throughput ratio | p50 ms | baseline p50 ms | added p50 ms |',
+    '| --- | --- | --- | ---: | ---: | ---: | ---: |',
+  ];
+  for (const row of layers) {
+    const base = rows.find((r) => r.workload === row.workload && r.target === row.baseline)!;
+    lines.push(`| ${row.workload} | ${row.target} | ${row.baseline} | **${row.ratio!.toFixed(2)}** | ${ms(row.fixedRateP50Ms!)} | ${ms(base.fixedRateP50Ms!)} | **${ms(row.addedP50Ms!)}** |`);
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 export function markdownTable(rows: Row[], meta: Record<string, unknown>): string {

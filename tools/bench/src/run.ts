@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { adminQuery } from '@platform/test-kit';
-import { chartSvg, markdownTable, type Measurement, summarise } from './report';
+import { addedCostTable, chartSvg, markdownTable, type Measurement, summarise } from './report';
+import { pacedLatency } from './paced-latency';
 import { type Storage, type Target, TARGETS } from './targets';
 import { BENCH_DB, prepareStorage, seedOverHttp } from './storage';
 import { cpuSeconds, startTarget, stop } from './target-process';
@@ -35,6 +36,9 @@ const compared: Target[] = compareWith
 const targets = [...TARGETS, ...compared].filter((t) => !options.only || options.only.split(',').some((o) => t.name.toLowerCase().includes(o.toLowerCase())));
 const workloads = WORKLOADS.filter((w) => !options.workloads || options.workloads.split(',').some((o) => w.name.toLowerCase().includes(o.toLowerCase())));
 const scratch = mkdtempSync(join(tmpdir(), 'stock-bench-'));
+/** The layers whose added latency is reported, and their baselines: each gets a fixed-rate GET one timed to the microsecond. */
+const timedPrecisely = new Set(targets.filter((t) => t.addsLatency).flatMap((t) => [t.name, t.baseline!]));
+const randomProduct = () => `/api/products/${2 + Math.floor(Math.random() * (products - 1))}`;
 
 function log(line: string): void {
   process.stderr.write(`${new Date().toISOString().slice(11, 19)}  ${line}\n`);
@@ -78,6 +82,11 @@ async function measure(target: Target, rep: number): Promise<Measurement[]> {
       const stockBefore = await settledStock(base, token);
       const paced = await autocannon({ url: base, connections: 16, overallRate: Number(options.rate), amount: Number(options.rate) * Number(options['rate-seconds']), requests });
       const failures = saturated.non2xx + saturated.errors + saturated.timeouts + paced.non2xx + paced.errors + paced.timeouts;
+      // autocannon's latencies are whole milliseconds, too coarse for what a layer adds: an open-loop run timed in microseconds.
+      const precise =
+        workload.name === 'GET one' && timedPrecisely.has(target.name)
+          ? await pacedLatency(base, randomProduct, { rate: Number(options.rate), seconds: Number(options['rate-seconds']), ...(token && { headers: { authorization: `Bearer ${token}` } }) })
+          : undefined;
       let check = 'ok';
       if (workload.name.startsWith('stock')) {
         const stockAfter = await stockOf(base, token);
@@ -94,9 +103,10 @@ async function measure(target: Target, rep: number): Promise<Measurement[]> {
         p99Ms: paced.latency.p99,
         serverCpu: cpu,
         check,
+        ...(precise && { fixedRateP50Ms: precise.p50Ms }),
       };
       results.push(measurement);
-      log(`  ${target.name.padEnd(28)} ${workload.name.padEnd(20)} ${Math.round(measurement.requestsPerSecond).toString().padStart(6)} req/s  p50 ${measurement.p50Ms} ms  p99 ${measurement.p99Ms} ms  cpu ${cpu.toFixed(2)}  ${check}`);
+      log(`  ${target.name.padEnd(28)} ${workload.name.padEnd(20)} ${Math.round(measurement.requestsPerSecond).toString().padStart(6)} req/s  p50 ${measurement.p50Ms} ms${precise ? ` (${precise.p50Ms.toFixed(3)} ms at ${options.rate} req/s, open loop)` : ''}  p99 ${measurement.p99Ms} ms  cpu ${cpu.toFixed(2)}  ${check}`);
     }
   } finally {
     await stop(child);
@@ -121,7 +131,8 @@ const summary = summarise(all, targets);
 mkdirSync(options.out, { recursive: true });
 const meta = { date: new Date().toISOString(), node: process.version, ...options, reps, wallSeconds: Math.round((Date.now() - started) / 1000) };
 writeFileSync(join(options.out, 'results.json'), `${JSON.stringify({ meta, summary, measurements: all }, null, 2)}\n`);
-writeFileSync(join(options.out, 'results.md'), markdownTable(summary, meta));
+const added = addedCostTable(summary, meta);
+writeFileSync(join(options.out, 'results.md'), markdownTable(summary, meta) + (added && `\n${added}`));
 writeFileSync(join(options.out, 'chart.svg'), chartSvg(summary));
 log(`done in ${meta.wallSeconds} s: ${options.out}/results.json, results.md, chart.svg`);
-process.stdout.write(markdownTable(summary, meta));
+process.stdout.write(markdownTable(summary, meta) + (added && `\n${added}`));

@@ -11,6 +11,8 @@ export interface Target {
   readonly env?: Readonly<Record<string, string>>;
   /** Which workloads it runs, when not all (names, as --workloads takes them). */
   readonly workloads?: readonly string[];
+  /** A layer in front of its baseline (a hop, a check): the report adds what it costs in p50 at a fixed rate, to the microsecond. */
+  readonly addsLatency?: boolean;
 }
 
 /** The service runs as `pnpm start` runs it: info access log on stdout, metrics, request ids. */
@@ -19,8 +21,17 @@ export const TARGETS: readonly Target[] = [
   { name: 'service · memory, access log off', storage: 'memory', script: 'service.ts', baseline: 'Koa + @koa/router + Map', env: { LOG_LEVEL: 'warn' } },
   { name: 'service · SQLite', storage: 'sqlite', script: 'service.ts', baseline: 'node:http + better-sqlite3' },
   { name: 'service · PostgreSQL', storage: 'postgresql', script: 'service.ts', baseline: 'node:http + pg' },
-  { name: 'gateway → service · memory', storage: 'memory', script: 'gateway.ts', baseline: 'service · memory', workloads: ['GET one'] },
-  { name: 'service · memory, tokens checked', storage: 'memory', script: 'service-with-tokens.ts', baseline: 'service · memory', workloads: ['GET one', 'POST'] },
+  { name: 'gateway → service · memory', storage: 'memory', script: 'gateway.ts', baseline: 'service · memory', workloads: ['GET one'], addsLatency: true },
+  { name: 'service · memory, tokens checked', storage: 'memory', script: 'service-with-tokens.ts', baseline: 'service · memory', workloads: ['GET one', 'POST'], addsLatency: true },
+  {
+    name: 'gateway → service · memory, tokens checked at both',
+    storage: 'memory',
+    script: 'gateway.ts',
+    env: { GATEWAY_TOKENS: 'on' },
+    baseline: 'service · memory, tokens checked',
+    workloads: ['GET one'],
+    addsLatency: true,
+  },
   { name: 'Koa + @koa/router + Map', storage: 'memory', script: 'bare-koa.ts', baseline: 'node:http + Map' },
   { name: 'node:http + Map', storage: 'memory', script: 'raw-map.ts' },
   { name: 'node:http + better-sqlite3', storage: 'sqlite', script: 'raw-sqlite.ts' },

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { chartSvg, markdownTable, type Measurement, summarise } from '../src/report';
+import { addedCostTable, chartSvg, markdownTable, type Measurement, summarise } from '../src/report';
 import type { Target } from '../src/targets';
 
 const targets: Target[] = [
@@ -44,5 +44,26 @@ describe('the benchmark report', () => {
     expect(svg.match(/<rect x="[\d.]+" y="[\d.]+" width="[\d.]+" height="[\d.]+" fill=/g)).to.have.length(2); // the bar and its legend key
     expect(svg).to.contain('>0.40</text>');
     expect(svg).to.contain('service ÷ raw');
+  });
+
+  it('reports what a layer adds: its throughput ratio and the p50 it adds at a fixed rate, from medians of the same run', () => {
+    const layered: Target[] = [
+      { name: 'gateway', storage: 'memory', script: 'gateway.ts', baseline: 'service', addsLatency: true },
+      { name: 'service', storage: 'memory', script: 'service.ts', baseline: 'raw' },
+      { name: 'raw', storage: 'memory', script: 'raw-map.ts' },
+    ];
+    const timed = (target: string, rep: number, requestsPerSecond: number, fixedRateP50Ms: number): Measurement => ({ ...measured(target, rep, requestsPerSecond), fixedRateP50Ms });
+    const summary = summarise(
+      [timed('gateway', 1, 400, 1.9), timed('service', 1, 1000, 1.2), timed('gateway', 2, 500, 2.5), timed('service', 2, 1100, 1.0), timed('gateway', 3, 300, 2.2), timed('service', 3, 900, 1.1), measured('raw', 1, 2000)],
+      layered,
+    );
+    const gateway = summary.find((row) => row.target === 'gateway')!;
+    expect(gateway.ratio).to.equal(400 / 1000);
+    expect(gateway.addedP50Ms).to.be.closeTo(2.2 - 1.1, 1e-9);
+    expect(summary.find((row) => row.target === 'service')!.addedP50Ms, 'not a layer').to.equal(undefined);
+    const table = addedCostTable(summary, { rate: 400 });
+    expect(table).to.contain('| GET one | gateway | service | **0.40** | 2.200 | 1.100 | **1.100** |');
+    expect(table.match(/^\| GET one/gm)).to.have.length(1);
+    expect(addedCostTable(rows, { rate: 400 }), 'no layer measured: no table').to.equal('');
   });
 });

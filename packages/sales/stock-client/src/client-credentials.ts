@@ -4,6 +4,13 @@ import { request } from 'undici';
 export interface ClientCredentialsOptions {
   /** The issuer's URL: its discovery document names the token endpoint. */
   readonly issuer: string;
+  /**
+   * Where to read the issuer's discovery document when not at
+   * {issuer}/.well-known/openid-configuration (AUTH_DISCOVERY_URL): the
+   * issuer's internal address, so that sales asks it directly rather than
+   * through the public gateway its tokens name.
+   */
+  readonly discoveryUrl?: string;
   readonly clientId: string;
   readonly clientSecret: string;
   /** The API the tokens are for (RFC 8707), e.g. urn:commerce:stock. */
@@ -13,6 +20,8 @@ export interface ClientCredentialsOptions {
   /** How long before its expiry a token is renewed. */
   readonly renewBeforeSeconds?: number;
   readonly timeoutMs?: number;
+  /** The clock (epoch ms), for tests. */
+  readonly now?: () => number;
 }
 
 interface Cached {
@@ -32,11 +41,15 @@ export class ClientCredentials {
   private pending: Promise<Cached> | undefined;
   private tokenEndpoint: string | undefined;
 
-  constructor(private readonly options: ClientCredentialsOptions) {}
+  private readonly now: () => number;
+
+  constructor(private readonly options: ClientCredentialsOptions) {
+    this.now = options.now ?? Date.now;
+  }
 
   /** A token valid for a while yet. */
   async token(): Promise<string> {
-    if (this.cached && Date.now() < this.cached.renewAt) return this.cached.token;
+    if (this.cached && this.now() < this.cached.renewAt) return this.cached.token;
     this.pending ??= this.fetchToken().finally(() => (this.pending = undefined));
     this.cached = await this.pending;
     return this.cached.token;
@@ -58,11 +71,11 @@ export class ClientCredentials {
     });
     const { access_token: token, expires_in: expiresIn } = body as { access_token?: unknown; expires_in?: unknown };
     if (typeof token !== 'string' || typeof expiresIn !== 'number') throw this.unavailable('its token endpoint answered without access_token and expires_in');
-    return { token, renewAt: Date.now() + Math.max(1, expiresIn - renewBeforeSeconds) * 1000 };
+    return { token, renewAt: this.now() + Math.max(1, expiresIn - renewBeforeSeconds) * 1000 };
   }
 
   private async discoverTokenEndpoint(): Promise<string> {
-    const discovery = `${this.options.issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
+    const discovery = this.options.discoveryUrl || `${this.options.issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
     const { token_endpoint: endpoint } = (await this.json(discovery, { method: 'GET' })) as { token_endpoint?: unknown };
     if (typeof endpoint !== 'string') throw this.unavailable(`its discovery document ${discovery} names no token_endpoint`);
     return endpoint;

@@ -59,7 +59,7 @@ export interface JsonResponse {
 
 /**
  * JSON over a keep-alive pool to one service, with the three policies a call
- * to another service needs (cockatiel, ADR 0013): a timeout on every attempt
+ * to another service needs (cockatiel, ADR 0012): a timeout on every attempt
  * (the socket is aborted, not just abandoned), bounded retries with backoff
  * for reads, and a circuit breaker that counts every attempt. Whatever ends
  * without an answer (breaker open, attempts spent) is an UnavailableError

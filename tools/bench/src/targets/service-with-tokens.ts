@@ -25,7 +25,7 @@ await runMain('stock service with tokens', async () => {
     body: new URLSearchParams({ grant_type: 'client_credentials', resource: 'urn:commerce:stock' }),
   });
   const { access_token: token } = (await response.json()) as { access_token: string };
-  console.log(JSON.stringify({ message: 'listening', port: service.port, token }));
+  console.log(JSON.stringify({ message: 'listening', port: service.port, token, issuer: identity.issuer }));
   return {
     logger: service.logger,
     close: async () => {

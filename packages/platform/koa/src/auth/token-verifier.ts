@@ -1,9 +1,10 @@
 import { UnavailableError } from '@platform/kernel';
-import { createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { Logger } from '../logger';
 import { InvalidTokenError } from './invalid-token-error';
+import { IssuerKeys, KeySetUnavailableError } from './issuer-keys';
 import type { Principal } from './principal';
+import { VerifiedTokens } from './verified-tokens';
 
 export interface TokenVerifierOptions {
   /** The issuer exactly as tokens carry it in `iss` (e.g. https://api.example.com/identity). */
@@ -18,6 +19,12 @@ export interface TokenVerifierOptions {
   readonly timeoutMs?: number;
   /** Told once when the issuer cannot be reached, and once when it can again. */
   readonly logger?: Logger;
+  /** Age after which the key set is fetched again (a withdrawn key stops being trusted); 10 minutes. */
+  readonly keySetMaxAgeMs?: number;
+  /** Least time between two fetches of the key set; 1 s. */
+  readonly keySetCooldownMs?: number;
+  /** How many verified tokens are remembered until their `exp`; 0 verifies every request from scratch. */
+  readonly verifiedTokensCapacity?: number;
 }
 
 export interface TokenVerifier {
@@ -26,48 +33,20 @@ export interface TokenVerifier {
 }
 
 /**
- * How the key set follows a rotation without a restart. The identity service
- * signs with a new key as soon as it publishes it, so the first token with a
- * new `kid` reaches us while our cached set lacks it. jose refetches the set
- * on an unknown `kid`, but at most once per `cooldownDuration` (30 s by
- * default) and refuses at once inside it, which would turn away good tokens
- * for up to 30 s after a rotation. So the cooldown is 1 s, and a token whose
- * `kid` is unknown while cooling down waits for the cooldown to end and gets
- * one refetch (shared by every request waiting), instead of a 401. The issuer
- * sees at most one fetch a second from junk `kid`s. The cache also expires
- * after 10 minutes, which is how a key the issuer withdrew stops being trusted.
+ * The key set's timings (see IssuerKeys). The identity service signs with a
+ * new key as soon as it publishes it, so an unknown `kid` is fetched for at
+ * once, at most once a second (the cooldown), instead of jose's 30 s during
+ * which good tokens would be turned away. The set is fetched again after 10
+ * minutes, which is how a key the issuer withdrew stops being trusted; when
+ * that fetch fails the last good set stays in use (ADR 0011).
  */
 const JWKS_COOLDOWN_MS = 1_000;
 const JWKS_CACHE_MAX_AGE_MS = 600_000;
-
-type RemoteKeySet = ReturnType<typeof createRemoteJWKSet>;
-
-/** Refusals that are the token's fault; anything else from the key set is the issuer's. */
-const isTokenFault = (error: unknown) => error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys;
+/** About 10 MB at most, for ten thousand clients' current tokens. */
+const VERIFIED_TOKENS = 10_000;
 
 function unavailable(issuer: string, cause: unknown): UnavailableError {
   return new UnavailableError('AUTH_ISSUER_UNAVAILABLE', `The token issuer ${issuer} cannot be reached to check the access token.`, 1, { cause });
-}
-
-function keyResolver(keySet: RemoteKeySet, issuer: string): JWTVerifyGetKey {
-  let refetch: Promise<void> | undefined;
-  return async function issuerKey(header, token) {
-    const joseMayRefetch = !keySet.coolingDown;
-    try {
-      try {
-        return await keySet(header, token);
-      } catch (error) {
-        if (!(error instanceof errors.JWKSNoMatchingKey) || joseMayRefetch) throw error;
-        refetch ??= sleep(JWKS_COOLDOWN_MS)
-          .then(() => keySet.reload())
-          .finally(() => (refetch = undefined));
-        await refetch;
-        return await keySet(header, token);
-      }
-    } catch (error) {
-      throw isTokenFault(error) ? error : unavailable(issuer, error);
-    }
-  };
 }
 
 /** What the client is told about a refused token: plain words, no quotes (RFC 6750 error_description). */
@@ -99,18 +78,45 @@ function principalFrom(payload: JWTPayload): Principal {
   if (typeof sub !== 'string' || typeof clientId !== 'string' || (scope !== undefined && typeof scope !== 'string')) {
     throw new InvalidTokenError('The access token has claims of the wrong type.');
   }
-  return { subject: sub, clientId, scopes: scope ? scope.split(' ').filter(Boolean) : [] };
+  return Object.freeze({ subject: sub, clientId, scopes: Object.freeze(scope ? scope.split(' ').filter(Boolean) : []) });
 }
 
 /**
  * Verifies RFC 9068 access tokens with jose against the issuer's published
  * keys (RFC 8725 is the checklist, see ADR 0011). The issuer's metadata is
  * read on first use, not at start, so a service starts while its issuer is
- * down and answers 503 until it is back.
+ * down and answers 503 until it is back. A token verified once is remembered
+ * until its `exp` (VerifiedTokens), so a client's next requests cost a lookup.
  */
-export function createTokenVerifier({ issuer, audience, discoveryUrl = `${issuer}/.well-known/openid-configuration`, clockToleranceSeconds = 5, timeoutMs = 5_000, logger }: TokenVerifierOptions): TokenVerifier {
+export function createTokenVerifier({
+  issuer,
+  audience,
+  discoveryUrl = `${issuer}/.well-known/openid-configuration`,
+  clockToleranceSeconds = 5,
+  timeoutMs = 5_000,
+  logger,
+  keySetMaxAgeMs = JWKS_CACHE_MAX_AGE_MS,
+  keySetCooldownMs = JWKS_COOLDOWN_MS,
+  verifiedTokensCapacity = VERIFIED_TOKENS,
+}: TokenVerifierOptions): TokenVerifier {
   let keys: Promise<JWTVerifyGetKey> | undefined;
+  /** Set once discovery has named the key set. */
+  let keySet: IssuerKeys | undefined;
   let failing = false;
+  const verified = new VerifiedTokens(verifiedTokensCapacity);
+  const audiences = typeof audience === 'string' ? audience : [...audience];
+
+  const down = (error: unknown, stale: boolean) => {
+    if (!failing) {
+      if (stale) logger?.warn('the token issuer cannot be reached; tokens are checked against the keys fetched last, and tokens signed with a key not among them answer 503', { issuer, error: String(error) });
+      else logger?.warn('the token issuer cannot be reached; requests that need a token answer 503', { issuer, error: String((error as { cause?: unknown }).cause ?? error) });
+    }
+    failing = true;
+  };
+  const up = () => {
+    if (failing) logger?.info('the token issuer answers again', { issuer });
+    failing = false;
+  };
 
   const discover = async (): Promise<JWTVerifyGetKey> => {
     let metadata: { issuer?: unknown; jwks_uri?: unknown };
@@ -124,8 +130,19 @@ export function createTokenVerifier({ issuer, audience, discoveryUrl = `${issuer
     // RFC 8414 §3.3: metadata naming another issuer must not be used.
     if (metadata.issuer !== issuer) throw unavailable(issuer, new Error(`${discoveryUrl} names the issuer ${JSON.stringify(metadata.issuer)}, not ${issuer}`));
     if (typeof metadata.jwks_uri !== 'string' || !/^https?:\/\//.test(metadata.jwks_uri)) throw unavailable(issuer, new Error(`${discoveryUrl} has no usable jwks_uri`));
-    const keySet = createRemoteJWKSet(new URL(metadata.jwks_uri), { cooldownDuration: JWKS_COOLDOWN_MS, cacheMaxAge: JWKS_CACHE_MAX_AGE_MS, timeoutDuration: timeoutMs });
-    return keyResolver(keySet, issuer);
+    keySet = new IssuerKeys({
+      jwksUri: metadata.jwks_uri,
+      timeoutMs,
+      maxAgeMs: keySetMaxAgeMs,
+      cooldownMs: keySetCooldownMs,
+      onFetch: (outcome) => {
+        if (!outcome.ok) return down(outcome.error, outcome.stale);
+        // A token verified with a key the issuer no longer publishes must be verified again, and refused.
+        if (outcome.withdrawn) verified.clear();
+        up();
+      },
+    });
+    return keySet.resolve;
   };
 
   const verifyWith = async (token: string): Promise<Principal> => {
@@ -135,28 +152,30 @@ export function createTokenVerifier({ issuer, audience, discoveryUrl = `${issuer
     });
     const { payload } = await jwtVerify(token, await keys, {
       issuer,
-      audience: typeof audience === 'string' ? audience : [...audience],
+      audience: audiences,
       algorithms: ['ES256'],
       typ: 'at+jwt',
       clockTolerance: clockToleranceSeconds,
       requiredClaims: ['exp', 'iat', 'jti', 'sub', 'client_id'],
     });
-    return principalFrom(payload);
+    const principal = principalFrom(payload);
+    verified.set(token, principal, payload.exp! * 1000, Date.now());
+    return principal;
   };
 
   return {
     async verify(token) {
+      keySet?.keepFresh();
+      const known = verified.get(token, Date.now());
+      if (known) return known;
       try {
-        const principal = await verifyWith(token);
-        if (failing) logger?.info('the token issuer answers again', { issuer });
-        failing = false;
-        return principal;
+        return await verifyWith(token);
       } catch (error) {
         if (error instanceof UnavailableError) {
-          if (!failing) logger?.warn('the token issuer cannot be reached; requests that need a token answer 503', { issuer, error: String(error.cause) });
-          failing = true;
+          down(error, false);
           throw error;
         }
+        if (error instanceof KeySetUnavailableError) throw unavailable(issuer, error.cause);
         if (error instanceof InvalidTokenError) throw error;
         if (error instanceof errors.JOSEError) throw new InvalidTokenError(describe(error), { cause: error });
         throw error;

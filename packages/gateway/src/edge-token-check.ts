@@ -1,0 +1,37 @@
+import { type BearerRefusal, isRefusal, sendBearerChallenge, type TokenVerifier, verifyBearer } from '@platform/koa';
+import type { Middleware } from 'koa';
+
+/** Why the edge will refuse a request, kept on ctx.state until the rate limit has counted it. */
+type Verdict = { readonly refusal: BearerRefusal } | { readonly failure: unknown };
+
+const VERDICT = Symbol('edge verdict');
+
+/**
+ * The edge's token check, in two halves with the rate limit between them, so
+ * that a flood without a token or with bad ones is counted (by address) like
+ * any other traffic, and a client with a good token is counted by its subject.
+ * The first half verifies and keeps the verdict; the second answers it: 401
+ * (RFC 6750), or the 503 of an issuer that cannot be reached.
+ */
+export function identifyCaller(verifier: TokenVerifier): Middleware {
+  return async function identifyCaller(ctx, next) {
+    try {
+      const outcome = await verifyBearer(ctx, verifier);
+      if (isRefusal(outcome)) (ctx.state as Record<symbol, Verdict>)[VERDICT] = { refusal: outcome };
+      else ctx.state.principal = outcome;
+    } catch (failure) {
+      (ctx.state as Record<symbol, Verdict>)[VERDICT] = { failure };
+    }
+    await next();
+  };
+}
+
+/** The second half: answers the verdict `identifyCaller` kept, or lets the request through. */
+export function refuseUnidentified(): Middleware {
+  return async function refuseUnidentified(ctx, next) {
+    const verdict = (ctx.state as Record<symbol, Verdict | undefined>)[VERDICT];
+    if (!verdict) return next();
+    if ('failure' in verdict) throw verdict.failure;
+    sendBearerChallenge(ctx, verdict.refusal);
+  };
+}
