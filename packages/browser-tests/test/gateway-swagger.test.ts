@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { ARTIFACTS, launchChromium } from './chromium';
 
+const DOCS = join(import.meta.dirname, '..', '..', '..', 'docs');
+
 
 describe('the gateway’s /swagger in headless Chromium', function () {
   this.timeout(120_000);
@@ -36,7 +38,7 @@ describe('the gateway’s /swagger in headless Chromium', function () {
       quiet('sales-service'),
     );
     const gateway = await startGateway(
-      { ...GATEWAY_DEFAULTS, port: gatewayPort, host: '127.0.0.1', shutdownDelayMs: 0, stockUrl: [stock.url], salesUrl: [sales.url], identityUrl: [identity.service.url], ...auth },
+      { ...GATEWAY_DEFAULTS, stockOpenApiFile: join(DOCS, 'openapi.yaml'), salesOpenApiFile: join(DOCS, 'sales.openapi.yaml'), port: gatewayPort, host: '127.0.0.1', shutdownDelayMs: 0, stockUrl: [stock.url], salesUrl: [sales.url], identityUrl: [identity.service.url], ...auth },
       quiet('gateway'),
     );
     running.push(gateway, sales, stock);

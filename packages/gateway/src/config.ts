@@ -1,7 +1,4 @@
-import { defaults, type Env, integer, readSettings, serverSettings, type Settings, text, url, urlList } from '@platform/runtime';
-import { fileURLToPath } from 'node:url';
-
-const WORKSPACE_DOCS = fileURLToPath(new URL('../../../docs/', import.meta.url));
+import { defaults, type Env, integer, optionalText, readSettings, serverSettings, type Settings, url, urlList } from '@platform/runtime';
 
 export const GATEWAY_SETTINGS = {
   ...serverSettings(8000),
@@ -23,17 +20,28 @@ export const GATEWAY_SETTINGS = {
   rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', 6_000, 0, 100_000_000),
   /** Redis, shared by every gateway instance for the rate limit; empty keeps the counts in this process. */
   redisUrl: url('REDIS_URL', '', ['redis:', 'rediss:']),
-  /** The services' OpenAPI descriptions, shown together at /swagger. */
-  stockOpenApiFile: text('STOCK_OPENAPI_FILE', `${WORKSPACE_DOCS}openapi.yaml`),
-  salesOpenApiFile: text('SALES_OPENAPI_FILE', `${WORKSPACE_DOCS}sales.openapi.yaml`),
+  /** The services' OpenAPI descriptions, shown together at /swagger (none: no /swagger). Their defaults are the entry's to give. */
+  stockOpenApiFile: optionalText('STOCK_OPENAPI_FILE'),
+  salesOpenApiFile: optionalText('SALES_OPENAPI_FILE'),
 };
+
+/** Where this workspace keeps the descriptions: only the entry knows (main.ts hands them over). */
+export interface GatewayFiles {
+  readonly stockOpenApiFile?: string;
+  readonly salesOpenApiFile?: string;
+}
 
 export type GatewayConfig = Settings<typeof GATEWAY_SETTINGS>;
 
-/** Defaults, then the configuration file (GATEWAY_CONFIG), then the environment: the environment wins. */
-export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): GatewayConfig {
-  return readSettings(GATEWAY_SETTINGS, { env, cwd, file: { variable: 'GATEWAY_CONFIG', fallback: 'gateway.config.json' } });
+/** Defaults (with the entry's `files`), then the configuration file (GATEWAY_CONFIG), then the environment: the environment wins. */
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd(), files: GatewayFiles = {}): GatewayConfig {
+  const spec = {
+    ...GATEWAY_SETTINGS,
+    stockOpenApiFile: optionalText('STOCK_OPENAPI_FILE', files.stockOpenApiFile),
+    salesOpenApiFile: optionalText('SALES_OPENAPI_FILE', files.salesOpenApiFile),
+  };
+  return readSettings(spec, { env, cwd, file: { variable: 'GATEWAY_CONFIG', fallback: 'gateway.config.json' } });
 }
 
-/** The defaults alone, as tests start from. */
+/** The defaults alone, as tests start from (serving no /swagger: a test that wants it names the files). */
 export const DEFAULT_CONFIG: GatewayConfig = defaults(GATEWAY_SETTINGS);

@@ -43,11 +43,13 @@ export function createGatewayApp(options: GatewayAppOptions): HttpApp {
     isReady: async () => groups.every((group) => group.available),
     readinessChecks: async () =>
       Object.fromEntries(groups.flatMap((group) => [[group.name, group.available ? 'up' : 'down'], ...group.instances.map((instance) => [`${group.name} ${instance.url}`, instance.ready ? 'ready' : 'not ready'])])),
-    docs: {
-      title: 'Commerce APIs through the gateway',
-      documents: options.apis.map(gatewayDocument),
-      oauth: { appName: 'Commerce gateway', scopeSeparator: ' ' },
-    },
+    ...(options.apis.length > 0 && {
+      docs: {
+        title: 'Commerce APIs through the gateway',
+        documents: options.apis.map(gatewayDocument),
+        oauth: { appName: 'Commerce gateway', scopeSeparator: ' ' },
+      },
+    }),
   });
   if (verifier) http.app.use(onApiPaths(identifyCaller(verifier)));
   if (options.rateLimit && options.rateLimit.perMinute > 0) http.app.use(rateLimit(options.rateLimit.counter, options.rateLimit.perMinute));

@@ -57,7 +57,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
       apis: [
         { name: 'Stock API', slug: 'stock', file: config.stockOpenApiFile, scopes: STOCK_SCOPES },
         { name: 'Sales API', slug: 'sales', file: config.salesOpenApiFile, scopes: SALES_SCOPES },
-      ],
+      ].filter((api) => api.file !== ''),
     }),
     startBackground: () => {
       for (const upstream of [stock, sales, identity]) upstream.start();

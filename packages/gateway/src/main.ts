@@ -1,9 +1,16 @@
 import { displayUrl, runMain } from '@platform/runtime';
+import { fileURLToPath } from 'node:url';
 import { loadConfig } from './config';
 import { startGateway } from './gateway-service';
 
+/** The entry is the one place that knows this workspace's layout: it hands the gateway both descriptions (the variables override them). */
+const WORKSPACE_FILES = {
+  stockOpenApiFile: fileURLToPath(new URL('../../../docs/openapi.yaml', import.meta.url)),
+  salesOpenApiFile: fileURLToPath(new URL('../../../docs/sales.openapi.yaml', import.meta.url)),
+};
+
 await runMain('gateway', async () => {
-  const config = loadConfig();
+  const config = loadConfig(process.env, process.cwd(), WORKSPACE_FILES);
   const service = await startGateway(config);
   const url = displayUrl(config.host, service.port);
   service.logger.info(`gateway listening on ${url}; docs at ${url}/swagger`, { url, docs: `${url}/swagger`, stock: config.stockUrl, sales: config.salesUrl, identity: config.identityUrl });

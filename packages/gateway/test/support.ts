@@ -1,6 +1,7 @@
 import { capturingLogger } from '@platform/test-kit';
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { DEFAULT_CONFIG, type GatewayConfig, startGateway } from '../src';
 
 export interface SeenRequest {
@@ -87,11 +88,16 @@ export interface GatewayUnderTest {
   stop(): Promise<void>;
 }
 
+const DOCS = join(import.meta.dirname, '..', '..', '..', 'docs');
+
+/** The descriptions main.ts hands the gateway, for tests that serve /swagger. */
+export const OPENAPI_FILES = { stockOpenApiFile: join(DOCS, 'openapi.yaml'), salesOpenApiFile: join(DOCS, 'sales.openapi.yaml') };
+
 /** The gateway as main starts it, on an ephemeral port, with upstream checks every 100 ms and no rate limit unless told. */
 export async function startTestGateway(config: Partial<GatewayConfig>): Promise<GatewayUnderTest> {
   const logs: Record<string, unknown>[] = [];
   const gateway = await startGateway(
-    { ...DEFAULT_CONFIG, port: 0, host: '127.0.0.1', shutdownDelayMs: 0, upstreamCheckMs: 100, rateLimitPerMinute: 0, ...config },
+    { ...DEFAULT_CONFIG, ...OPENAPI_FILES, port: 0, host: '127.0.0.1', shutdownDelayMs: 0, upstreamCheckMs: 100, rateLimitPerMinute: 0, ...config },
     { logger: capturingLogger('gateway', logs) },
   );
   return { url: gateway.url, logs, stop: async () => void (await gateway.close({ immediate: true })) };

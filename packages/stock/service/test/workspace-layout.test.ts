@@ -34,7 +34,7 @@ function pathsFromOwnLocation(file: string): string[] {
 }
 
 /** Packages whose owner still has to hand the path in from the entry; each entry is a known gap, not a permission. */
-const NOT_YET_MOVED = ['packages/gateway/src/config.ts'];
+const NOT_YET_MOVED: string[] = [];
 
 describe('the workspace layout', () => {
   it('has no package reach outside itself for files, except its entry (src/main.ts), which hands the paths in', () => {

@@ -28,6 +28,9 @@ const upstream = await new Promise<{ port: number; token?: string; issuer?: stri
 await runMain('gateway', async () => {
   const gateway = await startGateway({
     ...GATEWAY_DEFAULTS,
+    // Both descriptions, as main.ts hands them over: /swagger is served, as it is for users.
+    stockOpenApiFile: fileURLToPath(new URL('../../../../docs/openapi.yaml', import.meta.url)),
+    salesOpenApiFile: fileURLToPath(new URL('../../../../docs/sales.openapi.yaml', import.meta.url)),
     port: 0,
     host: '127.0.0.1',
     stockUrl: [`http://127.0.0.1:${upstream.port}`],
