@@ -18,13 +18,21 @@ export interface StatementOutcomes {
 export interface PreparedStatement {
   readonly sql: string;
   readonly name: string;
+  /** The text with PostgreSQL's numbered parameters ($1, $2…) in place of `?`, worked out once. */
+  readonly numbered: string;
 }
 
 let preparedCount = 0;
 
+/** `?` → `$1`, `$2`…, outside quoted strings and identifiers (a fixed statement's text, so done once). */
+function numberParameters(sql: string): string {
+  let count = 0;
+  return sql.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|\?/g, (token) => (token === '?' ? `$${++count}` : token));
+}
+
 /** Names a fixed statement text for preparing; call it once per text (at module or cache level), not per request. */
 export function prepared(sql: string): PreparedStatement {
-  return { sql, name: `stmt_${++preparedCount}` };
+  return { sql, name: `stmt_${++preparedCount}`, numbered: numberParameters(sql) };
 }
 
 /**
@@ -71,9 +79,12 @@ export class SqlSession {
 
   private async execute(statement: string | PreparedStatement, params: readonly unknown[]): Promise<unknown> {
     if (this.endedAs) throw new Error(`This transaction has ${this.endedAs}: it cannot run statements any more.`);
-    const sql = typeof statement === 'string' ? statement : statement.sql;
-    const query = this.knex.raw(sql, params as Knex.RawBinding[]);
-    if (typeof statement !== 'string' && this.dialect === 'postgresql') query.options({ name: statement.name });
+    const query =
+      typeof statement !== 'string' && this.dialect === 'postgresql'
+        ? // Numbered once, with its values handed to pg as they are (knex merges `options` into pg's query config):
+          // knex's rewriting of `?` on every run is skipped, and the name makes it a prepared statement.
+          this.knex.raw(statement.numbered).options({ name: statement.name, values: params })
+        : this.knex.raw(typeof statement === 'string' ? statement : statement.sql, params as Knex.RawBinding[]);
     if (this.transaction) query.transacting(this.transaction);
     try {
       const result: unknown = await query;
