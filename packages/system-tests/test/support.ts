@@ -30,20 +30,8 @@ export async function launch(service: keyof typeof MAINS, env: Record<string, st
 /** A fresh database for a service, and how to remove it. */
 export const scratchDatabase = (backend: Exclude<Backend, 'memory'>, context: Mocha.Context, name: string) => scratchDatabaseFor(backend, context, name);
 
-export async function eventually<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** Polls until a check answers (from the test kit, kept here for the suites that import it from support). */
+export { eventually } from '@platform/test-kit';
 
 export async function json<T = Record<string, unknown>>(method: string, url: string, body?: unknown): Promise<{ status: number; body: T; headers: Headers }> {
   const response = await fetch(url, { method, ...(body !== undefined && { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });

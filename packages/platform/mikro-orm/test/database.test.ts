@@ -5,7 +5,8 @@ import chaiAsPromised from 'chai-as-promised';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Database, type Dialect, idempotencyKeySchema, sweepExpiredIdempotencyKeys } from '../src';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Database, type Dialect, idempotencyKeySchema, prepared, sweepExpiredIdempotencyKeys } from '../src';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;
@@ -51,6 +52,35 @@ for (const dialect of ['sqlite', 'postgresql'] as const) {
 
     beforeEach(async () => subject.database.session.run('delete from "idempotency_key"'));
 
+    it('runs a prepared statement with its parameters bound, in a transaction and outside one', async () => {
+      const byKey = prepared('select "key" from "idempotency_key" where "scope" = ? and "key" = ?');
+      await insert(undefined, 'a?b');
+      expect(await subject.database.session.all(byKey, ['s', 'a?b'])).to.deep.equal([{ key: 'a?b' }]);
+      expect(await subject.database.transaction((session) => session.all(byKey, ['s', 'a?b']))).to.deep.equal([{ key: 'a?b' }]);
+      expect(await subject.database.session.all(byKey, ['s', "'; drop table idempotency_key; --"])).to.deep.equal([]);
+    });
+
+    it('never switches AsyncLocalStorage on: its promise hooks would tax every await of every request from then on', async () => {
+      const runs = { count: 0 };
+      const original = { run: AsyncLocalStorage.prototype.run, enterWith: AsyncLocalStorage.prototype.enterWith };
+      AsyncLocalStorage.prototype.run = function (this: AsyncLocalStorage<unknown>, ...args: Parameters<typeof original.run>) {
+        runs.count++;
+        return original.run.apply(this, args);
+      } as typeof original.run;
+      AsyncLocalStorage.prototype.enterWith = function (this: AsyncLocalStorage<unknown>, store: unknown) {
+        runs.count++;
+        return original.enterWith.call(this, store);
+      };
+      try {
+        await subject.database.transaction(async (session) => void (await insert(session)));
+        await expect(subject.database.transaction(async (session) => (await insert(session), Promise.reject(new Error('no'))))).to.be.rejectedWith('no');
+        await subject.database.session.all('select 1 as "one"');
+      } finally {
+        Object.assign(AsyncLocalStorage.prototype, original);
+      }
+      expect(runs.count).to.equal(0);
+    });
+
     it('commits a transaction’s statements together, and rolls them all back when its work throws', async () => {
       await subject.database.transaction(async (session) => {
         await insert(session);
@@ -93,6 +123,32 @@ for (const dialect of ['sqlite', 'postgresql'] as const) {
     });
   });
 }
+
+describe('prepared statements', () => {
+  it('number their parameters for PostgreSQL once, leaving question marks in quotes alone', () => {
+    expect(prepared(`select "a?" from "t" where "x" = ? and "y" = 'it''s ?' and "z" = ?`).numbered).to.equal(`select "a?" from "t" where "x" = $1 and "y" = 'it''s ?' and "z" = $2`);
+  });
+
+  it('have a name of their own each', () => {
+    expect(prepared('select 1').name).not.to.equal(prepared('select 1').name);
+  });
+
+  it('are prepared on the connection that runs them, on PostgreSQL', async function () {
+    const scratch = await createScratchDatabase(this);
+    const database = await Database.open(scratch.url, { entities: (d) => [idempotencyKeySchema(d)], migrations: MIGRATIONS, createDatabase: true });
+    try {
+      const one = prepared('select ? :: int as "n"');
+      const names = await database.transaction(async (session) => {
+        expect(await session.all(one, [7])).to.deep.equal([{ n: 7 }]);
+        return (await session.all<{ name: string }>('select "name" from pg_prepared_statements')).map((row) => row.name);
+      });
+      expect(names).to.include(one.name);
+    } finally {
+      await database.close();
+      await scratch.drop();
+    }
+  });
+});
 
 describe('Database.open with instances starting together', () => {
   it('creates a missing PostgreSQL database once, however many race to create it', async function () {

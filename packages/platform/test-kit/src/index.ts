@@ -6,3 +6,4 @@ export * from './openapi-contract';
 export * from './service-support';
 export * from './rabbitmq-scratch';
 export * from './service-process';
+export * from './eventually';

@@ -1,21 +1,11 @@
 import { Broker, EventPublisher } from '@platform/messaging-rabbitmq';
-import { createScratchVhost, type ScratchVhost, vhostUrl } from '@platform/test-kit';
+import { createScratchVhost, eventually, type ScratchVhost, vhostUrl } from '@platform/test-kit';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_CONFIG, type RunningStockService, type StockServiceConfig, startStockService } from '../src';
 import { capturingLogger } from './support';
 
 const quiet = { info() {}, warn() {}, error() {} };
-
-async function eventually<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 type Readiness = { status?: string; checks: Record<string, string> };
 

@@ -1,0 +1,19 @@
+/**
+ * Asks `check` every `intervalMs` until it answers something other than
+ * undefined or false, and answers that; after `timeoutMs`, fails naming what
+ * it waited for and the last error `check` threw, if any.
+ */
+export async function eventually<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined | false>, intervalMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
