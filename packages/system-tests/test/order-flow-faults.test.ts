@@ -1,6 +1,6 @@
-import { restartRabbitmq } from '@platform/test-kit';
+import { eventually, restartRabbitmq } from '@platform/test-kit';
 import { expect } from 'chai';
-import { allOrders, countByStatus, eventually, json, launch, ledgerSums, type Order, type OrderSystem, type Product, type RunningProcess, startOrderSystem } from './support';
+import { allOrders, countByStatus, json, launch, ledgerSums, type Order, type OrderSystem, type Product, type RunningProcess, startOrderSystem } from './support';
 
 /**
  * Places orders of one unit, one every `everyMs`, until stopped. `accepted`

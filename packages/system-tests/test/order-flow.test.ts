@@ -1,7 +1,8 @@
 import { newEvent } from '@commerce/contracts';
 import { Broker, EventPublisher } from '@platform/messaging-rabbitmq';
+import { eventually } from '@platform/test-kit';
 import { expect } from 'chai';
-import { allOrders, countByStatus, eventually, json, ledgerSums, type Order, type OrderSystem, type Product, type RunningProcess, startOrderSystem } from './support';
+import { allOrders, countByStatus, json, ledgerSums, type Order, type OrderSystem, type Product, type RunningProcess, startOrderSystem } from './support';
 
 const quiet = { info() {}, warn() {}, error() {} };
 

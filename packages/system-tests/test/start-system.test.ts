@@ -1,11 +1,11 @@
-import { createScratchVhost, freePort, type ScratchVhost, startServiceProcess } from '@platform/test-kit';
+import { createScratchVhost, eventually, freePort, type ScratchVhost, startServiceProcess } from '@platform/test-kit';
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { eventually, jsonAnswers, readmeShellBlock } from './support';
+import { jsonAnswers, readmeShellBlock } from './support';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const START_SYSTEM = join(ROOT, 'tools', 'system', 'src', 'start-system.ts');

@@ -30,9 +30,6 @@ export async function launch(service: keyof typeof MAINS, env: Record<string, st
 /** A fresh database for a service, and how to remove it. */
 export const scratchDatabase = (backend: Exclude<Backend, 'memory'>, context: Mocha.Context, name: string) => scratchDatabaseFor(backend, context, name);
 
-/** Polls until a check answers (from the test kit, kept here for the suites that import it from support). */
-export { eventually } from '@platform/test-kit';
-
 export async function json<T = Record<string, unknown>>(method: string, url: string, body?: unknown): Promise<{ status: number; body: T; headers: Headers }> {
   const response = await fetch(url, { method, ...(body !== undefined && { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
   const text = await response.text();
