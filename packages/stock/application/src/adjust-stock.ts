@@ -16,9 +16,9 @@ export class AdjustStock {
    * statement with no transaction around it, so a hot product's row is locked
    * for one round trip only.
    */
-  async execute(id: number, { delta, reason }: StockAdjustment, { idempotency, requestId }: WriteOptions = {}): Promise<OnceResult<Product>> {
+  async execute(id: number, { delta, reason }: StockAdjustment, { idempotency, requestId, caller }: WriteOptions = {}): Promise<OnceResult<Product>> {
     const adjust = async (tx: StockTransaction): Promise<Product> => {
-      const outcome = await tx.products.adjustStock(id, delta, { at: this.clock(), reason, requestId });
+      const outcome = await tx.products.adjustStock(id, delta, { at: this.clock(), reason, requestId, actor: caller });
       switch (outcome.status) {
         case 'adjusted':
           return outcome.product;

@@ -20,11 +20,11 @@ export class CommitForOrder {
   async execute(event: OrderEvent<'sales.order.paid'>): Promise<OrderEventOutcome> {
     const { value, replayed } = await runOnce(this.unitOfWork, inboxEntry(this.settings.consumer, event), textResult, async (tx): Promise<OrderEventOutcome> => {
       const { orderId } = event.data;
-      const reservation = await tx.reservations.findByReference(orderId);
+      const reservation = await tx.reservations.findForOrder(orderId);
       if (reservation?.status === 'committed') return 'unchanged';
       if (reservation?.status === 'held') {
         try {
-          await settleReservation(tx, reservation.id, 'committed', this.settings.clock, event.id);
+          await settleReservation(tx, reservation.id, 'committed', this.settings.clock, { by: 'order-flow' }, event.id);
           return 'committed';
         } catch (error) {
           // It expired or was released between the read and the commit: answered below, as it is now.

@@ -8,8 +8,12 @@ export class CommitReservation {
     private readonly clock: Clock,
   ) {}
 
-  /** Held → committed: the lines' quantities leave the stock and the holds, in one transaction. */
-  execute(id: string, { requestId }: { requestId?: string } = {}): Promise<Reservation> {
-    return this.unitOfWork.run((tx) => settleReservation(tx, id, 'committed', this.clock, requestId));
+  /**
+   * Held → committed: the lines' quantities leave the stock and the holds, in
+   * one transaction. Only `caller`'s own holds: another's, or an order's,
+   * throws ReservationNotFoundError.
+   */
+  execute(id: string, caller: string, { requestId }: { requestId?: string } = {}): Promise<Reservation> {
+    return this.unitOfWork.run((tx) => settleReservation(tx, id, 'committed', this.clock, { by: 'caller', caller }, requestId));
   }
 }

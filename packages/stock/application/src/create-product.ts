@@ -10,8 +10,8 @@ export class CreateProduct {
   ) {}
 
   /** Stores the product, and its initial stock as its first movement; with an idempotency key, at most once per key. */
-  async execute(details: ProductDetails, { idempotency, requestId }: WriteOptions = {}): Promise<OnceResult<Product>> {
-    const add = (tx: StockTransaction) => tx.products.add(details, { at: this.clock(), requestId });
+  async execute(details: ProductDetails, { idempotency, requestId, caller }: WriteOptions = {}): Promise<OnceResult<Product>> {
+    const add = (tx: StockTransaction) => tx.products.add(details, { at: this.clock(), requestId, actor: caller });
     if (idempotency) return runOnce(this.unitOfWork, idempotency, productRecord, add);
     // One insert (with its movement), atomic by itself: no transaction to open around it.
     return { value: await this.unitOfWork.run(add, { singleCall: true }), replayed: false };

@@ -1,4 +1,4 @@
-import { type MovementPageQuery, ProductNotFoundError, type ProductRepository, type StockMovement, type StockMovementRepository } from '@stock/domain';
+import { type MovementPageQuery, movementSeenBy, ProductNotFoundError, type ProductRepository, type StockMovement, type StockMovementRepository } from '@stock/domain';
 
 export interface MovementPage {
   readonly items: StockMovement[];
@@ -12,10 +12,14 @@ export class ListStockMovements {
     private readonly movements: StockMovementRepository,
   ) {}
 
-  /** One keyset page of a product's ledger, oldest first. */
-  async execute(productId: number, query: MovementPageQuery): Promise<MovementPage> {
+  /**
+   * One keyset page of a product's ledger, oldest first, as `reader` may see
+   * it: the reservation and request ids of movements made for someone else
+   * (another caller, the order flow) are left out.
+   */
+  async execute(productId: number, query: MovementPageQuery, reader: string): Promise<MovementPage> {
     if (!(await this.products.findById(productId))) throw new ProductNotFoundError(productId);
-    const rows = await this.movements.list(productId, { after: query.after, limit: query.limit + 1 });
+    const rows = (await this.movements.list(productId, { after: query.after, limit: query.limit + 1 })).map((movement) => movementSeenBy(movement, reader));
     if (rows.length <= query.limit) return { items: rows };
     const items = rows.slice(0, query.limit);
     return { items, nextAfter: items[items.length - 1]!.id };

@@ -6,4 +6,6 @@ export interface WriteOptions {
   readonly idempotency?: IdempotentRequest;
   /** The HTTP request id or the message id that caused the write: recorded in the stock movements it appends. */
   readonly requestId?: string;
+  /** Who asks (the token's subject over HTTP): recorded as the actor of the movements it appends. */
+  readonly caller?: string;
 }

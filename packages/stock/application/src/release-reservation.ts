@@ -8,8 +8,12 @@ export class ReleaseReservation {
     private readonly clock: Clock,
   ) {}
 
-  /** Held → released: the held quantities are available again, in one transaction. */
-  execute(id: string, { requestId }: { requestId?: string } = {}): Promise<Reservation> {
-    return this.unitOfWork.run((tx) => settleReservation(tx, id, 'released', this.clock, requestId));
+  /**
+   * Held → released: the held quantities are available again, in one
+   * transaction. Only `caller`'s own holds: another's, or an order's, throws
+   * ReservationNotFoundError.
+   */
+  execute(id: string, caller: string, { requestId }: { requestId?: string } = {}): Promise<Reservation> {
+    return this.unitOfWork.run((tx) => settleReservation(tx, id, 'released', this.clock, { by: 'caller', caller }, requestId));
   }
 }

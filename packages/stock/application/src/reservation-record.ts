@@ -1,5 +1,5 @@
 import type { ResultFormat } from '@platform/kernel';
-import type { Reservation } from '@stock/domain';
+import { ANONYMOUS_CALLER, type Reservation } from '@stock/domain';
 import type { ReservationOutcome } from './reserve-stock';
 
 interface ReservationSnapshot extends Omit<Reservation, 'origin' | 'expiresAt' | 'createdAt' | 'updatedAt'> {
@@ -17,6 +17,8 @@ export const reservationRecord: ResultFormat<ReservationOutcome> = {
     JSON.stringify({ ...reservation, expiresAt: reservation.expiresAt.toISOString(), createdAt: reservation.createdAt.toISOString(), updatedAt: reservation.updatedAt.toISOString(), created } satisfies ReservationSnapshot),
   deserialise(text) {
     const { created, origin = 'api', expiresAt, createdAt, updatedAt, ...rest } = JSON.parse(text) as ReservationSnapshot;
-    return { reservation: { ...rest, origin, expiresAt: new Date(expiresAt), createdAt: new Date(createdAt), updatedAt: new Date(updatedAt) }, created };
+    // Records written before holds had owners: the migration gave those holds to ANONYMOUS_CALLER. (Their keys, scoped by no caller, are never asked for again.)
+    const owner = origin === 'api' && rest.owner === undefined ? { owner: ANONYMOUS_CALLER } : {};
+    return { reservation: { ...rest, ...owner, origin, expiresAt: new Date(expiresAt), createdAt: new Date(createdAt), updatedAt: new Date(updatedAt) }, created };
   },
 };

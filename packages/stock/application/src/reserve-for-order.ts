@@ -33,7 +33,7 @@ export class ReserveForOrder {
     };
     try {
       return await once(async (tx) => {
-        const { reservation, created } = await holdStock(tx, request, this.settings, event.id, 'order');
+        const { reservation, created } = await holdStock(tx, request, this.settings, { origin: 'order' }, event.id);
         if (!created) return this.answerAgain(tx, reservation);
         await tx.outbox.add(newEvent('stock.reservation.confirmed', { orderId: reservation.reference, reservationId: reservation.id, expiresAt: reservation.expiresAt.toISOString() }, reservation.createdAt));
         return 'held';
@@ -48,7 +48,7 @@ export class ReserveForOrder {
   private async refuse(tx: StockTransaction, request: ReservationRequest, error: StockShortageError | UnknownProductsError): Promise<OrderEventOutcome> {
     const now = this.settings.clock();
     const refusal: Reservation = { id: this.settings.newId(), reference: request.reference, origin: 'order', status: 'rejected', lines: request.lines, expiresAt: now, createdAt: now, updatedAt: now };
-    if ((await tx.reservations.claim(refusal)) === 'taken') return this.answerAgain(tx, (await tx.reservations.findByReference(request.reference))!);
+    if ((await tx.reservations.claim(refusal)) === 'taken') return this.answerAgain(tx, (await tx.reservations.findForOrder(request.reference))!);
     const shortages = error instanceof StockShortageError ? error.shortages.map(({ productId, requested, available }) => ({ productId, requested, available })) : [];
     const reason = error instanceof StockShortageError ? 'insufficient-stock' : 'unknown-products';
     await tx.outbox.add(newEvent('stock.reservation.rejected', { orderId: request.reference, reason, shortages }, now));

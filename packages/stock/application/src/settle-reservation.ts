@@ -1,10 +1,18 @@
 import { newEvent } from '@commerce/contracts';
 import type { Clock } from '@platform/kernel';
-import { type Reservation, ReservationNotFoundError, ReservationNotHeldError, type StockTransaction, transitionFrom } from '@stock/domain';
+import { isReachableBy, type Reservation, ReservationNotFoundError, ReservationNotHeldError, type StockTransaction, transitionFrom } from '@stock/domain';
 
 type Settlement = 'committed' | 'released' | 'expired';
 
+/** Who settles: an API caller, who reaches its own holds only, or the order flow (sales' events), which settles its orders' holds. */
+export type Settler = { readonly by: 'caller'; readonly caller: string } | { readonly by: 'order-flow' };
+
 const EVENT_OF = { committed: 'stock.reservation.committed', released: 'stock.reservation.released', expired: 'stock.reservation.expired' } as const;
+
+/** A caller reaches its own holds (isReachableBy); the order flow its orders' holds. */
+function reaches(settler: Settler, reservation: Reservation): boolean {
+  return settler.by === 'order-flow' ? reservation.origin === 'order' : isReachableBy(reservation, settler.caller);
+}
 
 /** How many times a settlement looks again when another one changed the reservation between its read and its write. */
 const ATTEMPTS = 3;
@@ -12,17 +20,20 @@ const ATTEMPTS = 3;
 /**
  * Ends a held reservation in `to`, with its lines, inside the caller's
  * transaction: commit takes the held quantities out of stock, release and
- * expiry make them available again. Repeating a settlement already made
- * answers the reservation as it is; one the reservation's status forbids throws
- * ReservationNotHeldError. The status change is conditional (held → to), so two
- * settlements racing end in one. An order's reservation also writes the
- * matching event (committed, released, expired) to the outbox, whichever path
- * settled it: a message, the HTTP API, or the expiry sweeper.
+ * expiry make them available again. A caller reaches only its own holds
+ * (isReachableBy): any other is ReservationNotFoundError, as if it did not
+ * exist. Repeating a settlement already made answers the reservation as it
+ * is; one the reservation's status forbids throws ReservationNotHeldError. The
+ * status change is conditional (held → to), so two settlements racing end in
+ * one. An order's reservation also writes the matching event (committed,
+ * released, expired) to the outbox, whether a message or the expiry sweeper
+ * settled it.
  */
-export async function settleReservation(tx: StockTransaction, id: string, to: Settlement, clock: Clock, requestId?: string): Promise<Reservation> {
+export async function settleReservation(tx: StockTransaction, id: string, to: Settlement, clock: Clock, settler: Settler, requestId?: string): Promise<Reservation> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const current = await tx.reservations.findById(id);
-    if (!current) throw new ReservationNotFoundError(id);
+    // Owner and origin never change, so what this read allows holds for the conditional write below.
+    if (!current || !reaches(settler, current)) throw new ReservationNotFoundError(id);
     const decision = transitionFrom(current.status, to);
     if (decision === 'unchanged') return current;
     if (decision === 'refuse') throw new ReservationNotHeldError(id, current.status);
@@ -62,11 +73,12 @@ export async function expireReservations(tx: StockTransaction, ids: readonly str
  * stock does not.
  */
 async function settleLines(tx: StockTransaction, reservations: readonly Reservation[], to: Settlement, at: Date, requestId?: string): Promise<void> {
-  const lines = reservations.flatMap((reservation) => reservation.lines.map((line) => ({ ...line, reservationId: reservation.id })));
+  // A settlement is made for the hold's owner (the caller itself, or the sweeper on its behalf); an order's hold has none.
+  const lines = reservations.flatMap((reservation) => reservation.lines.map((line) => ({ ...line, reservationId: reservation.id, actor: reservation.owner })));
   // Stable: a product's lines keep their reservations' order.
   lines.sort((a, b) => a.productId - b.productId);
-  for (const { productId, quantity, reservationId } of lines) {
-    const settled = await tx.products.settle(productId, quantity, to, { at, reservationId, requestId });
+  for (const { productId, quantity, reservationId, actor } of lines) {
+    const settled = await tx.products.settle(productId, quantity, to, { at, reservationId, requestId, actor });
     if (!settled) throw new Error(`Product ${productId} refused to settle ${quantity} held by reservation ${reservationId}: it holds less than that, or is gone. Nothing was changed.`);
   }
   for (const reservation of reservations) {

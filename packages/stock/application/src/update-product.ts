@@ -5,6 +5,8 @@ export interface UpdateOptions {
   /** Update only if nobody changed the product since this version was read. */
   readonly expectedVersion?: number;
   readonly requestId?: string;
+  /** Who asks: recorded as the actor of the movement. */
+  readonly caller?: string;
 }
 
 export class UpdateProduct {
@@ -14,9 +16,9 @@ export class UpdateProduct {
   ) {}
 
   /** Replaces the details; the stock may not go below what reservations hold. */
-  async execute(id: number, details: ProductDetails, { expectedVersion, requestId }: UpdateOptions = {}): Promise<Product> {
+  async execute(id: number, details: ProductDetails, { expectedVersion, requestId, caller }: UpdateOptions = {}): Promise<Product> {
     // One conditional update (with its movement): atomic by itself, no transaction to open around it.
-    const outcome = await this.unitOfWork.run((tx) => tx.products.update(id, details, expectedVersion, { at: this.clock(), requestId }), { singleCall: true });
+    const outcome = await this.unitOfWork.run((tx) => tx.products.update(id, details, expectedVersion, { at: this.clock(), requestId, actor: caller }), { singleCall: true });
     switch (outcome.status) {
       case 'updated':
         return outcome.product;

@@ -11,9 +11,10 @@ import { INT32_MAX, isProductId, text } from './product';
 export type ReservationStatus = 'held' | 'committed' | 'released' | 'expired' | 'rejected';
 
 /**
- * Who asked for the hold: a caller of the HTTP API, or an order the sales
- * service placed (`sales.order.placed`, reference = the order id). Changes to
- * an order's reservation are published as events, whichever path made them.
+ * Who asked for the hold: a caller of the HTTP API, which owns it, or an order
+ * the sales service placed (`sales.order.placed`, reference = the order id),
+ * which only the order flow settles. Changes to an order's reservation are
+ * published as events, whether its messages or the expiry sweeper made them.
  */
 export type ReservationOrigin = 'api' | 'order';
 
@@ -80,11 +81,25 @@ export class ReservationRequest {
   }
 }
 
-/** A hold on stock for a caller's reference (an order): every line held, or none. */
+/**
+ * Who calls the API when the service checks no tokens (AUTH_ISSUER unset):
+ * every request is this one principal, so it owns every hold made then, and
+ * the holds made before reservations had owners.
+ */
+export const ANONYMOUS_CALLER = 'anonymous';
+
+/**
+ * A hold on stock for a reference: every line held, or none. A reference is
+ * unique among its owner's holds (API holds) or among the orders' (order
+ * holds): two callers may use the same reference, and neither reaches the
+ * other's hold through it.
+ */
 export interface Reservation {
   readonly id: string;
   readonly reference: string;
   readonly origin: ReservationOrigin;
+  /** The caller (token subject) that made an API hold; absent exactly when `origin` is 'order'. */
+  readonly owner?: string;
   readonly status: ReservationStatus;
   readonly lines: readonly ReservationLine[];
   readonly expiresAt: Date;
@@ -103,4 +118,14 @@ export function transitionFrom(status: ReservationStatus, to: 'committed' | 'rel
   // Releasing what already expired, or never held anything, leaves it as released would: nothing held either way.
   if (to === 'released' && (status === 'expired' || status === 'rejected')) return 'unchanged';
   return 'refuse';
+}
+
+/**
+ * Whether `caller` may read, commit or release a reservation through the API
+ * (OWASP API1): an API hold only by the caller that made it; an order's hold
+ * by nobody, since only the order flow (sales' events) settles it. A refusal
+ * answers as if the reservation did not exist, so its id reveals nothing.
+ */
+export function isReachableBy(reservation: Reservation, caller: string): boolean {
+  return reservation.origin === 'api' && reservation.owner === caller;
 }

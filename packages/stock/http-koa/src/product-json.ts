@@ -17,6 +17,7 @@ export function reservationJson({ id, reference, status, lines, expiresAt, creat
   return { id, reference, status, lines, expiresAt: expiresAt.toISOString(), createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() };
 }
 
-export function movementJson({ at, ...movement }: StockMovement) {
+/** Who a movement was made for stays inside: the ledger shows a reader its own ids, never other callers' names. */
+export function movementJson({ at, actor: _actor, ...movement }: StockMovement) {
   return { ...movement, at: at.toISOString() };
 }

@@ -17,6 +17,7 @@ import {
 import { InsufficientStockError, type Product, ProductNotFoundError, StockLimitExceededError } from '@stock/domain';
 import type { Context } from 'koa';
 import { Readable } from 'node:stream';
+import { callerOf } from './caller';
 import { etagOf, matches, parsePreconditions } from './etag';
 import { movementJson, productJson } from './product-json';
 import { decodeProductBody } from './product-codec';
@@ -152,7 +153,7 @@ export function productsRouter({ useCases, access, logger, metrics }: ProductsRo
       limit: limit === undefined ? DEFAULT_PAGE_SIZE : decodeInteger('limit', limit, 1, MAX_PAGE_SIZE),
       after: after === undefined ? 0 : decodeInteger('after', after, 0, Number.MAX_SAFE_INTEGER),
     };
-    const page = await listStockMovements.execute(id, query);
+    const page = await listStockMovements.execute(id, query, callerOf(ctx));
     if (page.nextAfter !== undefined) ctx.set('Link', `</api/products/${id}/stock-movements?limit=${query.limit}&after=${page.nextAfter}>; rel="next"`);
     ctx.body = page.items.map(movementJson);
   });
@@ -161,7 +162,7 @@ export function productsRouter({ useCases, access, logger, metrics }: ProductsRo
     const { id, details } = decodeProductBody(ctx.request.body as Record<string, unknown>);
     if (id !== 0) throw new ValidationError({ id: ['must be absent or 0: the server assigns ids'] });
     const idempotency = idempotencyKeyOf(ctx, 'create-product', { ...details, price: details.price.cents });
-    const { value: product, replayed } = await createProduct.execute(details, { ...(idempotency && { idempotency }), requestId: requestIdOf(ctx) });
+    const { value: product, replayed } = await createProduct.execute(details, { ...(idempotency && { idempotency }), requestId: requestIdOf(ctx), caller: callerOf(ctx) });
     if (!replayed) logWith(ctx, { event: 'product created', productId: product.id });
     markReplayed(ctx, replayed);
     ctx.set('Location', `/api/products/${product.id}`);
@@ -182,7 +183,7 @@ export function productsRouter({ useCases, access, logger, metrics }: ProductsRo
         expectedVersion = current && matches(preconditions, current) ? current.version : (preconditions.versions[0] ?? 0);
       }
     }
-    answer(ctx, 200, await updateProduct.execute(id, body.details, { ...(expectedVersion !== undefined && { expectedVersion }), requestId: requestIdOf(ctx) }));
+    answer(ctx, 200, await updateProduct.execute(id, body.details, { ...(expectedVersion !== undefined && { expectedVersion }), requestId: requestIdOf(ctx), caller: callerOf(ctx) }));
   });
 
   router.delete('/:id', write, noQuery, async (ctx) => {
@@ -195,7 +196,7 @@ export function productsRouter({ useCases, access, logger, metrics }: ProductsRo
       const id = pathId(ctx);
       const adjustment = decodeStockAdjustmentBody(ctx.request.body as Record<string, unknown>);
       const idempotency = idempotencyKeyOf(ctx, 'adjust-stock', { delta: adjustment.delta, ...(adjustment.reason !== undefined && { reason: adjustment.reason }) });
-      const { value: product, replayed } = await adjustStock.execute(id, adjustment, { ...(idempotency && { idempotency }), requestId: requestIdOf(ctx) });
+      const { value: product, replayed } = await adjustStock.execute(id, adjustment, { ...(idempotency && { idempotency }), requestId: requestIdOf(ctx), caller: callerOf(ctx) });
       if (!replayed) {
         logWith(ctx, { event: 'stock adjusted', productId: id, delta: adjustment.delta, reason: adjustment.reason, quantityInStock: product.quantityInStock });
       }

@@ -4,6 +4,7 @@ import { type AccessControl, idempotencyKeyOf, jsonObjectBody, logWith, markRepl
 import type { CommitReservation, GetReservation, ReleaseReservation, ReserveStock } from '@stock/application';
 import type { Reservation } from '@stock/domain';
 import type { Context } from 'koa';
+import { callerOf } from './caller';
 import { reservationJson } from './product-json';
 import { decodeReservationBody } from './reservation-codec';
 
@@ -28,8 +29,12 @@ function answer(ctx: Context, status: number, reservation: Reservation): void {
   ctx.body = reservationJson(reservation);
 }
 
-/** POST /api/reservations, GET /api/reservations/{id}, and its commit and release. */
-/** Holding, committing and releasing stock need stock:reserve; reading a reservation stock:read or stock:reserve. */
+/**
+ * POST /api/reservations, GET /api/reservations/{id}, and its commit and
+ * release. Holding, committing and releasing stock need stock:reserve; reading
+ * a reservation stock:read or stock:reserve. A hold is its maker's: any other
+ * caller, and any hold of an order, is a 404 (the use cases decide).
+ */
 export function reservationsRouter({ useCases, access }: { useCases: ReservationUseCases; access: AccessControl }): Router {
   const { reserveStock, getReservation, commitReservation, releaseReservation } = useCases;
   const router = new Router({ prefix: '/api/reservations' });
@@ -42,24 +47,24 @@ export function reservationsRouter({ useCases, access }: { useCases: Reservation
   router.post('/', reserve, noQuery, jsonBody, async (ctx) => {
     const request = decodeReservationBody(ctx.request.body as Record<string, unknown>);
     const idempotency = idempotencyKeyOf(ctx, 'reserve-stock', request);
-    const { value, replayed } = await reserveStock.execute(request, { ...(idempotency && { idempotency }), requestId: requestIdOf(ctx) });
+    const { value, replayed } = await reserveStock.execute(callerOf(ctx), request, { ...(idempotency && { idempotency }), requestId: requestIdOf(ctx) });
     if (value.created && !replayed) logWith(ctx, { event: 'stock reserved', reservationId: value.reservation.id, reference: value.reservation.reference });
     markReplayed(ctx, replayed);
     ctx.set('Location', `/api/reservations/${value.reservation.id}`);
-    // A reference that already had a reservation answers it: 200, not a second 201.
+    // A reference that already had one of this caller's reservations answers it: 200, not a second 201.
     answer(ctx, value.created ? 201 : 200, value.reservation);
   });
 
   router.get('/:id', read, noQuery, async (ctx) => {
-    answer(ctx, 200, await getReservation.execute(reservationId(ctx)));
+    answer(ctx, 200, await getReservation.execute(reservationId(ctx), callerOf(ctx)));
   });
 
   router.post('/:id/commit', reserve, noQuery, async (ctx) => {
-    answer(ctx, 200, await commitReservation.execute(reservationId(ctx), { requestId: requestIdOf(ctx) }));
+    answer(ctx, 200, await commitReservation.execute(reservationId(ctx), callerOf(ctx), { requestId: requestIdOf(ctx) }));
   });
 
   router.post('/:id/release', reserve, noQuery, async (ctx) => {
-    answer(ctx, 200, await releaseReservation.execute(reservationId(ctx), { requestId: requestIdOf(ctx) }));
+    answer(ctx, 200, await releaseReservation.execute(reservationId(ctx), callerOf(ctx), { requestId: requestIdOf(ctx) }));
   });
 
   return router;

@@ -121,6 +121,7 @@ export class InMemoryProductRepository implements ProductRepository {
         ...(context.reason !== undefined && { reason: context.reason }),
         ...(context.reservationId !== undefined && { reservationId: context.reservationId }),
         ...(context.requestId !== undefined && { requestId: context.requestId }),
+        ...(context.actor !== undefined && { actor: context.actor }),
       },
       tx,
     );

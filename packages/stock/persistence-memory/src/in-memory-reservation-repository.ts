@@ -10,7 +10,10 @@ export class InMemoryReservationRepository implements ReservationRepository {
   ) {}
 
   async claim(reservation: Reservation): Promise<'claimed' | 'taken'> {
-    if (await this.findByReference(reservation.reference)) return 'taken';
+    // As PostgreSQL's reservation_owner_check: an API hold has an owner, an order's has none.
+    if ((reservation.origin === 'api') !== (reservation.owner !== undefined)) throw new Error(`Reservation ${reservation.id} of origin ${reservation.origin} cannot have the owner ${reservation.owner}.`);
+    const existing = reservation.owner === undefined ? await this.findForOrder(reservation.reference) : await this.findByReference(reservation.owner, reservation.reference);
+    if (existing) return 'taken';
     this.tables.reservations.set(reservation.id, reservation, this.writable());
     return 'claimed';
   }
@@ -19,9 +22,12 @@ export class InMemoryReservationRepository implements ReservationRepository {
     return this.tables.reservations.get(id, this.tx);
   }
 
-  async findByReference(reference: string): Promise<Reservation | undefined> {
-    for (const reservation of this.tables.reservations.values(this.tx)) if (reservation.reference === reference) return reservation;
-    return undefined;
+  async findByReference(owner: string, reference: string): Promise<Reservation | undefined> {
+    return this.find((reservation) => reservation.origin === 'api' && reservation.owner === owner && reservation.reference === reference);
+  }
+
+  async findForOrder(orderId: string): Promise<Reservation | undefined> {
+    return this.find((reservation) => reservation.origin === 'order' && reservation.reference === orderId);
   }
 
   async transition(id: string, status: Exclude<ReservationStatus, 'held'>, at: Date): Promise<Reservation | undefined> {
@@ -39,6 +45,11 @@ export class InMemoryReservationRepository implements ReservationRepository {
       if (reservation.status === 'held' && reservation.expiresAt <= now) due.push(reservation);
     }
     return due.sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime());
+  }
+
+  private find(matches: (reservation: Reservation) => boolean): Reservation | undefined {
+    for (const reservation of this.tables.reservations.values(this.tx)) if (matches(reservation)) return reservation;
+    return undefined;
   }
 
   private writable(): InMemoryTransaction {

@@ -1,7 +1,7 @@
 import { type Row, type SqlSession, timeOf } from '@platform/mikro-orm';
 import type { MovementKind, MovementPageQuery, StockMovement, StockMovementRepository } from '@stock/domain';
 
-const COLUMNS = '"id", "product_id", "kind", "quantity_delta", "reserved_delta", "quantity_after", "reserved_after", "reason", "reservation_id", "request_id", "at"';
+const COLUMNS = '"id", "product_id", "kind", "quantity_delta", "reserved_delta", "quantity_after", "reserved_after", "reason", "reservation_id", "request_id", "actor", "at"';
 
 /** The stock ledger, read through MikroORM; the product table's trigger is what appends to it. */
 export class MikroOrmStockMovementRepository implements StockMovementRepository {
@@ -25,6 +25,7 @@ function toMovement(row: Row): StockMovement {
     ...(row.reason != null && { reason: String(row.reason) }),
     ...(row.reservation_id != null && { reservationId: String(row.reservation_id) }),
     ...(row.request_id != null && { requestId: String(row.request_id) }),
+    ...(row.actor != null && { actor: String(row.actor) }),
     at: timeOf(row.at),
   };
 }

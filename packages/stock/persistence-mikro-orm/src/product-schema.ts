@@ -27,6 +27,8 @@ export interface StockMovementRow {
   reason: string | null;
   reservationId: string | null;
   requestId: string | null;
+  /** Whom the change was made for (the API caller, or the owner of the API hold it settled); null for the order flow. */
+  actor: string | null;
   at: Date | number;
 }
 
@@ -35,6 +37,8 @@ export interface ReservationRow {
   reference: string;
   /** 'api' or 'order': whether changes to it are published as events. */
   origin: string;
+  /** The caller that made an API hold; null for an order's. */
+  owner: string | null;
   status: string;
   /** JSON: [{ productId, quantity }], one per product in id order. */
   lines: string;
@@ -138,21 +142,35 @@ export function stockMovementSchema(dialect: Dialect): EntitySchema<StockMovemen
       reason: { type: 'string', length: 200, nullable: true },
       reservationId: { type: 'string', length: 36, fieldName: 'reservation_id', nullable: true },
       requestId: { type: 'string', length: 128, fieldName: 'request_id', nullable: true },
+      actor: { type: 'text', nullable: true },
       at: time(dialect, 'at'),
     },
   });
 }
 
+/** A reference is unique among one owner's API holds, and among the orders' holds: two partial unique indexes, as the migrations make them. */
+const RESERVATION_REFERENCE_INDEXES = {
+  order: `create unique index "reservation_order_reference_unique" on "reservation" ("reference") where "origin" = 'order'`,
+  api: `create unique index "reservation_owner_reference_unique" on "reservation" ("owner", "reference") where "origin" = 'api'`,
+} as const;
+
 export function reservationSchema(dialect: Dialect): EntitySchema<ReservationRow> {
   return new EntitySchema<ReservationRow>({
     name: 'Reservation',
     tableName: 'reservation',
-    uniques: [{ name: 'reservation_reference_unique', properties: ['reference'] }],
+    // Partial indexes: MikroORM compares them by name only.
+    uniques: [
+      { name: 'reservation_order_reference_unique', expression: RESERVATION_REFERENCE_INDEXES.order },
+      { name: 'reservation_owner_reference_unique', expression: RESERVATION_REFERENCE_INDEXES.api },
+    ],
     indexes: [{ name: 'reservation_status_expires_at_index', properties: ['status', 'expiresAt'] }],
+    // As for product: SQLite's checks live in the migration only (and SQLite has none for the owner, see there).
+    checks: dialect === 'postgresql' ? [{ name: 'reservation_owner_check', expression: `("owner" is null) = ("origin" = 'order')` }] : [],
     properties: {
       id: { type: 'string', length: 36, primary: true },
       reference: { type: 'string', length: 200 },
       origin: dialect === 'postgresql' ? { enum: true, items: ['api', 'order'], type: 'text', default: 'api' } : { type: 'text', default: 'api' },
+      owner: { type: 'text', nullable: true },
       // On PostgreSQL MikroORM reads the check back as this enum (PostgreSQL rewrites an IN list, so a hand-written check never
       // compares equal); it cannot read SQLite's checks, so there the check lives in the migration only.
       status: dialect === 'postgresql' ? { enum: true, items: ['held', 'committed', 'released', 'expired', 'rejected'], type: 'text' } : { type: 'text' },

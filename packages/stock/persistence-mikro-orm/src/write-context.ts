@@ -2,9 +2,9 @@ import type { MovementContext, MovementKind } from '@stock/domain';
 
 /**
  * The JSON a write leaves in product.write_context for the ledger trigger:
- * the kind of change, its reason, reservation and request, and its time
+ * the kind of change, its reason, reservation, request and actor, and its time
  * (ISO for PostgreSQL's timestamptz, epoch ms for SQLite).
  */
-export function writeContext(kind: MovementKind, { at, reason, reservationId, requestId }: MovementContext): string {
-  return JSON.stringify({ kind, reason, reservationId, requestId, at: at.toISOString(), atMs: at.getTime() });
+export function writeContext(kind: MovementKind, { at, reason, reservationId, requestId, actor }: MovementContext): string {
+  return JSON.stringify({ kind, reason, reservationId, requestId, actor, at: at.toISOString(), atMs: at.getTime() });
 }

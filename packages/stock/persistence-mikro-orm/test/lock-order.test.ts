@@ -57,7 +57,8 @@ describe('Lock order and conflicts on PostgreSQL', function () {
     const reserve = new ReserveStock(store.unitOfWork, { clock, newId: randomUUID, defaultTtlSeconds: 60 });
     const release = new ReleaseReservation(store.unitOfWork, clock);
     const expire = new ExpireReservations(store.unitOfWork, clock);
-    const hold = (lines: { productId: number; quantity: number }[]) => reserve.execute(ReservationRequest.create({ reference: randomUUID(), lines }));
+    const holder = 'shop-a';
+    const hold = (lines: { productId: number; quantity: number }[]) => reserve.execute(holder, ReservationRequest.create({ reference: randomUUID(), lines }));
     const all = products.map((p) => ({ productId: p.id, quantity: 1 }));
     for (let round = 0; round < 6; round++) {
       // Holds that expire in the order highest product first: a sweep that locked in expiry order would take the products downwards.
@@ -66,13 +67,13 @@ describe('Lock order and conflicts on PostgreSQL', function () {
         await hold([{ productId: products[products.length - 1 - (n % products.length)]!.id, quantity: 1 }]);
       }
       const longer = [];
-      for (let n = 0; n < 10; n++) longer.push((await reserve.execute(ReservationRequest.create({ reference: randomUUID(), lines: all, ttlSeconds: 3600 }))).value.reservation.id);
+      for (let n = 0; n < 10; n++) longer.push((await reserve.execute(holder, ReservationRequest.create({ reference: randomUUID(), lines: all, ttlSeconds: 3600 }))).value.reservation.id);
       now = new Date(now.getTime() + 61_000);
       // Four sweepers of ten each, against twenty reservations of every product (locked upwards) and ten releases of them.
       await Promise.all([
         ...Array.from({ length: 4 }, () => expire.execute(10)),
         ...Array.from({ length: 20 }, () => hold(all)),
-        ...longer.map((id) => release.execute(id)),
+        ...longer.map((id) => release.execute(id, holder)),
       ]);
     }
     while ((await expire.execute()).length > 0);

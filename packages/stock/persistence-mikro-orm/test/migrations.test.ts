@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createScratchDatabase } from '@platform/test-kit';
 import { expect } from 'chai';
-import { openStockDatabase } from '../src';
+import { ANONYMOUS_CALLER, type Reservation } from '@stock/domain';
+import { aProduct } from '@stock/test-kit';
+import { MikroOrmProductRepository, MikroOrmReservationRepository, MikroOrmStockMovementRepository, openStockDatabase } from '../src';
 import { postgresqlMigrations } from '../src/migrations/postgresql';
 import { sqliteMigrations } from '../src/migrations/sqlite';
 import { scratchUrl } from './scratch-stores';
@@ -45,6 +47,54 @@ describe('stock migrations', () => {
           await database.migrate();
           const drift = await database.orm.getSchemaGenerator().getUpdateSchemaSQL({ wrap: false });
           expect(drift.trim()).to.equal('');
+        } finally {
+          await database.close();
+          await cleanUp();
+        }
+      });
+
+      it('give the holds made before owners to the anonymous caller and leave orders’ holds ownerless; references are then unique per owner, and movements say whom they were made for', async function () {
+        const { url, cleanUp } = await scratchUrl(dialect, this);
+        const database = await openStockDatabase(url, { createDatabase: true });
+        const at = (iso: string) => (dialect === 'postgresql' ? iso : Date.parse(iso));
+        const insert = 'insert into "reservation" ("id", "reference", "origin", "status", "lines", "expires_at", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?)';
+        const row = (id: string, reference: string, origin: string) => [id, reference, origin, 'held', '[]', at('2026-11-24T10:15:00Z'), at('2026-11-24T10:00:00Z'), at('2026-11-24T10:00:00Z')];
+        try {
+          await database.orm.getMigrator().up({ to: '20261124-reservation-origin' });
+          await database.session.run(insert, row('00000000-0000-4000-8000-000000000001', 'order-1042', 'api'));
+          await database.session.run(insert, row('00000000-0000-4000-8000-000000000002', '6a0b7c1e-0000-4000-8000-000000000000', 'order'));
+          await database.migrate();
+          const reservations = new MikroOrmReservationRepository(database.session);
+          expect(await reservations.findByReference(ANONYMOUS_CALLER, 'order-1042')).to.include({ id: '00000000-0000-4000-8000-000000000001', owner: ANONYMOUS_CALLER });
+          expect(await reservations.findForOrder('6a0b7c1e-0000-4000-8000-000000000000')).to.include({ id: '00000000-0000-4000-8000-000000000002' }).and.not.to.have.property('owner');
+          const claim = (id: string, owner: string | undefined, reference: string) => {
+            const now = new Date();
+            const reservation: Reservation = { id, reference, origin: owner === undefined ? 'order' : 'api', ...(owner !== undefined && { owner }), status: 'held', lines: [], expiresAt: now, createdAt: now, updatedAt: now };
+            return database.transaction((session) => new MikroOrmReservationRepository(session).claim(reservation));
+          };
+          expect(await claim('00000000-0000-4000-8000-000000000003', 'shop-a', 'order-1042'), 'another owner’s reference').to.equal('claimed');
+          expect(await claim('00000000-0000-4000-8000-000000000004', ANONYMOUS_CALLER, 'order-1042'), 'the same owner’s').to.equal('taken');
+          expect(await claim('00000000-0000-4000-8000-000000000005', undefined, 'order-1042'), 'an order’s, apart from callers’').to.equal('claimed');
+          expect(await claim('00000000-0000-4000-8000-000000000006', undefined, 'order-1042'), 'the same order’s').to.equal('taken');
+          const product = await database.transaction((session) => new MikroOrmProductRepository(session).add(aProduct(), { at: new Date(), actor: 'shop-a', requestId: 'r1' }));
+          const [movement] = await new MikroOrmStockMovementRepository(database.session).list(product.id, { after: 0, limit: 1 });
+          expect(movement).to.include({ actor: 'shop-a', requestId: 'r1' });
+        } finally {
+          await database.close();
+          await cleanUp();
+        }
+      });
+
+      it('undo the owners and actors while no two holds share a reference, and redo them', async function () {
+        const { url, cleanUp } = await scratchUrl(dialect, this);
+        const database = await openStockDatabase(url, { createDatabase: true });
+        try {
+          await database.migrate();
+          // Down to a migration undoes that one too.
+          await database.orm.getMigrator().down({ to: '20261125-reservation-owner' });
+          const product = await database.transaction((session) => new MikroOrmProductRepository(session).add(aProduct(), { at: new Date() }));
+          expect(await database.orm.getMigrator().up()).to.have.length(2);
+          expect(await new MikroOrmStockMovementRepository(database.session).list(product.id, { after: 0, limit: 1 })).to.have.length(1);
         } finally {
           await database.close();
           await cleanUp();

@@ -1,11 +1,15 @@
 import { type EventData, type EventType, newEvent } from '@commerce/contracts';
-import { CommitForOrder, CreateProduct, ExpireReservations, type OrderEventSettings, ReleaseForOrder, ReleaseReservation, ReserveForOrder, ReserveStock } from '@stock/application';
-import { type Product, ReservationRequest } from '@stock/domain';
-import { expect } from 'chai';
+import { CommitForOrder, CommitReservation, CreateProduct, ExpireReservations, GetReservation, type OrderEventSettings, ReleaseForOrder, ReleaseReservation, ReserveForOrder, ReserveStock } from '@stock/application';
+import { ANONYMOUS_CALLER, type Product, ReservationNotFoundError, ReservationRequest } from '@stock/domain';
+import * as chai from 'chai';
+import chaiAsPromised from 'chai-as-promised';
 import { randomUUID } from 'node:crypto';
 import { aProduct } from './builders';
 import { expectLedgersToSum } from './ledger';
 import type { OpenStockStore, StockStoreUnderTest } from './stock-store';
+
+chai.use(chaiAsPromised);
+const { expect } = chai;
 
 type Published = { type: EventType; data: Record<string, unknown> };
 
@@ -62,7 +66,7 @@ export function orderEventsContract(open: OpenStockStore): void {
     const [a, b] = [await product(5), await product(2)];
     const orderId = randomUUID();
     expect(await useCases().placed.execute(placed(orderId, [{ productId: a.id, quantity: 3 }, { productId: b.id, quantity: 2 }]))).to.equal('held');
-    const reservation = (await store.reservations.findByReference(orderId))!;
+    const reservation = (await store.reservations.findForOrder(orderId))!;
     expect(reservation).to.include({ origin: 'order', status: 'held' });
     expect(await published()).to.deep.equal([event('stock.reservation.confirmed', { orderId, reservationId: reservation.id, expiresAt: '2026-11-23T10:15:00.000Z' })]);
     expect(await reload(a)).to.include({ reservedQuantity: 3, availableQuantity: 2 });
@@ -87,7 +91,7 @@ export function orderEventsContract(open: OpenStockStore): void {
     expect(await useCases().placed.execute(placed(orderId, [{ productId: a.id, quantity: 2 }, { productId: b.id, quantity: 3 }]))).to.equal('rejected');
     expect(await published()).to.deep.equal([event('stock.reservation.rejected', { orderId, reason: 'insufficient-stock', shortages: [{ productId: b.id, requested: 3, available: 1 }] })]);
     expect((await reload(a)).reservedQuantity).to.equal(0);
-    expect((await store.reservations.findByReference(orderId))!).to.include({ status: 'rejected', origin: 'order' });
+    expect((await store.reservations.findForOrder(orderId))!).to.include({ status: 'rejected', origin: 'order' });
     await new CreateProduct(store.unitOfWork, clock).execute(aProduct({ quantityInStock: 1 }));
     expect(await useCases().placed.execute(placed(orderId, [{ productId: a.id, quantity: 2 }, { productId: b.id, quantity: 1 }]))).to.equal('unchanged');
     expect((await reload(a)).reservedQuantity, 'a repeat never holds for a rejected order').to.equal(0);
@@ -107,7 +111,7 @@ export function orderEventsContract(open: OpenStockStore): void {
     const a = await product(5);
     const orderId = randomUUID();
     await useCases().placed.execute(placed(orderId, [{ productId: a.id, quantity: 4 }]));
-    const reservationId = (await store.reservations.findByReference(orderId))!.id;
+    const reservationId = (await store.reservations.findForOrder(orderId))!.id;
     await published();
     const cancel = cancelled(orderId);
     expect(await useCases().cancelled.execute(cancel)).to.equal('released');
@@ -133,7 +137,7 @@ export function orderEventsContract(open: OpenStockStore): void {
     const a = await product(5);
     const orderId = randomUUID();
     await useCases().placed.execute(placed(orderId, [{ productId: a.id, quantity: 3 }]));
-    const reservationId = (await store.reservations.findByReference(orderId))!.id;
+    const reservationId = (await store.reservations.findForOrder(orderId))!.id;
     await published();
     const payment = paid(orderId);
     expect(await useCases().paid.execute(payment)).to.equal('committed');
@@ -148,8 +152,8 @@ export function orderEventsContract(open: OpenStockStore): void {
     const a = await product(5);
     const orderId = randomUUID();
     await useCases().placed.execute(placed(orderId, [{ productId: a.id, quantity: 3 }]));
-    const reservationId = (await store.reservations.findByReference(orderId))!.id;
-    const apiHold = (await new ReserveStock(store.unitOfWork, { clock, newId: randomUUID, defaultTtlSeconds: 900 }).execute(ReservationRequest.create({ reference: 'api-hold', lines: [{ productId: a.id, quantity: 1 }] }))).value;
+    const reservationId = (await store.reservations.findForOrder(orderId))!.id;
+    const apiHold = (await new ReserveStock(store.unitOfWork, { clock, newId: randomUUID, defaultTtlSeconds: 900 }).execute('shop-a', ReservationRequest.create({ reference: 'api-hold', lines: [{ productId: a.id, quantity: 1 }] }))).value;
     await published();
     now = new Date('2026-11-23T10:16:00Z');
     expect((await useCases().expire.execute()).map((r) => r.id).sort()).to.deep.equal([reservationId, apiHold.reservation.id].sort());
@@ -160,14 +164,39 @@ export function orderEventsContract(open: OpenStockStore): void {
     await expectLedgersToSum(store, [a]);
   });
 
-  it('publishes the release of an order’s hold made over the HTTP API too', async () => {
+  it('keeps an order’s hold out of every API caller’s reach: reading, committing and releasing it are ReservationNotFoundError, and nothing changes', async () => {
     const a = await product(5);
     const orderId = randomUUID();
     await useCases().placed.execute(placed(orderId, [{ productId: a.id, quantity: 1 }]));
-    const reservationId = (await store.reservations.findByReference(orderId))!.id;
+    const reservationId = (await store.reservations.findForOrder(orderId))!.id;
     await published();
-    await new ReleaseReservation(store.unitOfWork, clock).execute(reservationId);
-    expect(await published()).to.deep.equal([event('stock.reservation.released', { orderId, reservationId })]);
+    for (const caller of ['shop-a', ANONYMOUS_CALLER]) {
+      await expect(new GetReservation(store.reservations).execute(reservationId, caller)).to.be.rejectedWith(ReservationNotFoundError);
+      await expect(new ReleaseReservation(store.unitOfWork, clock).execute(reservationId, caller)).to.be.rejectedWith(ReservationNotFoundError);
+      await expect(new CommitReservation(store.unitOfWork, clock).execute(reservationId, caller)).to.be.rejectedWith(ReservationNotFoundError);
+    }
+    expect((await store.reservations.findById(reservationId))!.status).to.equal('held');
+    expect(await reload(a)).to.include({ quantityInStock: 5, reservedQuantity: 1 });
+    expect(await published()).to.deep.equal([]);
+    const movements = await store.movements.list(a.id, { after: 0, limit: 10 });
+    expect(movements.find((m) => m.kind === 'reserved'), 'the order flow acts for no caller').to.include({ reservationId }).and.not.to.have.property('actor');
+  });
+
+  it('keeps a caller’s hold whose reference is an order id apart from that order’s: the order is held on its own, and its cancel releases only its own hold', async () => {
+    const a = await product(5);
+    const orderId = randomUUID();
+    const apiHold = (await new ReserveStock(store.unitOfWork, { clock, newId: randomUUID, defaultTtlSeconds: 900 }).execute('shop-a', ReservationRequest.create({ reference: orderId, lines: [{ productId: a.id, quantity: 1 }] }))).value.reservation;
+    expect(await useCases().placed.execute(placed(orderId, [{ productId: a.id, quantity: 2 }]))).to.equal('held');
+    const orderHold = (await store.reservations.findForOrder(orderId))!;
+    expect(orderHold.id).not.to.equal(apiHold.id);
+    expect(await useCases().cancelled.execute(cancelled(orderId))).to.equal('released');
+    expect((await store.reservations.findById(apiHold.id))!.status, 'the caller’s hold is not the order’s').to.equal('held');
+    expect(await reload(a)).to.include({ reservedQuantity: 1 });
+    expect(await published()).to.deep.equal([
+      event('stock.reservation.confirmed', { orderId, reservationId: orderHold.id, expiresAt: '2026-11-23T10:15:00.000Z' }),
+      event('stock.reservation.released', { orderId, reservationId: orderHold.id }),
+    ]);
+    await expectLedgersToSum(store, [a]);
   });
 
   it('holds exactly the stock when 200 orders of one unit race for 50, confirming 50 and rejecting 150', async () => {

@@ -2,10 +2,17 @@ import type { Reservation, ReservationStatus } from '../reservation';
 
 /** Reservations of one transaction, or of none (reads). */
 export interface ReservationRepository {
-  /** Stores a new reservation unless its reference has one; answers which, so a second reservation for a reference answers the first. */
+  /**
+   * Stores a new reservation unless its reference has one among its owner's
+   * holds (an API hold) or among the orders' (an order's); answers which, so a
+   * second reservation for a reference answers the first.
+   */
   claim(reservation: Reservation): Promise<'claimed' | 'taken'>;
   findById(id: string): Promise<Reservation | undefined>;
-  findByReference(reference: string): Promise<Reservation | undefined>;
+  /** The API hold `owner` made for `reference`. */
+  findByReference(owner: string, reference: string): Promise<Reservation | undefined>;
+  /** The reservation of an order (reference = the order id): its hold, its refusal or its tombstone. */
+  findForOrder(orderId: string): Promise<Reservation | undefined>;
   /** Moves a held reservation to `status`; undefined when it is not held (any more). */
   transition(id: string, status: Exclude<ReservationStatus, 'held'>, at: Date): Promise<Reservation | undefined>;
   /**

@@ -156,6 +156,82 @@ export class ReservationOrigin extends Migration {
   }
 }
 
+/**
+ * Holds belong to whoever made them (OWASP API1): an API hold to the caller
+ * (the token's subject) that made it, an order's to no caller, since only the
+ * order flow settles it. A reference is unique among one owner's holds, and
+ * among the orders', instead of across all: two callers may use the same
+ * reference, and neither reaches the other's hold (nor an order's) through it.
+ * Holds made before recorded no maker: they go to the anonymous caller
+ * (ANONYMOUS_CALLER), as whom a service without tokens serves everyone, so
+ * such a service carries on as before; with tokens on no subject reaches them,
+ * and they end by expiry, a week at most after they were made.
+ */
+export class ReservationOwner extends Migration {
+  override async up(): Promise<void> {
+    this.addSql('alter table "reservation" add column "owner" text null');
+    this.addSql(`update "reservation" set "owner" = 'anonymous' where "origin" = 'api'`);
+    this.addSql(`alter table "reservation" add constraint "reservation_owner_check" check (("owner" is null) = ("origin" = 'order'))`);
+    this.addSql('alter table "reservation" drop constraint "reservation_reference_unique"');
+    this.addSql(`create unique index "reservation_order_reference_unique" on "reservation" ("reference") where "origin" = 'order'`);
+    this.addSql(`create unique index "reservation_owner_reference_unique" on "reservation" ("owner", "reference") where "origin" = 'api'`);
+  }
+
+  /** Refused (by the unique constraint) while two owners' holds, or a hold and an order, share a reference. */
+  override async down(): Promise<void> {
+    this.addSql('drop index "reservation_owner_reference_unique"');
+    this.addSql('drop index "reservation_order_reference_unique"');
+    this.addSql('alter table "reservation" add constraint "reservation_reference_unique" unique ("reference")');
+    this.addSql('alter table "reservation" drop constraint "reservation_owner_check"');
+    this.addSql('alter table "reservation" drop column "owner"');
+  }
+}
+
+/** The ledger trigger's function, with or without the movement's actor. */
+function appendStockMovement(withActor: boolean): string {
+  const actor = withActor ? { column: ', "actor"', value: `, new."write_context" ->> 'actor'` } : { column: '', value: '' };
+  return `create or replace function "append_stock_movement"() returns trigger language plpgsql as $$
+      begin
+        if tg_op = 'UPDATE' and new."quantity_in_stock" = old."quantity_in_stock" and new."reserved_quantity" = old."reserved_quantity" then
+          return null;
+        end if;
+        insert into "stock_movement" ("product_id", "kind", "quantity_delta", "reserved_delta", "quantity_after", "reserved_after", "reason", "reservation_id", "request_id"${actor.column}, "at")
+        values (
+          new."id",
+          coalesce(new."write_context" ->> 'kind', case tg_op when 'INSERT' then 'created' else 'updated' end),
+          new."quantity_in_stock" - coalesce(old."quantity_in_stock", 0),
+          new."reserved_quantity" - coalesce(old."reserved_quantity", 0),
+          new."quantity_in_stock",
+          new."reserved_quantity",
+          new."write_context" ->> 'reason',
+          new."write_context" ->> 'reservationId',
+          new."write_context" ->> 'requestId'${actor.value},
+          coalesce((new."write_context" ->> 'at')::timestamptz, now()));
+        return null;
+      end
+    $$`;
+}
+
+/**
+ * Each movement says whom it was made for (the API caller, or the owner of
+ * the API hold it settled; none for the order flow), so the ledger can show a
+ * reader the ids of its own movements only. Written by the trigger, from
+ * "write_context", in the same statement as the change, as the rest of the
+ * movement. Movements from before have no actor: their ids are shown to
+ * nobody.
+ */
+export class StockMovementActor extends Migration {
+  override async up(): Promise<void> {
+    this.addSql('alter table "stock_movement" add column "actor" text null');
+    this.addSql(appendStockMovement(true));
+  }
+
+  override async down(): Promise<void> {
+    this.addSql(appendStockMovement(false));
+    this.addSql('alter table "stock_movement" drop column "actor"');
+  }
+}
+
 export const postgresqlMigrations = [
   { name: '20261122-create-product', class: CreateProductTable },
   { name: '20261122-version-and-idempotency-keys', class: AddVersionAndIdempotencyKeys },
@@ -163,4 +239,6 @@ export const postgresqlMigrations = [
   { name: '20261123-reservations-and-stock-ledger', class: ReservationsAndStockLedger },
   { name: '20261124-outbox', class: outboxMessageMigration('postgresql') },
   { name: '20261124-reservation-origin', class: ReservationOrigin },
+  { name: '20261125-reservation-owner', class: ReservationOwner },
+  { name: '20261125-stock-movement-actor', class: StockMovementActor },
 ];

@@ -144,6 +144,65 @@ export class ReservationOrigin extends Migration {
   }
 }
 
+/**
+ * As on PostgreSQL (see postgresql.ts): holds belong to whoever made them,
+ * references are unique per owner and among orders, and holds made before go
+ * to the anonymous caller. SQLite cannot add the check that an API hold has an
+ * owner and an order's none to an existing table without rebuilding it; the
+ * repository always writes both together.
+ */
+export class ReservationOwner extends Migration {
+  override async up(): Promise<void> {
+    this.addSql('alter table "reservation" add column "owner" text null');
+    this.addSql(`update "reservation" set "owner" = 'anonymous' where "origin" = 'api'`);
+    this.addSql('drop index "reservation_reference_unique"');
+    this.addSql(`create unique index "reservation_order_reference_unique" on "reservation" ("reference") where "origin" = 'order'`);
+    this.addSql(`create unique index "reservation_owner_reference_unique" on "reservation" ("owner", "reference") where "origin" = 'api'`);
+  }
+
+  /** Refused (by the unique index) while two owners' holds, or a hold and an order, share a reference. */
+  override async down(): Promise<void> {
+    this.addSql('drop index "reservation_owner_reference_unique"');
+    this.addSql('drop index "reservation_order_reference_unique"');
+    this.addSql('create unique index "reservation_reference_unique" on "reservation" ("reference")');
+    this.addSql('alter table "reservation" drop column "owner"');
+  }
+}
+
+/** The ledger triggers, with or without the movement's actor (SQLite has no create or replace for triggers). */
+function ledgerTriggers(withActor: boolean): string[] {
+  const actor = withActor ? { column: ', "actor"', value: `, json_extract(new."write_context", '$.actor')` } : { column: '', value: '' };
+  const movement = (kind: string, from: { quantity: string; reserved: string }) => `insert into "stock_movement" ("product_id", "kind", "quantity_delta", "reserved_delta", "quantity_after", "reserved_after", "reason", "reservation_id", "request_id"${actor.column}, "at")
+        values (new."id", coalesce(json_extract(new."write_context", '$.kind'), '${kind}'),
+          new."quantity_in_stock" - ${from.quantity}, new."reserved_quantity" - ${from.reserved}, new."quantity_in_stock", new."reserved_quantity",
+          json_extract(new."write_context", '$.reason'), json_extract(new."write_context", '$.reservationId'), json_extract(new."write_context", '$.requestId')${actor.value},
+          coalesce(json_extract(new."write_context", '$.atMs'), cast(unixepoch('subsec') * 1000 as integer)))`;
+  return [
+    'drop trigger "product_stock_movement_on_insert"',
+    'drop trigger "product_stock_movement_on_update"',
+    `create trigger "product_stock_movement_on_insert" after insert on "product" begin
+      ${movement('created', { quantity: '0', reserved: '0' })};
+    end`,
+    `create trigger "product_stock_movement_on_update" after update of "quantity_in_stock", "reserved_quantity" on "product"
+      when new."quantity_in_stock" <> old."quantity_in_stock" or new."reserved_quantity" <> old."reserved_quantity" begin
+      ${movement('updated', { quantity: 'old."quantity_in_stock"', reserved: 'old."reserved_quantity"' })};
+    end`,
+  ];
+}
+
+/** As on PostgreSQL (see postgresql.ts): each movement says whom it was made for, written by the triggers in the same statement. */
+export class StockMovementActor extends Migration {
+  override async up(): Promise<void> {
+    this.addSql('alter table "stock_movement" add column "actor" text null');
+    for (const sql of ledgerTriggers(true)) this.addSql(sql);
+  }
+
+  override async down(): Promise<void> {
+    for (const sql of ledgerTriggers(false)) this.addSql(sql);
+    this.addSql('alter table "stock_movement" drop column "actor"');
+  }
+}
+
 export const sqliteMigrations = [
   { name: '20261122-create-product', class: CreateProductTable },
   { name: '20261122-version-and-idempotency-keys', class: AddVersionAndIdempotencyKeys },
@@ -151,4 +210,6 @@ export const sqliteMigrations = [
   { name: '20261123-reservations-and-stock-ledger', class: ReservationsAndStockLedger },
   { name: '20261124-outbox', class: outboxMessageMigration('sqlite') },
   { name: '20261124-reservation-origin', class: ReservationOrigin },
+  { name: '20261125-reservation-owner', class: ReservationOwner },
+  { name: '20261125-stock-movement-actor', class: StockMovementActor },
 ];
