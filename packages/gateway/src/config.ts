@@ -1,7 +1,11 @@
-import { defaults, type Env, integer, optionalText, readSettings, serverSettings, type Settings, url, urlList } from '@platform/runtime';
+import { defaults, type Env, integer, optionalText, readSettings, serverSettings, type Settings, text, url, urlList } from '@platform/runtime';
 
 export const GATEWAY_SETTINGS = {
   ...serverSettings(8000),
+  /** The operators' listener: /metrics, and readiness naming each upstream instance. 0 picks a free port (logged at start). */
+  metricsPort: integer('METRICS_PORT', 9464, 0, 65535),
+  /** Where the operators' listener binds: loopback unless a scraper elsewhere must reach it. */
+  metricsHost: text('METRICS_HOST', '127.0.0.1'),
   /** The stock service's instances, comma-separated: requests are balanced over those that are ready. */
   stockUrl: urlList('STOCK_URL', 'http://127.0.0.1:8080'),
   salesUrl: urlList('SALES_URL', 'http://127.0.0.1:8082'),

@@ -66,8 +66,9 @@ describe('the gateway checking tokens', function () {
     expect(upstream.seen.length).to.equal(before);
   });
 
-  it('leaves the issuer, health, metrics and /swagger open', async () => {
-    for (const path of ['/identity/token', '/health/live', '/metrics', '/swagger']) expect((await fetch(`${gateway.url}${path}`)).status, path).to.equal(200);
+  it('leaves the issuer, health and /swagger open, and the metrics listener', async () => {
+    for (const path of ['/identity/token', '/health/live', '/health/ready', '/swagger']) expect((await fetch(`${gateway.url}${path}`)).status, path).to.equal(200);
+    expect((await fetch(`${gateway.metricsUrl}/metrics`)).status).to.equal(200);
   });
 });
 
