@@ -5,6 +5,7 @@ import type { Agent } from 'undici';
 import { identifyCaller, refuseUnidentified } from './edge-token-check';
 import { type ApiDocument, gatewayDocument } from './gateway-docs';
 import { toProblem } from './gateway-errors';
+import { originFormOnly } from './origin-form-only';
 import { proxy, type Route } from './proxy';
 import { publicHealth } from './public-health';
 import { type RateCounter, rateLimit } from './rate-limit';
@@ -48,8 +49,9 @@ function outsideTheApi(middleware: Middleware): Middleware {
  * problem+json; then the token check at the edge for /api/** around the rate
  * limit (verified, counted, then refused: requests without a good token are
  * counted too), which counts everything the gateway answers, its health and
- * docs too; public health, which says ready or not and nothing of what is
- * behind; /swagger with both APIs; and the proxy. The operators' app, for a listener of their own
+ * docs too; request targets other than a path refused; public health, which
+ * says ready or not and nothing of what is behind; /swagger with both APIs;
+ * and the proxy. The operators' app, for a listener of their own
  * (METRICS_PORT): /metrics, and readiness naming each instance's state.
  * Both answer 503 to readiness once `drain` is called.
  */
@@ -72,6 +74,7 @@ export function createGatewayApp(options: GatewayAppOptions): GatewayApp {
   app.use(problems);
   if (verifier) app.use(onApiPaths(identifyCaller(verifier)));
   if (options.rateLimit && options.rateLimit.perMinute > 0) app.use(rateLimit(options.rateLimit.counter, options.rateLimit.perMinute));
+  app.use(originFormOnly());
   if (verifier) app.use(onApiPaths(refuseUnidentified()));
   app.use(outsideTheApi(publicHealth(isReady)));
   if (options.apis.length > 0) {

@@ -36,8 +36,14 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
  */
 const WHOLE_BODY_BYTES = 64 * 1024;
 
-/** Failures before the upstream saw anything: the request can go to another instance whatever it is. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+/**
+ * No connection could be made: the instance is gone (or was never there), and
+ * the request did not leave, so it can go to another instance whatever it is.
+ * The only failures that take an instance out: any other (a connection that
+ * broke, an answer that is not HTTP) may be the request's own doing, and a
+ * client must not be able to take instances out (readiness decides for those).
+ */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 
 function matches(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(`${prefix}/`);
@@ -87,15 +93,17 @@ function errorCode(error: unknown): string | undefined {
 }
 
 /**
- * Forwards the request to an instance of the upstream its path belongs to,
- * streaming the body both ways, and answers what the upstream answered, minus
- * hop-by-hop headers. An instance that cannot be reached is taken out and the
- * request goes to another one when that cannot repeat an effect: always when
- * nothing was sent yet, and after a broken connection only for idempotent
- * requests (GET, HEAD, PUT, DELETE, or any with an Idempotency-Key), whose
- * body is kept so it can be sent again. No instance reachable: 502
- * UPSTREAM_UNAVAILABLE. No headers within `timeoutMs`: 504 UPSTREAM_TIMEOUT,
- * never retried (the upstream may be working on it).
+ * Forwards the request (its target is a path: see originFormOnly) to an
+ * instance of the upstream its path belongs to, streaming the body both ways,
+ * and answers what the upstream answered, minus hop-by-hop headers. An
+ * instance that refuses the connection (or cannot be reached at all) is taken
+ * out. A failed attempt goes to another instance when that cannot repeat an
+ * effect: always when nothing was sent yet, and after a broken connection or
+ * an answer that is not HTTP only for idempotent requests (GET, HEAD, PUT,
+ * DELETE, or any with an Idempotency-Key), whose body is kept so it can be
+ * sent again. No instance answered: 502 UPSTREAM_UNAVAILABLE. No headers
+ * within `timeoutMs`: 504 UPSTREAM_TIMEOUT, never retried (the upstream may be
+ * working on it).
  */
 export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes }: ProxyOptions): Middleware {
   return async function proxyToUpstream(ctx, next) {
@@ -159,15 +167,15 @@ export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes }: ProxyOp
         if (abandoned.aborted) throw error;
         if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError) throw new GatewayError('UPSTREAM_TIMEOUT', `The ${route.upstream.name} service did not answer within ${timeoutMs} ms.`, { cause: error });
         const code = errorCode(error);
-        const notSent = code !== undefined && NOT_SENT.has(code) && !body?.started;
-        route.upstream.markDown(instance);
+        const unreachable = code !== undefined && UNREACHABLE.has(code);
+        if (unreachable) route.upstream.markDown(instance);
         // A connection that broke after the request left may have carried it: only what is safe to repeat goes again.
-        if (!(notSent || (idempotent && (body?.replayable ?? true)))) {
-          throw new GatewayError('UPSTREAM_UNAVAILABLE', `The ${route.upstream.name} service closed the connection before answering; the request may or may not have been applied.`, { cause: error });
+        if (!((unreachable && !body?.started) || (idempotent && (body?.replayable ?? true)))) {
+          throw new GatewayError('UPSTREAM_UNAVAILABLE', `The ${route.upstream.name} service closed the connection or answered what is not HTTP; the request may or may not have been applied.`, { cause: error });
         }
       }
     }
-    throw new GatewayError('UPSTREAM_UNAVAILABLE', `No instance of the ${route.upstream.name} service can be reached.`);
+    throw new GatewayError('UPSTREAM_UNAVAILABLE', `No instance of the ${route.upstream.name} service can be reached or gave an answer.`);
   };
 }
 
