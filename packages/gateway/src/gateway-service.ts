@@ -65,6 +65,8 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
       dispatcher,
       timeoutMs: config.upstreamTimeoutMs,
       bodyLimitBytes: config.bodyLimitBytes,
+      publicUrl: config.publicUrl,
+      host: config.host,
       ...(verifier && { verifier }),
       rateLimit: { counter, perMinute: config.rateLimitPerMinute },
       apis: [

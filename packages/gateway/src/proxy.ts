@@ -1,4 +1,5 @@
 import { requestIdOf } from '@platform/koa';
+import { displayUrl } from '@platform/runtime';
 import type { Context, Middleware } from 'koa';
 import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -19,6 +20,21 @@ export interface ProxyOptions {
   readonly dispatcher: Agent;
   readonly timeoutMs: number;
   readonly bodyLimitBytes: number;
+  /** The origin clients reach the gateway at (PUBLIC_URL): the host and scheme the services are told. Empty: the address it listens on. */
+  readonly publicUrl: string;
+  /** The address the gateway binds (HOST), for that fallback. */
+  readonly host: string;
+}
+
+/** What the services are told of how the client reached the gateway: never the client's own Host, which anyone may write. */
+interface PublicOrigin {
+  readonly host: string;
+  readonly proto: string;
+}
+
+function publicOriginOf(url: string): PublicOrigin {
+  const { host, protocol } = new URL(url);
+  return { host, proto: protocol.slice(0, -1) };
 }
 
 /** RFC 9110 §7.6.1: headers for one connection only, never forwarded (plus those the Connection header names). */
@@ -66,21 +82,20 @@ function forwardedFor(ip: string): string {
   return address.includes(':') ? `"[${address}]"` : address;
 }
 
-/** What goes upstream: the client's end-to-end headers, the request id, and what the gateway knows of the client. */
-function upstreamHeaders(ctx: Context): Record<string, string | string[]> {
+/** What goes upstream: the client's end-to-end headers, the request id, and what the gateway knows of the client and of itself. */
+function upstreamHeaders(ctx: Context, { host, proto }: PublicOrigin): Record<string, string | string[]> {
   const skip = hopByHop(ctx.req.headers);
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(ctx.req.headers)) {
     if (value === undefined || skip.has(name) || REPLACED.has(name)) continue;
     headers[name] = value;
   }
-  const host = ctx.get('Host');
   const ip = forwardedFor(ctx.request.ip);
   headers['x-request-id'] = requestIdOf(ctx);
-  headers.forwarded = `for=${ip};host="${host}";proto=${ctx.protocol}`;
+  headers.forwarded = `for=${ip};host="${host}";proto=${proto}`;
   headers['x-forwarded-for'] = ip.replace(/^"\[|\]"$/g, '');
   headers['x-forwarded-host'] = host;
-  headers['x-forwarded-proto'] = ctx.protocol;
+  headers['x-forwarded-proto'] = proto;
   return headers;
 }
 
@@ -105,7 +120,8 @@ function errorCode(error: unknown): string | undefined {
  * within `timeoutMs`: 504 UPSTREAM_TIMEOUT, never retried (the upstream may be
  * working on it).
  */
-export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes }: ProxyOptions): Middleware {
+export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes, publicUrl, host }: ProxyOptions): Middleware {
+  let told: PublicOrigin | undefined = publicUrl ? publicOriginOf(publicUrl) : undefined;
   return async function proxyToUpstream(ctx, next) {
     const route = routes.find((candidate) => matches(ctx.path, candidate.prefix));
     if (!route) return next();
@@ -115,7 +131,9 @@ export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes }: ProxyOp
     const hasBody = declared > 0 || ctx.get('Transfer-Encoding') !== '';
     const idempotent = IDEMPOTENT.has(ctx.method) || ctx.get('Idempotency-Key') !== '';
     const body = hasBody ? new ReplayableBody(ctx.req, bodyLimitBytes, idempotent) : undefined;
-    const headers = upstreamHeaders(ctx);
+    // Without PUBLIC_URL, the address it listens on, as its start line gives it: known once the first request arrives on it.
+    told ??= publicOriginOf(displayUrl(host, ctx.req.socket.localPort ?? 0));
+    const headers = upstreamHeaders(ctx, told);
     // A client that goes away takes its request upstream with it. undici takes an emitter of 'abort' as a
     // signal, which costs far less than an AbortController per request.
     const abandoned = new Abandonment();
