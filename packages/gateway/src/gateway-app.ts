@@ -5,6 +5,7 @@ import type { Agent } from 'undici';
 import { identifyCaller, refuseUnidentified } from './edge-token-check';
 import { type ApiDocument, gatewayDocument } from './gateway-docs';
 import { toProblem } from './gateway-errors';
+import { noStoreWhereKept } from './no-store';
 import { originFormOnly } from './origin-form-only';
 import { proxy, type Route } from './proxy';
 import { publicHealth } from './public-health';
@@ -74,6 +75,7 @@ export function createGatewayApp(options: GatewayAppOptions): GatewayApp {
   const closing = { Connection: 'close' };
   const open = {};
   app.use(requestContext(logger, metrics, () => (draining ? closing : open)));
+  app.use(noStoreWhereKept());
   app.use(problems);
   if (verifier) app.use(onApiPaths(identifyCaller(verifier)));
   if (options.rateLimit && options.rateLimit.perMinute > 0) app.use(rateLimit(options.rateLimit.counter, options.rateLimit.perMinute));

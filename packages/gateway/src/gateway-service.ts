@@ -1,5 +1,5 @@
 import { createTokenVerifier, type RunningService, startService } from '@platform/koa';
-import { createLogger, type Logger } from '@platform/runtime';
+import { createLogger, type Logger, redactedUrl } from '@platform/runtime';
 import { Redis } from 'ioredis';
 import { once } from 'node:events';
 import { Agent } from 'undici';
@@ -29,9 +29,9 @@ export interface RunningGateway extends RunningService<Logger> {
  * The gateway as main starts it: one undici Agent for every upstream (its
  * keep-alive pools), a group per service whose instances' readiness is asked
  * in the background, the edge's token check when AUTH_ISSUER is set, the
- * rate limit counted in Redis when REDIS_URL is set, else in this process,
- * and the metrics listener beside the public port: a port it cannot have
- * stops the start.
+ * rate limit counted in Redis when REDIS_URL is set, else (and while Redis
+ * does not answer) in this process, and the metrics listener beside the
+ * public port: a port it cannot have stops the start.
  */
 export async function startGateway(config: GatewayConfig, options: StartGatewayOptions = {}): Promise<RunningGateway> {
   const logger = options.logger ?? createLogger('gateway', config.logLevel);
@@ -42,9 +42,10 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   const identity = group('identity', config.identityUrl);
   const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 250, connectTimeout: 2_000 }) : undefined;
   redis?.on('error', () => undefined); // said once by the counter, not on every reconnection attempt
-  // Counting from the first request when Redis is up; when it is not, the gateway starts anyway and lets requests through uncounted.
-  if (redis) await once(redis, 'ready', { signal: AbortSignal.timeout(2_000) }).catch(() => logger.warn('Redis is not reachable at start; the rate limit is not counted until it is', { redis: config.redisUrl.replace(/\/\/[^@/]*@/, '//***@') }));
-  const counter: RateCounter = redis ? new RedisRateCounter(redis, logger) : new InMemoryRateCounter();
+  const shared = redis && new RedisRateCounter(redis, logger);
+  const counter: RateCounter = shared ?? new InMemoryRateCounter();
+  // Counting in Redis from the first request when it is up; when it is not, the gateway starts anyway and counts in this process until it is.
+  if (redis) await once(redis, 'ready', { signal: AbortSignal.timeout(2_000) }).catch(() => shared?.fallBack(`not reachable at start: ${redactedUrl(config.redisUrl)}`));
   if (!config.authIssuer) logger.warn('tokens are not checked at the edge: AUTH_ISSUER is not set (the services may still check them)');
   const verifier = config.authIssuer ? createTokenVerifier({ issuer: config.authIssuer, audience: AUDIENCES, ...(config.authDiscoveryUrl && { discoveryUrl: config.authDiscoveryUrl }), logger }) : undefined;
   const release = async () => {
