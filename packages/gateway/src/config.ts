@@ -1,7 +1,32 @@
-import { defaults, type Env, integer, optionalText, readSettings, serverSettings, type Settings, url, urlList } from '@platform/runtime';
+import { defaults, type Env, integer, optionalText, readSettings, type Setting, serverSettings, type Settings, text, url, urlList } from '@platform/runtime';
+
+/** An http(s) origin, scheme, host and port only (nothing after them but a slash), or empty. */
+function origin(variable: string): Setting<string> {
+  return {
+    variable,
+    fallback: '',
+    read(name, value) {
+      if (value === '') return '';
+      const parsed = typeof value === 'string' && URL.canParse(value) ? new URL(value) : undefined;
+      if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.username || parsed.password || parsed.pathname !== '/' || parsed.search || parsed.hash || /[?#]$/.test(value as string)) {
+        throw new Error(`${name} must be an http or https origin such as https://api.example.com (no path, query or credentials), not ${JSON.stringify(value)}.`);
+      }
+      return parsed.origin;
+    },
+  };
+}
 
 export const GATEWAY_SETTINGS = {
   ...serverSettings(8000),
+  /**
+   * The origin clients reach the gateway at. The services are told this host and scheme (Forwarded,
+   * X-Forwarded-Host/Proto), never the client's Host; empty: the address the gateway listens on.
+   */
+  publicUrl: origin('PUBLIC_URL'),
+  /** The operators' listener: /metrics, and readiness naming each upstream instance. 0 picks a free port (logged at start). */
+  metricsPort: integer('METRICS_PORT', 9464, 0, 65535),
+  /** Where the operators' listener binds: loopback unless a scraper elsewhere must reach it. */
+  metricsHost: text('METRICS_HOST', '127.0.0.1'),
   /** The stock service's instances, comma-separated: requests are balanced over those that are ready. */
   stockUrl: urlList('STOCK_URL', 'http://127.0.0.1:8080'),
   salesUrl: urlList('SALES_URL', 'http://127.0.0.1:8082'),

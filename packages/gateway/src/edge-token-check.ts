@@ -1,5 +1,6 @@
 import { type BearerRefusal, isRefusal, sendBearerChallenge, type TokenVerifier, verifyBearer } from '@platform/koa';
 import type { Middleware } from 'koa';
+import { keepFromCaches } from './no-store';
 
 /** Why the edge will refuse a request, kept on ctx.state until the rate limit has counted it. */
 type Verdict = { readonly refusal: BearerRefusal } | { readonly failure: unknown };
@@ -26,11 +27,13 @@ export function identifyCaller(verifier: TokenVerifier): Middleware {
   };
 }
 
-/** The second half: answers the verdict `identifyCaller` kept, or lets the request through. */
+/** The second half: answers the verdict `identifyCaller` kept (never to be stored by a cache), or lets the request through. */
 export function refuseUnidentified(): Middleware {
   return async function refuseUnidentified(ctx, next) {
     const verdict = (ctx.state as Record<symbol, Verdict | undefined>)[VERDICT];
     if (!verdict) return next();
+    // The answer depends on the token (or its absence): no cache may hand it to another client.
+    keepFromCaches(ctx);
     if ('failure' in verdict) throw verdict.failure;
     sendBearerChallenge(ctx, verdict.refusal);
   };

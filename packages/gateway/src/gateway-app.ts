@@ -1,10 +1,14 @@
-import { createHttpApp, type HttpApp, type Logger, type TokenVerifier } from '@platform/koa';
-import type { Middleware } from 'koa';
+import { type HttpApp, HttpMetrics, type Logger, operationsRouter, problemMiddleware, requestContext, requestIdOf, type TokenVerifier } from '@platform/koa';
+import { swaggerDocs } from '@platform/swagger';
+import Koa, { type Middleware } from 'koa';
 import type { Agent } from 'undici';
-import { type ApiDocument, gatewayDocument } from './gateway-docs';
 import { identifyCaller, refuseUnidentified } from './edge-token-check';
+import { type ApiDocument, gatewayDocument } from './gateway-docs';
 import { toProblem } from './gateway-errors';
+import { noStoreWhereKept } from './no-store';
+import { originFormOnly } from './origin-form-only';
 import { proxy, type Route } from './proxy';
+import { publicHealth } from './public-health';
 import { type RateCounter, rateLimit } from './rate-limit';
 import type { UpstreamGroup } from './upstream-group';
 
@@ -15,45 +19,104 @@ export interface GatewayAppOptions {
   readonly dispatcher: Agent;
   readonly timeoutMs: number;
   readonly bodyLimitBytes: number;
+  /** PUBLIC_URL: the host and scheme the services are told; empty, the address the gateway listens on (HOST, and its port). */
+  readonly publicUrl: string;
+  readonly host: string;
   /** Checks tokens at the edge; absent, requests go to the services as they are. */
   readonly verifier?: TokenVerifier;
   readonly rateLimit?: { readonly counter: RateCounter; readonly perMinute: number };
   readonly apis: readonly ApiDocument[];
 }
 
-/** Runs `middleware` for the API paths only: health, metrics, docs and the issuer stay open. */
+/** The public app, as startService serves it, and the operators' app, for the metrics listener. */
+export interface GatewayApp extends HttpApp {
+  /** /metrics, /health/live, and /health/ready naming each service and instance: not for the public port. */
+  readonly operations: Koa;
+}
+
+/** Runs `middleware` for the API paths only: what the token check needs. */
 function onApiPaths(middleware: Middleware): Middleware {
   return function onApiPaths(ctx, next) {
     return ctx.path.startsWith('/api/') ? middleware(ctx, next) : next();
   };
 }
 
+/** Runs `middleware` outside the API paths only, so that API traffic, nearly all of it, skips health and docs. */
+function outsideTheApi(middleware: Middleware): Middleware {
+  return function outsideTheApi(ctx, next) {
+    return ctx.path.startsWith('/api/') ? next() : middleware(ctx, next);
+  };
+}
+
 /**
- * The gateway's app: the platform's (request ids, access log, metrics, health,
- * problem+json, /swagger with both APIs), then the token check at the edge for
- * /api/** around the rate limit (verified, counted, then refused: requests
- * without a good token are counted too), and the proxy. Readiness is 200 while
- * every service has a ready instance, and names each instance's state.
+ * The gateway's apps. The public one: request ids, access log and metrics,
+ * problem+json; then the token check at the edge for /api/** around the rate
+ * limit (verified, counted, then refused: requests without a good token are
+ * counted too), which counts everything the gateway answers, its health and
+ * docs too; request targets other than a path refused; public health, which
+ * says ready or not and nothing of what is behind; /swagger with both APIs;
+ * and the proxy. The operators' app, for a listener of their own
+ * (METRICS_PORT): /metrics, and readiness naming each instance's state.
+ * Both answer 503 to readiness once `drain` is called.
  */
-export function createGatewayApp(options: GatewayAppOptions): HttpApp {
+export function createGatewayApp(options: GatewayAppOptions): GatewayApp {
   const { logger, groups, verifier } = options;
-  const http = createHttpApp({
-    logger,
+  let draining = false;
+  const isReady = async () => !draining && groups.every((group) => group.available);
+  const metrics = new HttpMetrics();
+  const problems = problemMiddleware({
     toProblem,
-    isReady: async () => groups.every((group) => group.available),
-    readinessChecks: async () =>
-      Object.fromEntries(groups.flatMap((group) => [[group.name, group.available ? 'up' : 'down'], ...group.instances.map((instance) => [`${group.name} ${instance.url}`, instance.ready ? 'ready' : 'not ready'])])),
-    ...(options.apis.length > 0 && {
-      docs: {
-        title: 'Commerce APIs through the gateway',
-        documents: options.apis.map(gatewayDocument),
-        oauth: { appName: 'Commerce gateway', scopeSeparator: ' ' },
-      },
-    }),
+    logUnexpected: (error, ctx) =>
+      logger.error('unhandled error', { method: ctx.method, path: ctx.path, requestId: requestIdOf(ctx), error: error instanceof Error ? error.stack : String(error) }),
   });
-  if (verifier) http.app.use(onApiPaths(identifyCaller(verifier)));
-  if (options.rateLimit && options.rateLimit.perMinute > 0) http.app.use(rateLimit(options.rateLimit.counter, options.rateLimit.perMinute));
-  if (verifier) http.app.use(onApiPaths(refuseUnidentified()));
-  http.app.use(proxy(options));
-  return http;
+
+  const app = new Koa();
+  app.silent = true; // errors are logged by the problem middleware, once, with context
+  const closing = { Connection: 'close' };
+  const open = {};
+  app.use(requestContext(logger, metrics, () => (draining ? closing : open)));
+  app.use(noStoreWhereKept());
+  app.use(problems);
+  if (verifier) app.use(onApiPaths(identifyCaller(verifier)));
+  if (options.rateLimit && options.rateLimit.perMinute > 0) app.use(rateLimit(options.rateLimit.counter, options.rateLimit.perMinute));
+  app.use(originFormOnly());
+  if (verifier) app.use(onApiPaths(refuseUnidentified()));
+  app.use(outsideTheApi(publicHealth(isReady)));
+  if (options.apis.length > 0) {
+    app.use(
+      outsideTheApi(
+        swaggerDocs({
+          title: 'Commerce APIs through the gateway',
+          documents: options.apis.map(gatewayDocument),
+          oauth: { appName: 'Commerce gateway', scopeSeparator: ' ' },
+        }),
+      ),
+    );
+  }
+  app.use(proxy(options));
+
+  const operations = new Koa();
+  operations.silent = true;
+  const router = operationsRouter({
+    isReady,
+    checks: async () =>
+      Object.fromEntries(groups.flatMap((group) => [[group.name, group.available ? 'up' : 'down'], ...group.instances.map((instance) => [`${group.name} ${instance.url}`, instance.ready ? 'ready' : 'not ready'])])),
+    metrics,
+  });
+  operations.use(problems);
+  operations.use(router.routes() as Middleware);
+  operations.use(router.allowedMethods() as Middleware);
+
+  return {
+    app,
+    metrics,
+    operations,
+    route(router) {
+      app.use(router.routes() as Middleware);
+      app.use(router.allowedMethods() as Middleware);
+    },
+    drain() {
+      draining = true;
+    },
+  };
 }

@@ -3,7 +3,7 @@ import { type Problem, problem, problemsFor } from '@platform/koa';
 import { BodyTooLargeError } from './replayable-body';
 
 /** Every code the gateway answers with of its own; the services' problems pass through as they are. */
-export type GatewayErrorCode = 'UPSTREAM_UNAVAILABLE' | 'UPSTREAM_TIMEOUT' | 'RATE_LIMITED';
+export type GatewayErrorCode = 'INVALID_REQUEST_TARGET' | 'UPSTREAM_UNAVAILABLE' | 'UPSTREAM_TIMEOUT' | 'RATE_LIMITED';
 
 export class GatewayError extends DomainError<GatewayErrorCode> {
   constructor(
@@ -17,6 +17,7 @@ export class GatewayError extends DomainError<GatewayErrorCode> {
 }
 
 const STATUS: Readonly<Record<GatewayErrorCode, number>> = {
+  INVALID_REQUEST_TARGET: 400,
   UPSTREAM_UNAVAILABLE: 502,
   UPSTREAM_TIMEOUT: 504,
   RATE_LIMITED: 429,

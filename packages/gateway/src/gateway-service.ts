@@ -1,10 +1,11 @@
 import { createTokenVerifier, type RunningService, startService } from '@platform/koa';
-import { createLogger, type Logger } from '@platform/runtime';
+import { createLogger, type Logger, redactedUrl } from '@platform/runtime';
 import { Redis } from 'ioredis';
 import { once } from 'node:events';
 import { Agent } from 'undici';
 import type { GatewayConfig } from './config';
 import { createGatewayApp } from './gateway-app';
+import { listenForOperators, type MetricsListener } from './metrics-listener';
 import { InMemoryRateCounter, type RateCounter, RedisRateCounter } from './rate-limit';
 import { UpstreamGroup } from './upstream-group';
 
@@ -18,13 +19,21 @@ export const AUDIENCES = ['urn:commerce:stock', 'urn:commerce:sales'] as const;
 const STOCK_SCOPES = { 'stock:read': 'Read products, their ledger and reservations', 'stock:write': 'Create, change and delete products; adjust stock', 'stock:reserve': 'Hold, commit and release stock' };
 const SALES_SCOPES = { 'orders:read': 'Read your orders', 'orders:write': 'Place, cancel and pay your orders', 'orders:admin': 'Read and act on every order' };
 
+/** The gateway as it runs: the public server, and the operators' listener. */
+export interface RunningGateway extends RunningService<Logger> {
+  /** The metrics listener (METRICS_PORT): /metrics, and readiness naming each instance. */
+  readonly metricsUrl: string;
+}
+
 /**
  * The gateway as main starts it: one undici Agent for every upstream (its
  * keep-alive pools), a group per service whose instances' readiness is asked
- * in the background, the edge's token check when AUTH_ISSUER is set, and the
- * rate limit counted in Redis when REDIS_URL is set, else in this process.
+ * in the background, the edge's token check when AUTH_ISSUER is set, the
+ * rate limit counted in Redis when REDIS_URL is set, else (and while Redis
+ * does not answer) in this process, and the metrics listener beside the
+ * public port: a port it cannot have stops the start.
  */
-export async function startGateway(config: GatewayConfig, options: StartGatewayOptions = {}): Promise<RunningService<Logger>> {
+export async function startGateway(config: GatewayConfig, options: StartGatewayOptions = {}): Promise<RunningGateway> {
   const logger = options.logger ?? createLogger('gateway', config.logLevel);
   const dispatcher = new Agent({ keepAliveTimeout: 4_000, connect: { timeout: Math.min(config.upstreamTimeoutMs, 5_000) } });
   const group = (name: string, urls: readonly string[]) => new UpstreamGroup({ name, urls, checkMs: config.upstreamCheckMs, dispatcher, logger });
@@ -33,14 +42,19 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   const identity = group('identity', config.identityUrl);
   const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 250, connectTimeout: 2_000 }) : undefined;
   redis?.on('error', () => undefined); // said once by the counter, not on every reconnection attempt
-  // Counting from the first request when Redis is up; when it is not, the gateway starts anyway and lets requests through uncounted.
-  if (redis) await once(redis, 'ready', { signal: AbortSignal.timeout(2_000) }).catch(() => logger.warn('Redis is not reachable at start; the rate limit is not counted until it is', { redis: config.redisUrl.replace(/\/\/[^@/]*@/, '//***@') }));
-  const counter: RateCounter = redis ? new RedisRateCounter(redis, logger) : new InMemoryRateCounter();
+  const shared = redis && new RedisRateCounter(redis, logger);
+  const counter: RateCounter = shared ?? new InMemoryRateCounter();
+  // Counting in Redis from the first request when it is up; when it is not, the gateway starts anyway and counts in this process until it is.
+  if (redis) await once(redis, 'ready', { signal: AbortSignal.timeout(2_000) }).catch(() => shared?.fallBack(`not reachable at start: ${redactedUrl(config.redisUrl)}`));
   if (!config.authIssuer) logger.warn('tokens are not checked at the edge: AUTH_ISSUER is not set (the services may still check them)');
   const verifier = config.authIssuer ? createTokenVerifier({ issuer: config.authIssuer, audience: AUDIENCES, ...(config.authDiscoveryUrl && { discoveryUrl: config.authDiscoveryUrl }), logger }) : undefined;
-  return startService(config, async () => ({
-    logger,
-    http: createGatewayApp({
+  const release = async () => {
+    await dispatcher.close().catch(() => undefined);
+    redis?.disconnect();
+  };
+  let metrics: MetricsListener | undefined;
+  const starting = startService(config, async () => {
+    const http = createGatewayApp({
       logger,
       groups: [stock, sales, identity],
       routes: [
@@ -52,20 +66,33 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
       dispatcher,
       timeoutMs: config.upstreamTimeoutMs,
       bodyLimitBytes: config.bodyLimitBytes,
+      publicUrl: config.publicUrl,
+      host: config.host,
       ...(verifier && { verifier }),
       rateLimit: { counter, perMinute: config.rateLimitPerMinute },
       apis: [
         { name: 'Stock API', slug: 'stock', file: config.stockOpenApiFile, scopes: STOCK_SCOPES },
         { name: 'Sales API', slug: 'sales', file: config.salesOpenApiFile, scopes: SALES_SCOPES },
       ].filter((api) => api.file !== ''),
-    }),
-    startBackground: () => {
-      for (const upstream of [stock, sales, identity]) upstream.start();
-      return [{ stop: async () => [stock, sales, identity].forEach((upstream) => upstream.stop()) }];
-    },
-    dispose: async () => {
-      await dispatcher.close().catch(() => undefined);
-      redis?.disconnect();
-    },
-  }));
+    });
+    metrics = await listenForOperators(http.operations, config);
+    return {
+      logger,
+      http,
+      startBackground: () => {
+        for (const upstream of [stock, sales, identity]) upstream.start();
+        return [{ stop: async () => [stock, sales, identity].forEach((upstream) => upstream.stop()) }];
+      },
+      dispose: async () => {
+        await metrics?.close();
+        await release();
+      },
+    };
+  });
+  // A start that fails (either port taken) lets go of the upstream pools and Redis too: tests start many gateways in one process.
+  const service = await starting.catch(async (error: unknown) => {
+    await release();
+    throw error;
+  });
+  return { ...service, metricsUrl: metrics!.url };
 }

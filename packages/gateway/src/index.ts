@@ -3,6 +3,7 @@ export * from './gateway-app';
 export * from './gateway-docs';
 export * from './gateway-errors';
 export * from './gateway-service';
+export * from './metrics-listener';
 export * from './proxy';
 export * from './rate-limit';
 export * from './upstream-group';

@@ -13,6 +13,7 @@ await runMain('gateway', async () => {
   const config = loadConfig(process.env, process.cwd(), WORKSPACE_FILES);
   const service = await startGateway(config);
   const url = displayUrl(config.host, service.port);
-  service.logger.info(`gateway listening on ${url}; docs at ${url}/swagger`, { url, docs: `${url}/swagger`, stock: config.stockUrl, sales: config.salesUrl, identity: config.identityUrl });
+  const metrics = `${service.metricsUrl}/metrics`;
+  service.logger.info(`gateway listening on ${url}; docs at ${url}/swagger; metrics at ${metrics}`, { url, docs: `${url}/swagger`, metrics, stock: config.stockUrl, sales: config.salesUrl, identity: config.identityUrl });
   return service;
 });

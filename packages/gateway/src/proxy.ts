@@ -1,4 +1,5 @@
 import { requestIdOf } from '@platform/koa';
+import { displayUrl } from '@platform/runtime';
 import type { Context, Middleware } from 'koa';
 import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -19,6 +20,21 @@ export interface ProxyOptions {
   readonly dispatcher: Agent;
   readonly timeoutMs: number;
   readonly bodyLimitBytes: number;
+  /** The origin clients reach the gateway at (PUBLIC_URL): the host and scheme the services are told. Empty: the address it listens on. */
+  readonly publicUrl: string;
+  /** The address the gateway binds (HOST), for that fallback. */
+  readonly host: string;
+}
+
+/** What the services are told of how the client reached the gateway: never the client's own Host, which anyone may write. */
+interface PublicOrigin {
+  readonly host: string;
+  readonly proto: string;
+}
+
+function publicOriginOf(url: string): PublicOrigin {
+  const { host, protocol } = new URL(url);
+  return { host, proto: protocol.slice(0, -1) };
 }
 
 /** RFC 9110 §7.6.1: headers for one connection only, never forwarded (plus those the Connection header names). */
@@ -36,8 +52,14 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
  */
 const WHOLE_BODY_BYTES = 64 * 1024;
 
-/** Failures before the upstream saw anything: the request can go to another instance whatever it is. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+/**
+ * No connection could be made: the instance is gone (or was never there), and
+ * the request did not leave, so it can go to another instance whatever it is.
+ * The only failures that take an instance out: any other (a connection that
+ * broke, an answer that is not HTTP) may be the request's own doing, and a
+ * client must not be able to take instances out (readiness decides for those).
+ */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 
 function matches(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(`${prefix}/`);
@@ -60,21 +82,20 @@ function forwardedFor(ip: string): string {
   return address.includes(':') ? `"[${address}]"` : address;
 }
 
-/** What goes upstream: the client's end-to-end headers, the request id, and what the gateway knows of the client. */
-function upstreamHeaders(ctx: Context): Record<string, string | string[]> {
+/** What goes upstream: the client's end-to-end headers, the request id, and what the gateway knows of the client and of itself. */
+function upstreamHeaders(ctx: Context, { host, proto }: PublicOrigin): Record<string, string | string[]> {
   const skip = hopByHop(ctx.req.headers);
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(ctx.req.headers)) {
     if (value === undefined || skip.has(name) || REPLACED.has(name)) continue;
     headers[name] = value;
   }
-  const host = ctx.get('Host');
   const ip = forwardedFor(ctx.request.ip);
   headers['x-request-id'] = requestIdOf(ctx);
-  headers.forwarded = `for=${ip};host="${host}";proto=${ctx.protocol}`;
+  headers.forwarded = `for=${ip};host="${host}";proto=${proto}`;
   headers['x-forwarded-for'] = ip.replace(/^"\[|\]"$/g, '');
   headers['x-forwarded-host'] = host;
-  headers['x-forwarded-proto'] = ctx.protocol;
+  headers['x-forwarded-proto'] = proto;
   return headers;
 }
 
@@ -87,17 +108,20 @@ function errorCode(error: unknown): string | undefined {
 }
 
 /**
- * Forwards the request to an instance of the upstream its path belongs to,
- * streaming the body both ways, and answers what the upstream answered, minus
- * hop-by-hop headers. An instance that cannot be reached is taken out and the
- * request goes to another one when that cannot repeat an effect: always when
- * nothing was sent yet, and after a broken connection only for idempotent
- * requests (GET, HEAD, PUT, DELETE, or any with an Idempotency-Key), whose
- * body is kept so it can be sent again. No instance reachable: 502
- * UPSTREAM_UNAVAILABLE. No headers within `timeoutMs`: 504 UPSTREAM_TIMEOUT,
- * never retried (the upstream may be working on it).
+ * Forwards the request (its target is a path: see originFormOnly) to an
+ * instance of the upstream its path belongs to, streaming the body both ways,
+ * and answers what the upstream answered, minus hop-by-hop headers. An
+ * instance that refuses the connection (or cannot be reached at all) is taken
+ * out. A failed attempt goes to another instance when that cannot repeat an
+ * effect: always when nothing was sent yet, and after a broken connection or
+ * an answer that is not HTTP only for idempotent requests (GET, HEAD, PUT,
+ * DELETE, or any with an Idempotency-Key), whose body is kept so it can be
+ * sent again. No instance answered: 502 UPSTREAM_UNAVAILABLE. No headers
+ * within `timeoutMs`: 504 UPSTREAM_TIMEOUT, never retried (the upstream may be
+ * working on it).
  */
-export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes }: ProxyOptions): Middleware {
+export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes, publicUrl, host }: ProxyOptions): Middleware {
+  let told: PublicOrigin | undefined = publicUrl ? publicOriginOf(publicUrl) : undefined;
   return async function proxyToUpstream(ctx, next) {
     const route = routes.find((candidate) => matches(ctx.path, candidate.prefix));
     if (!route) return next();
@@ -107,7 +131,9 @@ export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes }: ProxyOp
     const hasBody = declared > 0 || ctx.get('Transfer-Encoding') !== '';
     const idempotent = IDEMPOTENT.has(ctx.method) || ctx.get('Idempotency-Key') !== '';
     const body = hasBody ? new ReplayableBody(ctx.req, bodyLimitBytes, idempotent) : undefined;
-    const headers = upstreamHeaders(ctx);
+    // Without PUBLIC_URL, the address it listens on, as its start line gives it: known once the first request arrives on it.
+    told ??= publicOriginOf(displayUrl(host, ctx.req.socket.localPort ?? 0));
+    const headers = upstreamHeaders(ctx, told);
     // A client that goes away takes its request upstream with it. undici takes an emitter of 'abort' as a
     // signal, which costs far less than an AbortController per request.
     const abandoned = new Abandonment();
@@ -159,15 +185,15 @@ export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes }: ProxyOp
         if (abandoned.aborted) throw error;
         if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError) throw new GatewayError('UPSTREAM_TIMEOUT', `The ${route.upstream.name} service did not answer within ${timeoutMs} ms.`, { cause: error });
         const code = errorCode(error);
-        const notSent = code !== undefined && NOT_SENT.has(code) && !body?.started;
-        route.upstream.markDown(instance);
+        const unreachable = code !== undefined && UNREACHABLE.has(code);
+        if (unreachable) route.upstream.markDown(instance);
         // A connection that broke after the request left may have carried it: only what is safe to repeat goes again.
-        if (!(notSent || (idempotent && (body?.replayable ?? true)))) {
-          throw new GatewayError('UPSTREAM_UNAVAILABLE', `The ${route.upstream.name} service closed the connection before answering; the request may or may not have been applied.`, { cause: error });
+        if (!((unreachable && !body?.started) || (idempotent && (body?.replayable ?? true)))) {
+          throw new GatewayError('UPSTREAM_UNAVAILABLE', `The ${route.upstream.name} service closed the connection or answered what is not HTTP; the request may or may not have been applied.`, { cause: error });
         }
       }
     }
-    throw new GatewayError('UPSTREAM_UNAVAILABLE', `No instance of the ${route.upstream.name} service can be reached.`);
+    throw new GatewayError('UPSTREAM_UNAVAILABLE', `No instance of the ${route.upstream.name} service can be reached or gave an answer.`);
   };
 }
 

@@ -1,7 +1,9 @@
 import { callWith, decodePart, forgedToken, type IdentityUnderTest, SALES, STOCK, scratchFolder, startIdentity, tokenChecksContract } from '@commerce/identity-test-kit';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { echo, type GatewayUnderTest, startTestGateway, startUpstream, type TestUpstream } from './support';
+import { freezableProxy } from '@platform/test-kit';
+import { addressKey } from '../src';
+import { deadPort, echo, eventually, type GatewayUnderTest, startTestGateway, startUpstream, type TestUpstream } from './support';
 
 const REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
 /** In CI (or with REQUIRE_REDIS=1) a missing Redis fails the run instead of skipping. */
@@ -66,8 +68,32 @@ describe('the gateway checking tokens', function () {
     expect(upstream.seen.length).to.equal(before);
   });
 
-  it('leaves the issuer, health, metrics and /swagger open', async () => {
-    for (const path of ['/identity/token', '/health/live', '/metrics', '/swagger']) expect((await fetch(`${gateway.url}${path}`)).status, path).to.equal(200);
+  it('leaves the issuer, health and /swagger open, and the metrics listener', async () => {
+    for (const path of ['/identity/token', '/health/live', '/health/ready', '/swagger']) expect((await fetch(`${gateway.url}${path}`)).status, path).to.equal(200);
+    expect((await fetch(`${gateway.metricsUrl}/metrics`)).status).to.equal(200);
+  });
+
+  it('tells caches to keep none of its refusals, which depend on the token', async () => {
+    const expired = await forgedToken(identity.files.keysFile, decodePart(await identity.token('inventory-sync', STOCK), 1), { exp: Math.floor(Date.now() / 1000) - 60 });
+    for (const token of [undefined, 'not-a-jwt', expired]) {
+      const response = await callWith(`${gateway.url}/api/products`, token);
+      expect(response.status, String(token)).to.equal(401);
+      expect(response.headers.get('cache-control'), String(token)).to.equal('no-store');
+    }
+    // Its other answers depend on no token: they say nothing of caching.
+    expect((await fetch(`${gateway.url}/nowhere`)).headers.get('cache-control')).to.equal(null);
+  });
+
+  it('tells caches to keep none of its 503 when the issuer’s keys cannot be had', async () => {
+    const blind = await startTestGateway({ stockUrl: [upstream.url], salesUrl: [upstream.url], identityUrl: [upstream.url], authIssuer: identity.service.issuer, authDiscoveryUrl: `${await deadPort()}/.well-known/openid-configuration` });
+    try {
+      const response = await callWith(`${blind.url}/api/products`, await identity.token('inventory-sync', STOCK));
+      expect(response.status).to.equal(503);
+      expect(await response.json()).to.include({ code: 'AUTH_ISSUER_UNAVAILABLE' });
+      expect(response.headers.get('cache-control')).to.equal('no-store');
+    } finally {
+      await blind.stop();
+    }
   });
 });
 
@@ -116,7 +142,9 @@ describe('the gateway’s rate limit', function () {
       }
       // From the same address, each good token's subject has a budget of its own.
       const sync = await identity.token('inventory-sync', STOCK);
-      expect([await call(sync), await call(sync), await call(sync), await call(sync)].map((r) => r.status)).to.deep.equal([200, 200, 200, 429]);
+      const own = [await call(sync), await call(sync), await call(sync), await call(sync)];
+      expect(own.map((r) => r.status)).to.deep.equal([200, 200, 200, 429]);
+      expect(own[3]!.headers.get('cache-control'), 'a 429 counted by the token’s subject').to.equal('no-store');
       expect((await call(await identity.token('checkout', STOCK))).status).to.equal(200);
       expect(upstream.seen.length - before, 'only the good tokens within their budget reach the service').to.equal(4);
     } finally {
@@ -124,6 +152,19 @@ describe('the gateway’s rate limit', function () {
       await identity.stop();
       files.remove();
     }
+  });
+
+  it('counts an IPv6 client by its /64, the block one subscriber holds, and an IPv4 one by its address', () => {
+    expect(addressKey('2001:db8:1:2:3:4:5:6')).to.equal(addressKey('2001:db8:1:2:ffff:ffff:ffff:ffff'));
+    expect(addressKey('2001:db8:1:2::1')).to.equal(addressKey('2001:0db8:0001:0002:0000:0000:0000:0002'));
+    expect(addressKey('2001:db8:1:2::1')).to.equal('2001:db8:1:2::/64');
+    expect(addressKey('2001:db8:1:3::1')).not.to.equal(addressKey('2001:db8:1:2::1'));
+    expect(addressKey('::1')).to.equal('::/64');
+    expect(addressKey('fe80::1%eth0')).to.equal('fe80::/64');
+    expect(addressKey('2001:db8::')).to.equal('2001:db8::/64');
+    expect(addressKey('::ffff:192.0.2.7')).to.equal('192.0.2.7');
+    expect(addressKey('192.0.2.7')).to.equal('192.0.2.7');
+    expect(addressKey('192.0.2.8')).not.to.equal(addressKey('192.0.2.7'));
   });
 
   describe('shared in Redis', () => {
@@ -161,6 +202,7 @@ describe('the gateway’s rate limit', function () {
         expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 60);
         const keys = await redis.keys('gateway:rate:*');
         expect(keys).to.have.length(1);
+        expect(keys[0]).to.match(/:ip:127\.0\.0\.1$/);
         expect(await redis.pttl(keys[0]!)).to.be.within(1, 60_000);
       } finally {
         await first.stop();
@@ -170,13 +212,49 @@ describe('the gateway’s rate limit', function () {
       }
     });
 
-    it('lets requests through, saying so once, while Redis does not answer', async () => {
-      const gateway = await startTestGateway({ stockUrl: [upstream.url], salesUrl: [upstream.url], identityUrl: [upstream.url], rateLimitPerMinute: 1, redisUrl: 'redis://127.0.0.1:1' });
+    it('counts in this process while Redis does not answer, and says so once', async () => {
+      // A closed port on loopback: the real Redis goes on serving everybody else.
+      const gateway = await startTestGateway({ stockUrl: [upstream.url], salesUrl: [upstream.url], identityUrl: [upstream.url], rateLimitPerMinute: 2, redisUrl: 'redis://127.0.0.1:1' });
       try {
-        expect((await burst(gateway.url, 4)).map((r) => r.status)).to.deep.equal([200, 200, 200, 200]);
-        expect(gateway.logs.filter((line) => String(line.message).startsWith('Redis does not answer'))).to.have.length(1);
+        const before = upstream.seen.length;
+        const responses = await burst(gateway.url, 5);
+        expect(responses.map((r) => r.status)).to.deep.equal([200, 200, 429, 429, 429]);
+        expect(await responses[2]!.json()).to.include({ code: 'RATE_LIMITED' });
+        expect(Number(responses[2]!.headers.get('retry-after'))).to.be.within(1, 60);
+        expect(upstream.seen.length - before).to.equal(2);
+        expect(gateway.logs.filter((line) => /redis/i.test(String(line.message))).map((line) => [line.level, line.message])).to.deep.equal([
+          ['warn', 'Redis does not answer: the rate limit is counted in this process (per instance) until it does'],
+        ]);
       } finally {
         await gateway.stop();
+      }
+    });
+
+    it('goes back to Redis once it answers again, and says so once', async () => {
+      const link = await freezableProxy(Number(new URL(REDIS_URL).port || 6379), new URL(REDIS_URL).hostname);
+      await link.down();
+      const gateway = await startTestGateway({ stockUrl: [upstream.url], salesUrl: [upstream.url], identityUrl: [upstream.url], rateLimitPerMinute: 1000, redisUrl: `redis://127.0.0.1:${link.port}/15` });
+      try {
+        await redis.select(15);
+        const stale = await redis.keys('gateway:rate:*');
+        if (stale.length > 0) await redis.del(...stale);
+        expect((await burst(gateway.url, 3)).map((r) => r.status)).to.deep.equal([200, 200, 200]);
+        expect(await redis.keys('gateway:rate:*'), 'counted in the process').to.deep.equal([]);
+        await link.up();
+        await eventually('the gateway to count in Redis again', async () => {
+          await burst(gateway.url, 1);
+          return (await redis.keys('gateway:rate:*')).length === 1;
+        });
+        await burst(gateway.url, 3);
+        expect(gateway.logs.filter((line) => /redis/i.test(String(line.message))).map((line) => line.message)).to.deep.equal([
+          'Redis does not answer: the rate limit is counted in this process (per instance) until it does',
+          'Redis answers again: the rate limit is shared again',
+        ]);
+      } finally {
+        await gateway.stop();
+        await link.close();
+        const keys = await redis.keys('gateway:rate:*');
+        if (keys.length > 0) await redis.del(...keys);
       }
     });
   });

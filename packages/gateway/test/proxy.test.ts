@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { deadPort, echo, eventually, type GatewayUnderTest, startTestGateway, startUpstream, type TestUpstream } from './support';
+import { deadPort, echo, eventually, type GatewayUnderTest, readinessChecks, startTestGateway, startUpstream, type TestUpstream } from './support';
 
 describe('the gateway in front of the services', function () {
   this.timeout(30_000);
@@ -395,10 +395,7 @@ describe('the gateway balancing the instances of a service', function () {
       await sent(4);
       expect(draining.seen.length).to.equal(2);
       ready = false;
-      await eventually('readiness to show the instance not ready', async () => {
-        const checks = ((await (await fetch(`${balanced.url}/health/ready`)).json()) as { checks: Record<string, string> }).checks;
-        return checks[`stock ${draining.url}`] === 'not ready';
-      });
+      await eventually('readiness to show the instance not ready', async () => (await readinessChecks(balanced))[`stock ${draining.url}`] === 'not ready');
       const whileNotReady = draining.seen.length;
       await sent(10);
       expect(draining.seen.length, 'no request while its readiness answers 503').to.equal(whileNotReady);
@@ -413,15 +410,15 @@ describe('the gateway balancing the instances of a service', function () {
     }
   });
 
-  it('reports each instance in readiness, and is not ready while a service has none', async () => {
-    const ready = await fetch(`${gateway.url}/health/ready`);
+  it('reports each instance in readiness on the metrics listener, and is not ready while a service has none', async () => {
+    const ready = await fetch(`${gateway.metricsUrl}/health/ready`);
     expect(ready.status).to.equal(200);
     expect(((await ready.json()) as { checks: Record<string, string> }).checks).to.include({ stock: 'up', [`stock ${instances[0]!.url}`]: 'ready', [`stock ${instances[1]!.url}`]: 'ready' });
     await Promise.all(instances.map((instance) => instance.kill()));
     // Each service's instances are asked on their own schedule: wait until all three have noticed.
     let problem: { code?: string; checks?: Record<string, string> } = {};
     await eventually('readiness to name every service down', async () => {
-      const response = await fetch(`${gateway.url}/health/ready`);
+      const response = await fetch(`${gateway.metricsUrl}/health/ready`);
       problem = (await response.json()) as typeof problem;
       return response.status === 503 && problem.checks?.stock === 'down' && problem.checks.sales === 'down' && problem.checks.identity === 'down';
     });

@@ -84,6 +84,8 @@ export async function deadPort(): Promise<string> {
 
 export interface GatewayUnderTest {
   readonly url: string;
+  /** The operators' listener (METRICS_PORT): /metrics, and readiness naming each instance. */
+  readonly metricsUrl: string;
   readonly logs: Record<string, unknown>[];
   stop(): Promise<void>;
 }
@@ -93,14 +95,20 @@ const DOCS = join(import.meta.dirname, '..', '..', '..', 'docs');
 /** The descriptions main.ts hands the gateway, for tests that serve /swagger. */
 export const OPENAPI_FILES = { stockOpenApiFile: join(DOCS, 'openapi.yaml'), salesOpenApiFile: join(DOCS, 'sales.openapi.yaml') };
 
-/** The gateway as main starts it, on an ephemeral port, with upstream checks every 100 ms and no rate limit unless told. */
+/** The gateway as main starts it, on ephemeral ports (its own and the metrics listener's), with upstream checks every 100 ms and no rate limit unless told. */
 export async function startTestGateway(config: Partial<GatewayConfig>): Promise<GatewayUnderTest> {
   const logs: Record<string, unknown>[] = [];
   const gateway = await startGateway(
-    { ...DEFAULT_CONFIG, ...OPENAPI_FILES, port: 0, host: '127.0.0.1', shutdownDelayMs: 0, upstreamCheckMs: 100, rateLimitPerMinute: 0, ...config },
+    { ...DEFAULT_CONFIG, ...OPENAPI_FILES, port: 0, host: '127.0.0.1', metricsPort: 0, shutdownDelayMs: 0, upstreamCheckMs: 100, rateLimitPerMinute: 0, ...config },
     { logger: capturingLogger('gateway', logs) },
   );
-  return { url: gateway.url, logs, stop: async () => void (await gateway.close({ immediate: true })) };
+  return { url: gateway.url, metricsUrl: gateway.metricsUrl, logs, stop: async () => void (await gateway.close({ immediate: true })) };
+}
+
+/** What readiness names on the metrics listener: each service (up, down) and each instance (ready, not ready). */
+export async function readinessChecks(gateway: GatewayUnderTest): Promise<Record<string, string>> {
+  const body = (await (await fetch(`${gateway.metricsUrl}/health/ready`)).json()) as { checks: Record<string, string> };
+  return body.checks;
 }
 
 export async function eventually(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {

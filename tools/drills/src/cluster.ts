@@ -41,6 +41,11 @@ export class Instance {
     return `http://127.0.0.1:${this.port}`;
   }
 
+  /** Where its /metrics is: the services serve it on their port, the gateway on its metrics listener (METRICS_PORT). */
+  get metricsUrl(): string {
+    return this.env.METRICS_PORT ? `http://127.0.0.1:${this.env.METRICS_PORT}` : this.url;
+  }
+
   get pid(): number | undefined {
     return this.child?.pid;
   }
@@ -338,6 +343,9 @@ export class Cluster {
     // Several instances of a service start at once: migrations take an advisory lock.
     await Promise.all([...this.of('stock'), ...this.of('sales')].map((instance) => instance.start()));
     const gateway = new Instance('gateway', 'gateway', gatewayPort, {
+      // Its issuer's origin, never a client's Host; its metrics listener on a port of its own, kept across restarts.
+      PUBLIC_URL: gatewayUrl,
+      METRICS_PORT: String(await freePort()),
       STOCK_URL: this.of('stock').map((i) => i.url).join(','),
       SALES_URL: this.of('sales').map((i) => i.url).join(','),
       IDENTITY_URL: identity.url,

@@ -148,7 +148,7 @@ export async function settled(cluster: Cluster, expected: number, timeoutMs: num
 
 /** A metric's value on one instance: the sum of the series of `name` whose labels include `labels`. */
 export async function metric(instance: Instance, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const text = await (await fetch(`${instance.url}/metrics`)).text();
+  const text = await (await fetch(`${instance.metricsUrl}/metrics`)).text();
   let sum = 0;
   for (const line of text.split('\n')) {
     if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;

@@ -19,6 +19,8 @@ const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const env = process.env;
 const port = (variable: string, fallback: number) => Number(env[variable] ?? fallback);
 const PORTS = { gateway: port('GATEWAY_PORT', 8000), stock: port('STOCK_PORT', 8080), sales: port('SALES_PORT', 8082), identity: port('IDENTITY_PORT', 8083) };
+/** The gateway's metrics listener (its /metrics, and readiness naming each instance), on loopback. */
+const GATEWAY_METRICS_PORT = port('GATEWAY_METRICS_PORT', 9464);
 const AMQP_URL = env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const DATA = resolve(env.DATA_DIR ?? join(ROOT, 'data'));
 const CLIENTS_FILE = join(DATA, 'identity-clients.json');
@@ -164,7 +166,17 @@ try {
       STOCK_CLIENT_SECRET: salesClient.clientSecret,
     }),
   ]);
-  await start('gateway', 'packages/gateway/src/main.ts', { AUTH_ISSUER: ISSUER, AUTH_DISCOVERY_URL: auth.AUTH_DISCOVERY_URL, STOCK_URL: internal('stock'), SALES_URL: internal('sales'), IDENTITY_URL: internal('identity') });
+  // PUBLIC_URL: the host the gateway tells identity (TRUST_PROXY) is the issuer's, never the Host a client sends.
+  await start('gateway', 'packages/gateway/src/main.ts', {
+    AUTH_ISSUER: ISSUER,
+    AUTH_DISCOVERY_URL: auth.AUTH_DISCOVERY_URL,
+    PUBLIC_URL: GATEWAY,
+    METRICS_PORT: String(GATEWAY_METRICS_PORT),
+    METRICS_HOST: '127.0.0.1',
+    STOCK_URL: internal('stock'),
+    SALES_URL: internal('sales'),
+    IDENTITY_URL: internal('identity'),
+  });
 } catch (error) {
   process.stderr.write(`start:system: ${(error as Error).message}\n`);
   await stopAll(1);
@@ -179,6 +191,7 @@ process.stdout.write(
     `  clients and secrets:  ${where}${created ? ' (written now, with random secrets)' : ''}`,
     `  a token for stock:    curl -s -u ${demo.clientId}:"$(node -pe 'JSON.parse(require("fs").readFileSync("${where}")).find((c) => c.clientId === "${demo.clientId}").clientSecret')" -d grant_type=client_credentials -d resource=urn:commerce:stock ${GATEWAY}/identity/token`,
     `  behind it: identity ${internal('identity')}, stock ${internal('stock')}, sales ${internal('sales')}, RabbitMQ ${redactedAmqpUrl(AMQP_URL)}, SQLite files in ${relative(process.cwd(), DATA) || DATA}`,
+    `  the gateway's metrics and detailed readiness: http://127.0.0.1:${GATEWAY_METRICS_PORT}/metrics, …/health/ready`,
     '  Ctrl-C stops everything.',
     '',
   ].join('\n'),

@@ -33,6 +33,7 @@ await runMain('gateway', async () => {
     salesOpenApiFile: fileURLToPath(new URL('../../../../docs/sales.openapi.yaml', import.meta.url)),
     port: 0,
     host: '127.0.0.1',
+    metricsPort: 0,
     stockUrl: [`http://127.0.0.1:${upstream.port}`],
     rateLimitPerMinute: 0,
     logLevel: (process.env.LOG_LEVEL as 'info') ?? 'info',
