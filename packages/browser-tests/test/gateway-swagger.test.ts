@@ -38,7 +38,7 @@ describe('the gateway’s /swagger in headless Chromium', function () {
       quiet('sales-service'),
     );
     const gateway = await startGateway(
-      { ...GATEWAY_DEFAULTS, stockOpenApiFile: join(DOCS, 'openapi.yaml'), salesOpenApiFile: join(DOCS, 'sales.openapi.yaml'), port: gatewayPort, host: '127.0.0.1', shutdownDelayMs: 0, stockUrl: [stock.url], salesUrl: [sales.url], identityUrl: [identity.service.url], ...auth },
+      { ...GATEWAY_DEFAULTS, stockOpenApiFile: join(DOCS, 'openapi.yaml'), salesOpenApiFile: join(DOCS, 'sales.openapi.yaml'), port: gatewayPort, host: '127.0.0.1', metricsPort: 0, shutdownDelayMs: 0, stockUrl: [stock.url], salesUrl: [sales.url], identityUrl: [identity.service.url], ...auth },
       quiet('gateway'),
     );
     running.push(gateway, sales, stock);

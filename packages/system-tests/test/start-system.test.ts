@@ -24,7 +24,7 @@ describe('pnpm start:system', function () {
   });
 
   it('starts identity, stock, sales and the gateway, serves the README walkthrough through the gateway, and stops them all on Ctrl-C', async () => {
-    const ports = { GATEWAY_PORT: await freePort(), STOCK_PORT: await freePort(), SALES_PORT: await freePort(), IDENTITY_PORT: await freePort() };
+    const ports = { GATEWAY_PORT: await freePort(), STOCK_PORT: await freePort(), SALES_PORT: await freePort(), IDENTITY_PORT: await freePort(), GATEWAY_METRICS_PORT: await freePort() };
     const system = startServiceProcess(START_SYSTEM, { ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), AMQP_URL: vhost.url, DATA_DIR: data });
     try {
       await eventually('the system to be up', 90_000, async () => system.stdout.some((line) => line.startsWith('The system is up')) || (system.child.exitCode !== null ? Promise.reject(new Error(system.stderr.join('\n'))) : false));
