@@ -95,6 +95,21 @@ describe('the sales service with tokens on', function () {
       expect((await a(`/api/orders/${placed.id}`)).status).to.equal(200);
     });
 
+    it('marks every answer to a token no-store, a 304 and another buyer’s 404 included: what a buyer sees is theirs alone', async () => {
+      const [a, b] = [await as('buyer-a'), await as('buyer-b')];
+      const placed = await place(a);
+      const { id } = (await placed.json()) as { id: string };
+      const read = await a(`/api/orders/${id}`);
+      const answers = [placed, read, await a(`/api/orders/${id}`, { headers: { 'if-none-match': read.headers.get('etag')! } }), await a('/api/orders'), await b(`/api/orders/${id}`)];
+      expect(answers.map((answer) => [answer.status, answer.headers.get('cache-control')])).to.deep.equal([
+        [202, 'no-store'],
+        [200, 'no-store'],
+        [304, 'no-store'],
+        [200, 'no-store'],
+        [404, 'no-store'],
+      ]);
+    });
+
     it('lets orders:admin see and act on every buyer’s orders', async () => {
       const a = await as('buyer-a');
       const placed = (await (await place(a)).json()) as { id: string };
