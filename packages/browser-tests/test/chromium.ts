@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Where the suites save their screenshots. */
@@ -23,4 +23,28 @@ export async function launchChromium(context: Mocha.Context): Promise<Browser> {
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+}
+
+/** What a page did wrong: console errors, uncaught exceptions, and Content-Security-Policy violations, even those a script caught. */
+export interface PageTrouble {
+  readonly consoleErrors: string[];
+  readonly pageErrors: string[];
+  /** Each as `directive blocked-uri` (sample). */
+  violations(): Promise<string[]>;
+}
+
+/** Starts recording a context's pages' trouble: call before the page opens. */
+export async function watchForTrouble(context: BrowserContext, page: Page): Promise<PageTrouble> {
+  // A script string: these tests compile without the DOM's types.
+  await context.addInitScript(`
+    window.cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (event) => window.cspViolations.push((event.effectiveDirective + ' ' + event.blockedURI + ' ' + event.sample).trim()));
+  `);
+  const consoleErrors: string[] = [];
+  const pageErrors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text());
+  });
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  return { consoleErrors, pageErrors, violations: () => page.evaluate('window.cspViolations') as Promise<string[]> };
 }

@@ -8,7 +8,7 @@ import { DEFAULT_CONFIG as STOCK_DEFAULTS, startStockService } from '@stock/serv
 import { expect } from 'chai';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { ARTIFACTS, launchChromium } from './chromium';
+import { ARTIFACTS, launchChromium, watchForTrouble } from './chromium';
 
 const DOCS = join(import.meta.dirname, '..', '..', '..', 'docs');
 
@@ -66,8 +66,10 @@ describe('the gateway’s /swagger in headless Chromium', function () {
       return route.abort('blockedbyclient');
     });
     const page = await context.newPage();
+    const trouble = await watchForTrouble(context, page);
     try {
-      await page.goto(`${gatewayUrl}/swagger`);
+      const served = await page.goto(`${gatewayUrl}/swagger`);
+      expect(served?.headers()['content-security-policy']).to.include("frame-ancestors 'none'");
       const selector = page.locator('.topbar select');
       await expect(await selector.locator('option').allInnerTexts()).to.deep.equal(['Stock API', 'Sales API']);
       await selector.selectOption({ label: 'Sales API' });
@@ -84,6 +86,9 @@ describe('the gateway’s /swagger in headless Chromium', function () {
       await oauth.locator('button', { hasText: 'Logout' }).waitFor();
       expect(await oauth.locator('.errors').count()).to.equal(0);
       await page.locator('.modal-ux .close-modal').click();
+      // Nothing of it is kept where another script of the origin, or the next person at this browser, could read it.
+      const stored = String(await page.evaluate('JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage), document.cookie])'));
+      expect(stored).not.to.include(buyer.clientSecret).and.not.to.include('access_token').and.not.to.include('eyJ');
 
       const block = page.locator('#operations-Orders-placeOrder');
       await block.locator('.opblock-summary').first().click();
@@ -98,6 +103,9 @@ describe('the gateway’s /swagger in headless Chromium', function () {
       expect(body).to.include({ status: 'pending', buyer: 'buyer-a' });
       expect(await block.locator('.curl-command').innerText()).to.include('Authorization: Bearer ');
       expect(foreign, 'the page reaches no other host').to.deep.equal([]);
+      expect(trouble.pageErrors).to.deep.equal([]);
+      expect(await trouble.violations(), 'Content-Security-Policy violations').to.deep.equal([]);
+      expect(trouble.consoleErrors).to.deep.equal([]);
     } finally {
       await context.close();
     }

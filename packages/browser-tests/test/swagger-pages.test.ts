@@ -7,7 +7,7 @@ import { DEFAULT_CONFIG, type RunningStockService, startStockService } from '@st
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS, launchChromium } from './chromium';
+import { ARTIFACTS, launchChromium, watchForTrouble } from './chromium';
 
 
 /**
@@ -24,9 +24,8 @@ async function openOffline(browser: Browser, origin: string) {
     return route.abort('blockedbyclient');
   });
   const page = await context.newPage();
-  const pageErrors: string[] = [];
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  return { page, foreign, pageErrors, close: () => context.close() };
+  const trouble = await watchForTrouble(context, page);
+  return { page, foreign, trouble, close: () => context.close() };
 }
 
 /** Expands an operation, presses "Try it out", lets `fill` edit it, presses "Execute", and answers the shown result. */
@@ -73,7 +72,7 @@ describe('the /swagger pages in headless Chromium', function () {
   });
 
   it('creates and reads a product through the stock service page', async () => {
-    const { page, foreign, pageErrors, close } = await openOffline(browser, stock.url);
+    const { page, foreign, trouble, close } = await openOffline(browser, stock.url);
     try {
       await page.goto(`${stock.url}/swagger`);
       await page.locator('.opblock-tag').first().waitFor();
@@ -107,14 +106,16 @@ describe('the /swagger pages in headless Chromium', function () {
       const bottom = (await post.locator('.live-responses-table').first().boundingBox())!;
       await page.screenshot({ path: join(ARTIFACTS, 'stock-swagger-post.png'), clip: { x: top.x, y: top.y, width: top.width, height: Math.min(1600 - top.y, bottom.y + bottom.height - top.y) } });
       expect(foreign, 'requests to other hosts').to.deep.equal([]);
-      expect(pageErrors).to.deep.equal([]);
+      expect(trouble.pageErrors).to.deep.equal([]);
+      expect(await trouble.violations(), 'Content-Security-Policy violations').to.deep.equal([]);
+      expect(trouble.consoleErrors).to.deep.equal([]);
     } finally {
       await close();
     }
   });
 
   it('greets a typed name through the sample app page', async () => {
-    const { page, foreign, pageErrors, close } = await openOffline(browser, sampleOrigin);
+    const { page, foreign, trouble, close } = await openOffline(browser, sampleOrigin);
     try {
       await page.goto(`${sampleOrigin}/swagger`);
       await page.locator('.opblock-tag').first().waitFor();
@@ -129,7 +130,9 @@ describe('the /swagger pages in headless Chromium', function () {
 
       await page.screenshot({ path: join(ARTIFACTS, 'sample-swagger.png'), fullPage: true });
       expect(foreign, 'requests to other hosts').to.deep.equal([]);
-      expect(pageErrors).to.deep.equal([]);
+      expect(trouble.pageErrors).to.deep.equal([]);
+      expect(await trouble.violations(), 'Content-Security-Policy violations').to.deep.equal([]);
+      expect(trouble.consoleErrors).to.deep.equal([]);
     } finally {
       await close();
     }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 export const STOCK = 'urn:commerce:stock';
 export const SALES = 'urn:commerce:sales';
 
-/** Clients for every test that needs tokens: a stock integration, a checkout, a reporting tool, two buyers and an orders administrator. */
+/** Clients for every test that needs tokens: a stock integration, a checkout, a reporting tool, two buyers, an orders administrator and the payment provider. */
 export const CLIENTS: readonly IdentityClient[] = [
   { clientId: 'inventory-sync', clientSecret: 'inventory-sync-secret-0123456789abcdef', scopes: ['stock:read', 'stock:write'] },
   { clientId: 'checkout', clientSecret: 'checkout-secret-0123456789abcdefghijklm', scopes: ['stock:read', 'stock:reserve', 'orders:write'] },
@@ -16,6 +16,7 @@ export const CLIENTS: readonly IdentityClient[] = [
   { clientId: 'buyer-a', clientSecret: 'buyer-a-secret-0123456789abcdefghijklmno', scopes: ['orders:read', 'orders:write'] },
   { clientId: 'buyer-b', clientSecret: 'buyer-b-secret-0123456789abcdefghijklmno', scopes: ['orders:read', 'orders:write'] },
   { clientId: 'orders-admin', clientSecret: 'orders-admin-secret-0123456789abcdefghij', scopes: ['orders:admin', 'stock:read'] },
+  { clientId: 'payment-provider', clientSecret: 'payment-provider-secret-0123456789abcdef', scopes: ['orders:pay'] },
 ];
 
 export interface IdentityFiles {

@@ -28,6 +28,10 @@ export interface FakeIssuer {
   published: SigningKeyPair[];
   /** While false, every request is answered 503. */
   up: boolean;
+  /** The jwks_uri its discovery document names: its own /jwks unless a test says otherwise. */
+  jwksUri: string;
+  /** Where its discovery document is, at its loopback address (whatever host `issuer` names). */
+  readonly discoveryUrl: string;
   /** Key set fetches answered (any status). */
   readonly jwksFetches: number;
   /** An RFC 9068 access token for `audience`, signed with `key` (the first published one by default). */
@@ -35,22 +39,36 @@ export interface FakeIssuer {
   close(): Promise<void>;
 }
 
-export async function startFakeIssuer(): Promise<FakeIssuer> {
+export interface FakeIssuerOptions {
+  /** The host the issuer URL names (`iss`); it listens on 127.0.0.1 whatever it is. Default 127.0.0.1. */
+  readonly host?: string;
+}
+
+export async function startFakeIssuer({ host = '127.0.0.1' }: FakeIssuerOptions = {}): Promise<FakeIssuer> {
   let fetches = 0;
-  const state = { published: [await newKeyPair()], up: true };
+  const state = { published: [await newKeyPair()], up: true, jwksUri: '' };
   const server = http.createServer((request, response) => {
     if (request.url === '/jwks') fetches++;
     if (!state.up) return void response.writeHead(503).end();
     const json = (body: unknown) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    if (request.url === '/.well-known/openid-configuration') return json({ issuer, jwks_uri: `${issuer}/jwks` });
+    if (request.url === '/.well-known/openid-configuration') return json({ issuer, jwks_uri: state.jwksUri });
     if (request.url === '/jwks') return json({ keys: state.published.map((key) => key.publicJwk) });
     response.writeHead(404).end();
   });
   server.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { port } = server.address() as AddressInfo;
+  const issuer = `http://${host}:${port}`;
+  state.jwksUri = `${issuer}/jwks`;
   return {
     issuer,
+    discoveryUrl: `http://127.0.0.1:${port}/.well-known/openid-configuration`,
+    get jwksUri() {
+      return state.jwksUri;
+    },
+    set jwksUri(uri) {
+      state.jwksUri = uri;
+    },
     get published() {
       return state.published;
     },

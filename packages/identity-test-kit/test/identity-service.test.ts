@@ -26,7 +26,7 @@ describe('the identity service', function () {
     const metadata = (await response.json()) as Record<string, unknown>;
     expect(metadata).to.include({ issuer, jwks_uri: `${issuer}/jwks`, token_endpoint: `${issuer}/token` });
     expect(metadata.grant_types_supported).to.deep.equal(['client_credentials']);
-    expect(metadata.scopes_supported).to.deep.equal(['stock:read', 'stock:write', 'stock:reserve', 'orders:read', 'orders:write', 'orders:admin']);
+    expect(metadata.scopes_supported).to.deep.equal(['stock:read', 'stock:write', 'stock:reserve', 'orders:read', 'orders:write', 'orders:admin', 'orders:pay']);
     expect(metadata.token_endpoint_auth_methods_supported).to.deep.equal(['client_secret_basic', 'client_secret_post']);
     expect(metadata).not.to.have.property('authorization_endpoint');
   });

@@ -80,6 +80,14 @@ describe('the identity service as a process', function () {
         /Client 1 of .*clients\.json \(a\): unknown scope "stock:admin"/,
       ],
       [
+        'a clients file other users may read',
+        async () => {
+          chmodSync(files.clientsFile, 0o644);
+          return {};
+        },
+        /The clients file .*clients\.json can be read or written by other users \(mode 644\); chmod 600 it\./,
+      ],
+      [
         'a keys file other users may read',
         async () => {
           await createKeysFileIfMissing(files.keysFile);

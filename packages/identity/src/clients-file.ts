@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { ALL_SCOPES } from './resources';
 
 export interface IdentityClient {
@@ -14,6 +14,9 @@ const PROPERTIES = new Set(['clientId', 'clientSecret', 'scopes']);
 
 function parse(path: string): unknown {
   if (!existsSync(path)) throw new Error(`The clients file ${path} (IDENTITY_CLIENTS_FILE) does not exist; it holds [{ "clientId", "clientSecret", "scopes": [...] }].`);
+  // The secrets are in it in plain text: as private as the keys file. Writable by others would let them add a client.
+  const mode = statSync(path).mode & 0o777;
+  if ((mode & 0o077) !== 0) throw new Error(`The clients file ${path} can be read or written by other users (mode ${mode.toString(8)}); chmod 600 it.`);
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
@@ -37,7 +40,7 @@ function client(entry: unknown, where: string, seen: Set<string>): IdentityClien
   return { clientId, clientSecret, scopes: [...new Set(scopes as string[])] };
 }
 
-/** The clients allowed to ask for tokens, or one line saying what is wrong with the file and where. */
+/** The clients allowed to ask for tokens, from a file only its owner may read, or one line saying what is wrong with the file and where. */
 export function readClientsFile(path: string): readonly IdentityClient[] {
   const parsed = parse(path);
   if (!Array.isArray(parsed)) throw new Error(`The clients file ${path} must hold a JSON array of clients.`);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readClientsFile } from '../src';
@@ -15,7 +15,7 @@ describe('the clients file', () => {
   });
   afterEach(() => rmSync(folder, { recursive: true, force: true }));
 
-  const write = (content: unknown) => writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+  const write = (content: unknown) => writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content), { mode: 0o600 });
 
   it('gives each client its id, secret and scopes, each scope once', () => {
     write([{ clientId: 'checkout', clientSecret: SECRET, scopes: ['stock:reserve', 'orders:write', 'stock:reserve'] }]);
@@ -41,7 +41,7 @@ describe('the clients file', () => {
     ['a short secret', [{ clientId: 'a', clientSecret: 'short', scopes: ['stock:read'] }], /\(a\): clientSecret must be 32 to 512 visible ASCII characters/],
     ['a secret with a space', [{ clientId: 'a', clientSecret: `${SECRET} x`, scopes: ['stock:read'] }], /clientSecret must be 32 to 512 visible ASCII/],
     ['no scopes', [{ clientId: 'a', clientSecret: SECRET, scopes: [] }], /\(a\): scopes must be a non-empty array of stock:read/],
-    ['an unknown scope', [{ clientId: 'a', clientSecret: SECRET, scopes: ['stock:read', 'stock:delete'] }], /\(a\): unknown scope "stock:delete"; known: stock:read, stock:write, stock:reserve, orders:read, orders:write, orders:admin/],
+    ['an unknown scope', [{ clientId: 'a', clientSecret: SECRET, scopes: ['stock:read', 'stock:delete'] }], /\(a\): unknown scope "stock:delete"; known: stock:read, stock:write, stock:reserve, orders:read, orders:write, orders:admin, orders:pay/],
   ];
   for (const [what, content, message] of refusals) {
     it(`is refused in one line naming the file: ${what}`, () => {
@@ -53,6 +53,20 @@ describe('the clients file', () => {
         .and.does.not.include('\n');
     });
   }
+
+  for (const mode of [0o640, 0o620, 0o604, 0o602, 0o644, 0o660]) {
+    it(`is refused when other users may read or write it (mode ${mode.toString(8)}): it holds the secrets in plain text`, () => {
+      write([{ clientId: 'checkout', clientSecret: SECRET, scopes: ['stock:read'] }]);
+      chmodSync(file, mode);
+      expect(() => readClientsFile(file)).to.throw(`The clients file ${file} can be read or written by other users (mode ${mode.toString(8)}); chmod 600 it.`);
+    });
+  }
+
+  it('is read when only its owner may read it', () => {
+    write([{ clientId: 'checkout', clientSecret: SECRET, scopes: ['stock:read'] }]);
+    chmodSync(file, 0o400);
+    expect(readClientsFile(file)).to.have.length(1);
+  });
 
   it('is refused when missing, with what it should hold', () => {
     expect(() => readClientsFile(file)).to.throw(`The clients file ${file} (IDENTITY_CLIENTS_FILE) does not exist; it holds [{ "clientId", "clientSecret", "scopes": [...] }].`);

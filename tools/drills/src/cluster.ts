@@ -186,12 +186,13 @@ export interface ClusterOptions {
   readonly proxiedBroker?: readonly string[];
 }
 
-/** The drill's clients: stock:write for products and adjustments; orders:read and orders:write of one buyer; orders:admin for every order. */
-export type Client = 'stockWriter' | 'buyer' | 'ordersAdmin';
+/** The drill's clients: stock:write for products and adjustments; orders:read and orders:write of one buyer; orders:admin for every order; orders:pay of the payment provider, which alone confirms payments. */
+export type Client = 'stockWriter' | 'buyer' | 'ordersAdmin' | 'paymentProvider';
 const CLIENT_OF: Record<Client, readonly [clientId: string, resource: string]> = {
   stockWriter: ['inventory-sync', 'urn:commerce:stock'],
   buyer: ['buyer-a', 'urn:commerce:sales'],
   ordersAdmin: ['orders-admin', 'urn:commerce:sales'],
+  paymentProvider: ['payment-provider', 'urn:commerce:sales'],
 };
 
 /**

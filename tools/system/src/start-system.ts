@@ -3,15 +3,14 @@
  * its own, with tokens on and events through RabbitMQ. Their lines go to
  * stdout prefixed by service; Ctrl-C (or SIGTERM) stops them all gracefully,
  * the gateway first. On the first run it writes a development clients file
- * with random secrets.
+ * with random secrets; a file from an older run gets the clients it lacks.
  */
 import { Broker, redactedAmqpUrl } from '@platform/messaging-rabbitmq';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { DEVELOPMENT_CLIENTS, developmentClientsFile } from './development-clients';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -27,30 +26,6 @@ const CLIENTS_FILE = join(DATA, 'identity-clients.json');
 const GATEWAY = `http://localhost:${PORTS.gateway}`;
 const ISSUER = `${GATEWAY}/identity`;
 const internal = (name: keyof typeof PORTS) => `http://127.0.0.1:${PORTS[name]}`;
-
-interface Client {
-  clientId: string;
-  clientSecret: string;
-  scopes: string[];
-}
-
-/** The development clients: a person trying the APIs (the gateway's /swagger), sales calling stock, and an administrator of orders. */
-function developmentClients(): Client[] {
-  const secret = () => randomBytes(32).toString('base64url');
-  return [
-    { clientId: 'demo', clientSecret: secret(), scopes: ['stock:read', 'stock:write', 'stock:reserve', 'orders:read', 'orders:write'] },
-    { clientId: 'sales-service', clientSecret: secret(), scopes: ['stock:read'] },
-    { clientId: 'orders-admin', clientSecret: secret(), scopes: ['orders:admin', 'stock:read'] },
-  ];
-}
-
-function clients(): { clients: Client[]; created: boolean } {
-  if (existsSync(CLIENTS_FILE)) return { clients: JSON.parse(readFileSync(CLIENTS_FILE, 'utf8')) as Client[], created: false };
-  mkdirSync(DATA, { recursive: true });
-  const made = developmentClients();
-  writeFileSync(CLIENTS_FILE, `${JSON.stringify(made, null, 2)}\n`, { mode: 0o600 });
-  return { clients: made, created: true };
-}
 
 function fail(line: string): never {
   process.stderr.write(`start:system: ${line}\n`);
@@ -144,10 +119,17 @@ const brokerProblem = await brokerIsReachable();
 if (brokerProblem) {
   fail(`RabbitMQ is not reachable at ${redactedAmqpUrl(AMQP_URL)} (${brokerProblem}); start it (Debian: rabbitmq-server -detached, after apt-get install rabbitmq-server) or set AMQP_URL.`);
 }
-const { clients: known, created } = clients();
-const salesClient = known.find((client) => client.clientId === 'sales-service');
-const demo = known.find((client) => client.scopes.includes('orders:write')) ?? known[0];
-if (!salesClient || !demo) fail(`${CLIENTS_FILE} needs a client "sales-service" with stock:read and one with orders:write; delete it to have a development one written.`);
+let clientsFile: ReturnType<typeof developmentClientsFile>;
+try {
+  clientsFile = developmentClientsFile(CLIENTS_FILE);
+} catch (error) {
+  fail((error as Error).message);
+}
+const { clients: known, created, added, notices } = clientsFile;
+const where = relative(process.cwd(), CLIENTS_FILE) || CLIENTS_FILE;
+if (added.length > 0) process.stdout.write(`start:system: added the development client${added.length > 1 ? 's' : ''} ${added.join(', ')} to ${where} (written by an older start:system), with random secrets\n`);
+for (const notice of notices) process.stderr.write(`start:system: ${notice}\n`);
+const salesClient = known.find((client) => client.clientId === 'sales-service')!;
 
 // Tokens name the gateway's /identity as their issuer; the services read its keys from the issuer directly.
 const auth = { AUTH_ISSUER: ISSUER, AUTH_DISCOVERY_URL: `${internal('identity')}/identity/.well-known/openid-configuration` };
@@ -182,14 +164,14 @@ try {
   await stopAll(1);
 }
 
-const where = relative(process.cwd(), CLIENTS_FILE) || CLIENTS_FILE;
+const secretOf = (clientId: string) => `"$(node -pe 'JSON.parse(require("fs").readFileSync("${where}")).find((c) => c.clientId === "${clientId}").clientSecret')"`;
 process.stdout.write(
   [
     '',
     `The system is up. Everything goes through the gateway: ${GATEWAY}`,
     `  try it in a browser:  ${GATEWAY}/swagger  (Authorize with a client below)`,
-    `  clients and secrets:  ${where}${created ? ' (written now, with random secrets)' : ''}`,
-    `  a token for stock:    curl -s -u ${demo.clientId}:"$(node -pe 'JSON.parse(require("fs").readFileSync("${where}")).find((c) => c.clientId === "${demo.clientId}").clientSecret')" -d grant_type=client_credentials -d resource=urn:commerce:stock ${GATEWAY}/identity/token`,
+    `  clients and secrets:  ${where}${created ? ' (written now, with random secrets)' : ''}: ${DEVELOPMENT_CLIENTS.map(({ clientId, role }) => `${clientId} (${role})`).join(', ')}`,
+    `  a token for stock:    curl -s -u stock-admin:${secretOf('stock-admin')} -d grant_type=client_credentials -d resource=urn:commerce:stock ${GATEWAY}/identity/token`,
     `  behind it: identity ${internal('identity')}, stock ${internal('stock')}, sales ${internal('sales')}, RabbitMQ ${redactedAmqpUrl(AMQP_URL)}, SQLite files in ${relative(process.cwd(), DATA) || DATA}`,
     `  the gateway's metrics and detailed readiness: http://127.0.0.1:${GATEWAY_METRICS_PORT}/metrics, …/health/ready`,
     '  Ctrl-C stops everything.',

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
+import { principalOf } from './auth/principal';
 import type { HttpMetrics } from './http-metrics';
 import type { Logger } from './logger';
 
@@ -28,7 +29,8 @@ function routeOf(ctx: Context): string {
 /**
  * The outermost middleware: gives each request an id (the client's
  * X-Request-Id when it is sane, a new UUID otherwise), answers it in every
- * response with the headers every response carries, times the request once for
+ * response with the headers every response carries (and `Cache-Control:
+ * no-store` on those that depend on an access token), times the request once for
  * its access log line (one per request: handlers add to it with logWith) and its metrics. The id travels in ctx.state rather than
  * AsyncLocalStorage, whose promise hooks would tax every await of every request.
  */
@@ -44,6 +46,8 @@ export function requestContext(logger: Logger, metrics: HttpMetrics, extraHeader
       // Set last: the problem middleware clears headers on errors.
       ctx.set('X-Request-Id', requestId);
       ctx.set('X-Content-Type-Options', 'nosniff');
+      // An answer given to a verified token (its 304s and problems too) is that caller's alone: no cache may keep it for another.
+      if (principalOf(ctx)) ctx.set('Cache-Control', 'no-store');
       const extra = extraHeaders();
       for (const name in extra) ctx.set(name, extra[name]!);
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createReadStream, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -27,6 +28,55 @@ const ALLOWED_METHODS = 'GET, HEAD';
 
 /** The template links Google Fonts; the page must not reach any other host, and swagger-ui's stylesheet falls back to system fonts. */
 const WEB_FONTS = /<link[^>]+fonts\.googleapis\.com[^>]*>\s*/g;
+
+/**
+ * The template hides its icon sprites with a style attribute, which a policy
+ * without 'unsafe-inline' refuses: the same rule goes into its style element.
+ */
+const SPRITES_STYLE = ' style="position:absolute;width:0;height:0"';
+const SPRITES_RULE = '    svg.sprites { position: absolute; width: 0; height: 0; }\n  </style>';
+
+function withoutInlineStyleAttributes(html: string): string {
+  if (!html.includes(SPRITES_STYLE)) return html;
+  return html.replace(SPRITES_STYLE, ' class="sprites"').replace('</style>', SPRITES_RULE);
+}
+
+const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+
+/** The template's one inline script and one inline style, each allowed by its hash. */
+function inlineHashes(html: string, tag: 'script' | 'style'): string[] {
+  return [...html.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'g'))].map(([, body]) => sha256(body!));
+}
+
+/**
+ * The style elements swagger-ui's standalone preset creates (the top bar's
+ * logo colours its SVG with one), each allowed by its hash, read from the
+ * installed file so that an upgrade brings its own. The bundle creates none.
+ */
+function presetStyleHashes(): string[] {
+  const preset = readFileSync(join(swaggerUiDist, 'swagger-ui-standalone-preset.js'), 'utf8');
+  return [...preset.matchAll(/createElement\("style",null,("(?:[^"\\]|\\.)*")\)/g)].map(([, literal]) => sha256(JSON.parse(literal!) as string));
+}
+
+/**
+ * What the page may do: run swagger-ui's own files and the template's inline
+ * script, apply their styles, call its own origin only (the descriptions, the
+ * API, the token endpoint), and never be framed. The template changes only
+ * with the options, so the policy is worked out once, from the first page.
+ */
+function contentSecurityPolicy(html: string): string {
+  return [
+    "default-src 'none'",
+    `script-src 'self' ${inlineHashes(html, 'script').join(' ')}`,
+    `style-src 'self' ${[...inlineHashes(html, 'style'), ...presetStyleHashes()].join(' ')}`,
+    // swagger-ui's stylesheet draws its icons as data: SVGs.
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
 /** One description among several on the page, picked from its top bar. */
 export interface SwaggerDocument {
@@ -79,6 +129,7 @@ export function swaggerDocs(options: SwaggerDocsOptions): Middleware {
   const { title, prefix = '/swagger', oauth } = options;
   const { files, urls } = descriptions(options);
   const several = urls.length > 1;
+  let policy: string | undefined;
   const assetsPrefix = `${prefix}/assets`;
   const page = koaSwagger({
     routePrefix: prefix,
@@ -96,7 +147,8 @@ export function swaggerDocs(options: SwaggerDocsOptions): Middleware {
       docExpansion: 'list',
       displayRequestDuration: true,
       tryItOutEnabled: false,
-      persistAuthorization: true,
+      // Kept in memory only: persisted, the client secret and the token would sit in localStorage for any script on the origin to read.
+      persistAuthorization: false,
     },
   });
 
@@ -124,6 +176,10 @@ export function swaggerDocs(options: SwaggerDocsOptions): Middleware {
     }
     if (rest !== '' && rest !== '/') return next();
     await page(ctx, next);
-    if (typeof ctx.body === 'string') ctx.body = ctx.body.replace(WEB_FONTS, '');
+    if (typeof ctx.body === 'string') {
+      ctx.body = withoutInlineStyleAttributes(ctx.body.replace(WEB_FONTS, ''));
+      policy ??= contentSecurityPolicy(ctx.body);
+      ctx.set('Content-Security-Policy', policy);
+    }
   };
 }

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { createHash } from 'node:crypto';
 import Koa from 'koa';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -51,6 +52,27 @@ describe('swaggerDocs', () => {
       expect(response.status, `${method} ${path}`).to.equal(405);
       expect(response.headers.get('allow'), `${method} ${path}`).to.equal('GET, HEAD');
     }
+  });
+
+  it('sends a Content-Security-Policy that allows its own scripts and styles, the inline ones by hash, its own origin to call, and no framing', async () => {
+    const response = await fetch(`${url}/swagger`);
+    const html = await response.text();
+    const policy = new Map(response.headers.get('content-security-policy')!.split('; ').map((directive) => [directive.split(' ')[0], directive.split(' ').slice(1)]));
+    const hashOf = (tag: string) => `'sha256-${createHash('sha256').update(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(html)![1]!).digest('base64')}'`;
+    expect(policy.get('default-src')).to.deep.equal(["'none'"]);
+    expect(policy.get('script-src')).to.deep.equal(["'self'", hashOf('script')]);
+    expect(policy.get('style-src')).to.include.members(["'self'", hashOf('style')]);
+    expect(policy.get('connect-src')).to.deep.equal(["'self'"]);
+    expect(policy.get('frame-ancestors')).to.deep.equal(["'none'"]);
+    expect([...policy.values()].flat().filter((source) => /unsafe/.test(source))).to.deep.equal([]);
+    expect(html, 'no style attribute, which the policy would refuse').not.to.match(/<[^>]+\sstyle="/);
+    expect((await fetch(`${url}/swagger`)).headers.get('content-security-policy'), 'the same each time').to.equal(response.headers.get('content-security-policy'));
+  });
+
+  it('keeps an authorization in memory only: persistAuthorization is off, so no secret or token goes to localStorage', async () => {
+    const html = await (await fetch(`${url}/swagger`)).text();
+    const options = JSON.parse(/const options = (\{.*\});/.exec(html)![1]!) as Record<string, unknown>;
+    expect(options).to.include({ persistAuthorization: false });
   });
 
   it('leaves paths that only start like its prefix alone', async () => {

@@ -53,12 +53,14 @@ function answer(ctx: Context, status: number, order: Order): void {
   ctx.body = orderJson(order);
 }
 
-/** POST and GET /api/orders, GET /api/orders/{id}, and its cancel and payment. */
+/** POST and GET /api/orders, GET /api/orders/{id}, its cancel (by its buyer) and its payment (confirmed by the payment provider). */
 export function ordersRouter({ useCases, access }: OrdersRouterOptions): Router {
   const { placeOrder, getOrder, listOrders, cancelOrder, payOrder } = useCases;
   const router = new Router({ prefix: '/api/orders' });
   const read = access.require('orders:read', 'orders:admin');
   const write = access.require('orders:write', 'orders:admin');
+  // Payments are confirmed by the payment provider alone, never by a buyer or an administrator (ADR 0016).
+  const confirmPayment = access.require('orders:pay');
   const noQuery = queryParameters();
   const orderId = (ctx: Context) => uuidParameter('id', ctx.params.id);
   router.use(access.authenticate);
@@ -106,9 +108,10 @@ export function ordersRouter({ useCases, access }: OrdersRouterOptions): Router 
     answer(ctx, 200, order);
   });
 
-  router.post('/:id/payment', write, noQuery, async (ctx) => {
-    const order = await payOrder.execute(orderId(ctx), viewerOf(ctx));
-    logWith(ctx, { event: 'order paid', orderId: order.id });
+  router.post('/:id/payment', confirmPayment, noQuery, async (ctx) => {
+    const order = await payOrder.execute(orderId(ctx));
+    const provider = principalOf(ctx)?.clientId;
+    logWith(ctx, { event: 'order paid', orderId: order.id, ...(provider && { confirmedBy: provider }) });
     answer(ctx, 200, order);
   });
 

@@ -62,7 +62,6 @@ describe('the sales service with tokens on', function () {
       for (const [what, path, init] of [
         ['read', '', {}],
         ['cancel', '/cancel', { method: 'POST' }],
-        ['pay', '/payment', { method: 'POST' }],
       ] as const) {
         const theirs = await b(`/api/orders/${placed.id}${path}`, init);
         const nobodys = await b(`/api/orders/${missing}${path}`, init);
@@ -74,6 +73,41 @@ describe('the sales service with tokens on', function () {
       const listed = (await (await b('/api/orders')).json()) as { id: string }[];
       expect(listed.map((order) => order.id)).not.to.include(placed.id);
       expect((await a(`/api/orders/${placed.id}`)).status).to.equal(200);
+    });
+
+    it('takes payments from the payment provider alone (orders:pay): the buyer, even of its own order, and orders:admin get 403 naming the scope', async () => {
+      const a = await as('buyer-a');
+      const placed = (await (await place(a)).json()) as { id: string };
+      for (const client of ['buyer-a', 'orders-admin']) {
+        const refused = await (await as(client))(`/api/orders/${placed.id}/payment`, { method: 'POST' });
+        expect(refused.status, client).to.equal(403);
+        expect(refused.headers.get('www-authenticate'), client).to.equal('Bearer error="insufficient_scope", scope="orders:pay"');
+        expect(await refused.json(), client).to.include({ code: 'INSUFFICIENT_SCOPE' });
+      }
+      const provider = await as('payment-provider');
+      // It reaches buyer-a's order by its id (stock has not held it here, so it cannot be paid yet: 409, not 404).
+      const early = await provider(`/api/orders/${placed.id}/payment`, { method: 'POST' });
+      expect(early.status).to.equal(409);
+      expect(await early.json()).to.include({ code: 'ORDER_STATE_CONFLICT', orderStatus: 'pending' });
+      expect((await provider('/api/orders/00000000-0000-7000-8000-000000000000/payment', { method: 'POST' })).status).to.equal(404);
+      // It confirms payments; it reads nothing.
+      expect((await provider(`/api/orders/${placed.id}`)).status).to.equal(403);
+      expect((await a(`/api/orders/${placed.id}`)).status).to.equal(200);
+    });
+
+    it('marks every answer to a token no-store, a 304 and another buyer’s 404 included: what a buyer sees is theirs alone', async () => {
+      const [a, b] = [await as('buyer-a'), await as('buyer-b')];
+      const placed = await place(a);
+      const { id } = (await placed.json()) as { id: string };
+      const read = await a(`/api/orders/${id}`);
+      const answers = [placed, read, await a(`/api/orders/${id}`, { headers: { 'if-none-match': read.headers.get('etag')! } }), await a('/api/orders'), await b(`/api/orders/${id}`)];
+      expect(answers.map((answer) => [answer.status, answer.headers.get('cache-control')])).to.deep.equal([
+        [202, 'no-store'],
+        [200, 'no-store'],
+        [304, 'no-store'],
+        [200, 'no-store'],
+        [404, 'no-store'],
+      ]);
     });
 
     it('lets orders:admin see and act on every buyer’s orders', async () => {

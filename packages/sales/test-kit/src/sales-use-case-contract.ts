@@ -102,14 +102,22 @@ export function salesUseCaseContract(open: OpenSalesStore): void {
     expect(catalog.asked, 'stock was asked once, for the first').to.have.length(1);
   });
 
-  it("keeps buyers apart: another buyer's order is not found, to read, cancel or pay; an admin reaches it", async () => {
+  it("keeps buyers apart: another buyer's order is not found, to read or cancel; an admin reaches it", async () => {
     const order = await placed(A);
-    for (const attempt of [useCases().get.execute(order.id, B), useCases().cancel.execute(order.id, B), useCases().pay.execute(order.id, B)]) {
-      await expect(attempt).to.be.rejectedWith(OrderNotFoundError);
+    for (const attempt of [() => useCases().get.execute(order.id, B), () => useCases().cancel.execute(order.id, B)]) {
+      await expect(attempt()).to.be.rejectedWith(OrderNotFoundError);
     }
     expect((await useCases().get.execute(order.id, { kind: 'admin' })).id).to.equal(order.id);
     expect((await useCases().list.execute(B, { limit: 10 })).items).to.deep.equal([]);
     expect((await useCases().list.execute(A, { limit: 10 })).items.map((o) => o.id)).to.deep.equal([order.id]);
+  });
+
+  it("takes the payment provider's confirmation for any buyer's order, by its id; an id no order has is not found", async () => {
+    const [a, b] = [await placed(A), await placed(B)];
+    for (const order of [a, b]) await useCases().handle.execute(stock('stock.reservation.confirmed', { orderId: order.id, reservationId: randomUUID(), expiresAt: '2026-11-23T10:15:00.000Z' }));
+    expect(await useCases().pay.execute(a.id)).to.include({ status: 'paid', buyer: 'buyer-a' });
+    expect(await useCases().pay.execute(b.id)).to.include({ status: 'paid', buyer: 'buyer-b' });
+    await expect(useCases().pay.execute(timeOrderedId(now.getTime()))).to.be.rejectedWith(OrderNotFoundError);
   });
 
   it('goes pending → reserved → paid → completed on stock’s answers, each change with its event', async () => {
@@ -118,8 +126,8 @@ export function salesUseCaseContract(open: OpenSalesStore): void {
     expect(await useCases().handle.execute(stock('stock.reservation.confirmed', { orderId: order.id, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' }))).to.equal('applied');
     expect(await useCases().get.execute(order.id, A)).to.include({ status: 'reserved', reservationId: RESERVATION });
     now = new Date('2026-11-23T10:01:00Z');
-    expect(await useCases().pay.execute(order.id, A)).to.include({ status: 'paid' });
-    expect(await useCases().pay.execute(order.id, A)).to.include({ status: 'paid' });
+    expect(await useCases().pay.execute(order.id)).to.include({ status: 'paid' });
+    expect(await useCases().pay.execute(order.id)).to.include({ status: 'paid' });
     expect((await events()).map((e) => [e.type, e.data])).to.deep.equal([['sales.order.paid', { orderId: order.id }]]);
     expect(await useCases().handle.execute(stock('stock.reservation.committed', { orderId: order.id, reservationId: RESERVATION }))).to.equal('applied');
     expect(await useCases().get.execute(order.id, A)).to.include({ status: 'completed' });
@@ -138,9 +146,9 @@ export function salesUseCaseContract(open: OpenSalesStore): void {
     ]);
     const paid = await placed();
     await useCases().handle.execute(stock('stock.reservation.confirmed', { orderId: paid.id, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' }));
-    await useCases().pay.execute(paid.id, A);
+    await useCases().pay.execute(paid.id);
     await expect(useCases().cancel.execute(paid.id, A)).to.be.rejectedWith(OrderStateConflictError).and.eventually.include({ status: 'paid' });
-    await expect(useCases().pay.execute(pending.id, A)).to.be.rejectedWith(OrderStateConflictError).and.eventually.include({ status: 'cancelled' });
+    await expect(useCases().pay.execute(pending.id)).to.be.rejectedWith(OrderStateConflictError).and.eventually.include({ status: 'cancelled' });
   });
 
   it('applies a message once however often it is delivered, and a second event about the same order meets its guards', async () => {
@@ -160,7 +168,7 @@ export function salesUseCaseContract(open: OpenSalesStore): void {
 
     const paid = await placed();
     await useCases().handle.execute(stock('stock.reservation.confirmed', { orderId: paid.id, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' }));
-    await useCases().pay.execute(paid.id, A);
+    await useCases().pay.execute(paid.id);
     expect(await useCases().handle.execute(stock('stock.reservation.expired', { orderId: paid.id, reservationId: RESERVATION }))).to.equal('unchanged');
     expect(await useCases().handle.execute(stock('stock.reservation.commit_failed', { orderId: paid.id, reason: 'the hold had expired' }))).to.equal('applied');
     expect(await useCases().get.execute(paid.id, A)).to.include({ status: 'unfulfilled', failureReason: 'the hold had expired' });
@@ -175,12 +183,12 @@ export function salesUseCaseContract(open: OpenSalesStore): void {
     await events();
     expect(await useCases().handle.execute(stock('stock.reservation.released', { orderId: released.id, reservationId: RESERVATION }))).to.equal('applied');
     expect(await useCases().get.execute(released.id, A)).to.include({ status: 'cancelled', failureReason: 'reservation-released' });
-    await expect(useCases().pay.execute(released.id, A)).to.be.rejectedWith(OrderStateConflictError).and.eventually.include({ status: 'cancelled' });
+    await expect(useCases().pay.execute(released.id)).to.be.rejectedWith(OrderStateConflictError).and.eventually.include({ status: 'cancelled' });
     expect(await useCases().cancel.execute(released.id, A)).to.include({ status: 'cancelled' });
 
     expect(await useCases().handle.execute(stock('stock.reservation.committed', { orderId: committed.id, reservationId: RESERVATION }))).to.equal('applied');
     expect((await useCases().get.execute(committed.id, A)).status).to.equal('completed');
-    expect(await useCases().pay.execute(committed.id, A)).to.include({ status: 'completed' });
+    expect(await useCases().pay.execute(committed.id)).to.include({ status: 'completed' });
     await expect(useCases().cancel.execute(committed.id, A)).to.be.rejectedWith(OrderStateConflictError).and.eventually.include({ status: 'completed' });
     expect(await events(), 'stock already settled the holds: nothing to tell it').to.deep.equal([]);
 
@@ -201,7 +209,7 @@ export function salesUseCaseContract(open: OpenSalesStore): void {
     expect(await useCases().handle.execute(expired)).to.equal('duplicate');
     expect(await useCases().handle.execute({ ...confirmed, id: randomUUID() })).to.equal('unchanged');
     expect(await useCases().get.execute(order.id, A)).to.include({ status: 'expired', reservationId: RESERVATION, version: 2 });
-    await expect(useCases().pay.execute(order.id, A)).to.be.rejectedWith(OrderStateConflictError).and.eventually.include({ status: 'expired' });
+    await expect(useCases().pay.execute(order.id)).to.be.rejectedWith(OrderStateConflictError).and.eventually.include({ status: 'expired' });
   });
 
   it('records a rejection with its shortages, an expiry, and ignores events about orders it does not know', async () => {
@@ -212,7 +220,7 @@ export function salesUseCaseContract(open: OpenSalesStore): void {
     await useCases().handle.execute(stock('stock.reservation.confirmed', { orderId: expired.id, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' }));
     await useCases().handle.execute(stock('stock.reservation.expired', { orderId: expired.id, reservationId: RESERVATION }));
     expect((await useCases().get.execute(expired.id, A)).status).to.equal('expired');
-    await expect(useCases().pay.execute(expired.id, A)).to.be.rejectedWith(OrderStateConflictError);
+    await expect(useCases().pay.execute(expired.id)).to.be.rejectedWith(OrderStateConflictError);
     expect(await useCases().handle.execute(stock('stock.reservation.expired', { orderId: randomUUID(), reservationId: RESERVATION }))).to.equal('unknown-order');
   });
 
@@ -220,7 +228,7 @@ export function salesUseCaseContract(open: OpenSalesStore): void {
     const order = await placed();
     await useCases().handle.execute(stock('stock.reservation.confirmed', { orderId: order.id, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' }));
     await events();
-    await Promise.all(Array.from({ length: 10 }, () => useCases().pay.execute(order.id, A)));
+    await Promise.all(Array.from({ length: 10 }, () => useCases().pay.execute(order.id)));
     expect((await events()).map((e) => e.type)).to.deep.equal(['sales.order.paid']);
   });
 }

@@ -125,7 +125,7 @@ export async function killNineDrill({ workers, downMs, betweenMs }: KillSize = F
       8,
       (order) =>
         until(`order ${order.id} paid`, 30_000, async () => {
-          const answer = await call(`${cluster.url}/api/orders/${order.id}/payment`, { method: 'POST', token: await cluster.token('buyer') });
+          const answer = await call(`${cluster.url}/api/orders/${order.id}/payment`, { method: 'POST', token: await cluster.token('paymentProvider') });
           return 'status' in answer && answer.status === 200;
         }),
     );

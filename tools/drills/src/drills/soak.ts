@@ -47,7 +47,7 @@ export async function soakDrill({ minutes, workers, pauseMs, judgeSlopes, retent
     const lamp = await createProduct(cluster, 'Lamp', 10_000_000);
     const reserved: string[] = [];
     const load = steady(workers, pauseMs, async (worker, i) => {
-      const [writer, buyer] = [await cluster.token('stockWriter'), await cluster.token('buyer')];
+      const [writer, buyer, provider] = [await cluster.token('stockWriter'), await cluster.token('buyer'), await cluster.token('paymentProvider')];
       switch (i % 5) {
         case 0:
         case 1:
@@ -62,9 +62,9 @@ export async function soakDrill({ minutes, workers, pauseMs, judgeSlopes, retent
           break;
         }
         default: {
-          // Pay an order placed a while ago (stock has held it by now), or read one if none is old enough.
+          // The payment provider pays an order placed a while ago (stock has held it by now), or the buyer reads its orders if none is old enough.
           const id = reserved.length > workers * 4 ? reserved.shift() : undefined;
-          if (id) count(requests, await call(`${cluster.url}/api/orders/${id}/payment`, { method: 'POST', token: buyer }), (status) => status === 200 || status === 409);
+          if (id) count(requests, await call(`${cluster.url}/api/orders/${id}/payment`, { method: 'POST', token: provider }), (status) => status === 200 || status === 409);
           else count(requests, await call(`${cluster.url}/api/orders?limit=10`, { token: buyer }));
         }
       }

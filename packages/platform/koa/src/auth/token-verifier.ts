@@ -49,6 +49,25 @@ function unavailable(issuer: string, cause: unknown): UnavailableError {
   return new UnavailableError('AUTH_ISSUER_UNAVAILABLE', `The token issuer ${issuer} cannot be reached to check the access token.`, 1, { cause });
 }
 
+/** The issuer answered, but with metadata this verifier must not use: a setting or the issuer is wrong, and waiting will not mend it. */
+class RefusedMetadataError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RefusedMetadataError';
+  }
+}
+
+/**
+ * The key set must be served where the issuer is, or where this verifier was
+ * told to read the issuer's metadata (AUTH_DISCOVERY_URL, an internal address
+ * whose answers name it). Anywhere else, whoever could change the discovery
+ * document (or its answer on the way) would choose whose keys we trust.
+ * Origins are compared whole: scheme, host and port.
+ */
+function keySetOrigins(issuer: string, discoveryUrl: string): ReadonlySet<string> {
+  return new Set([new URL(issuer).origin, new URL(discoveryUrl).origin]);
+}
+
 /** What the client is told about a refused token: plain words, no quotes (RFC 6750 error_description). */
 function describe(error: unknown): string {
   if (error instanceof errors.JWTExpired) return 'The access token has expired.';
@@ -106,9 +125,13 @@ export function createTokenVerifier({
   const verified = new VerifiedTokens(verifiedTokensCapacity);
   const audiences = typeof audience === 'string' ? audience : [...audience];
 
+  const trustedOrigins = keySetOrigins(issuer, discoveryUrl);
+
   const down = (error: unknown, stale: boolean) => {
     if (!failing) {
-      if (stale) logger?.warn('the token issuer cannot be reached; tokens are checked against the keys fetched last, and tokens signed with a key not among them answer 503', { issuer, error: String(error) });
+      const cause = (error as { cause?: unknown }).cause;
+      if (cause instanceof RefusedMetadataError) logger?.error('the token issuer’s metadata is refused; requests that need a token answer 503 until it is mended', { issuer, discoveryUrl, error: cause.message });
+      else if (stale) logger?.warn('the token issuer cannot be reached; tokens are checked against the keys fetched last, and tokens signed with a key not among them answer 503', { issuer, error: String(error) });
       else logger?.warn('the token issuer cannot be reached; requests that need a token answer 503', { issuer, error: String((error as { cause?: unknown }).cause ?? error) });
     }
     failing = true;
@@ -128,8 +151,11 @@ export function createTokenVerifier({
       throw unavailable(issuer, error);
     }
     // RFC 8414 §3.3: metadata naming another issuer must not be used.
-    if (metadata.issuer !== issuer) throw unavailable(issuer, new Error(`${discoveryUrl} names the issuer ${JSON.stringify(metadata.issuer)}, not ${issuer}`));
-    if (typeof metadata.jwks_uri !== 'string' || !/^https?:\/\//.test(metadata.jwks_uri)) throw unavailable(issuer, new Error(`${discoveryUrl} has no usable jwks_uri`));
+    if (metadata.issuer !== issuer) throw unavailable(issuer, new RefusedMetadataError(`${discoveryUrl} names the issuer ${JSON.stringify(metadata.issuer)}, not ${issuer}`));
+    if (typeof metadata.jwks_uri !== 'string' || !/^https?:\/\//.test(metadata.jwks_uri) || !URL.canParse(metadata.jwks_uri)) throw unavailable(issuer, new RefusedMetadataError(`${discoveryUrl} has no usable jwks_uri`));
+    if (!trustedOrigins.has(new URL(metadata.jwks_uri).origin)) {
+      throw unavailable(issuer, new RefusedMetadataError(`${discoveryUrl} names the key set ${metadata.jwks_uri}, which is not on the origin of the issuer or of the discovery URL (${[...trustedOrigins].join(' or ')}); its keys are not trusted`));
+    }
     keySet = new IssuerKeys({
       jwksUri: metadata.jwks_uri,
       timeoutMs,

@@ -1,0 +1,85 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export interface Client {
+  clientId: string;
+  clientSecret: string;
+  scopes: string[];
+}
+
+/**
+ * Who start:system's clients are: a buyer (`demo`), a person managing stock,
+ * sales calling stock, an administrator of orders, and the payment provider,
+ * which alone confirms payments (ADR 0016). A buyer holds no stock scope.
+ */
+export const DEVELOPMENT_CLIENTS: readonly { readonly clientId: string; readonly scopes: readonly string[]; readonly role: string }[] = [
+  { clientId: 'demo', scopes: ['orders:read', 'orders:write'], role: 'a buyer' },
+  { clientId: 'stock-admin', scopes: ['stock:read', 'stock:write', 'stock:reserve'], role: 'a person managing stock' },
+  { clientId: 'sales-service', scopes: ['stock:read'], role: 'sales, to read stock' },
+  { clientId: 'orders-admin', scopes: ['orders:admin', 'stock:read'], role: 'reads and cancels every order' },
+  { clientId: 'payment-provider', scopes: ['orders:pay'], role: 'confirms payments' },
+];
+
+export interface ClientsFile {
+  readonly clients: readonly Client[];
+  /** The file was missing and has been written. */
+  readonly created: boolean;
+  /** Development clients the existing file lacked, now added to it. */
+  readonly added: readonly string[];
+  /** Lines to tell the person: what in the existing file is not as start:system would write it now. */
+  readonly notices: readonly string[];
+}
+
+const secret = () => randomBytes(32).toString('base64url');
+
+/** Replaces the file at once, readable by its owner only: it holds the secrets. */
+function writeWhole(path: string, clients: readonly Client[]): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const temporary = `${path}.${randomUUID()}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify(clients, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    renameSync(temporary, path);
+  } catch (error) {
+    unlinkSync(temporary);
+    throw error;
+  }
+}
+
+function read(path: string): Client[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new Error(`${path} is not a JSON clients file (${(error as Error).message.split('\n')[0]}); fix it, or delete it to have the development clients written again.`);
+  }
+  if (!Array.isArray(parsed) || parsed.some((entry) => typeof entry !== 'object' || entry === null || typeof (entry as Client).clientId !== 'string')) {
+    throw new Error(`${path} must hold a JSON array of clients ({ "clientId", "clientSecret", "scopes" }); fix it, or delete it to have the development clients written again.`);
+  }
+  return parsed as Client[];
+}
+
+/**
+ * The clients file start:system runs identity with. Written with random
+ * secrets when missing; a file from an older start:system gets the
+ * development clients it lacks (with new secrets), the others left as they
+ * are, and a buyer still holding stock scopes is pointed out, not changed.
+ */
+export function developmentClientsFile(path: string): ClientsFile {
+  if (!existsSync(path)) {
+    const clients = DEVELOPMENT_CLIENTS.map(({ clientId, scopes }) => ({ clientId, clientSecret: secret(), scopes: [...scopes] }));
+    writeWhole(path, clients);
+    return { clients, created: true, added: [], notices: [] };
+  }
+  const existing = read(path);
+  const missing = DEVELOPMENT_CLIENTS.filter(({ clientId }) => !existing.some((client) => client.clientId === clientId));
+  const clients = [...existing, ...missing.map(({ clientId, scopes }) => ({ clientId, clientSecret: secret(), scopes: [...scopes] }))];
+  if (missing.length > 0) writeWhole(path, clients);
+  const notices: string[] = [];
+  const demo = existing.find((client) => client.clientId === 'demo');
+  const stockScopes = Array.isArray(demo?.scopes) ? demo.scopes.filter((scope) => scope.startsWith('stock:')) : [];
+  if (stockScopes.length > 0) {
+    notices.push(`demo in ${path} still holds ${stockScopes.join(', ')}, which a buyer no longer gets (stock-admin manages stock); remove them from it, or delete the file to have the development clients written again.`);
+  }
+  return { clients, created: false, added: missing.map(({ clientId }) => clientId), notices };
+}

@@ -1,0 +1,72 @@
+import { readClientsFile } from '@commerce/identity';
+import { expect } from 'chai';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { developmentClientsFile } from '../src/development-clients';
+
+const scopesById = (path: string) => Object.fromEntries(readClientsFile(path).map((client) => [client.clientId, client.scopes]));
+
+describe("start:system's development clients file", () => {
+  let folder = '';
+  let file = '';
+  beforeEach(() => {
+    folder = mkdtempSync(join(tmpdir(), 'system-clients-'));
+    file = join(folder, 'data', 'identity-clients.json');
+  });
+  afterEach(() => rmSync(folder, { recursive: true, force: true }));
+
+  it('is written when missing, mode 0600, with a buyer that holds no stock scope, a stock manager and the payment provider', () => {
+    const written = developmentClientsFile(file);
+    expect(written).to.include({ created: true });
+    expect(written.added).to.deep.equal([]);
+    expect(statSync(file).mode & 0o777).to.equal(0o600);
+    expect(scopesById(file)).to.deep.equal({
+      demo: ['orders:read', 'orders:write'],
+      'stock-admin': ['stock:read', 'stock:write', 'stock:reserve'],
+      'sales-service': ['stock:read'],
+      'orders-admin': ['orders:admin', 'stock:read'],
+      'payment-provider': ['orders:pay'],
+    });
+    expect(new Set(readClientsFile(file).map((client) => client.clientSecret)).size, 'a secret of its own each').to.equal(5);
+  });
+
+  it('is left as it is when it has every development client', () => {
+    developmentClientsFile(file);
+    const before = readFileSync(file, 'utf8');
+    expect(developmentClientsFile(file)).to.deep.include({ created: false, added: [], notices: [] });
+    expect(readFileSync(file, 'utf8')).to.equal(before);
+  });
+
+  it('from an older start:system gets the clients it lacks, keeps its own as they are, and points out a buyer still holding stock scopes', () => {
+    const old = [
+      { clientId: 'demo', clientSecret: 'd'.repeat(43), scopes: ['stock:read', 'stock:write', 'stock:reserve', 'orders:read', 'orders:write'] },
+      { clientId: 'sales-service', clientSecret: 's'.repeat(43), scopes: ['stock:read'] },
+      { clientId: 'orders-admin', clientSecret: 'o'.repeat(43), scopes: ['orders:admin', 'stock:read'] },
+    ];
+    mkdirSync(dirname(file));
+    writeFileSync(file, JSON.stringify(old), { mode: 0o600 });
+    const merged = developmentClientsFile(file);
+    expect(merged).to.deep.include({ created: false, added: ['stock-admin', 'payment-provider'] });
+    expect(merged.notices).to.deep.equal([
+      `demo in ${file} still holds stock:read, stock:write, stock:reserve, which a buyer no longer gets (stock-admin manages stock); remove them from it, or delete the file to have the development clients written again.`,
+    ]);
+    const clients = readClientsFile(file);
+    expect(clients.slice(0, 3)).to.deep.equal(old);
+    expect(clients.slice(3).map((client) => [client.clientId, client.scopes])).to.deep.equal([
+      ['stock-admin', ['stock:read', 'stock:write', 'stock:reserve']],
+      ['payment-provider', ['orders:pay']],
+    ]);
+    expect(statSync(file).mode & 0o777).to.equal(0o600);
+    expect(merged.clients).to.deep.equal(clients);
+  });
+
+  it('is refused in one line saying what to do when it is not a JSON array of clients', () => {
+    mkdirSync(dirname(file));
+    for (const content of ['[{"clientId": ', '{"clientId": "demo"}']) {
+      writeFileSync(file, content, { mode: 0o600 });
+      expect(() => developmentClientsFile(file)).to.throw(/fix it, or delete it to have the development clients written again\.$/).with.property('message').that.does.not.include('\n');
+      expect(readFileSync(file, 'utf8'), 'left alone').to.equal(content);
+    }
+  });
+});
