@@ -17,7 +17,7 @@ export interface StartGatewayOptions {
 export const AUDIENCES = ['urn:commerce:stock', 'urn:commerce:sales'] as const;
 
 const STOCK_SCOPES = { 'stock:read': 'Read products, their ledger and reservations', 'stock:write': 'Create, change and delete products; adjust stock', 'stock:reserve': 'Hold, commit and release stock' };
-const SALES_SCOPES = { 'orders:read': 'Read your orders', 'orders:write': 'Place, cancel and pay your orders', 'orders:admin': 'Read and act on every order' };
+const SALES_SCOPES = { 'orders:read': 'Read your orders', 'orders:write': 'Place and cancel your orders', 'orders:admin': 'Read and act on every order', 'orders:pay': "Confirm an order's payment (the payment provider's)" };
 
 /** The gateway as it runs: the public server, and the operators' listener. */
 export interface RunningGateway extends RunningService<Logger> {
