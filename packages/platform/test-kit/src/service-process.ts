@@ -41,7 +41,7 @@ function lines(into: string[]): (chunk: Buffer) => void {
  * package's scripts run it: real processes for tests that kill, restart and
  * signal them. PORT is 0 and HOST 127.0.0.1 unless `env` says otherwise.
  */
-export function startServiceProcess(script: string, env: Record<string, string>, options: { uid?: number; gid?: number; cwd?: string } = {}): ServiceProcess {
+export function startServiceProcess(script: string, env: Record<string, string>, options: { cwd?: string } = {}): ServiceProcess {
   const child = spawn(process.execPath, ['--import', tsxLoader(), script], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
