@@ -1,7 +1,9 @@
 import { clientErrorHandler } from '@platform/koa';
+import { displayUrl, isLoopback } from '@platform/runtime';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createSampleApp } from './create-sample-app';
+import { parseHost } from './parse-host';
 import { parsePort } from './parse-port';
 
 let port: number;
@@ -15,12 +17,14 @@ try {
 /** Where this workspace keeps the sample app's contract; SPEC_FILE points elsewhere. */
 const specFile = process.env.SPEC_FILE ?? fileURLToPath(new URL('../../../docs/sample-app.openapi.yaml', import.meta.url));
 
-const server = createSampleApp({ specFile }).listen(port);
+const host = parseHost(process.env.HOST);
+const server = createSampleApp({ specFile }).listen(port, host);
 server.on('clientError', clientErrorHandler());
 server.once('listening', () => {
   // Read back the bound port: PORT=0 asks the system for a free one.
   const { port: bound } = server.address() as AddressInfo;
-  console.log(`sample app listening on http://localhost:${bound} (docs at /swagger)`);
+  const where = isLoopback(host) ? `; on ${host} only (set HOST to listen elsewhere)` : '';
+  console.log(`sample app listening on ${displayUrl(host, bound)} (docs at /swagger)${where}`);
 });
 server.once('error', (error) => {
   console.error(`sample app failed to start: ${error.message}`);

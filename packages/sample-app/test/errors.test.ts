@@ -79,6 +79,24 @@ describe('errors', () => {
       }
     });
 
+    it('sends X-Content-Type-Options: nosniff with every answer, problems and /swagger included', async () => {
+      const answers = [
+        ['GET', '/weatherforecast', 200],
+        ['GET', '/api/user/greet/Ada', 200],
+        ['GET', '/api/user/greet/%E0%A4%A', 400],
+        ['GET', '/nope', 404],
+        ['POST', '/weatherforecast', 405],
+        ['GET', '/swagger', 200],
+        ['GET', '/swagger/openapi.json', 200],
+        ['HEAD', '/weatherforecast', 200],
+      ] as const;
+      for (const [method, path, status] of answers) {
+        const response = await fetch(`${server.url}${path}`, { method });
+        expect(response.status, `${method} ${path}`).to.equal(status);
+        expect(response.headers.get('x-content-type-options'), `${method} ${path}`).to.equal('nosniff');
+      }
+    });
+
     it('answers HEAD like GET, without a body', async () => {
       const response = await fetch(`${server.url}/weatherforecast`, { method: 'HEAD' });
       expect(response.status).to.equal(200);
@@ -112,6 +130,7 @@ describe('errors', () => {
         instance: '/weatherforecast',
       });
       expect(text).not.to.match(/dice|at forecastWeather|\.ts:/);
+      expect(response.headers.get('x-content-type-options')).to.equal('nosniff');
       sinon.assert.calledOnce(logged);
       expect(logged.firstCall.args[0]).to.include('the dice fell off the table').and.include('/weatherforecast');
     });

@@ -12,10 +12,10 @@ export interface SampleServer {
   close(): Promise<void>;
 }
 
-/** The sample app on a real server, on a port the system picks. */
+/** The sample app on a real server, on loopback, on a port the system picks. */
 export async function startSampleServer(options: Partial<SampleAppOptions> = {}): Promise<SampleServer> {
   const app = createSampleApp({ specFile: SPEC_FILE, ...options });
-  const server = app.listen(0);
+  const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const { port } = server.address() as AddressInfo;
   return {

@@ -26,7 +26,11 @@ export interface HttpApp {
   readonly metrics: HttpMetrics;
   /** Mounts a router: its routes, and 405 with Allow for its paths' other methods. */
   route(router: Router): void;
-  /** From now on readiness answers 503 and every response asks the client to close its connection. */
+  /**
+   * From now on readiness answers 503, so that balancers stop routing here;
+   * the requests that still come are served as before, keep-alive included
+   * (serve asks clients to close their connections once it stops accepting).
+   */
   drain(): void;
 }
 
@@ -50,9 +54,7 @@ export function createHttpApp({ logger, toProblem, isReady = async () => true, r
   const app = new Koa();
   app.silent = true; // errors are logged by the problem middleware, once, with context
   const metrics = new HttpMetrics();
-  const closing = { Connection: 'close' };
-  const open = {};
-  app.use(requestContext(logger, metrics, () => (draining ? closing : open)));
+  app.use(requestContext(logger, metrics));
   app.use(
     problemMiddleware({
       toProblem,

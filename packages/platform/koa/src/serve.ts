@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import http, { type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import net, { type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { clientErrorHandler } from './client-errors';
 import type { HttpApp } from './create-http-app';
@@ -17,14 +17,16 @@ export interface ListenOptions {
 }
 
 export interface ServeOptions {
-  /** On SIGTERM: how long the server keeps serving, readiness 503 and every response `Connection: close`, before it stops accepting. */
+  /** On SIGTERM: how long the server keeps serving as before, readiness 503, before it stops accepting. */
   readonly shutdownDelayMs: number;
-  /** On SIGTERM: how long in-flight requests may take before their connections are cut. */
+  /** On SIGTERM, once the server stops accepting: how long its connections may take to finish before they are cut. */
   readonly shutdownGraceMs: number;
 }
 
 export interface Listener {
   readonly server: Server;
+  /** The connections open now, from the first one accepted. */
+  readonly connections: ReadonlySet<Socket>;
   /** http://127.0.0.1:<port>, for clients on this host. */
   readonly url: string;
   readonly port: number;
@@ -42,11 +44,13 @@ export interface RunningServer {
   readonly url: string;
   readonly port: number;
   /**
-   * Graceful stop: readiness turns 503 and every response asks its client to
-   * close the connection; after shutdownDelayMs the server stops accepting,
-   * in-flight requests finish (those still running after shutdownGraceMs are
-   * cut) and idle connections close. Answers false when it had to cut
-   * requests. Safe to call more than once.
+   * Graceful stop: readiness turns 503 and the server serves as before for
+   * shutdownDelayMs; then it stops accepting, every response asks its client
+   * to close the connection, and idle connections close when their keep-alive
+   * time runs out, as they always do. What is still open after
+   * shutdownGraceMs is closed; answers false when that cut a request.
+   * `immediate` skips the delay and closes idle connections at once. Safe to
+   * call more than once.
    */
   close(options?: CloseOptions): Promise<boolean>;
 }
@@ -78,8 +82,14 @@ export async function listen({ port, host, requestTimeoutMs, headersTimeoutMs }:
     throw error;
   }
   const bound = (server.address() as AddressInfo).port;
+  const connections = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
   return {
     server,
+    connections,
     port: bound,
     url: `http://127.0.0.1:${bound}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
@@ -88,25 +98,49 @@ export async function listen({ port, host, requestTimeoutMs, headersTimeoutMs }:
 
 /** Hands the listener's requests to the app, and answers how to stop gracefully. */
 export function serve(listener: Listener, http: HttpApp, options: ServeOptions, logger: Logger): RunningServer {
-  const { server } = listener;
+  const { server, connections } = listener;
+  const handle = http.app.callback();
   server.removeListener('request', starting);
-  server.on('request', http.app.callback());
+  server.on('request', handle);
   server.on('clientError', clientErrorHandler(logger));
+  /**
+   * Once the server accepts no connection: each response, those of requests
+   * in flight included, asks its client to close its connection
+   * (Connection: close), and Node closes it after.
+   */
+  const endKeepAlive = () => {
+    for (const socket of connections) {
+      // Node's own handle on the response a connection is busy with (its clientError check reads it too).
+      const response = (socket as { _httpMessage?: ServerResponse })._httpMessage;
+      if (response && !response.headersSent) response.shouldKeepAlive = false;
+    }
+    server.removeListener('request', handle);
+    server.on('request', function closingConnection(request: IncomingMessage, response: ServerResponse) {
+      response.shouldKeepAlive = false;
+      return handle(request, response);
+    });
+  };
 
   const stop = async ({ immediate = false }: CloseOptions): Promise<boolean> => {
     http.drain();
     if (options.shutdownDelayMs > 0 && !immediate) await sleep(options.shutdownDelayMs);
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
+    // Stop accepting, through net.Server's close: http.Server's would also destroy every idle connection at once,
+    // and an idle connection may carry a request its client has just sent (a cut). They are left to their
+    // keep-alive timeout instead, the one every response advertises; only a person's Ctrl-C does not wait for it.
+    const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
+    endKeepAlive();
+    if (immediate) server.closeIdleConnections();
     const grace = new AbortController();
     const graceOver = sleep(options.shutdownGraceMs, 'grace over' as const, { signal: grace.signal }).catch(() => 'closed' as const);
     const first = await Promise.race([closed.then(() => 'closed' as const), graceOver]);
     grace.abort();
     if (first === 'closed') return true;
-    logger.warn('shutdown grace period over: closing the remaining connections', { graceMs: options.shutdownGraceMs });
-    server.closeAllConnections();
+    server.closeIdleConnections();
+    const busy = [...connections].filter((socket) => !socket.destroyed);
+    if (busy.length > 0) logger.warn('shutdown grace period over: closing the remaining connections', { graceMs: options.shutdownGraceMs, connections: busy.length });
+    for (const socket of busy) socket.destroy();
     await closed;
-    return false;
+    return busy.length === 0;
   };
   let closing: Promise<boolean> | undefined;
   return { server, url: listener.url, port: listener.port, close: (closeOptions = {}) => (closing ??= stop(closeOptions)) };

@@ -100,11 +100,13 @@ describe('createHttpApp', () => {
     expect(metrics).to.contain('process_cpu_user_seconds_total');
   });
 
-  it('once draining, answers readiness 503 and asks every client to close its connection', async () => {
+  it('once draining, answers readiness 503 and keeps connections open: balancers stop routing, the requests that still come are served as before', async () => {
     http.drain();
     const response = await get('/health/ready');
     expect(response.status).to.equal(503);
-    expect(response.headers.get('connection')).to.equal('close');
-    expect((await get('/health/live')).headers.get('connection')).to.equal('close');
+    expect(response.headers.get('connection')).to.equal('keep-alive');
+    const live = await get('/health/live');
+    expect(live.status).to.equal(200);
+    expect(live.headers.get('connection')).to.equal('keep-alive');
   });
 });

@@ -112,7 +112,7 @@ export const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 
 export function serverSettings(defaultPort: number) {
   return {
     port: integer('PORT', defaultPort, 0, 65535),
-    /** The address to bind (e.g. 127.0.0.1 to keep /metrics off public interfaces); empty binds every interface. */
+    /** The address to bind (0.0.0.0: every IPv4 interface, `::` every interface); unset, the service's default (see listenHost). */
     host: optionalText('HOST'),
     logLevel: oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
     shutdownDelayMs: integer('SHUTDOWN_DELAY_MS', 2_000, 0, DAY_MS),
@@ -202,13 +202,39 @@ export function messagingSettings() {
 /** Token checks: on when AUTH_ISSUER is set, for the service's own audience. */
 export function authSettings(audience: string) {
   return {
-    /** The token issuer exactly as tokens carry it in `iss`; empty runs the service open (one warning at start). */
+    /** The token issuer exactly as tokens carry it in `iss`; empty turns tokens off: every caller may do everything, so the service listens on loopback only unless HOST is set. */
     authIssuer: url('AUTH_ISSUER', ''),
     /** This service's audience: tokens for another API are refused. */
     authAudience: text('AUTH_AUDIENCE', audience),
     /** Where to read the issuer's discovery document when not at {AUTH_ISSUER}/.well-known/openid-configuration (an internal address). */
     authDiscoveryUrl: url('AUTH_DISCOVERY_URL', ''),
   };
+}
+
+/** Where a service listens when its tokens are off and HOST is not set. */
+export const LOOPBACK_HOST = '127.0.0.1';
+
+/**
+ * The address a service binds: HOST when it is set; otherwise every interface
+ * when the service checks tokens, and loopback only when it does not, since
+ * every caller may then do everything: other machines reach such a service
+ * only when HOST says so.
+ */
+export function listenHost<S extends { readonly host: string; readonly authIssuer: string }>(settings: S): S {
+  return settings.host !== '' ? settings : { ...settings, host: settings.authIssuer !== '' ? '' : LOOPBACK_HOST };
+}
+
+/** Whether `host` is an address of this machine only (127.0.0.0/8, ::1 or localhost). */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** What a service's start line says when its tokens are off: who can reach it, and how to change that. Undefined with tokens on. */
+export function openAccessNote({ host, authIssuer }: { readonly host: string; readonly authIssuer: string }): string | undefined {
+  if (authIssuer !== '') return undefined;
+  return isLoopback(host)
+    ? `tokens off: listening on ${host} only (set HOST to listen elsewhere)`
+    : `tokens off: every caller that reaches ${host || 'any interface'} may do everything (set AUTH_ISSUER to check tokens)`;
 }
 
 /** The URL a person on this machine opens for a service bound to `host` (empty or a wildcard: localhost). */

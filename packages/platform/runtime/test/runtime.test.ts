@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import sinon from 'sinon';
 import winston from 'winston';
-import { createLogger, displayUrl, every, integer, jsonLine, Logger, oneOf, readSettings, text } from '../src';
+import { createLogger, displayUrl, every, integer, isLoopback, jsonLine, listenHost, Logger, oneOf, openAccessNote, readSettings, text } from '../src';
 
 const SPEC = { port: integer('PORT', 8080, 0, 65535), name: text('NAME', 'default'), level: oneOf('LEVEL', 'info', ['info', 'warn'] as const) };
 
@@ -80,6 +80,29 @@ describe('displayUrl', () => {
     expect(displayUrl('::', 8080)).to.equal('http://localhost:8080');
     expect(displayUrl('::1', 80)).to.equal('http://[::1]:80');
     expect(displayUrl('127.0.0.1', 8080)).to.equal('http://127.0.0.1:8080');
+  });
+});
+
+describe('listenHost', () => {
+  it('keeps HOST when it is set; without it binds every interface with tokens on, and loopback only with them off', () => {
+    expect(listenHost({ host: '', authIssuer: '' })).to.deep.equal({ host: '127.0.0.1', authIssuer: '' });
+    expect(listenHost({ host: '', authIssuer: 'https://id.example.com' }).host).to.equal('');
+    expect(listenHost({ host: '0.0.0.0', authIssuer: '' }).host).to.equal('0.0.0.0');
+    expect(listenHost({ host: '10.0.0.5', authIssuer: 'https://id.example.com' }).host).to.equal('10.0.0.5');
+  });
+});
+
+describe('openAccessNote', () => {
+  it('says nothing with tokens on; with them off, that only this machine can call, or that every caller that reaches the address may do everything', () => {
+    expect(openAccessNote({ host: '', authIssuer: 'https://id.example.com' })).to.equal(undefined);
+    expect(openAccessNote({ host: '127.0.0.1', authIssuer: '' })).to.equal('tokens off: listening on 127.0.0.1 only (set HOST to listen elsewhere)');
+    expect(openAccessNote({ host: '0.0.0.0', authIssuer: '' })).to.equal('tokens off: every caller that reaches 0.0.0.0 may do everything (set AUTH_ISSUER to check tokens)');
+    expect(openAccessNote({ host: '', authIssuer: '' })).to.match(/every caller that reaches any interface/);
+  });
+
+  it('counts 127.0.0.0/8, ::1 and localhost as loopback, and nothing else', () => {
+    expect(['127.0.0.1', '127.1.2.3', '::1', 'localhost'].filter(isLoopback)).to.have.length(4);
+    expect(['', '0.0.0.0', '::', '10.0.0.5', '127.0.0.1.example.com', 'localhost.example.com'].filter(isLoopback)).to.deep.equal([]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { pathToFileURL } from 'node:url';
 
 /**
@@ -39,9 +39,10 @@ function lines(into: string[]): (chunk: Buffer) => void {
 /**
  * A service's `main.ts` (or any script) in a process of its own, as the root
  * package's scripts run it: real processes for tests that kill, restart and
- * signal them. PORT is 0 and HOST 127.0.0.1 unless `env` says otherwise.
+ * signal them. PORT is 0 and HOST 127.0.0.1 unless `env` says otherwise (a
+ * variable given as undefined is left out).
  */
-export function startServiceProcess(script: string, env: Record<string, string>, options: { uid?: number; gid?: number; cwd?: string } = {}): ServiceProcess {
+export function startServiceProcess(script: string, env: Record<string, string | undefined>, options: { cwd?: string } = {}): ServiceProcess {
   const child = spawn(process.execPath, ['--import', tsxLoader(), script], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -82,4 +83,16 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/** Whether a TCP connection to host:port opens: 'connected', or the error's code (ECONNREFUSED: nothing listens there). */
+export function connectOutcome(host: string, port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, host);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('connected');
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+  });
 }

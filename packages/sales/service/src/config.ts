@@ -1,4 +1,4 @@
-import { authSettings, databaseSettings, defaults, type Env, integer, mayCreateDatabase as mayCreate, messagingSettings, optionalText, readSettings, serverSettings, type Settings, url } from '@platform/runtime';
+import { authSettings, databaseSettings, defaults, type Env, integer, listenHost, mayCreateDatabase as mayCreate, messagingSettings, optionalText, readSettings, serverSettings, type Settings, url } from '@platform/runtime';
 
 /** The embedded database of the quick start: the one the service creates by itself when it is missing. */
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/sales.db';
@@ -32,15 +32,16 @@ export interface SalesServiceFiles {
 /**
  * Defaults (with the entry's `files`), then the configuration file, then the
  * environment: the environment wins. Settings that only make sense together
- * are checked together. No package but the entry knows where the workspace
- * keeps its files, so nothing here climbs to the repository root.
+ * are checked together. Without HOST, the service listens on loopback only
+ * while its tokens are off (listenHost). No package but the entry knows where
+ * the workspace keeps its files, so nothing here climbs to the repository root.
  */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd(), files: SalesServiceFiles = {}): SalesServiceConfig {
   const spec = { ...SALES_SETTINGS, openApiFile: optionalText('OPENAPI_FILE', files.openApiFile) };
   const config = readSettings(spec, { env, cwd, file: { variable: 'SALES_CONFIG', fallback: DEFAULT_CONFIG_FILE } });
   if (Boolean(config.stockClientId) !== Boolean(config.stockClientSecret)) throw new Error('STOCK_CLIENT_ID and STOCK_CLIENT_SECRET go together: set both, or neither.');
   if (config.stockClientId && !config.authIssuer) throw new Error('STOCK_CLIENT_ID needs AUTH_ISSUER: the issuer it gets tokens from.');
-  return config;
+  return listenHost(config);
 }
 
 /** Whether the service may create the database it was pointed at: production must not guess. */
@@ -48,5 +49,5 @@ export function mayCreateDatabase(config: SalesServiceConfig): boolean {
   return mayCreate(config, DEFAULT_DATABASE_URL);
 }
 
-/** The defaults alone, as tests start from (serving no /swagger: a test that wants it names the file). */
-export const DEFAULT_CONFIG: SalesServiceConfig = defaults(SALES_SETTINGS);
+/** The defaults alone, as tests start from (on loopback, serving no /swagger: a test that wants it names the file). */
+export const DEFAULT_CONFIG: SalesServiceConfig = listenHost(defaults(SALES_SETTINGS));

@@ -1,4 +1,4 @@
-import { displayUrl, redactedUrl, runMain } from '@platform/runtime';
+import { displayUrl, openAccessNote, redactedUrl, runMain } from '@platform/runtime';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from './config';
 import { startSalesService } from './sales-service';
@@ -10,6 +10,7 @@ await runMain('sales service', async () => {
   const config = loadConfig(process.env, process.cwd(), WORKSPACE_FILES);
   const service = await startSalesService(config);
   const url = displayUrl(config.host, service.port);
-  service.logger.info(`sales service listening on ${url}; docs at ${url}/swagger`, { url, docs: `${url}/swagger`, database: redactedUrl(config.databaseUrl), stock: config.stockUrl });
+  const access = openAccessNote(config);
+  service.logger.info(`sales service listening on ${url}; docs at ${url}/swagger${access ? `; ${access}` : ''}`, { url, docs: `${url}/swagger`, database: redactedUrl(config.databaseUrl), stock: config.stockUrl, ...(access && { access }) });
   return service;
 });

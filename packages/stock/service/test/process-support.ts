@@ -5,7 +5,7 @@ export type { ServiceProcess };
 
 export const MAIN = join(import.meta.dirname, '..', 'src', 'main.ts');
 
-/** `main.ts` of the stock service in a process of its own, with the environment given. */
-export function startProcess(env: Record<string, string>, options: { uid?: number; gid?: number; cwd?: string } = {}): ServiceProcess {
-  return startServiceProcess(MAIN, { HOST: '', ...env }, options);
+/** `main.ts` of the stock service in a process of its own, with the environment given, HOST unset unless it says otherwise. */
+export function startProcess(env: Record<string, string | undefined>, options: { cwd?: string } = {}): ServiceProcess {
+  return startServiceProcess(MAIN, { HOST: undefined, ...env }, options);
 }

@@ -1,6 +1,6 @@
 import { createScratchDatabase } from '@platform/test-kit';
 import { expect } from 'chai';
-import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,18 +69,16 @@ describe('a start that fails', function () {
     const database = await openStockDatabase(`sqlite:${file}`, { createDatabase: true });
     await database.migrate();
     await database.close();
-    chmodSync(file, 0o444);
-    chmodSync(directory, 0o555);
-    try {
-      // As root every file is writable: the service runs as an unprivileged user here, as it would in production.
-      const unprivileged = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-      const { code, stderr } = await failedStart({ DATABASE_URL: `sqlite:${file}` }, { ...unprivileged, cwd: directory });
-      expect(code).to.equal(1);
-      expect(stderr, stderr.join('\n')).to.have.length(1);
-      expect(stderr[0]).to.match(/^stock service failed to start: .*(does not take writes|readonly|read-only)/i);
-    } finally {
-      chmodSync(directory, 0o755);
-    }
+    // A file SQLite itself holds read-only, whoever runs the service: file modes do not stop root, and another
+    // user may not be able to read the checkout. A header's write version above 2 means read-only
+    // (https://www.sqlite.org/fileformat2.html#file_format_version_numbers, offset 18).
+    const handle = openSync(file, 'r+');
+    writeSync(handle, Buffer.from([3]), 0, 1, 18);
+    closeSync(handle);
+    const { code, stderr } = await failedStart({ DATABASE_URL: `sqlite:${file}` }, { cwd: directory });
+    expect(code).to.equal(1);
+    expect(stderr, stderr.join('\n')).to.have.length(1);
+    expect(stderr[0]).to.match(/^stock service failed to start: The database sqlite:.*stock\.db does not take writes/);
   });
 
   it('names the PostgreSQL database it could not find even when creating is off by default for it', async function () {
