@@ -1,5 +1,6 @@
 export * from './errors';
 export * from './idempotency';
+export * from './issuer-endpoints';
 export * from './unit-of-work';
 export * from './single-call';
 export * from './unavailable';

@@ -1,20 +1,32 @@
 import { type IdempotentRequest, ValidationError } from '@platform/kernel';
 import type { Context } from 'koa';
 import { createHash } from 'node:crypto';
+import { principalOf } from './auth/principal';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
 /**
+ * Whom a key belongs to on a service that checks no tokens: everyone is then
+ * the same caller. The name stock and sales already used for it, so records
+ * written before keys were scoped here are still found.
+ */
+const OPEN_SERVICE_CALLER = 'anonymous';
+
+/**
  * The request's Idempotency-Key as the use case takes it, or undefined when
- * it sends none. The fingerprint covers the path (one key cannot adjust two
+ * it sends none. A key is its caller's own: the scope gains a digest of the
+ * token's subject (fixed length, whatever the subject), so another caller's
+ * same key is another request, recorded apart, and never answers this
+ * caller's result. The fingerprint covers the path (one key cannot adjust two
  * products) and the decoded payload, so casing and key order do not matter.
  */
 export function idempotencyKeyOf(ctx: Context, scope: string, payload: unknown): IdempotentRequest | undefined {
   const key = ctx.get('Idempotency-Key');
   if (!key) return undefined;
   if (!KEY.test(key)) throw new ValidationError({ 'Idempotency-Key': ['must be 1 to 255 visible ASCII characters'] });
+  const caller = principalOf(ctx)?.subject ?? OPEN_SERVICE_CALLER;
   const fingerprint = createHash('sha256').update(`${ctx.path}\n${JSON.stringify(payload)}`).digest('hex');
-  return { scope, key, fingerprint };
+  return { scope: `${scope}:${createHash('sha256').update(caller).digest('base64url')}`, key, fingerprint };
 }
 
 /** Marks a response that repeats the one recorded for its key. */

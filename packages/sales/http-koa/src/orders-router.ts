@@ -4,7 +4,6 @@ import { type AccessControl, decodeInteger, idempotencyKeyOf, jsonObjectBody, lo
 import type { CancelOrder, GetOrder, ListOrders, PayOrder, PlaceOrder } from '@sales/application';
 import type { Order, Viewer } from '@sales/domain';
 import type { Context } from 'koa';
-import { createHash } from 'node:crypto';
 import { orderJson } from './order-json';
 import { decodeOrderBody } from './order-codec';
 
@@ -68,9 +67,8 @@ export function ordersRouter({ useCases, access }: OrdersRouterOptions): Router 
   router.post('/', write, noQuery, jsonObjectBody(BODY_LIMIT), async (ctx) => {
     const request = decodeOrderBody(ctx.request.body as Record<string, unknown>);
     const buyer = buyerOf(ctx);
-    // One buyer's key never answers another buyer's order: the key's scope is the buyer's.
-    const scope = `place-order:${createHash('sha256').update(buyer).digest('base64url')}`;
-    const idempotency = idempotencyKeyOf(ctx, scope, request);
+    // One buyer's key never answers another buyer's order: idempotencyKeyOf scopes it by the token's subject, the buyer.
+    const idempotency = idempotencyKeyOf(ctx, 'place-order', request);
     const { value: order, replayed } = await placeOrder.execute(buyer, request, { ...(idempotency && { idempotency }) });
     if (!replayed) logWith(ctx, { event: 'order placed', orderId: order.id, lines: order.lines.length });
     markReplayed(ctx, replayed);

@@ -75,6 +75,22 @@ describe('the sales service with tokens on', function () {
       expect((await a(`/api/orders/${placed.id}`)).status).to.equal(200);
     });
 
+    it('keeps an Idempotency-Key to its buyer: another buyer’s same key and lines place that buyer’s own order, never a replay of the first', async () => {
+      const [a, b] = [await as('buyer-a'), await as('buyer-b')];
+      const key = { 'Idempotency-Key': `checkout-${Date.now()}` };
+      const placeWith = async (call: typeof a) => {
+        const response = await call('/api/orders', { method: 'POST', headers: { 'content-type': 'application/json', ...key }, body: JSON.stringify({ lines: [{ productId: lamp, quantity: 1 }] }) });
+        return { status: response.status, replayed: response.headers.get('idempotent-replayed'), order: (await response.json()) as { id: string; buyer: string } };
+      };
+      const first = await placeWith(a);
+      const other = await placeWith(b);
+      expect([other.status, other.replayed, other.order.buyer]).to.deep.equal([202, null, 'buyer-b']);
+      expect(other.order.id).not.to.equal(first.order.id);
+      const [againA, againB] = [await placeWith(a), await placeWith(b)];
+      expect([againA.status, againA.replayed, againA.order.id]).to.deep.equal([202, 'true', first.order.id]);
+      expect([againB.status, againB.replayed, againB.order.id]).to.deep.equal([202, 'true', other.order.id]);
+    });
+
     it('takes payments from the payment provider alone (orders:pay): the buyer, even of its own order, and orders:admin get 403 naming the scope', async () => {
       const a = await as('buyer-a');
       const placed = (await (await place(a)).json()) as { id: string };

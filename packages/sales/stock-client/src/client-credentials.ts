@@ -1,4 +1,4 @@
-import { UnavailableError } from '@platform/kernel';
+import { issuerEndpoint, issuerOrigins, UnavailableError } from '@platform/kernel';
 import { request } from 'undici';
 
 export interface ClientCredentialsOptions {
@@ -74,11 +74,25 @@ export class ClientCredentials {
     return { token, renewAt: this.now() + Math.max(1, expiresIn - renewBeforeSeconds) * 1000 };
   }
 
+  /**
+   * The token endpoint the discovery document names, once it is on the
+   * issuer's origin or the discovery URL's: the client secret goes there, so
+   * an endpoint anywhere else (a changed document, or its answer changed on
+   * the way) is refused as the token verifier refuses such a key set. Nothing
+   * is remembered from a refusal: the next token asks discovery again.
+   */
   private async discoverTokenEndpoint(): Promise<string> {
     const discovery = this.options.discoveryUrl || `${this.options.issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
-    const { token_endpoint: endpoint } = (await this.json(discovery, { method: 'GET' })) as { token_endpoint?: unknown };
-    if (typeof endpoint !== 'string') throw this.unavailable(`its discovery document ${discovery} names no token_endpoint`);
-    return endpoint;
+    const { token_endpoint: named } = (await this.json(discovery, { method: 'GET' })) as { token_endpoint?: unknown };
+    const origins = issuerOrigins(this.options.issuer, discovery);
+    const endpoint = issuerEndpoint(named, origins);
+    if (endpoint.status === 'unusable') throw this.unavailable(`its discovery document ${discovery} names no usable token_endpoint`);
+    if (endpoint.status === 'elsewhere') {
+      throw this.unavailable(
+        `its discovery document ${discovery} names the token endpoint ${endpoint.url}, which is not on the origin of the issuer or of the discovery URL (${[...origins].join(' or ')}); the client secret is not sent there`,
+      );
+    }
+    return endpoint.url;
   }
 
   private async json(url: string, init: { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string }): Promise<unknown> {

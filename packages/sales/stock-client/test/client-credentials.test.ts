@@ -2,7 +2,7 @@ import { CLIENTS, decodePart, type IdentityUnderTest, STOCK, scratchFolder, star
 import { UnavailableError } from '@platform/kernel';
 import { expect } from 'chai';
 import { once } from 'node:events';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ClientCredentials, HttpProductCatalog } from '../src';
 
@@ -74,6 +74,97 @@ describe('ClientCredentials (sales’ own tokens for stock)', function () {
     expect(await client.token()).to.equal(first);
     client.invalidate(first);
     expect(await client.token()).not.to.equal(first);
+  });
+
+  describe('a token endpoint the discovery document names', () => {
+    /** A server on 127.0.0.1 that answers every request with `answer` and keeps what it was sent. */
+    async function recording(answer: (path: string) => [number, unknown]) {
+      const requests: { method: string; path: string; authorization: string | undefined; body: string }[] = [];
+      const server: Server = createServer((request, response) => {
+        let body = '';
+        request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        request.on('end', () => {
+          requests.push({ method: request.method!, path: request.url!, authorization: request.headers.authorization, body });
+          const [status, json] = answer(request.url!);
+          response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
+        });
+      });
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      return {
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        requests,
+        close: () => {
+          server.closeAllConnections();
+          server.close();
+        },
+      };
+    }
+    const TOKEN = { access_token: 'a-token', token_type: 'Bearer', expires_in: 300 };
+    let tokenEndpoint: string;
+    let discovery: Awaited<ReturnType<typeof recording>>;
+    let elsewhere: Awaited<ReturnType<typeof recording>>;
+    before(async () => {
+      discovery = await recording((path) => (path === '/.well-known/openid-configuration' ? [200, { issuer: PUBLIC_ISSUER, token_endpoint: tokenEndpoint }] : path === '/token' ? [200, TOKEN] : [404, {}]));
+      elsewhere = await recording(() => [200, TOKEN]);
+    });
+    after(() => {
+      discovery?.close();
+      elsewhere?.close();
+    });
+    beforeEach(() => {
+      discovery.requests.length = 0;
+      elsewhere.requests.length = 0;
+    });
+    const fake = (options: Partial<ConstructorParameters<typeof ClientCredentials>[0]> = {}) => credentials({ discoveryUrl: `${discovery.url}/.well-known/openid-configuration`, ...options });
+    const refusal = (client: ClientCredentials) => client.token().then(() => undefined, (error: unknown) => error as UnavailableError);
+
+    it('refuses one on neither the issuer’s origin nor the discovery URL’s (host, port or scheme): no request there, the secret is not sent, and the caller gets the discovery failure’s IDENTITY_UNAVAILABLE', async () => {
+      const port = new URL(discovery.url).port;
+      const client = fake();
+      for (const named of [`${elsewhere.url}/token`, `http://localhost:${new URL(elsewhere.url).port}/token`, `https://127.0.0.1:${port}/token`, `http://localhost:${port}/token`, 'http://evil.example/token']) {
+        tokenEndpoint = named;
+        const error = await refusal(client);
+        expect(error, named).to.be.instanceOf(UnavailableError).and.include({ code: 'IDENTITY_UNAVAILABLE', retryAfterSeconds: 5 });
+        expect(error?.message, named).to.equal(
+          `No access token from the issuer ${PUBLIC_ISSUER}: its discovery document ${discovery.url}/.well-known/openid-configuration names the token endpoint ${named}, which is not on the origin of the issuer or of the discovery URL (http://127.0.0.1:9 or ${discovery.url}); the client secret is not sent there.`,
+        );
+      }
+      expect(elsewhere.requests, 'nothing was sent to the other origin').to.deep.equal([]);
+      expect(discovery.requests.map(({ method, path, authorization }) => [method, path, authorization])).to.deep.equal(Array.from({ length: 5 }, () => ['GET', '/.well-known/openid-configuration', undefined]));
+
+      // The same as any other discovery failure: an error of the same kind, and nothing kept, so the next token asks discovery again.
+      tokenEndpoint = undefined as unknown as string;
+      const failed = await refusal(client);
+      expect(failed).to.be.instanceOf(UnavailableError).and.include({ code: 'IDENTITY_UNAVAILABLE', retryAfterSeconds: 5 });
+      expect(failed?.message).to.equal(`No access token from the issuer ${PUBLIC_ISSUER}: its discovery document ${discovery.url}/.well-known/openid-configuration names no usable token_endpoint.`);
+      tokenEndpoint = `${discovery.url}/token`;
+      expect(await client.token(), 'once discovery names its own origin').to.equal('a-token');
+      const sent = discovery.requests.at(-1)!;
+      expect([sent.method, sent.path, sent.authorization]).to.deep.equal(['POST', '/token', `Basic ${Buffer.from(`${checkout.clientId}:${checkout.clientSecret}`).toString('base64')}`]);
+      expect(elsewhere.requests).to.deep.equal([]);
+    });
+
+    it('sends the secret to a token endpoint on the issuer’s origin, though discovery is read elsewhere', async () => {
+      tokenEndpoint = `${elsewhere.url}/token`;
+      expect(await fake({ issuer: elsewhere.url }).token()).to.equal('a-token');
+      expect(elsewhere.requests.map(({ method, path }) => [method, path])).to.deep.equal([['POST', '/token']]);
+    });
+
+    it('fails a product read the same way, through the catalog: IDENTITY_UNAVAILABLE, and nothing reaches stock', async () => {
+      tokenEndpoint = `${elsewhere.url}/token`;
+      const stock = await recording(() => [200, []]);
+      const catalog = new HttpProductCatalog({ stockUrl: stock.url, credentials: fake() });
+      try {
+        const error = await catalog.quote([1]).then(() => undefined, (e: unknown) => e as UnavailableError);
+        expect(error).to.be.instanceOf(UnavailableError).and.include({ code: 'IDENTITY_UNAVAILABLE' });
+        expect(stock.requests).to.deep.equal([]);
+        expect(elsewhere.requests).to.deep.equal([]);
+      } finally {
+        await catalog.close();
+        stock.close();
+      }
+    });
   });
 
   describe('what stock receives', () => {

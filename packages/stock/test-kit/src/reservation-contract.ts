@@ -139,20 +139,6 @@ export function reservationContract(open: OpenStockStore): void {
     await expectLedgersToSum([a]);
   });
 
-  it('keeps an idempotency key to its caller: the same key and request from another caller is another hold, never a replay of the first', async () => {
-    const a = await product(5);
-    const idempotency = { scope: 'reserve-stock', key: randomUUID(), fingerprint: 'same request' };
-    const same = request([{ productId: a.id, quantity: 1 }]);
-    const first = await useCases().reserve.execute(OWNER, same, { idempotency });
-    const other = await useCases().reserve.execute(OTHER, same, { idempotency });
-    expect(other.replayed).to.equal(false);
-    expect(other.value.reservation).to.include({ owner: OTHER });
-    expect(other.value.reservation.id).not.to.equal(first.value.reservation.id);
-    const repeat = await useCases().reserve.execute(OWNER, same, { idempotency });
-    expect(repeat).to.deep.equal({ value: first.value, replayed: true });
-    expect((await reload(a)).reservedQuantity).to.equal(2);
-  });
-
   it('records whom each movement was made for, in the same write, and shows a reader the reservation and request ids of its own movements only', async () => {
     const a = await product(10);
     await useCases().adjust.execute(a.id, StockAdjustment.create({ delta: 1, reason: 'found' }), { requestId: 'adjust-by-other', caller: OTHER });

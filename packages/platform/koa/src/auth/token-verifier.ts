@@ -1,4 +1,4 @@
-import { UnavailableError } from '@platform/kernel';
+import { issuerEndpoint, issuerOrigins, UnavailableError } from '@platform/kernel';
 import { errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { Logger } from '../logger';
 import { InvalidTokenError } from './invalid-token-error';
@@ -55,17 +55,6 @@ class RefusedMetadataError extends Error {
     super(message);
     this.name = 'RefusedMetadataError';
   }
-}
-
-/**
- * The key set must be served where the issuer is, or where this verifier was
- * told to read the issuer's metadata (AUTH_DISCOVERY_URL, an internal address
- * whose answers name it). Anywhere else, whoever could change the discovery
- * document (or its answer on the way) would choose whose keys we trust.
- * Origins are compared whole: scheme, host and port.
- */
-function keySetOrigins(issuer: string, discoveryUrl: string): ReadonlySet<string> {
-  return new Set([new URL(issuer).origin, new URL(discoveryUrl).origin]);
 }
 
 /** What the client is told about a refused token: plain words, no quotes (RFC 6750 error_description). */
@@ -125,7 +114,8 @@ export function createTokenVerifier({
   const verified = new VerifiedTokens(verifiedTokensCapacity);
   const audiences = typeof audience === 'string' ? audience : [...audience];
 
-  const trustedOrigins = keySetOrigins(issuer, discoveryUrl);
+  // The key set must be served where the issuer is, or where its metadata is read (issuerOrigins says why).
+  const trustedOrigins = issuerOrigins(issuer, discoveryUrl);
 
   const down = (error: unknown, stale: boolean) => {
     if (!failing) {
@@ -152,12 +142,13 @@ export function createTokenVerifier({
     }
     // RFC 8414 §3.3: metadata naming another issuer must not be used.
     if (metadata.issuer !== issuer) throw unavailable(issuer, new RefusedMetadataError(`${discoveryUrl} names the issuer ${JSON.stringify(metadata.issuer)}, not ${issuer}`));
-    if (typeof metadata.jwks_uri !== 'string' || !/^https?:\/\//.test(metadata.jwks_uri) || !URL.canParse(metadata.jwks_uri)) throw unavailable(issuer, new RefusedMetadataError(`${discoveryUrl} has no usable jwks_uri`));
-    if (!trustedOrigins.has(new URL(metadata.jwks_uri).origin)) {
-      throw unavailable(issuer, new RefusedMetadataError(`${discoveryUrl} names the key set ${metadata.jwks_uri}, which is not on the origin of the issuer or of the discovery URL (${[...trustedOrigins].join(' or ')}); its keys are not trusted`));
+    const jwks = issuerEndpoint(metadata.jwks_uri, trustedOrigins);
+    if (jwks.status === 'unusable') throw unavailable(issuer, new RefusedMetadataError(`${discoveryUrl} has no usable jwks_uri`));
+    if (jwks.status === 'elsewhere') {
+      throw unavailable(issuer, new RefusedMetadataError(`${discoveryUrl} names the key set ${jwks.url}, which is not on the origin of the issuer or of the discovery URL (${[...trustedOrigins].join(' or ')}); its keys are not trusted`));
     }
     keySet = new IssuerKeys({
-      jwksUri: metadata.jwks_uri,
+      jwksUri: jwks.url,
       timeoutMs,
       maxAgeMs: keySetMaxAgeMs,
       cooldownMs: keySetCooldownMs,
