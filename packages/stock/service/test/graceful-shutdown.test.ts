@@ -115,12 +115,12 @@ describe('graceful shutdown', function () {
 
       // An idle keep-alive connection must not hold the process open.
       const agent = new http.Agent({ keepAlive: true });
-      await new Promise((resolve) => http.get({ port, path: '/health/live', agent }, (res) => res.resume().on('end', resolve)));
+      await new Promise((resolve) => http.get({ host: '127.0.0.1', port, path: '/health/live', agent }, (res) => res.resume().on('end', resolve)));
 
       // A request whose headers arrived but whose body has not: it is in flight when SIGTERM lands.
       const body = JSON.stringify(aProductBody({ name: 'In flight' }));
       const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = http.request({ port, path: '/api/products', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        const req = http.request({ host: '127.0.0.1', port, path: '/api/products', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
           let text = '';
           res.on('data', (c: Buffer) => (text += String(c))).on('end', () => resolve({ status: res.statusCode!, body: text }));
         });
