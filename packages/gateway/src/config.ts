@@ -1,4 +1,4 @@
-import { defaults, type Env, integer, optionalText, readSettings, type Setting, serverSettings, type Settings, text, url, urlList } from '@platform/runtime';
+import { defaults, type Env, integer, listenHost, optionalText, readSettings, type Setting, serverSettings, type Settings, text, url, urlList } from '@platform/runtime';
 
 /** An http(s) origin, scheme, host and port only (nothing after them but a slash), or empty. */
 function origin(variable: string): Setting<string> {
@@ -37,7 +37,7 @@ export const GATEWAY_SETTINGS = {
   upstreamCheckMs: integer('UPSTREAM_CHECK_MS', 1_000, 50, 60_000),
   /** Largest request body forwarded (413 beyond). */
   bodyLimitBytes: integer('GATEWAY_BODY_LIMIT_BYTES', 1_048_576, 1, 1_073_741_824),
-  /** The token issuer as tokens carry it in `iss`; empty lets every request through to the services (which may check tokens themselves). */
+  /** The token issuer as tokens carry it in `iss`; empty lets every request through to the services (which may check tokens themselves), so the gateway listens on loopback only unless HOST is set. */
   authIssuer: url('AUTH_ISSUER', ''),
   /** Where to read the issuer's metadata when not at {AUTH_ISSUER}/.well-known/openid-configuration. */
   authDiscoveryUrl: url('AUTH_DISCOVERY_URL', ''),
@@ -58,15 +58,18 @@ export interface GatewayFiles {
 
 export type GatewayConfig = Settings<typeof GATEWAY_SETTINGS>;
 
-/** Defaults (with the entry's `files`), then the configuration file (GATEWAY_CONFIG), then the environment: the environment wins. */
+/**
+ * Defaults (with the entry's `files`), then the configuration file (GATEWAY_CONFIG), then the environment: the environment wins.
+ * Without HOST, the gateway listens on loopback only while it checks no token at its edge (listenHost).
+ */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd(), files: GatewayFiles = {}): GatewayConfig {
   const spec = {
     ...GATEWAY_SETTINGS,
     stockOpenApiFile: optionalText('STOCK_OPENAPI_FILE', files.stockOpenApiFile),
     salesOpenApiFile: optionalText('SALES_OPENAPI_FILE', files.salesOpenApiFile),
   };
-  return readSettings(spec, { env, cwd, file: { variable: 'GATEWAY_CONFIG', fallback: 'gateway.config.json' } });
+  return listenHost(readSettings(spec, { env, cwd, file: { variable: 'GATEWAY_CONFIG', fallback: 'gateway.config.json' } }));
 }
 
-/** The defaults alone, as tests start from (serving no /swagger: a test that wants it names the files). */
-export const DEFAULT_CONFIG: GatewayConfig = defaults(GATEWAY_SETTINGS);
+/** The defaults alone, as tests start from (on loopback, serving no /swagger: a test that wants it names the files). */
+export const DEFAULT_CONFIG: GatewayConfig = listenHost(defaults(GATEWAY_SETTINGS));

@@ -57,7 +57,10 @@ function outsideTheApi(middleware: Middleware): Middleware {
  * says ready or not and nothing of what is behind; /swagger with both APIs;
  * and the proxy. The operators' app, for a listener of their own
  * (METRICS_PORT): /metrics, and readiness naming each instance's state.
- * Both answer 503 to readiness once `drain` is called.
+ * Both answer 503 to readiness once `drain` is called, and serve as before
+ * otherwise: keep-alive ends when the server stops accepting (the platform's
+ * serve), not at drain, whose Connection: close would send clients to open
+ * new connections just before the listener closes.
  */
 export function createGatewayApp(options: GatewayAppOptions): GatewayApp {
   const { logger, groups, verifier } = options;
@@ -72,9 +75,7 @@ export function createGatewayApp(options: GatewayAppOptions): GatewayApp {
 
   const app = new Koa();
   app.silent = true; // errors are logged by the problem middleware, once, with context
-  const closing = { Connection: 'close' };
-  const open = {};
-  app.use(requestContext(logger, metrics, () => (draining ? closing : open)));
+  app.use(requestContext(logger, metrics));
   app.use(noStoreWhereKept());
   app.use(problems);
   if (verifier) app.use(onApiPaths(identifyCaller(verifier)));

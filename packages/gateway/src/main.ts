@@ -1,4 +1,4 @@
-import { displayUrl, runMain } from '@platform/runtime';
+import { displayUrl, openAccessNote, runMain } from '@platform/runtime';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from './config';
 import { startGateway } from './gateway-service';
@@ -14,6 +14,15 @@ await runMain('gateway', async () => {
   const service = await startGateway(config);
   const url = displayUrl(config.host, service.port);
   const metrics = `${service.metricsUrl}/metrics`;
-  service.logger.info(`gateway listening on ${url}; docs at ${url}/swagger; metrics at ${metrics}`, { url, docs: `${url}/swagger`, metrics, stock: config.stockUrl, sales: config.salesUrl, identity: config.identityUrl });
+  const access = openAccessNote(config);
+  service.logger.info(`gateway listening on ${url}; docs at ${url}/swagger; metrics at ${metrics}${access ? `; ${access}` : ''}`, {
+    url,
+    docs: `${url}/swagger`,
+    metrics,
+    stock: config.stockUrl,
+    sales: config.salesUrl,
+    identity: config.identityUrl,
+    ...(access && { access }),
+  });
   return service;
 });

@@ -34,7 +34,7 @@ function routeOf(ctx: Context): string {
  * its access log line (one per request: handlers add to it with logWith) and its metrics. The id travels in ctx.state rather than
  * AsyncLocalStorage, whose promise hooks would tax every await of every request.
  */
-export function requestContext(logger: Logger, metrics: HttpMetrics, extraHeaders: () => Record<string, string> = () => ({})): Middleware {
+export function requestContext(logger: Logger, metrics: HttpMetrics): Middleware {
   return async function requestContext(ctx, next) {
     const offered = ctx.get('X-Request-Id');
     const requestId = CLIENT_REQUEST_ID.test(offered) ? offered : randomUUID();
@@ -48,8 +48,6 @@ export function requestContext(logger: Logger, metrics: HttpMetrics, extraHeader
       ctx.set('X-Content-Type-Options', 'nosniff');
       // An answer given to a verified token (its 304s and problems too) is that caller's alone: no cache may keep it for another.
       if (principalOf(ctx)) ctx.set('Cache-Control', 'no-store');
-      const extra = extraHeaders();
-      for (const name in extra) ctx.set(name, extra[name]!);
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       metrics.record(routeOf(ctx), ctx.method, ctx.status, durationMs / 1000);
       const { logFields } = ctx.state as { logFields?: Record<string, unknown> };

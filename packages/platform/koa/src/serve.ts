@@ -96,8 +96,8 @@ export async function listen({ port, host, requestTimeoutMs, headersTimeoutMs }:
   };
 }
 
-/** Hands the listener's requests to the app, and answers how to stop gracefully. */
-export function serve(listener: Listener, http: HttpApp, options: ServeOptions, logger: Logger): RunningServer {
+/** Hands the listener's requests to the app, and answers how to stop gracefully (a bare Koa app may pass a `drain` that does nothing: it has no readiness to turn). */
+export function serve(listener: Listener, http: Pick<HttpApp, 'app' | 'drain'>, options: ServeOptions, logger: Logger): RunningServer {
   const { server, connections } = listener;
   const handle = http.app.callback();
   server.removeListener('request', starting);
