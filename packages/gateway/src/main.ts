@@ -14,6 +14,6 @@ await runMain('gateway', async () => {
   const service = await startGateway(config);
   const url = displayUrl(config.host, service.port);
   const metrics = `${service.metricsUrl}/metrics`;
-  service.logger.info(`gateway listening on ${url}; docs at ${url}/swagger; metrics at ${metrics}`, { url, docs: `${url}/swagger`, metrics, stock: config.stockUrl, sales: config.salesUrl, identity: config.identityUrl });
+  service.logger.info(`gateway listening on ${url} (node ${process.version}); docs at ${url}/swagger; metrics at ${metrics}`, { url, node: process.version, docs: `${url}/swagger`, metrics, stock: config.stockUrl, sales: config.salesUrl, identity: config.identityUrl });
   return service;
 });

@@ -24,7 +24,7 @@ server.once('listening', () => {
   // Read back the bound port: PORT=0 asks the system for a free one.
   const { port: bound } = server.address() as AddressInfo;
   const where = isLoopback(host) ? `; on ${host} only (set HOST to listen elsewhere)` : '';
-  console.log(`sample app listening on ${displayUrl(host, bound)} (docs at /swagger)${where}`);
+  console.log(`sample app listening on ${displayUrl(host, bound)} (node ${process.version}; docs at /swagger)${where}`);
 });
 server.once('error', (error) => {
   console.error(`sample app failed to start: ${error.message}`);
