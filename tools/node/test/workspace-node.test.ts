@@ -1,7 +1,7 @@
 import { eventually } from '@platform/test-kit';
 import { expect } from 'chai';
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, join, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { packagesWithAddons, staleAddonPackages } from '../src/rebuild-stale-addons';
@@ -15,6 +15,9 @@ const PINNED = json('tools/node/package.json').optionalDependencies!['node-linux
 
 /** This environment's PATH without any node_modules/.bin: the node found first is the machine's own (Node 20 on a new machine). */
 const machinePath = () => process.env.PATH!.split(delimiter).filter((dir) => !dir.endsWith(`${sep}node_modules${sep}.bin`)).join(delimiter);
+
+/** The pnpm this environment finds (npx's own, under `npx pnpm test`), found before the PATH loses node_modules/.bin. */
+const pnpm = () => process.env.PATH!.split(delimiter).map((dir) => join(dir, 'pnpm')).find((file) => existsSync(file)) ?? 'pnpm';
 
 describe(`the workspace's Node (ADR 0017): v${PINNED}`, () => {
   it(`runs this suite: node ${process.version}`, () => {
@@ -45,23 +48,23 @@ describe(`the workspace's Node (ADR 0017): v${PINNED}`, () => {
 
   it('runs pnpm start under a pnpm on the machine’s node, names itself in the start line, and gets the SIGTERM pnpm passes on', async () => {
     // Detached: its own process group, so whatever a failure leaves behind is killed with it.
-    const pnpm = spawn('pnpm', ['start'], { cwd: ROOT, env: { ...process.env, PATH: machinePath(), PORT: '0', HOST: '127.0.0.1', DATABASE_URL: 'memory:' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const run = spawn(pnpm(), ['start'], { cwd: ROOT, env: { ...process.env, PATH: machinePath(), PORT: '0', HOST: '127.0.0.1', DATABASE_URL: 'memory:' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let output = '';
-    pnpm.stdout!.on('data', (chunk: Buffer) => (output += String(chunk)));
-    pnpm.stderr!.on('data', (chunk: Buffer) => (output += String(chunk)));
-    const exited = new Promise<number | null>((resolve) => pnpm.once('exit', (code) => resolve(code)));
+    run.stdout!.on('data', (chunk: Buffer) => (output += String(chunk)));
+    run.stderr!.on('data', (chunk: Buffer) => (output += String(chunk)));
+    const exited = new Promise<number | null>((resolve) => run.once('exit', (code) => resolve(code)));
     try {
       const line = await eventually('the start line', 30_000, async () => output.split('\n').find((l) => l.includes('listening on')));
       const start = JSON.parse(line) as Record<string, string>;
       expect(start.node).to.equal(`v${PINNED}`);
       expect(start.message).to.contain(`(node v${PINNED})`);
-      pnpm.kill('SIGTERM');
+      run.kill('SIGTERM');
       // pnpm's own shim for a binary runs Node as its child: the SIGTERM would stop the shim and leave the service running.
       expect(await exited).to.equal(0);
       expect(output).to.contain('"message":"stopped"');
     } finally {
       try {
-        process.kill(-pnpm.pid!, 'SIGKILL');
+        process.kill(-run.pid!, 'SIGKILL');
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
       }
