@@ -15,17 +15,18 @@ import { fileURLToPath } from 'node:url';
 const require = createRequire(import.meta.url);
 
 /** Each package in pnpm's virtual store (its own directory, not a link to a dependency) with compiled addons. */
-export function* packagesWithAddons(store: string): Generator<{ name: string; addons: string[] }> {
+export function* packagesWithAddons(store: string): Generator<{ name: string; dir: string; addons: string[] }> {
   for (const id of existsSync(store) ? readdirSync(store) : []) {
     const modules = join(store, id, 'node_modules');
     if (!existsSync(modules)) continue;
     for (const entry of readdirSync(modules)) {
       const names = entry.startsWith('@') ? readdirSync(join(modules, entry)).map((name) => `${entry}/${name}`) : [entry];
       for (const name of names) {
-        const release = join(modules, name, 'build', 'Release');
-        if (lstatSync(join(modules, name)).isSymbolicLink() || !existsSync(release)) continue;
+        const dir = join(modules, name);
+        const release = join(dir, 'build', 'Release');
+        if (lstatSync(dir).isSymbolicLink() || !existsSync(release)) continue;
         const addons = readdirSync(release).filter((file) => file.endsWith('.node')).map((file) => join(release, file));
-        if (addons.length > 0) yield { name, addons };
+        if (addons.length > 0) yield { name, dir, addons };
       }
     }
   }

@@ -46,6 +46,23 @@ describe(`the workspace's Node (ADR 0017): v${PINNED}`, () => {
     expect(staleAddonPackages(ROOT)).to.deep.equal([]);
   });
 
+  it('keeps better-sqlite3 alive when V8 collects its statements outside any JavaScript context (nodejs/node#65446)', async () => {
+    const drivers = [...packagesWithAddons(join(ROOT, 'node_modules', '.pnpm'))].filter(({ name }) => name === 'better-sqlite3');
+    expect(drivers).to.have.length.greaterThan(0);
+    // Statements dropped by the thousand while the loop idles between timers: V8's own GC tasks collect them.
+    const churn = `
+      const db = new (require(process.argv[1]))(':memory:');
+      let ticks = 0;
+      const timer = setInterval(() => {
+        for (let i = 0; i < 5000; i++) db.prepare('SELECT ?').get(i);
+        if (++ticks === 100) { clearInterval(timer); db.close(); console.log('survived'); }
+      }, 10);`;
+    for (const { dir } of drivers) {
+      const { stdout } = await promisify(execFile)(process.execPath, ['-e', churn, dir]);
+      expect(stdout.trim(), dir).to.equal('survived');
+    }
+  });
+
   it('runs pnpm start under a pnpm on the machine’s node, names itself in the start line, and gets the SIGTERM pnpm passes on', async () => {
     // Detached: its own process group, so whatever a failure leaves behind is killed with it.
     const run = spawn(pnpm(), ['start'], { cwd: ROOT, env: { ...process.env, PATH: machinePath(), PORT: '0', HOST: '127.0.0.1', DATABASE_URL: 'memory:' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
