@@ -27,7 +27,7 @@ async function start() {
   const listener = await listen({ port, host, requestTimeoutMs: 30_000, headersTimeoutMs: 10_000 });
   const running = serve(listener, { app: createSampleApp({ specFile }), drain: () => undefined }, { shutdownDelayMs: 0, shutdownGraceMs: 10_000 }, logger);
   const where = isLoopback(host) ? `; on ${host} only (set HOST to listen elsewhere)` : '';
-  console.log(`sample app listening on ${displayUrl(host, running.port)} (docs at /swagger)${where}`);
+  console.log(`sample app listening on ${displayUrl(host, running.port)} (node ${process.version}; docs at /swagger)${where}`);
   return running;
 }
 

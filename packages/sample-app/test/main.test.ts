@@ -77,7 +77,7 @@ describe('main', function () {
       try {
         const line = await firstLine(child.stdout);
         const port = Number(/:(\d+) /.exec(line)?.[1]);
-        expect(line).to.equal(`sample app listening on http://${shown}:${port} (docs at /swagger)${host ? '' : '; on 127.0.0.1 only (set HOST to listen elsewhere)'}`);
+        expect(line).to.equal(`sample app listening on http://${shown}:${port} (node ${process.version}; docs at /swagger)${host ? '' : '; on 127.0.0.1 only (set HOST to listen elsewhere)'}`);
         expect(await connectOutcome('127.0.0.1', port)).to.equal('connected');
         expect(await connectOutcome('127.0.0.2', port), String(host)).to.equal(elsewhere);
       } finally {

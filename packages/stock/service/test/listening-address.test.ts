@@ -23,8 +23,8 @@ describe('where the service listens', function () {
 
   it('with tokens off and no HOST: on 127.0.0.1 only, and the start line says so', async () => {
     const { line, port } = await started({});
-    expect(line.message).to.equal(`stock service listening on http://127.0.0.1:${port}; docs at http://127.0.0.1:${port}/swagger; tokens off: listening on 127.0.0.1 only (set HOST to listen elsewhere)`);
-    expect(line).to.include({ url: `http://127.0.0.1:${port}`, access: 'tokens off: listening on 127.0.0.1 only (set HOST to listen elsewhere)' });
+    expect(line.message).to.equal(`stock service listening on http://127.0.0.1:${port} (node ${process.version}); docs at http://127.0.0.1:${port}/swagger; tokens off: listening on 127.0.0.1 only (set HOST to listen elsewhere)`);
+    expect(line).to.include({ url: `http://127.0.0.1:${port}`, node: process.version, access: 'tokens off: listening on 127.0.0.1 only (set HOST to listen elsewhere)' });
     expect(await connectOutcome('127.0.0.1', port)).to.equal('connected');
     expect(await connectOutcome('127.0.0.2', port)).to.equal('ECONNREFUSED');
     expect(await connectOutcome('::1', port)).not.to.equal('connected');

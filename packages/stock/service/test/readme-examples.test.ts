@@ -102,7 +102,7 @@ describe("the README's sample app and identity examples", function () {
     const [start, calls] = shellBlocks('Sample application');
     const { env } = splitAtStart(start!);
     running = startServiceProcess(join(ROOT, 'packages', 'sample-app', 'src', 'main.ts'), { ...env, PORT: '0' });
-    // Its one line is for a person, not JSON: "sample app listening on http://127.0.0.1:PORT (docs at /swagger); …".
+    // Its one line is for a person, not JSON: "sample app listening on http://127.0.0.1:PORT (node vX.Y.Z; docs at /swagger); …".
     let url: string | undefined;
     for (let i = 0; i < 2400 && !url; i++, await sleep(25)) url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(running.stdout.join('\n'))?.[1];
     expect(url, running.stderr.join('\n')).to.be.a('string');
