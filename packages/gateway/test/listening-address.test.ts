@@ -27,7 +27,7 @@ describe('where the gateway listens', function () {
   it('with tokens off and no HOST: on 127.0.0.1 only, and the start line says so', async () => {
     const { line, port } = await started({});
     const note = 'tokens off: listening on 127.0.0.1 only (set HOST to listen elsewhere)';
-    expect(String(line.message)).to.match(new RegExp(`^gateway listening on http://127\\.0\\.0\\.1:${port}; docs at http://127\\.0\\.0\\.1:${port}/swagger; metrics at http://127\\.0\\.0\\.1:\\d+/metrics; ${note.replace(/[()]/g, '\\$&')}$`));
+    expect(String(line.message)).to.match(new RegExp(`^gateway listening on http://127\\.0\\.0\\.1:${port} \\(node ${process.version.replace(/\./g, '\\.')}\\); docs at http://127\\.0\\.0\\.1:${port}/swagger; metrics at http://127\\.0\\.0\\.1:\\d+/metrics; ${note.replace(/[()]/g, '\\$&')}$`));
     expect(line).to.include({ url: `http://127.0.0.1:${port}`, access: note });
     expect(await connectOutcome('127.0.0.1', port)).to.equal('connected');
     expect(await connectOutcome('127.0.0.2', port)).to.equal('ECONNREFUSED');
