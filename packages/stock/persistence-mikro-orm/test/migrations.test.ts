@@ -43,7 +43,7 @@ describe('stock migrations', () => {
         const database = await openStockDatabase(url, { createDatabase: true });
         try {
           await database.migrate();
-          const drift = await database.orm.getSchemaGenerator().getUpdateSchemaSQL({ wrap: false });
+          const drift = await database.orm.schema.getUpdateSchemaSQL({ wrap: false });
           expect(drift.trim()).to.equal('');
         } finally {
           await database.close();
@@ -55,7 +55,7 @@ describe('stock migrations', () => {
         const { url, cleanUp } = await scratchUrl(dialect, this);
         const database = await openStockDatabase(url, { createDatabase: true });
         try {
-          await database.orm.getMigrator().up({ to: '20261122-version-and-idempotency-keys' });
+          await database.orm.migrator.up({ to: '20261122-version-and-idempotency-keys' });
           const body = JSON.stringify({ id: 7, name: 'Desk lamp', description: 'Warm light', price: 39.9, quantityInStock: 12 });
           const insert = 'insert into "idempotency_key" ("scope", "key", "fingerprint", "status", "headers", "body", "expires_at") values (?, ?, ?, ?, ?, ?, ?)';
           await database.session.run(insert, ['POST /api/products', 'k1', 'f1', 201, JSON.stringify({ ETag: '"3"', Location: '/api/products/7' }), body, Date.now() + 60_000]);
