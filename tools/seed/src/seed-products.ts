@@ -28,6 +28,8 @@ export async function seedProducts(databaseUrl: string, { count, batchSize = 100
   try {
     await database.migrate();
     const em = database.orm.em.fork();
+    // MikroORM 7 takes the mapping itself, not its name.
+    const product = database.orm.getMetadata().getByClassName('Product').class;
     for (let done = 0; done < count; ) {
       const rows = [];
       for (let i = 0; i < batchSize && done + i < count; i++) {
@@ -35,7 +37,7 @@ export async function seedProducts(databaseUrl: string, { count, batchSize = 100
         const { name, description, price } = details;
         rows.push({ name, description, price, quantityInStock: done + i === 0 && firstStock !== undefined ? firstStock : details.quantityInStock, version: 1 });
       }
-      await em.insertMany('Product', rows);
+      await em.insertMany(product, rows);
       done += rows.length;
       onProgress?.(done, count);
     }

@@ -23,7 +23,7 @@ const DRIVER_MESSAGES = [
   /Connection terminated/i, // pg, when the server closes the socket
   /Query read timeout/i, // pg's query_timeout
   /timeout exceeded when trying to connect/i, // pg's connectionTimeoutMillis
-  /Timeout acquiring a connection/i, // knex's pool, acquireTimeoutMillis
+  /Timeout acquiring a connection/i, // the SQLite connection, held by a transaction past the acquire timeout
   /Client has encountered a connection error/i,
 ];
 
@@ -36,7 +36,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   for (let cause: unknown = error, depth = 0; cause && depth < 5; depth++) {
     const { code, name, message } = cause as DriverError;
     if (typeof code === 'string' && (NETWORK_CODES.has(code) || POSTGRES_UNAVAILABLE.test(code) || SQLITE_UNAVAILABLE.test(code))) return true;
-    if (name === 'KnexTimeoutError' || name === 'ConnectionException') return true;
+    // MikroORM's own conversion, on the statements it runs (migrations, the schema generator).
+    if (name === 'ConnectionException') return true;
     if (typeof message === 'string' && DRIVER_MESSAGES.some((pattern) => pattern.test(message))) return true;
     cause = (cause as { cause?: unknown; previous?: unknown }).previous ?? (cause as { cause?: unknown }).cause;
   }

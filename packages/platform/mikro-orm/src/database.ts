@@ -1,14 +1,17 @@
 import { type EntitySchema, MikroORM, type MigrationObject, type Options, type Platform } from '@mikro-orm/core';
-import type { AbstractSqlConnection, Knex } from '@mikro-orm/knex';
 import { Migrator } from '@mikro-orm/migrations';
-import { BetterSqliteDriver } from '@mikro-orm/better-sqlite';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { SqliteDriver } from '@mikro-orm/sqlite';
+import { PostgresDialect, SqliteDialect } from 'kysely';
+import type pg from 'pg';
 import { UnavailableError } from '@platform/kernel';
 import { existsSync, mkdirSync, statfsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { isDatabaseUnavailable } from './database-errors';
 import { type DatabaseLocation, type Dialect, parseDatabaseUrl } from './database-url';
+import { clientRunner, createPostgresDatabaseIfMissing, createPostgresPool, poolRunner } from './postgres-pool';
 import { SqlSession, type StatementOutcomes } from './sql-session';
+import { SqliteConnection } from './sqlite-connection';
 
 /** The connection pool's state, for metrics. */
 export type PoolStats = {
@@ -58,56 +61,41 @@ export class DatabaseStartError extends Error {
   override name = 'DatabaseStartError';
 }
 
-function ormOptions({ dialect, target }: DatabaseLocation, options: DatabaseOptions, logger: DatabaseLogger): Options {
-  const queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
-  const acquireTimeoutMs = options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS;
+/** The driver handle the database owns: MikroORM gets a Kysely dialect over it, the sessions run their statements on it. */
+type DriverHandle = { readonly dialect: 'postgresql'; readonly pool: pg.Pool } | { readonly dialect: 'sqlite'; readonly connection: SqliteConnection };
+
+function ormOptions({ target }: DatabaseLocation, handle: DriverHandle, options: DatabaseOptions, logger: DatabaseLogger): Partial<Options> {
   const common = {
-    entities: options.entities(dialect),
+    entities: options.entities(handle.dialect),
     extensions: [Migrator],
     debug: options.debug ?? false,
-    // MikroORM's own lines (and knex's warnings) become debug lines of the service's JSON log, never raw text on stdout.
+    // MikroORM's own lines become debug lines of the service's JSON log, never raw text on stdout.
     logger: (message: string) => logger.debug('mikro-orm', { detail: message }),
     discovery: { warnWhenNoEntities: false },
-    // Every statement runs on a fork handed over explicitly: nothing may use the global EntityManager.
+    // Nothing may use the global EntityManager: statements run on sessions handed over explicitly.
     allowGlobalContext: false,
-    ensureDatabase: dialect === 'postgresql' && (options.createDatabase ?? false),
-    migrations: { transactional: true, allOrNothing: true, snapshot: false, silent: true, migrationsList: [...options.migrations[dialect]] },
+    // The database exists by now: `open` created it when asked to (MikroORM's check would reconnect through a dialect bound to it).
+    ensureDatabase: false,
+    // Triggers (the stock ledger's) are written in the migrations, not declared in the mappings: the schema comparison leaves them be.
+    schemaGenerator: { ignoreTriggers: true },
+    migrations: { transactional: true, allOrNothing: true, snapshot: false, silent: true, migrationsList: [...options.migrations[handle.dialect]] },
   };
-  const knexLog = { warn: (message: unknown) => logger.debug('knex', { detail: String(message) }), error: (message: unknown) => logger.debug('knex', { detail: String(message) }), deprecate() {}, debug() {} };
-  if (dialect === 'postgresql') {
-    return {
-      ...common,
-      driver: PostgreSqlDriver,
-      clientUrl: target,
-      // A pool that cannot hand out a connection in time fails the request, instead of queueing it behind a stalled database.
-      pool: { min: 0, max: options.poolSize ?? 10, acquireTimeoutMillis: acquireTimeoutMs, createTimeoutMillis: acquireTimeoutMs, propagateCreateError: true },
-      driverOptions: {
-        log: knexLog,
-        connection: {
-          connectionTimeoutMillis: acquireTimeoutMs,
-          // The server stops a statement that runs too long; the driver gives up on one whose answer never comes (a stalled network).
-          statement_timeout: queryTimeoutMs,
-          query_timeout: queryTimeoutMs + 1000,
-          keepAlive: true,
-        },
-      },
-    };
+  if (handle.dialect === 'postgresql') return { ...common, driver: PostgreSqlDriver, clientUrl: target, driverOptions: new PostgresDialect({ pool: handle.pool }) };
+  return { ...common, driver: SqliteDriver, dbName: target, driverOptions: new SqliteDialect({ database: handle.connection.handle }) };
+}
+
+/** Opens the pool or the file; a database that cannot be reached or created is a DatabaseStartError that says why. */
+async function openHandle(location: DatabaseLocation, options: DatabaseOptions, logger: DatabaseLogger): Promise<DriverHandle> {
+  const queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+  const acquireTimeoutMs = options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS;
+  try {
+    if (location.dialect === 'sqlite') return { dialect: 'sqlite', connection: new SqliteConnection(location.target, { busyTimeoutMs: queryTimeoutMs, acquireTimeoutMs }) };
+    if (options.createDatabase) await createPostgresDatabaseIfMissing(location.target, acquireTimeoutMs);
+    const onConnectionError = (error: Error) => logger.debug('postgresql connection error', { error: error.message });
+    return { dialect: 'postgresql', pool: createPostgresPool(location.target, { max: options.poolSize ?? 10, queryTimeoutMs, acquireTimeoutMs, onConnectionError }) };
+  } catch (error) {
+    throw new DatabaseStartError(explainConnectionFailure(location, error));
   }
-  return {
-    ...common,
-    driver: BetterSqliteDriver,
-    dbName: target,
-    driverOptions: { log: knexLog },
-    pool: {
-      acquireTimeoutMillis: acquireTimeoutMs,
-      // Writers from another process wait for the lock (at most the query timeout) instead of failing at once; WAL lets readers go on meanwhile.
-      afterCreate: (connection: { pragma(sql: string): unknown }, done: (error: Error | null) => void) => {
-        connection.pragma(`busy_timeout = ${queryTimeoutMs}`);
-        connection.pragma('journal_mode = wal');
-        done(null);
-      },
-    },
-  } as Options;
 }
 
 /**
@@ -137,17 +125,10 @@ function prepareSqliteFile(path: string, create: boolean): void {
   }
 }
 
-/**
- * Another instance created the database between our check and our create:
- * PostgreSQL says duplicate_database (42P04), or, when both creates run at
- * the same moment, a unique violation (23505) on pg_database's name index.
- */
-function isDuplicateDatabase(error: unknown): boolean {
-  for (let cause: unknown = error, depth = 0; cause && depth < 4; depth++, cause = (cause as { cause?: unknown; previous?: unknown }).previous ?? (cause as { cause?: unknown }).cause) {
-    const { code, message } = cause as { code?: unknown; message?: unknown };
-    if (code === '42P04' || (code === '23505' && String(message).includes('pg_database_datname_index'))) return true;
-  }
-  return false;
+/** Closes the pool or the file, if MikroORM (whose Kysely closes them with itself) has not. */
+async function closeHandle(handle: DriverHandle): Promise<void> {
+  if (handle.dialect === 'sqlite') handle.connection.close();
+  else if (!handle.pool.ended) await handle.pool.end();
 }
 
 /** What a failed connection check means, said so an operator knows what to do. */
@@ -164,17 +145,18 @@ function explainConnectionFailure({ dialect, target }: DatabaseLocation, error: 
 }
 
 /**
- * One service's database, opened from its URL: SQLite or PostgreSQL through
- * MikroORM. Statements run through a SqlSession, either the shared one outside
- * any transaction or one bound to a transaction for the duration of `transaction`.
- * Statements and pool waits are bounded; a database that cannot be used
- * surfaces as UnavailableError, and its going away and coming back are logged
- * once each.
+ * One service's database, opened from its URL: SQLite or PostgreSQL, its
+ * driver handle owned here and handed to MikroORM 7 through a Kysely dialect
+ * (ADR 0018). MikroORM migrates and compares the schema; statements run
+ * through a SqlSession on the same handle, either the shared one outside any
+ * transaction or one bound to a transaction for the duration of
+ * `transaction`. Statements and pool waits are bounded; a database that
+ * cannot be used surfaces as UnavailableError, and its going away and coming
+ * back are logged once each.
  */
 export class Database {
   /** Statements outside any transaction: each takes a pooled connection for itself. */
   readonly session: SqlSession;
-  private readonly knex: Knex;
   private readonly platform: Platform;
   private available = true;
   private writable = true;
@@ -183,12 +165,13 @@ export class Database {
   private constructor(
     readonly orm: MikroORM,
     readonly location: DatabaseLocation,
+    private readonly handle: DriverHandle,
     private readonly logger: DatabaseLogger,
   ) {
     this.outcomes = { succeeded: () => this.markAvailable(), failed: (error) => this.classify(error) };
-    this.knex = (orm.em.getConnection() as AbstractSqlConnection).getKnex();
     this.platform = orm.em.getPlatform();
-    this.session = new SqlSession(this.knex, this.platform, location.dialect, this.outcomes);
+    const runner = handle.dialect === 'postgresql' ? poolRunner(handle.pool) : handle.connection.outside;
+    this.session = new SqlSession(runner, this.platform, location.dialect, this.outcomes);
   }
 
   get dialect(): Dialect {
@@ -206,51 +189,69 @@ export class Database {
     }
     if (location.dialect === 'sqlite') prepareSqliteFile(location.target, options.createDatabase ?? false);
     const logger = options.logger ?? SILENT;
-    let orm: MikroORM;
+    const handle = await openHandle(location, options, logger);
+    let orm: MikroORM | undefined;
+    let check: Awaited<ReturnType<MikroORM['checkConnection']>>;
     try {
-      orm = await MikroORM.init(ormOptions(location, options, logger));
+      orm = await MikroORM.init(ormOptions(location, handle, options, logger));
+      await orm.connect();
+      check = await orm.checkConnection();
     } catch (error) {
-      // Instances started together may all find the database missing and race to create it: the losers find it made.
-      if (!isDuplicateDatabase(error)) throw new DatabaseStartError(explainConnectionFailure(location, error));
-      try {
-        orm = await MikroORM.init(ormOptions(location, options, logger));
-      } catch (again) {
-        throw new DatabaseStartError(explainConnectionFailure(location, again));
-      }
+      check = { ok: false, reason: (error as Error).message, error: error as Error };
     }
-    const check = await orm.checkConnection();
     if (!check.ok) {
-      await orm.close(true).catch(() => undefined);
+      await (orm ? orm.close(true) : closeHandle(handle)).catch(() => undefined);
       throw new DatabaseStartError(explainConnectionFailure(location, check.error ?? new Error(check.reason)));
     }
-    return new Database(orm, location, logger);
+    return new Database(orm!, location, handle, logger);
   }
 
   /**
    * Runs `work` in one transaction on a session bound to it: committed when the
    * work resolves, rolled back when it throws. The session refuses statements
-   * once the transaction has ended.
+   * once the transaction has ended. The transaction is the driver's own (one
+   * pooled pg client with BEGIN/COMMIT, or the SQLite connection held), not
+   * em.begin/commit: em.commit flushes MikroORM's unit of work (empty here:
+   * nothing is an entity), and the flush switches on AsyncLocalStorage, whose
+   * promise hooks then tax every await of every request for the life of the
+   * process (ADR 0014).
    */
   async transaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T> {
-    // knex's own transaction on MikroORM's pool, not em.begin/commit: em.commit flushes MikroORM's unit of
-    // work (empty here: nothing is an entity), and the flush switches on AsyncLocalStorage, whose promise
-    // hooks then tax every await of every request for the life of the process (ADR 0014).
-    let transaction: Knex.Transaction;
+    if (this.handle.dialect === 'sqlite') {
+      let session: SqlSession | undefined;
+      try {
+        return await this.handle.connection.transaction(
+          (runner) => work((session = new SqlSession(runner, this.platform, this.dialect, this.outcomes))),
+          (how) => session?.end(how),
+        );
+      } catch (error) {
+        throw error instanceof UnavailableError ? error : this.classify(error);
+      }
+    }
+    let client: pg.PoolClient;
     try {
-      transaction = await this.knex.transaction();
+      client = await this.handle.pool.connect();
     } catch (error) {
       throw this.classify(error);
     }
-    const session = new SqlSession(this.knex, this.platform, this.dialect, this.outcomes, transaction);
+    try {
+      await client.query('begin');
+    } catch (error) {
+      client.release(true);
+      throw this.classify(error);
+    }
+    const session = new SqlSession(clientRunner(client), this.platform, this.dialect, this.outcomes);
     try {
       const result = await work(session);
       session.end('committed');
-      await transaction.commit();
-      await transaction.executionPromise;
+      await client.query('commit');
+      client.release();
       return result;
     } catch (error) {
       session.end('rolled back');
-      if (!transaction.isCompleted()) await transaction.rollback().catch(() => undefined);
+      // A connection that timed out or broke is dropped, and the server rolls back what it held, rather than sent a rollback it may never answer.
+      if (isDatabaseUnavailable(error)) client.release(true);
+      else await client.query('rollback').then(() => client.release(), (failed: Error) => client.release(failed));
       throw error instanceof UnavailableError ? error : this.classify(error);
     }
   }
@@ -261,7 +262,7 @@ export class Database {
    * start together take turns: the later ones find nothing left to apply.
    */
   async migrate(): Promise<string[]> {
-    const run = async () => (await this.orm.getMigrator().up()).map((migration) => migration.name);
+    const run = async () => (await this.orm.migrator.up()).map((migration) => migration.name);
     if (this.dialect !== 'postgresql') return run();
     return this.transaction(async (lock) => {
       await lock.all('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY]);
@@ -309,18 +310,23 @@ export class Database {
     }
   }
 
-  /** The connection pool's state, for metrics. knex types its pool (tarn); MikroORM does not expose one. */
-  poolStats(): PoolStats | undefined {
-    const pool = this.knex.client.pool;
-    return pool ? { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires(), max: pool.max } : undefined;
+  /** The connection pool's state, for metrics: pg's pool, or the one SQLite connection and who waits for it. */
+  poolStats(): PoolStats {
+    if (this.handle.dialect === 'sqlite') return this.handle.connection.stats();
+    const pool = this.handle.pool;
+    return { used: pool.totalCount - pool.idleCount, free: pool.idleCount, pending: pool.waitingCount, max: pool.options.max };
   }
 
-  /** Closes the pool; connections a stalled database still holds are abandoned after `timeoutMs`. Answers whether it closed cleanly. */
+  /** Closes MikroORM and the pool; connections a stalled database still holds are abandoned after `timeoutMs`. Answers whether it closed cleanly. */
   async close(timeoutMs = 2000): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<false>((done) => (timer = setTimeout(() => done(false), timeoutMs)));
+    const closing = (async () => {
+      await this.orm.close(true);
+      await closeHandle(this.handle);
+    })();
     try {
-      return await Promise.race([this.orm.close(true).then(() => true, () => false), timeout]);
+      return await Promise.race([closing.then(() => true, () => false), timeout]);
     } finally {
       clearTimeout(timer);
     }

@@ -1,5 +1,4 @@
 import type { Platform } from '@mikro-orm/core';
-import type { Knex } from '@mikro-orm/knex';
 import type { Dialect } from './database-url';
 
 export type Row = Record<string, unknown>;
@@ -12,8 +11,9 @@ export interface StatementOutcomes {
 }
 
 /**
- * A statement a repository runs again and again. On PostgreSQL it is a named
- * prepared statement: parsed and planned once per connection, then run by name.
+ * A statement a repository runs again and again: on PostgreSQL a named
+ * prepared statement, parsed and planned once per connection, then run by
+ * name; on SQLite one cached compiled statement per text.
  */
 export interface PreparedStatement {
   readonly sql: string;
@@ -24,8 +24,8 @@ export interface PreparedStatement {
 
 let preparedCount = 0;
 
-/** `?` → `$1`, `$2`…, outside quoted strings and identifiers (a fixed statement's text, so done once). */
-function numberParameters(sql: string): string {
+/** `?` → `$1`, `$2`…, outside quoted strings and identifiers. */
+export function numberParameters(sql: string): string {
   let count = 0;
   return sql.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|\?/g, (token) => (token === '?' ? `$${++count}` : token));
 }
@@ -35,41 +35,51 @@ export function prepared(sql: string): PreparedStatement {
   return { sql, name: `stmt_${++preparedCount}`, numbered: numberParameters(sql) };
 }
 
+/** What a statement answers: its rows (none for a write without `returning`) and how many rows it changed. */
+export interface StatementResult {
+  readonly rows: Row[];
+  readonly changes: number;
+}
+
 /**
- * Runs statements on MikroORM's knex (`em.getKnex()`, the pool it configured):
- * on one transaction handed over explicitly, or outside any, each statement
- * then taking a pooled connection for itself. Parameters travel as bindings,
- * never formatted into the text, and on PostgreSQL a `prepared` statement is
- * parsed and planned once per connection (ADR 0014). Driver errors keep their
- * codes, which is all the classification needs. A session whose transaction
- * has ended refuses to run anything: work scheduled inside a transaction
- * cannot leak onto a connection back in the pool.
+ * Where a session's statements go: the driver handle MikroORM was configured
+ * with (the `pg.Pool`, or the SQLite database), either one pooled statement at
+ * a time or on the connection one transaction holds.
+ */
+export interface StatementRunner {
+  execute(statement: string | PreparedStatement, params: readonly unknown[]): Promise<StatementResult>;
+}
+
+/**
+ * Runs statements on the driver handle the database owns and hands to
+ * MikroORM (ADR 0018): on one transaction handed over explicitly, or outside
+ * any, each statement then taking a pooled connection (SQLite: the one
+ * connection, when no transaction holds it) for itself. Parameters travel as
+ * bindings, never formatted into the text; a `prepared` statement is named on
+ * PostgreSQL and cached on SQLite (ADR 0014). Driver errors keep their codes,
+ * which is all the classification needs. A session whose transaction has
+ * ended refuses to run anything: work scheduled inside a transaction cannot
+ * leak onto a connection back in the pool.
  */
 export class SqlSession {
   private endedAs: string | undefined;
 
   constructor(
-    private readonly knex: Knex,
+    private readonly runner: StatementRunner,
     /** What the custom column types convert values for. */
     readonly platform: Platform,
     readonly dialect: Dialect,
     private readonly outcomes: StatementOutcomes,
-    private readonly transaction?: Knex.Transaction,
   ) {}
 
   /** The rows a query answers (reads, and writes with `returning`). Parameters are `?`. */
   async all<R extends Row = Row>(statement: string | PreparedStatement, params: readonly unknown[] = []): Promise<R[]> {
-    const result = await this.execute(statement, params);
-    // knex answers PostgreSQL's result, or better-sqlite3's rows (a reader) or run result (a writer without `returning`).
-    if (this.dialect === 'postgresql') return (result as { rows: R[] }).rows;
-    return Array.isArray(result) ? (result as R[]) : [];
+    return (await this.execute(statement, params)).rows as R[];
   }
 
   /** How many rows a write changed. */
   async run(statement: string | PreparedStatement, params: readonly unknown[] = []): Promise<number> {
-    const result = await this.execute(statement, params);
-    if (this.dialect === 'postgresql') return (result as { rowCount: number | null }).rowCount ?? 0;
-    return Array.isArray(result) ? result.length : ((result as { changes?: number }).changes ?? 0);
+    return (await this.execute(statement, params)).changes;
   }
 
   /** Called when the transaction commits or rolls back. */
@@ -77,17 +87,10 @@ export class SqlSession {
     this.endedAs = how;
   }
 
-  private async execute(statement: string | PreparedStatement, params: readonly unknown[]): Promise<unknown> {
+  private async execute(statement: string | PreparedStatement, params: readonly unknown[]): Promise<StatementResult> {
     if (this.endedAs) throw new Error(`This transaction has ${this.endedAs}: it cannot run statements any more.`);
-    const query =
-      typeof statement !== 'string' && this.dialect === 'postgresql'
-        ? // Numbered once, with its values handed to pg as they are (knex merges `options` into pg's query config):
-          // knex's rewriting of `?` on every run is skipped, and the name makes it a prepared statement.
-          this.knex.raw(statement.numbered).options({ name: statement.name, values: params })
-        : this.knex.raw(typeof statement === 'string' ? statement : statement.sql, params as Knex.RawBinding[]);
-    if (this.transaction) query.transacting(this.transaction);
     try {
-      const result: unknown = await query;
+      const result = await this.runner.execute(statement, params);
       this.outcomes.succeeded();
       return result;
     } catch (error) {

@@ -51,7 +51,7 @@ for (const dialect of ['sqlite', 'postgresql'] as const) {
       const database = await openOutboxDatabase(url);
       try {
         await database.migrate();
-        const drift = await database.orm.getSchemaGenerator().getUpdateSchemaSQL({ wrap: false });
+        const drift = await database.orm.schema.getUpdateSchemaSQL({ wrap: false });
         expect(drift.trim()).to.equal('');
       } finally {
         await database.close();

@@ -39,8 +39,8 @@ export function orderSchema(dialect: Dialect): EntitySchema<OrderRow> {
     properties: {
       id: { type: 'string', length: 36, primary: true },
       buyer: { type: 'string', length: 255 },
-      // On PostgreSQL MikroORM reads the status check back as this enum; it cannot read SQLite's checks.
-      status: dialect === 'postgresql' ? { enum: true, items: STATUSES, type: 'text' } : { type: 'text' },
+      // MikroORM 7 reads the status check back as this enum, on both databases.
+      status: { enum: true, items: STATUSES, type: 'text' },
       lines: { type: 'text' },
       totalCents: { type: dialect === 'postgresql' ? 'bigint' : 'integer', fieldName: 'total_cents' },
       reservationId: { type: 'string', length: 36, fieldName: 'reservation_id', nullable: true },

@@ -45,7 +45,7 @@ for (const dialect of ['sqlite', 'postgresql'] as const) {
       const database = await openSalesDatabase(url, { createDatabase: true });
       try {
         await database.migrate();
-        expect((await database.orm.getSchemaGenerator().getUpdateSchemaSQL({ wrap: false })).trim()).to.equal('');
+        expect((await database.orm.schema.getUpdateSchemaSQL({ wrap: false })).trim()).to.equal('');
       } finally {
         await database.close();
         await cleanUp();

@@ -95,7 +95,7 @@ export function productSchema(dialect: Dialect): EntitySchema<ProductRow> {
   return new EntitySchema<ProductRow>({
     name: 'Product',
     tableName: 'product',
-    // The migrations' check constraints; MikroORM 6 cannot read SQLite's back, so there they live in the migration only.
+    // The migrations' check constraints, which MikroORM 7 reads back on both databases (on SQLite named after their column).
     checks:
       dialect === 'postgresql'
         ? [
@@ -103,7 +103,12 @@ export function productSchema(dialect: Dialect): EntitySchema<ProductRow> {
             { name: 'product_quantity_in_stock_check', expression: '"quantity_in_stock" >= 0' },
             { name: 'product_reserved_quantity_check', expression: '"reserved_quantity" >= 0 and "reserved_quantity" <= "quantity_in_stock"' },
           ]
-        : [],
+        : [
+            { name: 'product_name_check', expression: 'length("name") <= 200' },
+            { name: 'product_description_check', expression: 'length("description") <= 2000' },
+            { name: 'product_price_cents_check', expression: '"price_cents" >= 0' },
+            { name: 'product_quantity_in_stock_check', expression: '"quantity_in_stock" between 0 and 2147483647' },
+          ],
     properties: {
       // PostgreSQL: an identity column, as the first migration made it. SQLite: AUTOINCREMENT, so ids are never
       // reused; its catalog calls an INTEGER PRIMARY KEY without NOT NULL nullable, though a NULL there becomes the next id.
@@ -169,11 +174,10 @@ export function reservationSchema(dialect: Dialect): EntitySchema<ReservationRow
     properties: {
       id: { type: 'string', length: 36, primary: true },
       reference: { type: 'string', length: 200 },
-      origin: dialect === 'postgresql' ? { enum: true, items: ['api', 'order'], type: 'text', default: 'api' } : { type: 'text', default: 'api' },
+      origin: { enum: true, items: ['api', 'order'], type: 'text', default: 'api' },
       owner: { type: 'text', nullable: true },
-      // On PostgreSQL MikroORM reads the check back as this enum (PostgreSQL rewrites an IN list, so a hand-written check never
-      // compares equal); it cannot read SQLite's checks, so there the check lives in the migration only.
-      status: dialect === 'postgresql' ? { enum: true, items: ['held', 'committed', 'released', 'expired', 'rejected'], type: 'text' } : { type: 'text' },
+      // MikroORM reads the check back as this enum, on both databases (PostgreSQL rewrites an IN list, so a hand-written check never compares equal).
+      status: { enum: true, items: ['held', 'committed', 'released', 'expired', 'rejected'], type: 'text' },
       lines: { type: 'text' },
       expiresAt: time(dialect, 'expires_at'),
       createdAt: time(dialect, 'created_at'),

@@ -45,7 +45,7 @@ describe('stock migrations', () => {
         const database = await openStockDatabase(url, { createDatabase: true });
         try {
           await database.migrate();
-          const drift = await database.orm.getSchemaGenerator().getUpdateSchemaSQL({ wrap: false });
+          const drift = await database.orm.schema.getUpdateSchemaSQL({ wrap: false });
           expect(drift.trim()).to.equal('');
         } finally {
           await database.close();
@@ -60,7 +60,7 @@ describe('stock migrations', () => {
         const insert = 'insert into "reservation" ("id", "reference", "origin", "status", "lines", "expires_at", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?)';
         const row = (id: string, reference: string, origin: string) => [id, reference, origin, 'held', '[]', at('2026-11-24T10:15:00Z'), at('2026-11-24T10:00:00Z'), at('2026-11-24T10:00:00Z')];
         try {
-          await database.orm.getMigrator().up({ to: '20261124-reservation-origin' });
+          await database.orm.migrator.up({ to: '20261124-reservation-origin' });
           await database.session.run(insert, row('00000000-0000-4000-8000-000000000001', 'order-1042', 'api'));
           await database.session.run(insert, row('00000000-0000-4000-8000-000000000002', '6a0b7c1e-0000-4000-8000-000000000000', 'order'));
           await database.migrate();
@@ -91,9 +91,9 @@ describe('stock migrations', () => {
         try {
           await database.migrate();
           // Down to a migration undoes that one too.
-          await database.orm.getMigrator().down({ to: '20261125-reservation-owner' });
+          await database.orm.migrator.down({ to: '20261125-reservation-owner' });
           const product = await database.transaction((session) => new MikroOrmProductRepository(session).add(aProduct(), { at: new Date() }));
-          expect(await database.orm.getMigrator().up()).to.have.length(2);
+          expect(await database.orm.migrator.up()).to.have.length(2);
           expect(await new MikroOrmStockMovementRepository(database.session).list(product.id, { after: 0, limit: 1 })).to.have.length(1);
         } finally {
           await database.close();
@@ -105,7 +105,7 @@ describe('stock migrations', () => {
         const { url, cleanUp } = await scratchUrl(dialect, this);
         const database = await openStockDatabase(url, { createDatabase: true });
         try {
-          await database.orm.getMigrator().up({ to: '20261122-version-and-idempotency-keys' });
+          await database.orm.migrator.up({ to: '20261122-version-and-idempotency-keys' });
           const body = JSON.stringify({ id: 7, name: 'Desk lamp', description: 'Warm light', price: 39.9, quantityInStock: 12 });
           const insert = 'insert into "idempotency_key" ("scope", "key", "fingerprint", "status", "headers", "body", "expires_at") values (?, ?, ?, ?, ?, ?, ?)';
           await database.session.run(insert, ['POST /api/products', 'k1', 'f1', 201, JSON.stringify({ ETag: '"3"', Location: '/api/products/7' }), body, Date.now() + 60_000]);
