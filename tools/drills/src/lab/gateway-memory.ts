@@ -260,6 +260,11 @@ try {
     appendFileSync(rssFile, `${at.toFixed(2)},${s.VmRSS!.toFixed(1)},${s.RssAnon!.toFixed(1)},${s.RssFile!.toFixed(1)},${s.VmHWM!.toFixed(1)},${s.Threads},${tally.sent},${tally.failed},${s.cpuSeconds!.toFixed(1)}\n`);
   }
   const exited = gateway.exitCode;
+  // V8's collections as the gateway's metrics count them: what a smaller young generation costs.
+  const gc = await fetch(`${gatewayUrl}/metrics`)
+    .then((response) => response.text())
+    .then((text) => Object.fromEntries([...text.matchAll(/^nodejs_gc_duration_seconds_(sum|count)\{kind="(\w+)"\} (\S+)$/gm)].map(([, what, kind, value]) => [`${kind} ${what}`, Number(value)])))
+    .catch(() => ({}));
   stopping = true;
   await Promise.all(loops);
   const half = (from: number, to: number) => slope(points.filter(([at]) => at >= from && at <= to));
@@ -276,6 +281,7 @@ try {
     slopeSecondHalf: half(minutes / 2, minutes),
     slopeAfterFirstThird: half(minutes / 3, minutes),
     gatewayCpuMsPerRequest: (cpuSeconds * 1000) / tally.sent,
+    gc,
   };
   writeFileSync(join(out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
   log(JSON.stringify(summary));
