@@ -42,12 +42,12 @@ export function slope(points: readonly [number, number][]): number {
 /**
  * The slopes after warm-up (from `from` minutes on) of a process's RSS, and of
  * its RSS less V8's young generation: the second is the one to judge. V8 sizes
- * the young generation to the load (how fast it allocates, how much survives)
- * and resizes it as it goes, up to 32 MiB on Node 20 (two semi-spaces of 16): the gateway's moved
- * between 4 and 32 MiB, in steps of up to 28 MiB both ways, in an hour whose
- * RSS did not grow (docs/operations.md). Ten minutes of RSS alone read one such
- * step as growth; what is left once it is taken out is the old generation and
- * native memory, where a leak shows.
+ * the young generation to the load and resizes it as it goes, up to 32 MiB on
+ * Node 20: the gateway's moved between 4 and 32 MiB, in steps of up to 28 MiB
+ * both ways, in its first ten minutes, in an hour whose RSS levelled off
+ * (docs/operations.md). Ten minutes of RSS alone read one such step as growth;
+ * what is left once it is taken out is the old generation and native memory,
+ * where a leak shows.
  */
 export function memorySlopes(samples: readonly MemorySample[], from: number): { readonly rss: number; readonly outsideYoung: number } {
   const late = samples.filter(({ at }) => at >= from);
