@@ -3,7 +3,7 @@ import chaiAsPromised from 'chai-as-promised';
 import { spawn } from 'node:child_process';
 import { Instance, lines, sleep } from '../src/cluster';
 import { transitions } from '../src/drills/postgres-restart';
-import { slope } from '../src/drills/soak';
+import { MAX_SLOPE_MIB_PER_MINUTE, type MemorySample, memorySlopes, slope } from '../src/drills/soak';
 import { inPool } from '../src/load';
 
 chai.use(chaiAsPromised);
@@ -15,6 +15,19 @@ describe('the drills’ helpers', () => {
     expect(slope([[0, 100], [1, 99], [2, 101], [3, 100]])).to.be.closeTo(0.2, 1e-9);
     expect(slope([[1, 150]])).to.equal(0);
     expect(slope([[1, 150], [1, 160]])).to.equal(0);
+  });
+
+  it('memorySlopes: a young generation resized from 4 to 32 MiB is no growth; a steady 3 MiB/min outside it is', () => {
+    // Ten minutes sampled every 10 s, as the full soak does, judged after the first third.
+    const minutes = Array.from({ length: 60 }, (_, i) => (i + 1) / 6);
+    const sample = (at: number, youngMiB: number, otherMiB: number): MemorySample => ({ at, youngMiB, rssMiB: otherMiB + youngMiB });
+    // What the gateway did (docs/operations.md): RSS steps up 28 MiB when V8 grows its young generation, nothing else moves.
+    const resized = memorySlopes(minutes.map((at) => sample(at, at < 6 ? 4 : 32, 105 + Math.sin(at * 7))), 10 / 3);
+    expect(resized.rss).to.be.above(MAX_SLOPE_MIB_PER_MINUTE);
+    expect(Math.abs(resized.outsideYoung)).to.be.below(0.5);
+    const leaking = memorySlopes(minutes.map((at) => sample(at, 16, 105 + 3 * at)), 10 / 3);
+    expect(leaking.outsideYoung).to.be.closeTo(3, 1e-9);
+    expect(leaking.rss).to.be.closeTo(3, 1e-9);
   });
 
   it('transitions: the readiness answers in order, repeats collapsed', () => {
