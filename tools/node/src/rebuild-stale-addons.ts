@@ -14,7 +14,10 @@ import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 
-/** Each package in pnpm's virtual store (its own directory, not a link to a dependency) with compiled addons. */
+/** The prebuilt addon a package ships for this platform (better-sqlite3 13 ships them, and builds nothing on install). */
+const PREBUILT = `${process.platform}-${process.arch}.node`;
+
+/** Each package in pnpm's virtual store (its own directory, not a link to a dependency) with addons: compiled here, or prebuilt for this platform. */
 export function* packagesWithAddons(store: string): Generator<{ name: string; dir: string; addons: string[] }> {
   for (const id of existsSync(store) ? readdirSync(store) : []) {
     const modules = join(store, id, 'node_modules');
@@ -23,9 +26,11 @@ export function* packagesWithAddons(store: string): Generator<{ name: string; di
       const names = entry.startsWith('@') ? readdirSync(join(modules, entry)).map((name) => `${entry}/${name}`) : [entry];
       for (const name of names) {
         const dir = join(modules, name);
+        if (lstatSync(dir).isSymbolicLink()) continue;
         const release = join(dir, 'build', 'Release');
-        if (lstatSync(dir).isSymbolicLink() || !existsSync(release)) continue;
-        const addons = readdirSync(release).filter((file) => file.endsWith('.node')).map((file) => join(release, file));
+        const compiled = existsSync(release) ? readdirSync(release).filter((file) => file.endsWith('.node')).map((file) => join(release, file)) : [];
+        const prebuilt = join(dir, 'prebuilds', PREBUILT);
+        const addons = existsSync(prebuilt) ? [...compiled, prebuilt] : compiled;
         if (addons.length > 0) yield { name, dir, addons };
       }
     }
