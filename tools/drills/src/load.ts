@@ -22,7 +22,9 @@ export function count(into: Tally, outcome: Outcome, expected: (status: number) 
   if (ok) into.succeeded++;
   else {
     into.failed++;
-    const key = 'status' in outcome ? String(outcome.status) : outcome.error;
+    // A problem's code beside its status says which layer refused (the gateway, a service, its database).
+    const code = 'status' in outcome ? (outcome.body as { code?: unknown } | undefined)?.code : undefined;
+    const key = 'status' in outcome ? `${outcome.status}${typeof code === 'string' ? ` ${code}` : ''}` : outcome.error;
     into.failures[key] = (into.failures[key] ?? 0) + 1;
   }
   return ok;
