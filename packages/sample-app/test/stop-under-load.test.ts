@@ -1,7 +1,7 @@
+import { callDirectlyThroughStop } from '@platform/test-kit';
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import http from 'node:http';
 import { join } from 'node:path';
 
 const MAIN = join(import.meta.dirname, '../src/main.ts');
@@ -21,33 +21,9 @@ describe('the sample app stopping under load', function () {
       }
       const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output)![1]);
       const exited = once(child, 'exit');
-      const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
-      /** What became of each request: its status, or the error's code (ECONNREFUSED: a new connection refused, nothing sent). */
-      const get = () =>
-        new Promise<string>((resolve) => {
-          http
-            .get({ host: '127.0.0.1', port, path: '/weatherforecast', agent }, (response) => response.resume().on('end', () => resolve(`status ${response.statusCode}`)))
-            .on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
-        });
-      const outcomes = new Map<string, number>();
-      let answered = 0;
-      let signalled = false;
-      // Each client sends until the app refuses it a connection (or 3000 requests, a bound); SIGTERM after 1000 answers, a count, not a time.
-      const clients = Array.from({ length: 32 }, async () => {
-        for (let i = 0; i < 3000; i++) {
-          const outcome = await get();
-          outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
-          if (outcome === 'ECONNREFUSED') return;
-          if (outcome === 'status 200' && !signalled && ++answered === 1000) {
-            signalled = true;
-            child.kill('SIGTERM');
-          }
-        }
-      });
-      await Promise.all(clients);
-      agent.destroy();
-      expect(signalled, 'SIGTERM was sent mid-load').to.equal(true);
-      const { 'status 200': ok = 0, ECONNREFUSED: refused = 0, ...failures } = Object.fromEntries(outcomes);
+      const { outcomes, stopped } = await callDirectlyThroughStop({ port, path: '/weatherforecast', stopAfter: 1000, stop: () => child.kill('SIGTERM') });
+      expect(stopped, 'SIGTERM was sent mid-load').to.equal(true);
+      const { 'status 200': ok = 0, ECONNREFUSED: refused = 0, ...failures } = outcomes;
       expect(failures, 'every request was answered 200 or refused a new connection').to.deep.equal({});
       expect(refused, 'each client ended refused').to.equal(32);
       expect(ok).to.be.greaterThan(1000);

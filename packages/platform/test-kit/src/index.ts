@@ -7,3 +7,4 @@ export * from './service-support';
 export * from './rabbitmq-scratch';
 export * from './service-process';
 export * from './eventually';
+export * from './keep-alive-load';
