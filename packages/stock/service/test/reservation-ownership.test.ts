@@ -1,12 +1,11 @@
-import { CLIENTS, callWith, type IdentityUnderTest, requestToken, STOCK, scratchFolder, startIdentity } from '@commerce/identity-test-kit';
+import { CLIENTS, callWith } from '@commerce/identity-test-kit';
 import { ReserveForOrder } from '@stock/application';
-import { type Backend, capturingLogger, scratchDatabaseFor } from '@platform/test-kit';
+import type { Backend } from '@platform/test-kit';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { DEFAULT_CONFIG, type RunningStockService, startStockService, Tokens } from '../src';
+import { type RunningStockService, Tokens } from '../src';
 import { assertMatchesContract } from './openapi-contract';
-import { OPENAPI_FILE } from './workspace-files';
+import { type StockWithTokens, startStockWithTokens } from './stock-with-tokens';
 
 /** Two integrations that each hold stock for their own orders: two token subjects with the same scopes. */
 const HOLDERS: readonly (typeof CLIENTS)[number][] = [
@@ -31,33 +30,15 @@ interface ReservationJson {
 for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
   describe(`Reservation ownership with tokens on, on ${backend}`, function () {
     this.timeout(60_000);
-    let files: ReturnType<typeof scratchFolder>;
-    let identity: IdentityUnderTest;
+    let system: StockWithTokens;
     let stock: RunningStockService;
-    let cleanUp: () => Promise<void>;
-    const tokens = new Map<string, string>();
+    let tokens: ReadonlyMap<string, string>;
 
     before(async function () {
-      const database = await scratchDatabaseFor(backend, this, 'stock');
-      cleanUp = database.cleanUp;
-      files = scratchFolder();
-      writeFileSync(files.clientsFile, JSON.stringify([...CLIENTS, ...HOLDERS]), { mode: 0o600 });
-      identity = await startIdentity(files);
-      stock = await startStockService(
-        { ...DEFAULT_CONFIG, port: 0, host: '127.0.0.1', databaseUrl: database.url, dbCreateDatabase: 'true', shutdownDelayMs: 0, authIssuer: identity.service.issuer, openApiFile: OPENAPI_FILE },
-        { logger: capturingLogger('stock-service', []) },
-      );
-      for (const client of [...HOLDERS, CLIENTS.find((c) => c.clientId === 'inventory-sync')!]) {
-        const response = await requestToken(`${identity.service.issuer}/token`, client, { resource: STOCK, scope: client.scopes.join(' ') });
-        tokens.set(client.clientId, ((await response.json()) as { access_token: string }).access_token);
-      }
+      system = await startStockWithTokens(this, backend, HOLDERS, [...HOLDERS, CLIENTS.find((c) => c.clientId === 'inventory-sync')!]);
+      ({ stock, tokens } = system);
     });
-    after(async () => {
-      await stock?.close({ immediate: true });
-      await identity?.stop();
-      files?.remove();
-      await cleanUp?.();
-    });
+    after(async () => system?.close());
 
     /** A call as `clientId`, checked against docs/openapi.yaml. */
     async function as(clientId: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
