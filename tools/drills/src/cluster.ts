@@ -23,6 +23,8 @@ export class Instance {
   child: ChildProcess | undefined;
   /** The last lines it wrote (its log), for a failure report. */
   readonly tail: string[] = [];
+  /** The last warnings and errors it logged, kept apart from the tail: a burst of access lines would push them out. */
+  readonly problems: string[] = [];
   /** Times it was started, killed, restarted. */
   starts = 0;
   /** Log entries a drill asked to see (by their `message`), from every start of the process. */
@@ -107,9 +109,10 @@ export class Instance {
   private read(line: string): void {
     this.tail.push(line);
     if (this.tail.length > 200) this.tail.splice(0, this.tail.length - 200);
-    if (this.watched.size === 0 || !line.startsWith('{')) return;
+    if (!line.startsWith('{')) return;
     try {
       const entry = JSON.parse(line) as Record<string, unknown>;
+      if (entry.level === 'warn' || entry.level === 'error') keepLast(this.problems, line, 200);
       this.watched.get(String(entry.message))?.push(entry);
     } catch {
       // not a log entry
@@ -395,4 +398,9 @@ export class Cluster {
     })();
     return this.stopping;
   }
+}
+
+function keepLast(lines: string[], line: string, limit: number): void {
+  lines.push(line);
+  if (lines.length > limit) lines.splice(0, lines.length - limit);
 }

@@ -64,13 +64,20 @@ export async function runDrill(title: string, options: ClusterOptions, body: (co
     convergedMs = await body({ cluster, findings, requests, steady: tracked });
   } catch (error) {
     findings.check('the drill ran to its end', false, String((error as Error).message ?? error).split('\n')[0]);
-    if (cluster) logs = Object.fromEntries(cluster.instances.map((instance) => [instance.name, [...instance.tail]]));
   } finally {
+    if (cluster && findings.broken.length > 0) logs = logsOf(cluster);
     // A load still running (the drill stopped on an error) would go on calling dead ports.
     await Promise.allSettled(loads.map((load) => load.stop()));
     await cluster?.stop();
   }
   return { ...findings.result(title, requests.sent, requests.failed, convergedMs), ...(logs && { logs }) };
+}
+
+/** Each process's warnings and errors, then its last lines: what a broken check's report keeps. */
+function logsOf(cluster: Cluster): Record<string, string[]> {
+  return Object.fromEntries(
+    cluster.instances.map((instance) => [instance.name, ['-- warnings and errors', ...instance.problems, '-- last lines', ...instance.tail]]),
+  );
 }
 
 export interface Product {
