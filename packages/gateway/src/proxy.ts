@@ -182,7 +182,11 @@ export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes, publicUrl
         return;
       } catch (error) {
         if (error instanceof BodyTooLargeError) throw error;
-        if (abandoned.aborted) throw error;
+        if (abandoned.aborted) {
+          // Nobody is left to answer: logged as nginx logs it, not as the gateway's error.
+          ctx.status = CLIENT_CLOSED_REQUEST;
+          return;
+        }
         if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError) throw new GatewayError('UPSTREAM_TIMEOUT', `The ${route.upstream.name} service did not answer within ${timeoutMs} ms.`, { cause: error });
         const code = errorCode(error);
         const unreachable = code !== undefined && UNREACHABLE.has(code);
@@ -196,6 +200,9 @@ export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes, publicUrl
     throw new GatewayError('UPSTREAM_UNAVAILABLE', `No instance of the ${route.upstream.name} service can be reached or gave an answer.`);
   };
 }
+
+/** nginx's status for a request whose client went away before the answer: in the access log and metrics only. */
+const CLIENT_CLOSED_REQUEST = 499;
 
 function ignore(): void {}
 

@@ -188,6 +188,9 @@ describe('the gateway in front of the services', function () {
       expect(slow.seen.length, 'some reached the upstream').to.be.at.least(20);
       await eventually('every upstream request to be cancelled', () => cancelled === slow.seen.length);
       expect((await fetch(`${streaming.url}/api/orders`)).status, 'still serving').to.equal(200);
+      expect(streaming.logs.filter((entry) => entry.level === 'error'), 'a client that goes away is not the gateway\'s error').to.deep.equal([]);
+      const gave = streaming.logs.filter((entry) => entry.message === 'request' && entry.path === '/api/products').map((entry) => entry.status);
+      expect(gave, 'those gone before the answer are logged 499').to.include(499);
     } finally {
       await streaming.stop();
       await slow.kill();
