@@ -1,4 +1,4 @@
-import { Agent } from 'undici';
+import { Agent, errors } from 'undici';
 
 /** One instance of a service, as the gateway sees it. */
 export interface Instance {
@@ -7,7 +7,12 @@ export interface Instance {
   ready: boolean;
   /** A connection to it failed: no traffic until this time (epoch ms), unless nothing else is left. */
   downUntil: number;
+  /** Readiness probes in a row that got no answer in time. */
+  unanswered: number;
 }
+
+/** Probes in a row without an answer that take an instance out: one slow answer under load is not a verdict. */
+export const UNANSWERED_PROBES_TO_OUT = 3;
 
 export interface UpstreamGroupOptions {
   /** What the group is called in logs, metrics and readiness: stock, sales, identity. */
@@ -39,7 +44,7 @@ export class UpstreamGroup {
   constructor(private readonly options: UpstreamGroupOptions) {
     this.name = options.name;
     // Optimistic until the first check: a gateway that starts beside its services routes at once.
-    this.instances = options.urls.map((url) => ({ url, ready: true, downUntil: 0 }));
+    this.instances = options.urls.map((url) => ({ url, ready: true, downUntil: 0, unanswered: 0 }));
     this.now = options.now ?? Date.now;
   }
 
@@ -87,23 +92,30 @@ export class UpstreamGroup {
   }
 
   private async checkOne(instance: Instance): Promise<void> {
-    let ready = false;
+    const ready = await this.probe(instance);
+    const was = instance.ready && instance.downUntil <= this.now();
+    instance.unanswered = ready === 'unanswered' ? instance.unanswered + 1 : 0;
+    instance.ready = ready === true || (ready === 'unanswered' && instance.ready && instance.unanswered < UNANSWERED_PROBES_TO_OUT);
+    if (ready === true) instance.downUntil = 0;
+    const now = instance.ready && instance.downUntil <= this.now();
+    if (was !== now) this.options.logger?.[now ? 'info' : 'warn'](now ? 'an upstream instance is ready again' : 'an upstream instance is not ready; it gets no traffic until it is', { upstream: this.name, url: instance.url });
+  }
+
+  /** Its readiness: true on 200; false on another answer or a refused connection; 'unanswered' when no answer came in time. */
+  private async probe(instance: Instance): Promise<boolean | 'unanswered'> {
+    const timeoutMs = Math.max(this.options.checkMs, 500);
     try {
       const { statusCode, body } = await this.options.dispatcher.request({
         origin: instance.url,
         path: '/health/ready',
         method: 'GET',
-        headersTimeout: Math.max(this.options.checkMs, 500),
-        bodyTimeout: Math.max(this.options.checkMs, 500),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
       });
       await body.dump();
-      ready = statusCode === 200;
-    } catch {
-      ready = false;
+      return statusCode === 200;
+    } catch (error) {
+      return error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError ? 'unanswered' : false;
     }
-    const was = instance.ready && instance.downUntil <= this.now();
-    instance.ready = ready;
-    if (ready) instance.downUntil = 0;
-    if (was !== ready) this.options.logger?.[ready ? 'info' : 'warn'](ready ? 'an upstream instance is ready again' : 'an upstream instance is not ready; it gets no traffic until it is', { upstream: this.name, url: instance.url });
   }
 }

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { UNANSWERED_PROBES_TO_OUT } from '../src/upstream-group';
 import { deadPort, echo, eventually, type GatewayUnderTest, readinessChecks, startTestGateway, startUpstream, type TestUpstream } from './support';
 
 describe('the gateway in front of the services', function () {
@@ -410,6 +411,33 @@ describe('the gateway balancing the instances of a service', function () {
     } finally {
       await balanced.stop();
       await Promise.all([draining.kill(), steady.kill()]);
+    }
+  });
+
+  it('keeps an instance whose readiness answers late for fewer than three probes in a row, and takes it out at the third', async () => {
+    let unanswered = 0;
+    const busy = await startUpstream((request, response) => {
+      if (request.url !== '/health/ready') return echo('busy')(request, response, '');
+      // An instance too busy to answer in time: the probe gives up on it (after 500 ms here).
+      if (unanswered > 0) return void unanswered--;
+      response.writeHead(200).end();
+    });
+    const steady = await startUpstream(echo('steady'));
+    const balanced = await startTestGateway({ stockUrl: [busy.url, steady.url], salesUrl: [steady.url], identityUrl: [steady.url] });
+    const stateOfBusy = async () => (await readinessChecks(balanced))[`stock ${busy.url}`];
+    try {
+      await eventually('the first readiness check', () => busy.readinessChecks > 0);
+      unanswered = UNANSWERED_PROBES_TO_OUT - 1;
+      const asked = busy.readinessChecks;
+      await eventually('the late probes and one answered after them', () => busy.readinessChecks >= asked + UNANSWERED_PROBES_TO_OUT, 10_000);
+      expect(balanced.logs.filter((entry) => entry.url === busy.url), 'never out of rotation').to.deep.equal([]);
+      expect(await stateOfBusy()).to.equal('ready');
+      unanswered = UNANSWERED_PROBES_TO_OUT;
+      await eventually('the instance to be taken out', async () => (await stateOfBusy()) === 'not ready', 10_000);
+      await eventually('the instance back once it answers', async () => (await stateOfBusy()) === 'ready', 10_000);
+    } finally {
+      await balanced.stop();
+      await Promise.all([busy.kill(), steady.kill()]);
     }
   });
 
