@@ -182,7 +182,7 @@ export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes, publicUrl
         return;
       } catch (error) {
         if (error instanceof BodyTooLargeError) throw error;
-        if (abandoned.aborted) throw error;
+        if (abandoned.gone) throw error;
         if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError) throw new GatewayError('UPSTREAM_TIMEOUT', `The ${route.upstream.name} service did not answer within ${timeoutMs} ms.`, { cause: error });
         const code = errorCode(error);
         const unreachable = code !== undefined && UNREACHABLE.has(code);
@@ -199,12 +199,15 @@ export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes, publicUrl
 
 function ignore(): void {}
 
-/** What undici listens to for an abort: an emitter of 'abort' with `aborted`. */
+/**
+ * What undici listens to for an abort: a plain emitter of 'abort'. It must have no `aborted` property: undici 8
+ * takes any signal with one for an AbortSignal and calls its addEventListener, which an emitter lacks.
+ */
 class Abandonment extends EventEmitter {
-  aborted = false;
+  gone = false;
 
   abort(): void {
-    this.aborted = true;
+    this.gone = true;
     this.emit('abort');
   }
 }
