@@ -35,7 +35,12 @@ export interface RunningGateway extends RunningService<Logger> {
  */
 export async function startGateway(config: GatewayConfig, options: StartGatewayOptions = {}): Promise<RunningGateway> {
   const logger = options.logger ?? createLogger('gateway', config.logLevel);
-  const dispatcher = new Agent({ keepAliveTimeout: 4_000, connect: { timeout: Math.min(config.upstreamTimeoutMs, 5_000) } });
+  // HTTP/1.1 upstream, as the hop-by-hop handling assumes: undici 8 speaks HTTP/2 to a TLS upstream that offers it.
+  const dispatcher = new Agent({
+    keepAliveTimeout: 4_000,
+    connect: { timeout: Math.min(config.upstreamTimeoutMs, 5_000) },
+    allowH2: false,
+  });
   const group = (name: string, urls: readonly string[]) => new UpstreamGroup({ name, urls, checkMs: config.upstreamCheckMs, dispatcher, logger });
   const stock = group('stock', config.stockUrl);
   const sales = group('sales', config.salesUrl);

@@ -182,7 +182,7 @@ export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes, publicUrl
         return;
       } catch (error) {
         if (error instanceof BodyTooLargeError) throw error;
-        if (abandoned.aborted) {
+        if (abandoned.gone) {
           // Nobody is left to answer: logged as nginx logs it, not as the gateway's error.
           ctx.status = CLIENT_CLOSED_REQUEST;
           return;
@@ -206,12 +206,15 @@ const CLIENT_CLOSED_REQUEST = 499;
 
 function ignore(): void {}
 
-/** What undici listens to for an abort: an emitter of 'abort' with `aborted`. */
+/**
+ * What undici listens to for an abort: a plain emitter of 'abort'. It must have no `aborted` property: undici 8
+ * takes any signal with one for an AbortSignal and calls its addEventListener, which an emitter lacks.
+ */
 class Abandonment extends EventEmitter {
-  aborted = false;
+  gone = false;
 
   abort(): void {
-    this.aborted = true;
+    this.gone = true;
     this.emit('abort');
   }
 }

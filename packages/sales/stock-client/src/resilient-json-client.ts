@@ -83,6 +83,8 @@ export class ResilientJsonClient {
     this.pool = new Pool(url.origin, {
       connections: options.connections,
       connectTimeout: options.attemptTimeoutMs,
+      // One request per connection (HTTP/1.1), as `connections` counts them: undici 8 would multiplex HTTP/2 over TLS.
+      allowH2: false,
       // undici's own timers sit above the attempt's: the policy decides, and aborts the socket.
       headersTimeout: options.attemptTimeoutMs + 1_000,
       bodyTimeout: options.attemptTimeoutMs + 1_000,
