@@ -1,6 +1,8 @@
 import { UnavailableError } from '@platform/kernel';
 import {
   BrokenCircuitError,
+  BulkheadRejectedError,
+  bulkhead,
   type CircuitBreakerPolicy,
   ConsecutiveBreaker,
   circuitBreaker,
@@ -26,11 +28,21 @@ export interface ResilienceOptions {
   readonly halfOpenAfterMs: number;
   /** First backoff between attempts; doubling, with jitter, up to a second. */
   readonly backoffMs: number;
-  /** Keep-alive connections to the service, at most. */
+  /** Keep-alive connections to the service, at most: as many calls at once; the others wait their turn. */
   readonly connections: number;
+  /** Calls that may wait for a connection; one more is refused at once. */
+  readonly waiting: number;
 }
 
-export const DEFAULT_RESILIENCE: ResilienceOptions = { attemptTimeoutMs: 2_000, retries: 2, failuresToOpen: 5, halfOpenAfterMs: 5_000, backoffMs: 100, connections: 32 };
+export const DEFAULT_RESILIENCE: ResilienceOptions = {
+  attemptTimeoutMs: 2_000,
+  retries: 2,
+  failuresToOpen: 5,
+  halfOpenAfterMs: 5_000,
+  backoffMs: 100,
+  connections: 32,
+  waiting: 1_000,
+};
 
 /** The service answered 5xx, or something that is not what it promised: it counts against the breaker and may be retried. */
 export class UpstreamError extends Error {
@@ -61,7 +73,10 @@ export interface JsonResponse {
  * JSON over a keep-alive pool to one service, with the three policies a call
  * to another service needs (cockatiel, ADR 0012): a timeout on every attempt
  * (the socket is aborted, not just abandoned), bounded retries with backoff
- * for reads, and a circuit breaker that counts every attempt. Whatever ends
+ * for reads, and a circuit breaker that counts every attempt. A call waits
+ * for one of `connections` before its first attempt starts, so a burst's wait
+ * in our own queue is never taken for the service's slowness (it once opened
+ * the breaker on a healthy service). Whatever ends
  * without an answer (breaker open, attempts spent) is an UnavailableError
  * with `code`, which the HTTP platform answers as 503 with Retry-After.
  */
@@ -95,8 +110,10 @@ export class ResilientJsonClient {
       maxAttempts: options.retries,
       backoff: new ExponentialBackoff({ initialDelay: options.backoffMs, maxDelay: 1_000 }),
     });
-    // retry(breaker(timeout(call))): every attempt is timed and counted; an open breaker is not retried (not transient).
-    this.reads = wrap(retries, this.breaker, timeout(options.attemptTimeoutMs, TimeoutStrategy.Aggressive));
+    // bulkhead(retry(breaker(timeout(call)))): a call starts once it has a connection; every attempt is then timed and
+    // counted; an open breaker is not retried (not transient), and the calls waiting behind it fail as fast.
+    const turns = bulkhead(options.connections, options.waiting);
+    this.reads = wrap(turns, retries, this.breaker, timeout(options.attemptTimeoutMs, TimeoutStrategy.Aggressive));
   }
 
   /** A GET of `path` (below the base URL's path): its status and parsed JSON body; 5xx and transport failures are retried. */
@@ -122,6 +139,9 @@ export class ResilientJsonClient {
     if (error instanceof BrokenCircuitError || error instanceof IsolatedCircuitError) {
       const retryAfter = Math.max(1, Math.ceil((this.openedAt + this.options.halfOpenAfterMs - Date.now()) / 1000));
       return new UnavailableError(this.code, `The ${this.service} is not answering; retry in ${retryAfter} s.`, retryAfter, { cause: error });
+    }
+    if (error instanceof BulkheadRejectedError) {
+      return new UnavailableError(this.code, `Too many calls are waiting for the ${this.service}; retry in 1 s.`, 1, { cause: error });
     }
     if (!isTransient(error)) return error;
     const reason = error instanceof TaskCancelledError ? `did not answer within ${this.options.attemptTimeoutMs} ms` : (error as Error).message;

@@ -94,6 +94,43 @@ describe('HttpProductCatalog (sales → stock over HTTP)', () => {
     expect(Date.now() - started).to.be.below(10_000); // bounded, not a timing claim: three attempts of 300 ms each
   });
 
+  it('starts an attempt, and its timeout, only once a connection is free: a burst waits its turn and every call succeeds', async () => {
+    const burst = new HttpProductCatalog({ stockUrl: stock.url, resilience: { ...fast, attemptTimeoutMs: 1_000, connections: 2 } });
+    let atOnce = 0;
+    let most = 0;
+    stock.answer((_req, res) => {
+      most = Math.max(most, ++atOnce);
+      setTimeout(() => {
+        atOnce--;
+        json(200, [{ id: 1, name: 'Pen', price: 1 }])(_req, res);
+      }, 100);
+    });
+    try {
+      // 40 calls of 100 ms on 2 connections: the last waits about 2 s, twice the attempt's timeout.
+      const quotes = await Promise.all(Array.from({ length: 40 }, () => burst.quote([1])));
+      expect(quotes.every((quote) => quote.length === 1)).to.equal(true);
+      expect(stock.requests, 'one request per call: none timed out and went again').to.have.length(40);
+      expect(most, 'never more requests at once than connections').to.equal(2);
+    } finally {
+      await burst.close();
+    }
+  });
+
+  it('refuses a call at once with STOCK_UNAVAILABLE when as many as `waiting` already wait', async () => {
+    const narrow = new HttpProductCatalog({ stockUrl: stock.url, resilience: { ...fast, connections: 1, waiting: 1 } });
+    stock.answer((_req, res) => setTimeout(() => json(200, [])(_req, res), 100));
+    try {
+      const outcomes = await Promise.allSettled([narrow.quote([1]), narrow.quote([1]), narrow.quote([1])]);
+      expect(outcomes.map((outcome) => outcome.status)).to.deep.equal(['fulfilled', 'fulfilled', 'rejected']);
+      const refused = (outcomes[2] as PromiseRejectedResult).reason as UnavailableError;
+      expect(refused).to.be.instanceOf(UnavailableError).and.include({ code: 'STOCK_UNAVAILABLE', retryAfterSeconds: 1 });
+      expect(refused.message).to.match(/Too many calls are waiting/);
+      expect(stock.requests).to.have.length(2);
+    } finally {
+      await narrow.close();
+    }
+  });
+
   it('opens the breaker after five failed attempts: the next call fails at once, without a request, with Retry-After', async () => {
     stock.answer(json(500, {}));
     await catalog.quote([1]).catch(() => {}); // attempts 1-3
