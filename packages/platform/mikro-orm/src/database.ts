@@ -45,7 +45,7 @@ export interface DatabaseOptions {
 }
 
 export const DEFAULT_QUERY_TIMEOUT_MS = 5_000;
-export const DEFAULT_ACQUIRE_TIMEOUT_MS = 2_000;
+export const DEFAULT_ACQUIRE_TIMEOUT_MS = 5_000;
 /** Below this much free disk a SQLite database counts as full: its next write may fail. */
 const MIN_FREE_DISK_BYTES = 1024 * 1024;
 /** How long a client is told to wait before retrying while the database is unavailable. */
@@ -160,6 +160,9 @@ export class Database {
   private readonly platform: Platform;
   private available = true;
   private writable = true;
+  /** Statements that have succeeded, and how many had when readiness last asked. */
+  private succeeded = 0;
+  private succeededWhenAsked = 0;
   private readonly outcomes: StatementOutcomes;
 
   private constructor(
@@ -168,7 +171,7 @@ export class Database {
     private readonly handle: DriverHandle,
     private readonly logger: DatabaseLogger,
   ) {
-    this.outcomes = { succeeded: () => this.markAvailable(), failed: (error) => this.classify(error) };
+    this.outcomes = { succeeded: () => this.markSucceeded(), failed: (error) => this.classify(error) };
     this.platform = orm.em.getPlatform();
     const runner = handle.dialect === 'postgresql' ? poolRunner(handle.pool) : handle.connection.outside;
     this.session = new SqlSession(runner, this.platform, location.dialect, this.outcomes);
@@ -298,8 +301,15 @@ export class Database {
     }
   }
 
-  /** Readiness: the database answers a trivial query within `timeoutMs`, and takes writes (checked again only after a write failed). */
+  /**
+   * Readiness: the database answers, and takes writes (checked again only after a write failed). Statements that
+   * succeeded since it was last asked are the answer; with none, a trivial query must answer within `timeoutMs`.
+   * A pool busy with a burst would keep that query waiting, and an instance serving well would be taken out.
+   */
   async isReady(timeoutMs = 2000): Promise<boolean> {
+    const answered = this.succeeded !== this.succeededWhenAsked;
+    this.succeededWhenAsked = this.succeeded;
+    if (answered && this.available && this.writable) return true;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<false>((done) => (timer = setTimeout(() => done(false), timeoutMs)));
     const probe = (async () => (await this.session.all('select 1').then(() => true, () => false)) && (this.writable || (await this.canWrite())))();
@@ -332,7 +342,8 @@ export class Database {
     }
   }
 
-  private markAvailable(): void {
+  private markSucceeded(): void {
+    this.succeeded++;
     if (this.available) return;
     this.available = true;
     this.logger.info('database reachable again');

@@ -121,6 +121,21 @@ for (const dialect of ['sqlite', 'postgresql'] as const) {
       const stats = subject.database.poolStats();
       expect(stats).to.have.all.keys('used', 'free', 'pending', 'max');
     });
+
+    it('is ready while every connection is busy with statements that succeed, though its own query would wait', async () => {
+      const burst = Array.from({ length: 400 }, () => subject.database.transaction(async (session) => {
+        await session.all('select count(*) as "n" from "idempotency_key"');
+        await new Promise((resolve) => setImmediate(resolve));
+        return session.all('select count(*) as "n" from "idempotency_key"');
+      }));
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(await subject.database.isReady(1), 'statements answered since it was last asked').to.equal(true);
+      } finally {
+        await Promise.all(burst);
+      }
+      expect(await subject.database.isReady(1_000), 'idle: its own query answers').to.equal(true);
+    });
   });
 }
 

@@ -163,7 +163,7 @@ export function databaseSettings(defaultUrl: string) {
     /** Longest a statement may run (and, on SQLite, a lock may be waited for) before the request answers 503. */
     dbQueryTimeoutMs: integer('DB_QUERY_TIMEOUT_MS', 5_000, 50, 600_000),
     /** Longest a request waits for a pooled connection (or a new one) before it answers 503. */
-    dbAcquireTimeoutMs: integer('DB_ACQUIRE_TIMEOUT_MS', 2_000, 50, 600_000),
+    dbAcquireTimeoutMs: integer('DB_ACQUIRE_TIMEOUT_MS', 5_000, 50, 600_000),
     /** Create a missing database (PostgreSQL) or file (SQLite): `auto` creates only the service's default file. */
     dbCreateDatabase: oneOf('DB_CREATE_DATABASE', 'auto', ['auto', 'true', 'false']),
     /** How long an Idempotency-Key's recorded result is kept. */
