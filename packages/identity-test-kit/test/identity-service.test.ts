@@ -1,5 +1,7 @@
 import { createTokenVerifier } from '@platform/koa';
 import { expect } from 'chai';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { randomUUID } from 'node:crypto';
 import { rotateKeysFile } from '@commerce/identity';
 import { CLIENTS, decodePart, type IdentityUnderTest, kidsAt, requestToken, SALES, scratchFolder, STOCK, signingKeyOf, startIdentity, tokenFor } from '../src';
 
@@ -104,6 +106,26 @@ describe('the identity service', function () {
       expect(identity.logs.filter((line) => line.message === 'token request refused').at(-1)).to.include({ error: error.error });
     });
   }
+
+  it('issues Bearer tokens only: a DPoP proof binds no token to a key, as the APIs take Bearer tokens', async () => {
+    const metadata = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+    expect(metadata).not.to.have.property('dpop_signing_alg_values_supported');
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    const proof = await new SignJWT({ htm: 'POST', htu: `${issuer}/token`, jti: randomUUID() })
+      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(publicKey) })
+      .setIssuedAt()
+      .sign(privateKey);
+    const credentials = Buffer.from(`${reporting.clientId}:${reporting.clientSecret}`).toString('base64');
+    const response = await fetch(`${issuer}/token`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${credentials}`, dpop: proof },
+      body: new URLSearchParams({ grant_type: 'client_credentials', resource: SALES }),
+    });
+    expect(response.status).to.equal(200);
+    const { token_type, access_token } = (await response.json()) as { token_type: string; access_token: string };
+    expect(token_type).to.equal('Bearer');
+    expect(decodePart(access_token, 1)).not.to.have.property('cnf');
+  });
 
   it('has no browser endpoints: anything else is a 404 problem', async () => {
     for (const path of ['/auth', '/session/end', '/me', '/reg']) {

@@ -1,5 +1,4 @@
 import type { Logger } from '@platform/runtime';
-import { randomBytes } from 'node:crypto';
 import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { IdentityClient } from './clients-file';
 import { type KeyRing, providerJwks } from './keys-file';
@@ -62,16 +61,14 @@ function resourceServer(clients: readonly IdentityClient[], accessTokenTtlSecond
  * An authorization server for the client credentials grant only, issuing RFC
  * 9068 JWT access tokens for one API at a time, signed by the first key of
  * the ring. Everything oidc-provider would otherwise take from its
- * development-only defaults (keys, storage, interactions, cookie keys, TTLs)
- * is given, so it prints nothing. Client metadata is checked now, not on the
- * first request, so a bad client stops the start.
+ * development-only defaults (keys, storage, interactions, TTLs) is given, so
+ * it prints nothing. Client metadata is checked now, not on the first
+ * request, so a bad client stops the start.
  */
 export async function createProvider({ issuer, keys, clients, accessTokenTtlSeconds, trustProxy, logger }: ProviderOptions): Promise<Provider> {
   const configuration: Configuration = {
     adapter: NoStorageAdapter,
     jwks: providerJwks(keys) as Configuration['jwks'],
-    // No route that sets a cookie is reachable, but oidc-provider wants keys; a per-process one does.
-    cookies: { keys: [randomBytes(32).toString('base64url')] },
     clients: clients.map((client) => ({
       client_id: client.clientId,
       client_secret: client.clientSecret,
@@ -97,6 +94,8 @@ export async function createProvider({ issuer, keys, clients, accessTokenTtlSeco
       introspection: { enabled: false },
       revocation: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
+      // On by default since oidc-provider 9: a proof would bind the token to a key, and the APIs take Bearer tokens only.
+      dPoP: { enabled: false },
       resourceIndicators: {
         enabled: true,
         // Without a resource oidc-provider would issue an opaque, stored token no API accepts. A request whose scopes all
