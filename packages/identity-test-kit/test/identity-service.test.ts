@@ -107,6 +107,15 @@ describe('the identity service', function () {
     });
   }
 
+  it('logs the client id an unknown client claimed, in Basic credentials or in the body', async () => {
+    const refusedAs = () => identity.logs.filter((line) => line.message === 'token request refused').at(-1);
+    await requestToken(`${issuer}/token`, { clientId: 'no.body~1', clientSecret: inventorySync.clientSecret }, { resource: STOCK });
+    expect(refusedAs()).to.include({ clientId: 'no.body~1', error: 'invalid_client' });
+    const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: 'nobody-2', client_secret: inventorySync.clientSecret });
+    await fetch(`${issuer}/token`, { method: 'POST', body });
+    expect(refusedAs()).to.include({ clientId: 'nobody-2', error: 'invalid_client' });
+  });
+
   it('issues Bearer tokens only: a DPoP proof binds no token to a key, as the APIs take Bearer tokens', async () => {
     const metadata = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
     expect(metadata).not.to.have.property('dpop_signing_alg_values_supported');

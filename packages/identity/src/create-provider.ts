@@ -19,6 +19,29 @@ function requestedScopes(ctx: KoaContextWithOIDC): string[] {
   return typeof scope === 'string' && scope ? [...new Set(scope.split(' ').filter(Boolean))] : [];
 }
 
+/**
+ * The client id a token request names, in its body or its Basic credentials,
+ * for the log when no client is found: oidc-provider 9 keeps it to itself.
+ */
+function claimedClientId(ctx: KoaContextWithOIDC): string | undefined {
+  const inBody = ctx.oidc.params?.client_id;
+  if (typeof inBody === 'string') return inBody;
+  const [scheme, credentials] = (ctx.get('authorization') || '').split(' ');
+  if (scheme?.toLowerCase() !== 'basic' || !credentials) return undefined;
+  const basic = Buffer.from(credentials, 'base64').toString('utf8');
+  const colon = basic.indexOf(':');
+  return colon > 0 ? formDecoded(basic.slice(0, colon)) : undefined;
+}
+
+/** Basic credentials in OAuth are form-urlencoded (RFC 6749 §2.3.1); a malformed one is logged as sent. */
+function formDecoded(value: string): string {
+  try {
+    return decodeURIComponent(value.replaceAll('+', ' '));
+  } catch {
+    return value;
+  }
+}
+
 /** The one API every scope belongs to, or undefined (no scope, an unknown one, or scopes of two APIs). */
 export function apiOfScopes(scopes: readonly string[]): string | undefined {
   const apis = new Set(scopes.map((scope) => Object.keys(RESOURCES).find((resource) => RESOURCES[resource]!.includes(scope))));
@@ -128,9 +151,9 @@ export async function createProvider({ issuer, keys, clients, accessTokenTtlSeco
     logger.info('access token issued', { clientId: client?.clientId, resource: params?.resource, scope: (ctx.body as { scope?: string }).scope });
   });
   provider.on('grant.error', (ctx, error) => {
-    // The client hears a generic invalid_client; the log says why.
-    const claimed = (ctx.oidc as unknown as { authorization?: { clientId?: string } }).authorization?.clientId;
-    logger.warn('token request refused', { clientId: ctx.oidc.client?.clientId ?? claimed, error: error.error, detail: error.error_detail ?? error.error_description });
+    // The client hears a generic invalid_client; the log says why, and which client id was claimed.
+    const clientId = ctx.oidc.client?.clientId ?? claimedClientId(ctx);
+    logger.warn('token request refused', { clientId, error: error.error, detail: error.error_detail ?? error.error_description });
   });
   provider.on('server_error', (_ctx, error) => logger.error('oidc-provider failed', { error: error.stack ?? String(error) }));
   for (const client of clients) await provider.Client.find(client.clientId);
