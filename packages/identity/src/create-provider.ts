@@ -1,5 +1,4 @@
 import type { Logger } from '@platform/runtime';
-import { randomBytes } from 'node:crypto';
 import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { IdentityClient } from './clients-file';
 import { type KeyRing, providerJwks } from './keys-file';
@@ -18,6 +17,29 @@ export interface ProviderOptions {
 function requestedScopes(ctx: KoaContextWithOIDC): string[] {
   const { scope } = ctx.oidc.params ?? {};
   return typeof scope === 'string' && scope ? [...new Set(scope.split(' ').filter(Boolean))] : [];
+}
+
+/**
+ * The client id a token request names, in its body or its Basic credentials,
+ * for the log when no client is found: oidc-provider 9 keeps it to itself.
+ */
+function claimedClientId(ctx: KoaContextWithOIDC): string | undefined {
+  const inBody = ctx.oidc.params?.client_id;
+  if (typeof inBody === 'string') return inBody;
+  const [scheme, credentials] = (ctx.get('authorization') || '').split(' ');
+  if (scheme?.toLowerCase() !== 'basic' || !credentials) return undefined;
+  const basic = Buffer.from(credentials, 'base64').toString('utf8');
+  const colon = basic.indexOf(':');
+  return colon > 0 ? formDecoded(basic.slice(0, colon)) : undefined;
+}
+
+/** Basic credentials in OAuth are form-urlencoded (RFC 6749 §2.3.1); a malformed one is logged as sent. */
+function formDecoded(value: string): string {
+  try {
+    return decodeURIComponent(value.replaceAll('+', ' '));
+  } catch {
+    return value;
+  }
 }
 
 /** The one API every scope belongs to, or undefined (no scope, an unknown one, or scopes of two APIs). */
@@ -62,16 +84,14 @@ function resourceServer(clients: readonly IdentityClient[], accessTokenTtlSecond
  * An authorization server for the client credentials grant only, issuing RFC
  * 9068 JWT access tokens for one API at a time, signed by the first key of
  * the ring. Everything oidc-provider would otherwise take from its
- * development-only defaults (keys, storage, interactions, cookie keys, TTLs)
- * is given, so it prints nothing. Client metadata is checked now, not on the
- * first request, so a bad client stops the start.
+ * development-only defaults (keys, storage, interactions, TTLs) is given, so
+ * it prints nothing. Client metadata is checked now, not on the first
+ * request, so a bad client stops the start.
  */
 export async function createProvider({ issuer, keys, clients, accessTokenTtlSeconds, trustProxy, logger }: ProviderOptions): Promise<Provider> {
   const configuration: Configuration = {
     adapter: NoStorageAdapter,
     jwks: providerJwks(keys) as Configuration['jwks'],
-    // No route that sets a cookie is reachable, but oidc-provider wants keys; a per-process one does.
-    cookies: { keys: [randomBytes(32).toString('base64url')] },
     clients: clients.map((client) => ({
       client_id: client.clientId,
       client_secret: client.clientSecret,
@@ -97,6 +117,8 @@ export async function createProvider({ issuer, keys, clients, accessTokenTtlSeco
       introspection: { enabled: false },
       revocation: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
+      // On by default since oidc-provider 9: a proof would bind the token to a key, and the APIs take Bearer tokens only.
+      dPoP: { enabled: false },
       resourceIndicators: {
         enabled: true,
         // Without a resource oidc-provider would issue an opaque, stored token no API accepts. A request whose scopes all
@@ -129,9 +151,9 @@ export async function createProvider({ issuer, keys, clients, accessTokenTtlSeco
     logger.info('access token issued', { clientId: client?.clientId, resource: params?.resource, scope: (ctx.body as { scope?: string }).scope });
   });
   provider.on('grant.error', (ctx, error) => {
-    // The client hears a generic invalid_client; the log says why.
-    const claimed = (ctx.oidc as unknown as { authorization?: { clientId?: string } }).authorization?.clientId;
-    logger.warn('token request refused', { clientId: ctx.oidc.client?.clientId ?? claimed, error: error.error, detail: error.error_detail ?? error.error_description });
+    // The client hears a generic invalid_client; the log says why, and which client id was claimed.
+    const clientId = ctx.oidc.client?.clientId ?? claimedClientId(ctx);
+    logger.warn('token request refused', { clientId, error: error.error, detail: error.error_detail ?? error.error_description });
   });
   provider.on('server_error', (_ctx, error) => logger.error('oidc-provider failed', { error: error.stack ?? String(error) }));
   for (const client of clients) await provider.Client.find(client.clientId);

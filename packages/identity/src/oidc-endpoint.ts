@@ -6,8 +6,10 @@ import type Provider from 'oidc-provider';
 type Handler = (request: IncomingMessage, response: ServerResponse) => unknown;
 
 /**
- * Hands the request to oidc-provider, which answers it on its own Koa 2 app
- * (its dependency; ours is Koa 3). The provider in use is read per request,
+ * Hands the request to oidc-provider, which answers it as a Koa app of its
+ * own (the provider is one since version 9, on the Koa 3 we run too): its
+ * routes end the response themselves, and it has no 404 of its own, so only
+ * routes it serves are handed over. The provider in use is read per request,
  * so a reload swaps it between requests. `mountPath` is where the issuer's
  * path puts the endpoints: oidc-provider builds their URLs from the part of
  * `originalUrl` that precedes `url`, as under Express.
