@@ -8,5 +8,6 @@ export * from './ports/stock-movement-repository';
 export * from './ports/stock-transaction';
 export * from './product';
 export * from './stock';
+export * from './stock-rules';
 export * from './reservation';
 export * from './stock-movement';

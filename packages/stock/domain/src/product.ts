@@ -1,5 +1,6 @@
 import { isProductId, Money } from '@commerce/shared-kernel';
 import { allValid, INT32_MAX, Invalid, type Parser } from '@platform/kernel';
+import { availableQuantity } from './stock-rules';
 
 export const NAME_MAX_LENGTH = 200;
 export const DESCRIPTION_MAX_LENGTH = 2000;
@@ -117,7 +118,7 @@ export class Product implements ProductDetailsInput {
 
   /** What can still be sold or reserved: the stock no reservation holds. */
   get availableQuantity(): number {
-    return this.details.quantityInStock - this.reservedQuantity;
+    return availableQuantity(this);
   }
 
   get name(): string {
