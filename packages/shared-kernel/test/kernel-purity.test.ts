@@ -14,7 +14,8 @@ function foreignImports(): string[] {
 
 describe('the shared kernel package', () => {
   it('depends on the platform kernel only, so both domains may import it and it imports neither', () => {
-    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies?: object; devDependencies?: object };
+    type Manifest = { dependencies?: object; devDependencies?: object };
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Manifest;
     expect(Object.keys(manifest.dependencies ?? {})).to.deep.equal(['@platform/kernel']);
     expect(manifest.devDependencies ?? {}).to.deep.equal({});
   });
