@@ -1,11 +1,10 @@
+import { LINE_MAX_QUANTITY, ORDER_MAX_LINES as MAX_LINES } from '@commerce/shared-kernel';
+import { INT32_MAX } from '@platform/kernel';
 import * as t from 'io-ts';
 import { DateTime, exactObject, integer, list, text, Uuid } from './codecs';
 
-const INT32_MAX = 2_147_483_647;
 const ProductId = integer('ProductId', 1, INT32_MAX);
-const Quantity = integer('Quantity', 1, 10_000);
-/** An order holds at most this many lines, as many as one batch read of products answers. */
-const MAX_LINES = 100;
+const Quantity = integer('Quantity', 1, LINE_MAX_QUANTITY);
 
 const OrderLine = exactObject('OrderLine', { productId: ProductId, quantity: Quantity });
 const Shortage = exactObject('Shortage', {

@@ -1,5 +1,6 @@
 export * from './errors';
 export * from './idempotency';
+export * from './int32';
 export * from './issuer-endpoints';
 export * from './unit-of-work';
 export * from './single-call';

@@ -1,9 +1,9 @@
-import { type FieldErrors, Invalid, type Parser, ValidationError } from '@platform/kernel';
+import { type FieldErrors, INT32_MAX, Invalid, type Parser, ValidationError } from '@platform/kernel';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 
-/** The largest int32: ids, limits and cursors are int32s in every store. */
-export const INT32_MAX = 2_147_483_647;
+/** Re-exported for the routers, which bound their query parameters by it. */
+export { INT32_MAX };
 
 /**
  * A field decoder: checks the JSON type, then hands the value to the domain's

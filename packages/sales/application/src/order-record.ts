@@ -1,6 +1,6 @@
+import { Money } from '@commerce/shared-kernel';
 import type { ResultFormat } from '@platform/kernel';
 import { Order, type OrderStatus, type Shortage } from '@sales/domain';
-import { Money } from '@stock/domain';
 
 interface OrderSnapshot {
   id: string;

@@ -1,5 +1,5 @@
-import { allValid, Invalid } from '@platform/kernel';
-import { INT32_MAX, isProductId, Money } from '@stock/domain';
+import { isProductId, LINE_MAX_QUANTITY, Money, ORDER_MAX_LINES } from '@commerce/shared-kernel';
+import { allValid, INT32_MAX, Invalid } from '@platform/kernel';
 import { OrderStateConflictError } from './errors';
 
 /**
@@ -16,11 +16,8 @@ import { OrderStateConflictError } from './errors';
  */
 export type OrderStatus = 'pending' | 'reserved' | 'paid' | 'completed' | 'rejected' | 'cancelled' | 'expired' | 'unfulfilled';
 
-export const ORDER_MAX_LINES = 100;
-
 /** The failureReason of an order cancelled because stock released its hold (through stock's own API), not by its buyer. */
 export const RESERVATION_RELEASED = 'reservation-released';
-export const LINE_MAX_QUANTITY = 10_000;
 
 export interface OrderLineRequest {
   readonly productId: number;

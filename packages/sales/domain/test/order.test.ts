@@ -1,5 +1,5 @@
 import { ValidationError } from '@platform/kernel';
-import { Money } from '@stock/domain';
+import { Money } from '@commerce/shared-kernel';
 import { expect } from 'chai';
 import { Order, OrderRequest, type OrderStatus, OrderStateConflictError, type Outcome, RESERVATION_RELEASED } from '../src';
 

@@ -1,6 +1,6 @@
+import { Money } from '@commerce/shared-kernel';
 import { UnavailableError } from '@platform/kernel';
 import type { ProductCatalog, QuotedProduct } from '@sales/domain';
-import { Money } from '@stock/domain';
 import type { ClientCredentials } from './client-credentials';
 import { DEFAULT_RESILIENCE, type ResilienceOptions, ResilientJsonClient } from './resilient-json-client';
 

@@ -1,6 +1,6 @@
+import { Money } from '@commerce/shared-kernel';
 import { timeOrderedId } from '@platform/kernel';
 import { Order, type Viewer } from '@sales/domain';
-import { Money } from '@stock/domain';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import type { OpenSalesStore, SalesStoreUnderTest } from './sales-store';

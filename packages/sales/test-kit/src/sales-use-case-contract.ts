@@ -1,8 +1,8 @@
 import { type EventEnvelope, newEvent } from '@commerce/contracts';
+import { Money } from '@commerce/shared-kernel';
 import { IdempotencyKeyReusedError, timeOrderedId, UnavailableError } from '@platform/kernel';
 import { CancelOrder, GetOrder, HandleStockEvent, ListOrders, PayOrder, PlaceOrder, type StockEvent } from '@sales/application';
 import { OrderNotFoundError, OrderRequest, OrderStateConflictError, type ProductCatalog, UnknownProductsError, type Viewer } from '@sales/domain';
-import { Money } from '@stock/domain';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { randomUUID } from 'node:crypto';

@@ -1,14 +1,9 @@
-import { allValid, Invalid, type Parser } from '@platform/kernel';
-import { Money } from './money';
+import { isProductId, Money } from '@commerce/shared-kernel';
+import { allValid, INT32_MAX, Invalid, type Parser } from '@platform/kernel';
+import { availableQuantity } from './stock-rules';
 
-export const INT32_MAX = 2_147_483_647;
 export const NAME_MAX_LENGTH = 200;
 export const DESCRIPTION_MAX_LENGTH = 2000;
-
-/** Ids are positive int32s, assigned by the store. */
-export function isProductId(value: number): boolean {
-  return Number.isInteger(value) && value >= 1 && value <= INT32_MAX;
-}
 
 /** Whether a text has more than `max` characters (code points), without copying it: most texts decide on .length alone. */
 export function longerThan(text: string, max: number): boolean {
@@ -123,7 +118,7 @@ export class Product implements ProductDetailsInput {
 
   /** What can still be sold or reserved: the stock no reservation holds. */
   get availableQuantity(): number {
-    return this.details.quantityInStock - this.reservedQuantity;
+    return availableQuantity(this);
   }
 
   get name(): string {

@@ -1,5 +1,6 @@
-import { allValid, Invalid } from '@platform/kernel';
-import { INT32_MAX, isProductId, text } from './product';
+import { isProductId, ORDER_MAX_LINES } from '@commerce/shared-kernel';
+import { allValid, INT32_MAX, Invalid } from '@platform/kernel';
+import { text } from './product';
 
 /**
  * held → committed | released | expired. `rejected` never held anything: it
@@ -23,7 +24,8 @@ export interface ReservationLine {
   readonly quantity: number;
 }
 
-export const RESERVATION_MAX_LINES = 100;
+/** An order's lines are held as one reservation, so a reservation holds as many lines as an order may. */
+export const RESERVATION_MAX_LINES = ORDER_MAX_LINES;
 export const REFERENCE_MAX_LENGTH = 200;
 /** A hold lasts at most a week: longer is a forgotten order, not a reservation. */
 export const RESERVATION_MAX_TTL_SECONDS = 7 * 24 * 60 * 60;

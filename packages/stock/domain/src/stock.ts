@@ -1,9 +1,6 @@
-import { allValid, Invalid } from '@platform/kernel';
-import { INT32_MAX, text } from './product';
+import { allValid, INT32_MAX, Invalid } from '@platform/kernel';
+import { text } from './product';
 
-/** Stock never goes below this, nor above STOCK_MAX: adapters apply the same bounds in their atomic statements. */
-export const STOCK_MIN = 0;
-export const STOCK_MAX = INT32_MAX;
 export const REASON_MAX_LENGTH = 200;
 
 export const stockAdjustmentFields = {

@@ -1,17 +1,21 @@
 import type { InMemoryTransaction } from '@platform/memory';
 import {
   type AdjustOutcome,
+  adjustmentRefusal,
   type HoldOutcome,
+  holdRefusal,
   type MovementContext,
   type MovementKind,
   Product,
   type ProductDetails,
   type ProductPageQuery,
   type ProductRepository,
+  removalRefusal,
   type RemoveOutcome,
   type Settlement,
-  STOCK_MAX,
+  settlementRefusal,
   type UpdateOutcome,
+  updateRefusal,
 } from '@stock/domain';
 import type { InMemoryStockTables } from './in-memory-stock-tables';
 
@@ -55,8 +59,8 @@ export class InMemoryProductRepository implements ProductRepository {
   async update(id: number, details: ProductDetails, expectedVersion: number | undefined, context: MovementContext): Promise<UpdateOutcome> {
     const current = this.tables.products.get(id, this.tx);
     if (!current) return { status: 'not-found' };
-    if (expectedVersion !== undefined && current.version !== expectedVersion) return { status: 'version-mismatch', currentVersion: current.version };
-    if (details.quantityInStock < current.reservedQuantity) return { status: 'below-reserved', quantityInStock: current.quantityInStock, reservedQuantity: current.reservedQuantity };
+    const refusal = updateRefusal(current, details.quantityInStock, expectedVersion);
+    if (refusal) return refusal;
     const product = Product.of(id, details, current.version + 1, current.reservedQuantity);
     this.save(product, 'updated', details.quantityInStock - current.quantityInStock, 0, context);
     return { status: 'updated', product };
@@ -65,10 +69,10 @@ export class InMemoryProductRepository implements ProductRepository {
   async adjustStock(id: number, delta: number, context: MovementContext): Promise<AdjustOutcome> {
     const current = this.tables.products.get(id, this.tx);
     if (!current) return { status: 'not-found' };
-    const quantityInStock = current.quantityInStock + delta;
-    if (quantityInStock < current.reservedQuantity) return { status: 'below-minimum', available: current.availableQuantity };
-    if (quantityInStock > STOCK_MAX) return { status: 'above-maximum', available: current.quantityInStock };
-    const product = Product.of(id, current.details.withQuantityInStock(quantityInStock), current.version + 1, current.reservedQuantity);
+    const refusal = adjustmentRefusal(current, delta);
+    if (refusal) return refusal;
+    const details = current.details.withQuantityInStock(current.quantityInStock + delta);
+    const product = Product.of(id, details, current.version + 1, current.reservedQuantity);
     this.save(product, 'adjusted', delta, 0, context);
     return { status: 'adjusted', product };
   }
@@ -76,7 +80,8 @@ export class InMemoryProductRepository implements ProductRepository {
   async remove(id: number): Promise<RemoveOutcome> {
     const current = this.tables.products.get(id, this.tx);
     if (!current) return { status: 'not-found' };
-    if (current.reservedQuantity > 0) return { status: 'reserved', reservedQuantity: current.reservedQuantity };
+    const refusal = removalRefusal(current);
+    if (refusal) return refusal;
     this.tables.products.delete(id, this.writable());
     return { status: 'removed' };
   }
@@ -84,7 +89,8 @@ export class InMemoryProductRepository implements ProductRepository {
   async hold(id: number, quantity: number, context: MovementContext): Promise<HoldOutcome> {
     const current = this.tables.products.get(id, this.tx);
     if (!current) return { status: 'not-found' };
-    if (current.availableQuantity < quantity) return { status: 'short', available: current.availableQuantity };
+    const refusal = holdRefusal(current, quantity);
+    if (refusal) return refusal;
     const product = Product.of(id, current.details, current.version + 1, current.reservedQuantity + quantity);
     this.save(product, 'reserved', 0, quantity, context);
     return { status: 'held', product };
@@ -92,8 +98,7 @@ export class InMemoryProductRepository implements ProductRepository {
 
   async settle(id: number, quantity: number, settlement: Settlement, context: MovementContext): Promise<Product | undefined> {
     const current = this.tables.products.get(id, this.tx);
-    // As the SQL adapters' conditional write: a product never settles more than it holds.
-    if (!current || current.reservedQuantity < quantity) return undefined;
+    if (!current || settlementRefusal(current, quantity)) return undefined;
     const taken = settlement === 'committed' ? quantity : 0;
     const details = current.details.withQuantityInStock(current.quantityInStock - taken);
     const product = Product.of(id, details, current.version + 1, current.reservedQuantity - quantity);

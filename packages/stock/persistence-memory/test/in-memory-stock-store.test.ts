@@ -1,4 +1,4 @@
-import { CONTRACT_TTL_MS, idempotencyContract, type OpenStockStore, orderEventsContract, productRepositoryContract, productUseCaseContract, reservationContract, unitOfWorkContract } from '@stock/test-kit';
+import { CONTRACT_TTL_MS, idempotencyContract, type OpenStockStore, orderEventsContract, productRepositoryContract, productUseCaseContract, reservationContract, stockRulesContract, unitOfWorkContract } from '@stock/test-kit';
 import { InMemoryStockStore } from '../src';
 
 const open: OpenStockStore = async (_context, now) => {
@@ -27,6 +27,7 @@ const open: OpenStockStore = async (_context, now) => {
 };
 
 describe('InMemoryProductRepository', () => productRepositoryContract(open));
+describe('The stock rules in InMemoryProductRepository', () => stockRulesContract(open));
 describe('InMemoryStockStore unit of work', () => unitOfWorkContract(open));
 describe('InMemoryStockStore idempotency records', () => idempotencyContract(open));
 describe('Product use cases in memory', () => productUseCaseContract(open));

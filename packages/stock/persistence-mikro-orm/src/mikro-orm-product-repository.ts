@@ -1,16 +1,20 @@
 import { type PreparedStatement, prepared, type Row, type SqlSession } from '@platform/mikro-orm';
 import {
   type AdjustOutcome,
+  adjustmentRefusal,
   type HoldOutcome,
+  holdRefusal,
   type MovementContext,
   Product,
   ProductDetails,
   type ProductPageQuery,
   type ProductRepository,
+  removalRefusal,
   type RemoveOutcome,
   type Settlement,
   STOCK_MAX,
   type UpdateOutcome,
+  updateRefusal,
 } from '@stock/domain';
 import { MONEY_COLUMN } from './product-schema';
 import { writeContext } from './write-context';
@@ -19,6 +23,29 @@ import { writeContext } from './write-context';
 const ATTEMPTS = 5;
 
 type Dialect = 'postgresql' | 'sqlite';
+
+/**
+ * The stock rules of @stock/domain as the conditions of the conditional
+ * writes: the atomic guard, checked and written under the row's lock. Each is
+ * the rule named beside it, with its bounds taken from the domain; a refused
+ * write asks the rule itself why, of the row as it stands. The stock-rules
+ * contract suite holds rule and guard together at the edges.
+ */
+const GUARD = {
+  /** holdRefusal: quantity (?) ≤ in stock − reserved. */
+  hold: '"quantity_in_stock" - "reserved_quantity" >= ?',
+  /**
+   * adjustmentRefusal: reserved ≤ in stock + delta (?) ≤ STOCK_MAX. Summed as a bigint: on PostgreSQL an
+   * int4 sum past STOCK_MAX would be an error, not a refusal.
+   */
+  adjust: `cast("quantity_in_stock" as bigint) + ? between "reserved_quantity" and ${STOCK_MAX}`,
+  /** updateRefusal: reserved ≤ the new stock (?), and the version is the one expected (?) when one is. */
+  update: (versioned: boolean) => `"reserved_quantity" <= ?${versioned ? ' and "version" = ?' : ''}`,
+  /** removalRefusal: nothing held. */
+  remove: '"reserved_quantity" = 0',
+  /** settlementRefusal: quantity (?) ≤ reserved. */
+  settle: '"reserved_quantity" >= ?',
+} as const;
 
 interface Statements {
   readonly columns: string;
@@ -52,9 +79,8 @@ function statements(dialect: Dialect): Statements {
   const columns = `"id", "name", "description", "${price}", "quantity_in_stock", "reserved_quantity", "version"`;
   const next = '"write_context" = ?, "version" = "version" + 1';
   const write = (sql: string) => prepared(conditional(dialect, sql, columns));
-  // The new stock may not go below what is held: "reserved_quantity" <= the new quantity.
   const update = (versioned: boolean) =>
-    write(`update "product" set "name" = ?, "description" = ?, "${price}" = ?, "quantity_in_stock" = ?, ${next} where "id" = ? and "reserved_quantity" <= ?${versioned ? ' and "version" = ?' : ''}`);
+    write(`update "product" set "name" = ?, "description" = ?, "${price}" = ?, "quantity_in_stock" = ?, ${next} where "id" = ? and ${GUARD.update(versioned)}`);
   const [unversioned, versioned] = [update(false), update(true)];
   return {
     columns,
@@ -62,16 +88,22 @@ function statements(dialect: Dialect): Statements {
     findById: prepared(`select ${columns} from "product" where "id" = ?`),
     list: prepared(`select ${columns} from "product" where "id" > ? order by "id" limit ?`),
     update: (isVersioned) => (isVersioned ? versioned : unversioned),
-    // bigint: on PostgreSQL an int4 sum past 2147483647 would be an error, not a refusal.
-    adjust: write(`update "product" set "quantity_in_stock" = "quantity_in_stock" + ?, ${next} where "id" = ? and cast("quantity_in_stock" as bigint) + ? between "reserved_quantity" and ${STOCK_MAX}`),
-    remove: write(`delete from "product" where "id" = ? and "reserved_quantity" = 0`),
-    hold: write(`update "product" set "reserved_quantity" = "reserved_quantity" + ?, ${next} where "id" = ? and "quantity_in_stock" - "reserved_quantity" >= ?`),
-    commit: prepared(`update "product" set "quantity_in_stock" = "quantity_in_stock" - ?, "reserved_quantity" = "reserved_quantity" - ?, ${next} where "id" = ? and "reserved_quantity" >= ? returning ${columns}`),
-    release: prepared(`update "product" set "reserved_quantity" = "reserved_quantity" - ?, ${next} where "id" = ? and "reserved_quantity" >= ? returning ${columns}`),
+    adjust: write(`update "product" set "quantity_in_stock" = "quantity_in_stock" + ?, ${next} where "id" = ? and ${GUARD.adjust}`),
+    remove: write(`delete from "product" where "id" = ? and ${GUARD.remove}`),
+    hold: write(`update "product" set "reserved_quantity" = "reserved_quantity" + ?, ${next} where "id" = ? and ${GUARD.hold}`),
+    commit: prepared(`update "product" set "quantity_in_stock" = "quantity_in_stock" - ?, "reserved_quantity" = "reserved_quantity" - ?, ${next} where "id" = ? and ${GUARD.settle} returning ${columns}`),
+    release: prepared(`update "product" set "reserved_quantity" = "reserved_quantity" - ?, ${next} where "id" = ? and ${GUARD.settle} returning ${columns}`),
   };
 }
 
 const cache = new Map<Dialect, Statements>();
+
+/** What a guarded write answers when made, the stock rule that says why it is refused, and the error if it never settles. */
+interface GuardedOutcome<Done, Refusal> {
+  written(product: Product): Done;
+  refusal(current: Product): Refusal | undefined;
+  readonly giveUp: string;
+}
 
 /**
  * Products through MikroORM, one statement per call on the session it is
@@ -116,50 +148,35 @@ export class MikroOrmProductRepository implements ProductRepository {
   async update(id: number, details: ProductDetails, expectedVersion: number | undefined, context: MovementContext): Promise<UpdateOutcome> {
     const versioned = expectedVersion !== undefined;
     const params = [details.name, details.description, this.price(details), details.quantityInStock, writeContext('updated', context), id, details.quantityInStock, ...(versioned ? [expectedVersion] : [])];
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const row = await this.write(this.sql.update(versioned), params, id);
-      if (!row) return { status: 'not-found' };
-      if (row.written) return { status: 'updated', product: this.toProduct(row) };
-      const current = this.toProduct(row);
-      if (versioned && current.version !== expectedVersion) return { status: 'version-mismatch', currentVersion: current.version };
-      if (current.reservedQuantity > details.quantityInStock) return { status: 'below-reserved', quantityInStock: current.quantityInStock, reservedQuantity: current.reservedQuantity };
-    }
-    throw new Error(`Product ${id} kept changing under ${ATTEMPTS} attempts to update it.`);
+    return this.guarded(this.sql.update(versioned), params, id, {
+      written: (product) => ({ status: 'updated', product }),
+      refusal: (current) => updateRefusal(current, details.quantityInStock, expectedVersion),
+      giveUp: `Product ${id} kept changing under ${ATTEMPTS} attempts to update it.`,
+    });
   }
 
   async adjustStock(id: number, delta: number, context: MovementContext): Promise<AdjustOutcome> {
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      // One conditional statement: the bound check and the write happen together, under the row's lock.
-      const row = await this.write(this.sql.adjust, [delta, writeContext('adjusted', context), id, delta], id);
-      if (!row) return { status: 'not-found' };
-      const product = this.toProduct(row);
-      if (row.written) return { status: 'adjusted', product };
-      if (product.quantityInStock + delta < product.reservedQuantity) return { status: 'below-minimum', available: product.availableQuantity };
-      if (product.quantityInStock + delta > STOCK_MAX) return { status: 'above-maximum', available: product.quantityInStock };
-    }
-    throw new Error(`Stock of product ${id} kept changing under ${ATTEMPTS} attempts to adjust it by ${delta}.`);
+    return this.guarded(this.sql.adjust, [delta, writeContext('adjusted', context), id, delta], id, {
+      written: (product) => ({ status: 'adjusted', product }),
+      refusal: (current) => adjustmentRefusal(current, delta),
+      giveUp: `Stock of product ${id} kept changing under ${ATTEMPTS} attempts to adjust it by ${delta}.`,
+    });
   }
 
   async remove(id: number): Promise<RemoveOutcome> {
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const row = await this.write(this.sql.remove, [id], id);
-      if (!row) return { status: 'not-found' };
-      if (row.written) return { status: 'removed' };
-      const reservedQuantity = Number(row.reserved_quantity);
-      if (reservedQuantity > 0) return { status: 'reserved', reservedQuantity };
-    }
-    throw new Error(`Product ${id} kept changing under ${ATTEMPTS} attempts to remove it.`);
+    return this.guarded(this.sql.remove, [id], id, {
+      written: () => ({ status: 'removed' }),
+      refusal: removalRefusal,
+      giveUp: `Product ${id} kept changing under ${ATTEMPTS} attempts to remove it.`,
+    });
   }
 
   async hold(id: number, quantity: number, context: MovementContext): Promise<HoldOutcome> {
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const row = await this.write(this.sql.hold, [quantity, writeContext('reserved', context), id, quantity], id);
-      if (!row) return { status: 'not-found' };
-      const product = this.toProduct(row);
-      if (row.written) return { status: 'held', product };
-      if (product.availableQuantity < quantity) return { status: 'short', available: product.availableQuantity };
-    }
-    throw new Error(`Product ${id} kept changing under ${ATTEMPTS} attempts to hold ${quantity}.`);
+    return this.guarded(this.sql.hold, [quantity, writeContext('reserved', context), id, quantity], id, {
+      written: (product) => ({ status: 'held', product }),
+      refusal: (current) => holdRefusal(current, quantity),
+      giveUp: `Product ${id} kept changing under ${ATTEMPTS} attempts to hold ${quantity}.`,
+    });
   }
 
   async settle(id: number, quantity: number, settlement: Settlement, context: MovementContext): Promise<Product | undefined> {
@@ -168,6 +185,29 @@ export class MikroOrmProductRepository implements ProductRepository {
         ? await this.session.all(this.sql.commit, [quantity, quantity, writeContext(settlement, context), id, quantity])
         : await this.session.all(this.sql.release, [quantity, writeContext(settlement, context), id, quantity]);
     return row && this.toProduct(row);
+  }
+
+  /**
+   * Runs a guarded write and answers what it did: written, the product
+   * missing, or the stock rule's refusal of the row as it stands. A refused
+   * write whose row the rule allows was refused for a row a concurrent writer
+   * has since moved: it is tried again, ATTEMPTS times at most.
+   */
+  private async guarded<Done, Refusal>(
+    sql: PreparedStatement,
+    params: unknown[],
+    id: number,
+    outcome: GuardedOutcome<Done, Refusal>,
+  ): Promise<Done | Refusal | { status: 'not-found' }> {
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const row = await this.write(sql, params, id);
+      if (!row) return { status: 'not-found' };
+      const product = this.toProduct(row);
+      if (row.written) return outcome.written(product);
+      const refusal = outcome.refusal(product);
+      if (refusal) return refusal;
+    }
+    throw new Error(outcome.giveUp);
   }
 
   /** Runs a conditional write; answers the written row, the refused one as it stands (`written` false), or nothing when the product is missing. */

@@ -1,8 +1,9 @@
-import { idempotencyContract, orderEventsContract, productRepositoryContract, productUseCaseContract, reservationContract, unitOfWorkContract } from '@stock/test-kit';
+import { idempotencyContract, orderEventsContract, productRepositoryContract, productUseCaseContract, reservationContract, stockRulesContract, unitOfWorkContract } from '@stock/test-kit';
 import { openScratchStore } from './scratch-stores';
 
 for (const dialect of ['sqlite', 'postgresql'] as const) {
   describe(`MikroOrmProductRepository on ${dialect}`, () => productRepositoryContract(openScratchStore(dialect)));
+  describe(`The stock rules and the SQL guards on ${dialect}`, () => stockRulesContract(openScratchStore(dialect)));
   describe(`MikroOrmUnitOfWork on ${dialect}`, () => unitOfWorkContract(openScratchStore(dialect)));
   describe(`MikroOrmIdempotencyRecords on ${dialect}`, () => idempotencyContract(openScratchStore(dialect)));
   describe(`Product use cases on ${dialect}`, () => productUseCaseContract(openScratchStore(dialect)));

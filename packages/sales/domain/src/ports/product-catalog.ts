@@ -1,4 +1,4 @@
-import type { Money } from '@stock/domain';
+import type { Money } from '@commerce/shared-kernel';
 
 /** A product as the catalogue quotes it when an order is placed. */
 export interface QuotedProduct {

@@ -1,5 +1,6 @@
 import type { Product, ProductDetails } from '../product';
 import type { MovementContext } from '../stock-movement';
+import type { AdjustmentRefusal, HoldRefusal, RemovalRefusal, UpdateRefusal } from '../stock-rules';
 
 export interface ProductPageQuery {
   /** Only products whose id is greater than this (0 for the first page). */
@@ -7,28 +8,18 @@ export interface ProductPageQuery {
   readonly limit: number;
 }
 
-export type UpdateOutcome =
-  | { readonly status: 'updated'; readonly product: Product }
-  | { readonly status: 'not-found' }
-  | { readonly status: 'version-mismatch'; readonly currentVersion: number }
-  /** The new stock would be below what reservations hold; nothing changed. */
-  | { readonly status: 'below-reserved'; readonly quantityInStock: number; readonly reservedQuantity: number };
+interface NotFound {
+  readonly status: 'not-found';
+}
 
-export type AdjustOutcome =
-  | { readonly status: 'adjusted'; readonly product: Product }
-  | { readonly status: 'not-found' }
-  /** The stock would go below what reservations hold (or below 0); `available` is what could be taken out. Nothing changed. */
-  | { readonly status: 'below-minimum'; readonly available: number }
-  /** The stock would go above STOCK_MAX; nothing changed. */
-  | { readonly status: 'above-maximum'; readonly available: number };
+/** Each write answers its result, that the product is missing, or the stock rule's refusal (nothing changed). */
+export type UpdateOutcome = { readonly status: 'updated'; readonly product: Product } | NotFound | UpdateRefusal;
 
-export type RemoveOutcome = { readonly status: 'removed' } | { readonly status: 'not-found' } | { readonly status: 'reserved'; readonly reservedQuantity: number };
+export type AdjustOutcome = { readonly status: 'adjusted'; readonly product: Product } | NotFound | AdjustmentRefusal;
 
-export type HoldOutcome =
-  | { readonly status: 'held'; readonly product: Product }
-  | { readonly status: 'not-found' }
-  /** Fewer than the quantity are available; nothing changed. */
-  | { readonly status: 'short'; readonly available: number };
+export type RemoveOutcome = { readonly status: 'removed' } | NotFound | RemovalRefusal;
+
+export type HoldOutcome = { readonly status: 'held'; readonly product: Product } | NotFound | HoldRefusal;
 
 /** What settling a hold does: commit takes it out of stock, release and expiry give it back. */
 export type Settlement = 'committed' | 'released' | 'expired';
@@ -47,14 +38,18 @@ export interface ProductRepository {
   findMany(ids: readonly number[]): Promise<Product[]>;
   /** Products in ascending id order, after a given id. */
   list(query: ProductPageQuery): Promise<Product[]>;
-  /** Replaces a product's details, only if it is still at `expectedVersion` when one is given, and never below what is held. */
+  /** Replaces a product's details, unless updateRefusal refuses (not at `expectedVersion`, or below what is held). */
   update(id: number, details: ProductDetails, expectedVersion: number | undefined, context: MovementContext): Promise<UpdateOutcome>;
-  /** Adds `delta` to the stock, only if the result stays within what is held..STOCK_MAX. */
+  /** Adds `delta` to the stock, unless adjustmentRefusal refuses (below what is held, above STOCK_MAX). */
   adjustStock(id: number, delta: number, context: MovementContext): Promise<AdjustOutcome>;
-  /** Removes a product nothing is held of. */
+  /** Removes a product, unless removalRefusal refuses (something of it is held). */
   remove(id: number): Promise<RemoveOutcome>;
-  /** Holds `quantity` of the product's available stock for a reservation. */
+  /** Holds `quantity` of the product's available stock for a reservation, unless holdRefusal refuses. */
   hold(id: number, quantity: number, context: MovementContext): Promise<HoldOutcome>;
-  /** Ends a hold of `quantity`: commit takes it out of stock, release and expiry make it available again. */
+  /**
+   * Ends a hold of `quantity`: commit takes it out of stock, release and
+   * expiry make it available again. Undefined when the product is missing or
+   * settlementRefusal refuses (it holds less than that).
+   */
   settle(id: number, quantity: number, settlement: Settlement, context: MovementContext): Promise<Product | undefined>;
 }

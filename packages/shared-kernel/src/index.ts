@@ -1,0 +1,3 @@
+export * from './money';
+export * from './order-lines';
+export * from './product-id';
