@@ -23,7 +23,7 @@ export interface Api<A extends ApiName> {
   readonly scopes: Readonly<Record<ScopeOf<A>, string>>;
 }
 
-/** The APIs the identity service issues tokens for. A scope belongs to one API, so the issuer can tell the API from it. */
+/** The APIs the identity service issues tokens for. A scope belongs to one API: the issuer tells the API from it. */
 export const Apis = {
   stock: {
     audience: 'urn:commerce:stock',

@@ -1,4 +1,10 @@
-import { openApiContract, operationsWithoutSecurity, scopesNamedIn, type SecurityDescription, undefinedSecuritySchemes } from '@platform/test-kit';
+import {
+  openApiContract,
+  operationsWithoutSecurity,
+  scopesNamedIn,
+  type SecurityDescription,
+  undefinedSecuritySchemes,
+} from '@platform/test-kit';
 import { expect } from 'chai';
 import { join } from 'node:path';
 import { type ApiName, Apis, scopesOf } from '../src';
@@ -25,8 +31,11 @@ for (const [api, file] of Object.entries(DESCRIPTIONS) as [ApiName, string][]) {
 
     it(`names the audience ${audience} in its scheme, and the audience and every scope in its overview`, () => {
       const schemes = Object.values(document.components.securitySchemes);
-      expect(schemes.map((scheme) => scheme.description)).to.satisfy((texts: string[]) => texts.length > 0 && texts.every((text) => text.includes(audience)));
-      for (const term of [audience, ...scopesOf(api)]) expect(document.info.description, term).to.include(`\`${term}\``);
+      expect(schemes).to.have.length.greaterThan(0);
+      for (const scheme of schemes) expect(scheme.description).to.include(audience);
+      for (const term of [audience, ...scopesOf(api)]) {
+        expect(document.info.description, term).to.include(`\`${term}\``);
+      }
     });
   });
 }

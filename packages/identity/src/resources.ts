@@ -1,6 +1,6 @@
 import { type ApiName, Apis, scopesOf } from '@commerce/contracts';
 
-/** The APIs this issuer mints tokens for (RFC 8707 resource indicators, the tokens' `aud`), and the scopes each one knows. */
+/** The APIs this issuer mints tokens for (RFC 8707 resources, the tokens' `aud`), and the scopes each one knows. */
 export const RESOURCES: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
   (Object.keys(Apis) as ApiName[]).map((api) => [Apis[api].audience, scopesOf(api)]),
 );

@@ -1,4 +1,9 @@
-import { openApiContract, operationsWithoutSecurity, scopesByOperation, undefinedSecuritySchemes } from '@platform/test-kit';
+import {
+  openApiContract,
+  operationsWithoutSecurity,
+  scopesByOperation,
+  undefinedSecuritySchemes,
+} from '@platform/test-kit';
 import { expect } from 'chai';
 import { SPEC_FILE } from './sample-server';
 

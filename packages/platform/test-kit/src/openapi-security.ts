@@ -22,7 +22,8 @@ function normalised(ways: readonly (readonly string[])[]): string[][] {
 
 /** An operation's own requirements, or the document's where it has none. */
 function requirementsOf(document: SecurityDescription, operation: unknown): readonly Requirement[] {
-  return ((operation as { security?: readonly Requirement[] }).security ?? document.security ?? []) as readonly Requirement[];
+  const own = (operation as { security?: readonly Requirement[] }).security;
+  return (own ?? document.security ?? []) as readonly Requirement[];
 }
 
 function operationsOf(document: SecurityDescription): [key: string, operation: unknown][] {
@@ -35,9 +36,9 @@ function operationsOf(document: SecurityDescription): [key: string, operation: u
 
 /** The scopes each operation of `document` asks for, as its `security` (or the root's) says. */
 export function scopesByOperation(document: SecurityDescription): ScopesByOperation {
-  return Object.fromEntries(
-    operationsOf(document).map(([key, operation]) => [key, normalised(requirementsOf(document, operation).map((requirement) => Object.values(requirement).flat()))]),
-  );
+  const waysThrough = (operation: unknown) =>
+    normalised(requirementsOf(document, operation).map((requirement) => Object.values(requirement).flat()));
+  return Object.fromEntries(operationsOf(document).map(([key, operation]) => [key, waysThrough(operation)]));
 }
 
 /** Every scope `document` names anywhere in its security requirements, once each, sorted. */
@@ -48,11 +49,14 @@ export function scopesNamedIn(document: SecurityDescription): string[] {
 /** Scheme names a security requirement uses that `components.securitySchemes` does not define. */
 export function undefinedSecuritySchemes(document: SecurityDescription): string[] {
   const defined = Object.keys((document.components?.securitySchemes ?? {}) as object);
-  const requirements = [...((document.security ?? []) as Requirement[]), ...operationsOf(document).flatMap(([, operation]) => requirementsOf(document, operation))];
-  return [...new Set(requirements.flatMap((requirement) => Object.keys(requirement)))].filter((name) => !defined.includes(name));
+  const root = (document.security ?? []) as Requirement[];
+  const ofOperations = operationsOf(document).flatMap(([, operation]) => requirementsOf(document, operation));
+  const requirements = [...root, ...ofOperations];
+  const named = new Set(requirements.flatMap((requirement) => Object.keys(requirement)));
+  return [...named].filter((name) => !defined.includes(name));
 }
 
-/** Operations that say nothing about security, on themselves or through the document's root: readers cannot tell whether they are open. */
+/** Operations that say nothing of security, themselves or through the root: a reader cannot tell if they are open. */
 export function operationsWithoutSecurity(document: SecurityDescription): string[] {
   if (document.security !== undefined) return [];
   return operationsOf(document)
@@ -62,7 +66,7 @@ export function operationsWithoutSecurity(document: SecurityDescription): string
 
 type Guard = (ctx: unknown, next: () => Promise<unknown>) => Promise<unknown>;
 
-/** A service's access control that lets everything through, and remembers the scopes each guard it made was asked for. */
+/** A service's access control that lets everything through, and remembers the scopes each of its guards asks for. */
 export interface RecordingAccess {
   readonly enabled: true;
   readonly authenticate: Guard;
@@ -71,7 +75,35 @@ export interface RecordingAccess {
 
 /** What this needs of a @koa/router Router: its layers. */
 export interface RouterLayers {
-  readonly stack: readonly { readonly path: string | RegExp; readonly methods: readonly string[]; readonly stack: readonly unknown[] }[];
+  readonly stack: readonly RouteLayer[];
+}
+
+interface RouteLayer {
+  readonly path: string | RegExp;
+  readonly methods: readonly string[];
+  readonly stack: readonly unknown[];
+}
+
+/** An access control for `build`, and the scopes each guard it handed out asks for. */
+function recordingAccess(): { access: RecordingAccess; asked: Map<unknown, readonly string[]> } {
+  const asked = new Map<unknown, readonly string[]>();
+  const access: RecordingAccess = {
+    enabled: true,
+    authenticate: (_ctx, next) => next(),
+    require(...scopes) {
+      const guard: Guard = (_ctx, next) => next();
+      asked.set(guard, scopes);
+      return guard;
+    },
+  };
+  return { access, asked };
+}
+
+/** The ways through one route: any one scope of its guard, or none when it has no guard. */
+function waysThroughRoute(layer: RouteLayer, path: string, asked: Map<unknown, readonly string[]>): string[][] {
+  const guards = layer.stack.filter((middleware) => asked.has(middleware));
+  if (guards.length > 1) throw new Error(`${path} has ${guards.length} scope guards; one says all its ways through`);
+  return normalised((guards.length === 1 ? asked.get(guards[0])! : []).map((scope) => [scope]));
 }
 
 /**
@@ -81,25 +113,13 @@ export interface RouterLayers {
  * control it is given, as a service's app does.
  */
 export function scopesByRoute(build: (access: RecordingAccess) => readonly RouterLayers[]): ScopesByOperation {
-  const asked = new Map<unknown, readonly string[]>();
-  const pass: Guard = (_ctx, next) => next();
-  const access: RecordingAccess = {
-    enabled: true,
-    authenticate: pass,
-    require(...scopes) {
-      const guard: Guard = (_ctx, next) => next();
-      asked.set(guard, scopes);
-      return guard;
-    },
-  };
+  const { access, asked } = recordingAccess();
   const routes = build(access).flatMap((router) => router.stack.filter((layer) => layer.methods.length > 0));
   return Object.fromEntries(
     routes.flatMap((layer) => {
       const path = String(layer.path).replace(/:(\w+)/g, '{$1}').replace(/\/$/, '');
-      const guards = layer.stack.filter((middleware) => asked.has(middleware));
-      if (guards.length > 1) throw new Error(`${layer.methods.join(', ')} ${path} has ${guards.length} scope guards; one guard says all its ways through`);
-      const scopes = guards.length === 1 ? asked.get(guards[0])! : [];
-      return layer.methods.filter((method) => method !== 'HEAD').map((method) => [`${method} ${path}`, normalised(scopes.map((scope) => [scope]))]);
+      const waysThrough = waysThroughRoute(layer, path, asked);
+      return layer.methods.filter((method) => method !== 'HEAD').map((method) => [`${method} ${path}`, waysThrough]);
     }),
   );
 }

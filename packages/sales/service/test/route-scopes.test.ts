@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { salesOpenApi } from './support';
 
 describe("docs/sales.openapi.yaml's security, route by route", () => {
-  it('asks each operation for exactly the scopes its route guards with, and leaves open exactly the unguarded ones', () => {
+  it('asks each operation for the scopes its route guards with, and leaves open the unguarded ones', () => {
     const routes = scopesByRoute((access) => [
       ordersRouter({ useCases: {} as OrderUseCases, access }),
       operationsRouter({ isReady: async () => true, metrics: {} as HttpMetrics }),

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { openApiDocument } from './openapi-contract';
 
 describe("docs/openapi.yaml's security, route by route", () => {
-  it('asks each operation for exactly the scopes its route guards with, and leaves open exactly the unguarded ones', () => {
+  it('asks each operation for the scopes its route guards with, and leaves open the unguarded ones', () => {
     const routes = scopesByRoute((access) => [
       productsRouter({ useCases: {} as ProductUseCases, access, logger: console }),
       reservationsRouter({ useCases: {} as ReservationUseCases, access }),
