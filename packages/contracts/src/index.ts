@@ -2,3 +2,4 @@ export * from './codecs';
 export * from './events';
 export * from './new-event';
 export * from './decode-event';
+export * from './security';

@@ -1,3 +1,4 @@
+import { Apis } from '@commerce/contracts';
 import { createTokenVerifier, type RunningService, startService } from '@platform/koa';
 import { createLogger, type Logger, redactedUrl } from '@platform/runtime';
 import { Redis } from 'ioredis';
@@ -14,10 +15,7 @@ export interface StartGatewayOptions {
 }
 
 /** The audiences of the APIs behind the gateway: a token for either passes the edge, and its service checks its own. */
-export const AUDIENCES = ['urn:commerce:stock', 'urn:commerce:sales'] as const;
-
-const STOCK_SCOPES = { 'stock:read': 'Read products, their ledger and reservations', 'stock:write': 'Create, change and delete products; adjust stock', 'stock:reserve': 'Hold, commit and release stock' };
-const SALES_SCOPES = { 'orders:read': 'Read your orders', 'orders:write': 'Place and cancel your orders', 'orders:admin': 'Read and act on every order', 'orders:pay': "Confirm an order's payment (the payment provider's)" };
+export const AUDIENCES = [Apis.stock.audience, Apis.sales.audience] as const;
 
 /** The gateway as it runs: the public server, and the operators' listener. */
 export interface RunningGateway extends RunningService<Logger> {
@@ -76,8 +74,8 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
       ...(verifier && { verifier }),
       rateLimit: { counter, perMinute: config.rateLimitPerMinute },
       apis: [
-        { name: 'Stock API', slug: 'stock', file: config.stockOpenApiFile, scopes: STOCK_SCOPES },
-        { name: 'Sales API', slug: 'sales', file: config.salesOpenApiFile, scopes: SALES_SCOPES },
+        { name: 'Stock API', slug: 'stock', file: config.stockOpenApiFile, scopes: Apis.stock.scopes },
+        { name: 'Sales API', slug: 'sales', file: config.salesOpenApiFile, scopes: Apis.sales.scopes },
       ].filter((api) => api.file !== ''),
     });
     metrics = await listenForOperators(http.operations, config);

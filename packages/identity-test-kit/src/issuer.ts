@@ -1,3 +1,4 @@
+import { Apis, Scopes } from '@commerce/contracts';
 import { DEFAULT_CONFIG, type IdentityClient, type IdentityConfig, type RunningIdentityService, rotateKeysFile, type SigningKey, startIdentityService } from '@commerce/identity';
 import { capturingLogger } from '@platform/test-kit';
 import { importJWK, type JWTPayload, SignJWT } from 'jose';
@@ -5,18 +6,19 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export const STOCK = 'urn:commerce:stock';
-export const SALES = 'urn:commerce:sales';
+export const STOCK = Apis.stock.audience;
+export const SALES = Apis.sales.audience;
+const { stock, sales } = Scopes;
 
 /** Clients for every test that needs tokens: a stock integration, a checkout, a reporting tool, two buyers, an orders administrator and the payment provider. */
 export const CLIENTS: readonly IdentityClient[] = [
-  { clientId: 'inventory-sync', clientSecret: 'inventory-sync-secret-0123456789abcdef', scopes: ['stock:read', 'stock:write'] },
-  { clientId: 'checkout', clientSecret: 'checkout-secret-0123456789abcdefghijklm', scopes: ['stock:read', 'stock:reserve', 'orders:write'] },
-  { clientId: 'reporting', clientSecret: 'reporting-secret-0123456789abcdefghijkl', scopes: ['orders:read'] },
-  { clientId: 'buyer-a', clientSecret: 'buyer-a-secret-0123456789abcdefghijklmno', scopes: ['orders:read', 'orders:write'] },
-  { clientId: 'buyer-b', clientSecret: 'buyer-b-secret-0123456789abcdefghijklmno', scopes: ['orders:read', 'orders:write'] },
-  { clientId: 'orders-admin', clientSecret: 'orders-admin-secret-0123456789abcdefghij', scopes: ['orders:admin', 'stock:read'] },
-  { clientId: 'payment-provider', clientSecret: 'payment-provider-secret-0123456789abcdef', scopes: ['orders:pay'] },
+  { clientId: 'inventory-sync', clientSecret: 'inventory-sync-secret-0123456789abcdef', scopes: [stock.read, stock.write] },
+  { clientId: 'checkout', clientSecret: 'checkout-secret-0123456789abcdefghijklm', scopes: [stock.read, stock.reserve, sales.write] },
+  { clientId: 'reporting', clientSecret: 'reporting-secret-0123456789abcdefghijkl', scopes: [sales.read] },
+  { clientId: 'buyer-a', clientSecret: 'buyer-a-secret-0123456789abcdefghijklmno', scopes: [sales.read, sales.write] },
+  { clientId: 'buyer-b', clientSecret: 'buyer-b-secret-0123456789abcdefghijklmno', scopes: [sales.read, sales.write] },
+  { clientId: 'orders-admin', clientSecret: 'orders-admin-secret-0123456789abcdefghij', scopes: [sales.admin, stock.read] },
+  { clientId: 'payment-provider', clientSecret: 'payment-provider-secret-0123456789abcdef', scopes: [sales.pay] },
 ];
 
 export interface IdentityFiles {

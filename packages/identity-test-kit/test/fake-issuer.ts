@@ -1,3 +1,4 @@
+import { Scopes } from '@commerce/contracts';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -86,7 +87,7 @@ export async function startFakeIssuer({ host = '127.0.0.1' }: FakeIssuerOptions 
     },
     async token(audience, claims = {}, key = state.published[0]!) {
       const now = Math.floor(Date.now() / 1000);
-      return new SignJWT({ iss: issuer, aud: audience, sub: 'inventory-sync', client_id: 'inventory-sync', scope: 'stock:read', jti: randomUUID(), iat: now, exp: now + 600, ...claims })
+      return new SignJWT({ iss: issuer, aud: audience, sub: 'inventory-sync', client_id: 'inventory-sync', scope: Scopes.stock.read, jti: randomUUID(), iat: now, exp: now + 600, ...claims })
         .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: key.kid })
         .sign(key.privateKey);
     },

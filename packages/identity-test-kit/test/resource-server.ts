@@ -1,3 +1,4 @@
+import { Scopes } from '@commerce/contracts';
 import Router from '@koa/router';
 import { authenticate, createHttpApp, principalOf, problemsFor, requireScope, type TokenVerifier } from '@platform/koa';
 import type { AddressInfo } from 'node:net';
@@ -17,10 +18,10 @@ export async function startResourceServer(verifier: TokenVerifier): Promise<Reso
   const http = createHttpApp({ logger: quiet, toProblem: problemsFor<never>({}) });
   const router = new Router({ prefix: '/api' });
   router.use(authenticate(verifier));
-  router.get('/products', requireScope('stock:read'), (ctx) => {
+  router.get('/products', requireScope(Scopes.stock.read), (ctx) => {
     ctx.body = principalOf(ctx);
   });
-  router.post('/products', requireScope('stock:write'), (ctx) => {
+  router.post('/products', requireScope(Scopes.stock.write), (ctx) => {
     ctx.status = 201;
     ctx.body = principalOf(ctx);
   });

@@ -1,4 +1,4 @@
-import { CLIENTS, tokenFor } from '@commerce/identity-test-kit';
+import { CLIENTS, SALES, STOCK, tokenFor } from '@commerce/identity-test-kit';
 import { adminQuery, databaseUrl, type FreezableProxy, freePort, freezableProxy, RABBITMQ_URL, rabbitmqctl, vhostUrl } from '@platform/test-kit';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -192,10 +192,10 @@ export interface ClusterOptions {
 /** The drill's clients: stock:write for products and adjustments; orders:read and orders:write of one buyer; orders:admin for every order; orders:pay of the payment provider, which alone confirms payments. */
 export type Client = 'stockWriter' | 'buyer' | 'ordersAdmin' | 'paymentProvider';
 const CLIENT_OF: Record<Client, readonly [clientId: string, resource: string]> = {
-  stockWriter: ['inventory-sync', 'urn:commerce:stock'],
-  buyer: ['buyer-a', 'urn:commerce:sales'],
-  ordersAdmin: ['orders-admin', 'urn:commerce:sales'],
-  paymentProvider: ['payment-provider', 'urn:commerce:sales'],
+  stockWriter: ['inventory-sync', STOCK],
+  buyer: ['buyer-a', SALES],
+  ordersAdmin: ['orders-admin', SALES],
+  paymentProvider: ['payment-provider', SALES],
 };
 
 /**

@@ -1,6 +1,9 @@
+import { Scopes } from '@commerce/contracts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+
+const { stock, sales } = Scopes;
 
 export interface Client {
   clientId: string;
@@ -14,11 +17,11 @@ export interface Client {
  * which alone confirms payments (ADR 0016). A buyer holds no stock scope.
  */
 export const DEVELOPMENT_CLIENTS: readonly { readonly clientId: string; readonly scopes: readonly string[]; readonly role: string }[] = [
-  { clientId: 'demo', scopes: ['orders:read', 'orders:write'], role: 'a buyer' },
-  { clientId: 'stock-admin', scopes: ['stock:read', 'stock:write', 'stock:reserve'], role: 'a person managing stock' },
-  { clientId: 'sales-service', scopes: ['stock:read'], role: 'sales, to read stock' },
-  { clientId: 'orders-admin', scopes: ['orders:admin', 'stock:read'], role: 'reads and cancels every order' },
-  { clientId: 'payment-provider', scopes: ['orders:pay'], role: 'confirms payments' },
+  { clientId: 'demo', scopes: [sales.read, sales.write], role: 'a buyer' },
+  { clientId: 'stock-admin', scopes: [stock.read, stock.write, stock.reserve], role: 'a person managing stock' },
+  { clientId: 'sales-service', scopes: [stock.read], role: 'sales, to read stock' },
+  { clientId: 'orders-admin', scopes: [sales.admin, stock.read], role: 'reads and cancels every order' },
+  { clientId: 'payment-provider', scopes: [sales.pay], role: 'confirms payments' },
 ];
 
 export interface ClientsFile {

@@ -5,6 +5,7 @@
  * the gateway first. On the first run it writes a development clients file
  * with random secrets; a file from an older run gets the clients it lacks.
  */
+import { Apis } from '@commerce/contracts';
 import { Broker, redactedAmqpUrl } from '@platform/messaging-rabbitmq';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -171,7 +172,7 @@ process.stdout.write(
     `The system is up. Everything goes through the gateway: ${GATEWAY}`,
     `  try it in a browser:  ${GATEWAY}/swagger  (Authorize with a client below)`,
     `  clients and secrets:  ${where}${created ? ' (written now, with random secrets)' : ''}: ${DEVELOPMENT_CLIENTS.map(({ clientId, role }) => `${clientId} (${role})`).join(', ')}`,
-    `  a token for stock:    curl -s -u stock-admin:${secretOf('stock-admin')} -d grant_type=client_credentials -d resource=urn:commerce:stock ${GATEWAY}/identity/token`,
+    `  a token for stock:    curl -s -u stock-admin:${secretOf('stock-admin')} -d grant_type=client_credentials -d resource=${Apis.stock.audience} ${GATEWAY}/identity/token`,
     `  behind it: identity ${internal('identity')}, stock ${internal('stock')}, sales ${internal('sales')}, RabbitMQ ${redactedAmqpUrl(AMQP_URL)}, SQLite files in ${relative(process.cwd(), DATA) || DATA}`,
     `  the gateway's metrics and detailed readiness: http://127.0.0.1:${GATEWAY_METRICS_PORT}/metrics, …/health/ready`,
     '  Ctrl-C stops everything.',

@@ -8,3 +8,4 @@ export * from './rabbitmq-scratch';
 export * from './service-process';
 export * from './eventually';
 export * from './keep-alive-load';
+export * from './openapi-security';

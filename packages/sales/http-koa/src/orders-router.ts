@@ -1,3 +1,4 @@
+import { Scopes } from '@commerce/contracts';
 import Router from '@koa/router';
 import { ValidationError } from '@platform/kernel';
 import { type AccessControl, decodeInteger, idempotencyKeyOf, jsonObjectBody, logWith, markReplayed, principalOf, queryParameters, singleQueryValue } from '@platform/koa';
@@ -32,7 +33,7 @@ const ANONYMOUS_BUYER = 'anonymous';
 /** The token's subject is the buyer; orders:admin acts on every order. An open service lets everyone act on every order. */
 function viewerOf(ctx: Context): Viewer {
   const principal = principalOf(ctx);
-  if (!principal || principal.scopes.includes('orders:admin')) return { kind: 'admin' };
+  if (!principal || principal.scopes.includes(Scopes.sales.admin)) return { kind: 'admin' };
   return { kind: 'buyer', buyer: principal.subject };
 }
 
@@ -56,10 +57,10 @@ function answer(ctx: Context, status: number, order: Order): void {
 export function ordersRouter({ useCases, access }: OrdersRouterOptions): Router {
   const { placeOrder, getOrder, listOrders, cancelOrder, payOrder } = useCases;
   const router = new Router({ prefix: '/api/orders' });
-  const read = access.require('orders:read', 'orders:admin');
-  const write = access.require('orders:write', 'orders:admin');
+  const read = access.require(Scopes.sales.read, Scopes.sales.admin);
+  const write = access.require(Scopes.sales.write, Scopes.sales.admin);
   // Payments are confirmed by the payment provider alone, never by a buyer or an administrator (ADR 0016).
-  const confirmPayment = access.require('orders:pay');
+  const confirmPayment = access.require(Scopes.sales.pay);
   const noQuery = queryParameters();
   const orderId = (ctx: Context) => uuidParameter('id', ctx.params.id);
   router.use(access.authenticate);

@@ -1,3 +1,4 @@
+import { Apis } from '@commerce/contracts';
 import { authSettings, databaseSettings, defaults, type Env, integer, listenHost, mayCreateDatabase as mayCreate, messagingSettings, optionalText, readSettings, serverSettings, type Settings, url } from '@platform/runtime';
 
 /** The embedded database of the quick start: the one the service creates by itself when it is missing. */
@@ -6,7 +7,7 @@ export const DEFAULT_DATABASE_URL = 'sqlite:./data/sales.db';
 export const SALES_SETTINGS = {
   ...serverSettings(8082),
   ...databaseSettings(DEFAULT_DATABASE_URL),
-  ...authSettings('urn:commerce:sales'),
+  ...authSettings(Apis.sales.audience),
   ...messagingSettings(),
   /** The stock API: the service itself, or the gateway in front of it. */
   stockUrl: url('STOCK_URL', 'http://127.0.0.1:8080'),

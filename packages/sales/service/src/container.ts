@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { Apis, Scopes } from '@commerce/contracts';
 import { timeOrderedId } from '@platform/kernel';
 import { accessControl, tokenVerifierFor } from '@platform/koa';
 import { messagingFor, wakingTheRelay } from '@platform/messaging-rabbitmq';
@@ -15,8 +16,8 @@ import { mayCreateDatabase, type SalesServiceConfig } from './config';
 import { Tokens } from './tokens';
 
 /** The API sales calls stock's with, and what it may do there: read the catalogue. */
-const STOCK_RESOURCE = 'urn:commerce:stock';
-const STOCK_SCOPE = 'stock:read';
+const STOCK_RESOURCE = Apis.stock.audience;
+const STOCK_SCOPE = Scopes.stock.read;
 
 function single<T>(container: DependencyContainer, token: InjectionToken<T>, build: (c: DependencyContainer) => T): void {
   container.register(token, { useFactory: instanceCachingFactory(build) });

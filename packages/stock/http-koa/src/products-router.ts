@@ -1,3 +1,4 @@
+import { Scopes } from '@commerce/contracts';
 import Router from '@koa/router';
 import { ValidationError } from '@platform/kernel';
 import { type AccessControl, decodeInteger, idempotencyKeyOf, INT32_MAX, jsonObjectBody, logWith, type Logger, markReplayed, queryParameters, requestIdOf, singleQueryValue } from '@platform/koa';
@@ -101,8 +102,8 @@ function answer(ctx: Context, status: number, product: Product): void {
 export function productsRouter({ useCases, access, logger, metrics }: ProductsRouterOptions): Router {
   const { createProduct, getProduct, getProducts, listProducts, listStockMovements, streamProducts, updateProduct, deleteProduct, adjustStock } = useCases;
   const router = new Router({ prefix: '/api/products' });
-  const read = access.require('stock:read');
-  const write = access.require('stock:write');
+  const read = access.require(Scopes.stock.read);
+  const write = access.require(Scopes.stock.write);
   router.use(access.authenticate);
   const jsonBody = jsonObjectBody(BODY_LIMIT);
   const pathId = (ctx: Context) => decodeInteger('id', ctx.params.id, 1);

@@ -1,3 +1,4 @@
+import { Scopes } from '@commerce/contracts';
 import Router from '@koa/router';
 import { ValidationError } from '@platform/kernel';
 import { type AccessControl, idempotencyKeyOf, jsonObjectBody, logWith, markReplayed, queryParameters, requestIdOf } from '@platform/koa';
@@ -38,8 +39,8 @@ function answer(ctx: Context, status: number, reservation: Reservation): void {
 export function reservationsRouter({ useCases, access }: { useCases: ReservationUseCases; access: AccessControl }): Router {
   const { reserveStock, getReservation, commitReservation, releaseReservation } = useCases;
   const router = new Router({ prefix: '/api/reservations' });
-  const reserve = access.require('stock:reserve');
-  const read = access.require('stock:read', 'stock:reserve');
+  const reserve = access.require(Scopes.stock.reserve);
+  const read = access.require(Scopes.stock.read, Scopes.stock.reserve);
   router.use(access.authenticate);
   const jsonBody = jsonObjectBody(BODY_LIMIT);
   const noQuery = queryParameters();

@@ -1,3 +1,4 @@
+import { Apis } from '@commerce/contracts';
 import { authSettings, databaseSettings, defaults, type Env, integer, listenHost, mayCreateDatabase as mayCreate, messagingSettings, optionalText, readSettings, serverSettings, type Settings } from '@platform/runtime';
 
 /** The embedded database of the quick start: the one the service creates by itself when it is missing. */
@@ -7,7 +8,7 @@ export const STOCK_SETTINGS = {
   ...serverSettings(8080),
   ...databaseSettings(DEFAULT_DATABASE_URL),
   ...messagingSettings(),
-  ...authSettings('urn:commerce:stock'),
+  ...authSettings(Apis.stock.audience),
   /** How long a reservation holds its stock when the request does not say. */
   reservationTtlSeconds: integer('RESERVATION_TTL_SECONDS', 900, 1, 7 * 86_400),
   /** How often each instance looks for held reservations past their time (any number of instances may). */

@@ -1,3 +1,4 @@
+import { Apis, scopesOf } from '@commerce/contracts';
 import { startIdentityService, DEFAULT_CONFIG as IDENTITY_DEFAULTS } from '@commerce/identity';
 import { createLogger, runMain } from '@platform/runtime';
 import { loadConfig, startStockService } from '@stock/service';
@@ -14,7 +15,7 @@ import { join } from 'node:path';
  */
 await runMain('stock service with tokens', async () => {
   const folder = mkdtempSync(join(tmpdir(), 'bench-identity-'));
-  const client = { clientId: 'bench', clientSecret: randomBytes(32).toString('base64url'), scopes: ['stock:read', 'stock:write', 'stock:reserve'] };
+  const client = { clientId: 'bench', clientSecret: randomBytes(32).toString('base64url'), scopes: scopesOf('stock') };
   writeFileSync(join(folder, 'clients.json'), JSON.stringify([client]), { mode: 0o600 });
   const quiet = createLogger('identity', 'warn');
   const identity = await startIdentityService({ ...IDENTITY_DEFAULTS, port: 0, host: '127.0.0.1', clientsFile: join(folder, 'clients.json'), keysFile: join(folder, 'keys.json'), accessTokenTtlSeconds: 3600 }, { logger: quiet });
@@ -22,7 +23,7 @@ await runMain('stock service with tokens', async () => {
   const response = await fetch(`${identity.issuer}/token`, {
     method: 'POST',
     headers: { authorization: `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}` },
-    body: new URLSearchParams({ grant_type: 'client_credentials', resource: 'urn:commerce:stock' }),
+    body: new URLSearchParams({ grant_type: 'client_credentials', resource: Apis.stock.audience }),
   });
   const { access_token: token } = (await response.json()) as { access_token: string };
   console.log(JSON.stringify({ message: 'listening', port: service.port, token, issuer: identity.issuer }));

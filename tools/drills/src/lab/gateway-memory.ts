@@ -14,7 +14,7 @@
  * plus memory-sampler.ts; every 10 s its VmRSS is written to rss.csv and the
  * sampler's heap figures to heap.jsonl. No PostgreSQL, RabbitMQ or Redis.
  */
-import { CLIENTS, tokenFor } from '@commerce/identity-test-kit';
+import { CLIENTS, SALES, STOCK, tokenFor } from '@commerce/identity-test-kit';
 import { freePort } from '@platform/test-kit';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -203,7 +203,7 @@ try {
     tokens.set(clientId, { token, at: Date.now() });
     return token;
   };
-  salesToken = await tokenOf('inventory-sync', 'urn:commerce:stock');
+  salesToken = await tokenOf('inventory-sync', STOCK);
 
   const tally = { sent: 0, failed: 0 };
   const call = async (path: string, init: { method?: string; token: string; body?: unknown; idempotent?: boolean }) => {
@@ -224,7 +224,7 @@ try {
   const lamp = randomUUID();
   const loops = Array.from({ length: workers }, async () => {
     for (let i = 0; !stopping; i++) {
-      const [writer, buyer] = [await tokenOf('inventory-sync', 'urn:commerce:stock'), await tokenOf('buyer-a', 'urn:commerce:sales')];
+      const [writer, buyer] = [await tokenOf('inventory-sync', STOCK), await tokenOf('buyer-a', SALES)];
       salesToken = writer;
       switch (i % 5) {
         case 0:
