@@ -2,7 +2,7 @@ import { type ServiceProcess, startServiceProcess } from '@platform/test-kit';
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -127,5 +127,35 @@ describe("the sample app and identity pages' examples", function () {
     expect(statuses).to.deep.equal(['200']);
     expect(JSON.parse(stdout)).to.include({ token_type: 'Bearer', scope: 'stock:read', expires_in: 600 });
     for (const fragment of promisedFragments(request!)) expect(stdout).to.contain(fragment);
+  });
+});
+
+/** Every section of the README and the docs pages that shows shell commands, and what runs them as written. */
+const RUN_AS_WRITTEN: Record<string, string> = {
+  'README.md › Quick start': '.ci/run: the install and every test',
+  'README.md › The whole system in one command': 'packages/system-tests/test/start-system.test.ts',
+  'docs/stock-api.md › Try it': 'this file',
+  'docs/stock-api.md › Reservations and the stock ledger': 'this file',
+  'docs/sales-api.md › An order, start to finish': 'packages/system-tests/test/readme-walkthrough.test.ts',
+  'docs/identity.md › Clients': 'this file',
+  'docs/sample-app.md › Run it': 'this file',
+};
+
+/** Pages whose commands reproduce a measurement or a drill with its own tool, rather than show the system to a reader. */
+const TOOL_PAGES = ['docs/operations.md', 'docs/performance.md'];
+
+/** The sections (page › heading) that hold a shell block. */
+function sectionsWithShellBlocks(page: string): string[] {
+  return readFileSync(join(ROOT, page), 'utf8')
+    .split(/\n(?=## )/)
+    .filter((section) => section.includes('```sh\n'))
+    .map((section) => `${page} › ${/^## (.*)$/m.exec(section)?.[1] ?? '(before the first section)'}`);
+}
+
+describe('the examples of the README and the docs pages', () => {
+  it('are each run by a test as written: a new shell example fails here until one runs it', () => {
+    const pages = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    const shown = pages.filter((page) => !TOOL_PAGES.includes(page)).flatMap(sectionsWithShellBlocks);
+    expect(shown.sort()).to.deep.equal(Object.keys(RUN_AS_WRITTEN).sort());
   });
 });
