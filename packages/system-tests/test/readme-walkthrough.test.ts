@@ -13,7 +13,9 @@ describe("the sales API page's order walkthrough", function () {
   after(async () => system?.stop());
 
   it('runs as written: the order is reserved, paid, completed, and the stock follows', async () => {
-    const script = docShellBlock('docs/sales-api.md', 'An order, start to finish').replaceAll('http://localhost:8080', system.stock.url).replaceAll('http://localhost:8082', system.sales.url);
+    const script = docShellBlock('docs/sales-api.md', 'An order, start to finish')
+      .replaceAll('http://localhost:8080', system.stock.url)
+      .replaceAll('http://localhost:8082', system.sales.url);
     const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', `${script}\n`], { timeout: 60_000 });
     const answers = jsonAnswers(stdout);
     expect(answers.map((a) => a.status ?? `${a.quantityInStock}/${a.reservedQuantity}`)).to.deep.equal(['reserved', '3/2', 'paid', '1/0']);

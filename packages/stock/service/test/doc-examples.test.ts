@@ -71,7 +71,8 @@ describe("the stock API page's examples", function () {
   });
 
   it('run in order on a fresh start, section after section, each command answering what the page says', async () => {
-    const blocks = ['Try it', 'Reservations and the stock ledger'].map((section) => shellBlocks(STOCK_API, section)[0]!);
+    const sections = ['Try it', 'Reservations and the stock ledger'];
+    const blocks = sections.map((section) => shellBlocks(STOCK_API, section)[0]!);
     const { stdout, statuses } = await runBlock(blocks.join('\n').replaceAll('http://localhost:8080', service.url));
 
     expect(statuses).to.deep.equal([
@@ -141,7 +142,7 @@ const RUN_AS_WRITTEN: Record<string, string> = {
   'docs/sample-app.md › Run it': 'this file',
 };
 
-/** Pages whose commands reproduce a measurement or a drill with its own tool, rather than show the system to a reader. */
+/** Pages whose commands reproduce a measurement or a drill with its tool, rather than show the system to a reader. */
 const TOOL_PAGES = ['docs/operations.md', 'docs/performance.md'];
 
 /** The sections (page › heading) that hold a shell block. */
@@ -154,7 +155,8 @@ function sectionsWithShellBlocks(page: string): string[] {
 
 describe('the examples of the README and the docs pages', () => {
   it('are each run by a test as written: a new shell example fails here until one runs it', () => {
-    const pages = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    const docs = readdirSync(join(ROOT, 'docs')).filter((file) => file.endsWith('.md'));
+    const pages = ['README.md', ...docs.map((file) => `docs/${file}`)];
     const shown = pages.filter((page) => !TOOL_PAGES.includes(page)).flatMap(sectionsWithShellBlocks);
     expect(shown.sort()).to.deep.equal(Object.keys(RUN_AS_WRITTEN).sort());
   });
