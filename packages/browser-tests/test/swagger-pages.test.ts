@@ -99,7 +99,7 @@ describe('the /swagger pages in headless Chromium', function () {
       expect(JSON.parse(read.body)).to.deep.equal({ id: product.id, name: 'Browser lamp', description: 'Made in Chromium', price: 12.5, quantityInStock: 3, reservedQuantity: 0, availableQuantity: 3 });
 
       await page.screenshot({ path: join(ARTIFACTS, 'stock-swagger.png'), fullPage: true });
-      // The part a reader of the README wants to see: the request body, Execute, and what came back.
+      // The part a reader of docs/stock-api.md wants to see: the request body, Execute, and what came back.
       const post = page.locator('#operations-Products-createProduct');
       await post.locator('.opblock-section').first().evaluate((section) => section.scrollIntoView());
       const top = (await post.locator('.opblock-section').first().boundingBox())!;

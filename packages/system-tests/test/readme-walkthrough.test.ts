@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { jsonAnswers, type OrderSystem, readmeShellBlock, startOrderSystem } from './support';
+import { docShellBlock, jsonAnswers, type OrderSystem, startOrderSystem } from './support';
 
-describe("the README's order walkthrough", function () {
+describe("the sales API page's order walkthrough", function () {
   this.timeout(120_000);
   let system: OrderSystem;
 
@@ -13,7 +13,9 @@ describe("the README's order walkthrough", function () {
   after(async () => system?.stop());
 
   it('runs as written: the order is reserved, paid, completed, and the stock follows', async () => {
-    const script = readmeShellBlock('Orders: the sales service').replaceAll('http://localhost:8080', system.stock.url).replaceAll('http://localhost:8082', system.sales.url);
+    const script = docShellBlock('docs/sales-api.md', 'An order, start to finish')
+      .replaceAll('http://localhost:8080', system.stock.url)
+      .replaceAll('http://localhost:8082', system.sales.url);
     const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', `${script}\n`], { timeout: 60_000 });
     const answers = jsonAnswers(stdout);
     expect(answers.map((a) => a.status ?? `${a.quantityInStock}/${a.reservedQuantity}`)).to.deep.equal(['reserved', '3/2', 'paid', '1/0']);

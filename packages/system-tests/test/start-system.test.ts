@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { jsonAnswers, readmeShellBlock } from './support';
+import { docShellBlock, jsonAnswers } from './support';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const START_SYSTEM = join(ROOT, 'tools', 'system', 'src', 'start-system.ts');
@@ -34,7 +34,9 @@ describe('pnpm start:system', function () {
       const clients = join(data, 'identity-clients.json');
       expect(statSync(clients).mode & 0o777).to.equal(0o600);
 
-      const script = readmeShellBlock('The whole system in one command').replaceAll('http://localhost:8000', gateway).replaceAll('data/identity-clients.json', clients);
+      const script = docShellBlock('README.md', 'The whole system in one command')
+        .replaceAll('http://localhost:8000', gateway)
+        .replaceAll('data/identity-clients.json', clients);
       const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { timeout: 60_000 });
       const answers = jsonAnswers(stdout);
       expect(answers.map((answer) => answer.status ?? `${answer.quantityInStock}/${answer.reservedQuantity}`)).to.deep.equal(['reserved', 'paid', '1/0', 401]);

@@ -133,11 +133,14 @@ export async function startOrderSystem(backend: Exclude<Backend, 'memory'>, cont
   }
 }
 
-/** The shell block of a README section that runs curl commands (not the one that starts the services), as a test runs it. */
-export function readmeShellBlock(section: string): string {
-  const text = readFileSync(join(PACKAGES, '..', 'README.md'), 'utf8').split(`## ${section}`)[1]!.split('\n## ')[0]!;
+/**
+ * The shell block of a page's section (the page a path from the workspace's root) that runs curl commands (not the
+ * one that starts the services), as a test runs it.
+ */
+export function docShellBlock(page: string, section: string): string {
+  const text = readFileSync(join(PACKAGES, '..', page), 'utf8').split(`\n## ${section}\n`)[1]!.split('\n## ')[0]!;
   const block = [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!).find((candidate) => candidate.includes('curl'));
-  if (!block) throw new Error(`README section "${section}" has no shell block with curl`);
+  if (!block) throw new Error(`${page}, section "${section}", has no shell block with curl`);
   return block;
 }
 

@@ -3,8 +3,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-// The workspace's layout (ADR 0009) and the README's account of it. These checks live with the stock service's
-// tests because the README's other checks do (readme-examples.test.ts).
+// The workspace's layout (ADR 0009) and docs/architecture.md's account of it. These checks live with the stock
+// service's tests because the docs' other checks do (doc-examples.test.ts).
 const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 
 /** Every workspace package: a folder with a package.json under packages/ or tools/, as pnpm-workspace.yaml globs them. */
@@ -50,9 +50,9 @@ describe('the workspace layout', () => {
   });
 });
 
-/** The README's package map: every path it lists (folders end in /), with the text beside it. */
+/** The package map of docs/architecture.md: every path it lists (folders end in /), with the text beside it. */
 function packageMap(): Map<string, string> {
-  const section = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n## Packages\n')[1]!;
+  const section = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8').split('\n## Packages\n')[1]!;
   const block = /```\n([\s\S]*?)```/.exec(section)![1]!;
   const listed = new Map<string, string>();
   const stack: string[] = [];
@@ -69,7 +69,7 @@ function packageMap(): Map<string, string> {
   return listed;
 }
 
-describe("the README's package map", () => {
+describe("the package map in docs/architecture.md", () => {
   let listed: Map<string, string>;
   let folders: string[];
   before(() => {

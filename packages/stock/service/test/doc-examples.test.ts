@@ -2,7 +2,7 @@ import { type ServiceProcess, startServiceProcess } from '@platform/test-kit';
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,13 +10,15 @@ import { DEFAULT_CONFIG, type RunningStockService, startStockService } from '../
 import { capturingLogger } from './support';
 import { OPENAPI_FILE } from './workspace-files';
 
-// The README's examples, run as a newcomer would: in order, on a fresh start. The order walkthroughs (sales, the
-// whole system) run in packages/system-tests, which starts the services and RabbitMQ they need.
+// The examples of the docs pages, run as a newcomer would: in order, on a fresh start. The order walkthroughs
+// (docs/sales-api.md, the README's whole system) run in packages/system-tests, which starts the services and RabbitMQ
+// they need.
 const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
+const STOCK_API = 'docs/stock-api.md';
 
-/** The shell blocks of a README section, in order. */
-function shellBlocks(section: string): string[] {
-  const text = readFileSync(join(ROOT, 'README.md'), 'utf8').split(`\n## ${section}\n`)[1]!.split('\n## ')[0]!;
+/** The shell blocks of a section of a page (a path from the workspace's root), in order. */
+function shellBlocks(page: string, section: string): string[] {
+  const text = readFileSync(join(ROOT, page), 'utf8').split(`\n## ${section}\n`)[1]!.split('\n## ')[0]!;
   return [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!);
 }
 
@@ -34,7 +36,7 @@ function promisedFragments(block: string): string[] {
     .flatMap((comment) => comment.match(new RegExp(`${member}(?:,${member})*`, 'g')) ?? []);
 }
 
-/** Every curl prints its status on stderr, one line each, and keeps stdout for what the README shows. */
+/** Every curl prints its status on stderr, one line each, and keeps stdout for what the page shows. */
 const RECORD_STATUSES = `curl() { command curl -sS -w '%{stderr}%{http_code}\\n' "$@"; }\n`;
 
 /** Runs a block as bash would from a terminal, with each curl's status recorded; asynchronously, as this process may be the server. */
@@ -52,7 +54,7 @@ function splitAtStart(block: string): { before: string; env: Record<string, stri
   return { before: lines.slice(0, start).join('\n'), env };
 }
 
-describe("the README's stock examples", function () {
+describe("the stock API page's examples", function () {
   this.timeout(60_000);
   let directory: string;
   let service: RunningStockService;
@@ -68,8 +70,9 @@ describe("the README's stock examples", function () {
     rmSync(directory, { recursive: true, force: true });
   });
 
-  it('run in order on a fresh start, section after section, each command answering what the README says', async () => {
-    const blocks = ['Try it', 'Reservations and the stock ledger'].map((section) => shellBlocks(section)[0]!);
+  it('run in order on a fresh start, section after section, each command answering what the page says', async () => {
+    const sections = ['Try it', 'Reservations and the stock ledger'];
+    const blocks = sections.map((section) => shellBlocks(STOCK_API, section)[0]!);
     const { stdout, statuses } = await runBlock(blocks.join('\n').replaceAll('http://localhost:8080', service.url));
 
     expect(statuses).to.deep.equal([
@@ -80,14 +83,14 @@ describe("the README's stock examples", function () {
     ]);
     const fragments = blocks.flatMap(promisedFragments);
     expect(fragments).to.include.members(['"quantityInStock":10,"reservedQuantity":2,"availableQuantity":8', '"status":"committed"']);
-    for (const fragment of fragments) expect(stdout, `the README promises ${fragment}`).to.contain(fragment);
+    for (const fragment of fragments) expect(stdout, `the page promises ${fragment}`).to.contain(fragment);
     // The last command prints the ledger, a JSON array, right after the product before it (curl adds no newline).
     const ledger = JSON.parse(stdout.slice(stdout.lastIndexOf('[{'))) as { kind: string }[];
     expect(ledger.map((movement) => movement.kind)).to.deep.equal(['created', 'adjusted', 'updated', 'reserved', 'committed']);
   });
 });
 
-describe("the README's sample app and identity examples", function () {
+describe("the sample app and identity pages' examples", function () {
   this.timeout(60_000);
   let directory: string;
   let running: ServiceProcess | undefined;
@@ -99,7 +102,7 @@ describe("the README's sample app and identity examples", function () {
   });
 
   it('the sample app: started in one terminal, called from a second one', async () => {
-    const [start, calls] = shellBlocks('Sample application');
+    const [start, calls] = shellBlocks('docs/sample-app.md', 'Run it');
     const { env } = splitAtStart(start!);
     running = startServiceProcess(join(ROOT, 'packages', 'sample-app', 'src', 'main.ts'), { ...env, PORT: '0' });
     // Its one line is for a person, not JSON: "sample app listening on http://127.0.0.1:PORT (node vX.Y.Z; docs at /swagger); …".
@@ -114,7 +117,7 @@ describe("the README's sample app and identity examples", function () {
   });
 
   it('identity: the clients file written as shown, the service started on it, a token for its client', async () => {
-    const [setup, request] = shellBlocks('Identity and access tokens');
+    const [setup, request] = shellBlocks('docs/identity.md', 'Clients');
     const { before, env } = splitAtStart(setup!);
     expect(env).to.have.property('IDENTITY_CLIENTS_FILE');
     await runBlock(before, directory);
@@ -125,5 +128,36 @@ describe("the README's sample app and identity examples", function () {
     expect(statuses).to.deep.equal(['200']);
     expect(JSON.parse(stdout)).to.include({ token_type: 'Bearer', scope: 'stock:read', expires_in: 600 });
     for (const fragment of promisedFragments(request!)) expect(stdout).to.contain(fragment);
+  });
+});
+
+/** Every section of the README and the docs pages that shows shell commands, and what runs them as written. */
+const RUN_AS_WRITTEN: Record<string, string> = {
+  'README.md › Quick start': '.ci/run: the install and every test',
+  'README.md › The whole system in one command': 'packages/system-tests/test/start-system.test.ts',
+  'docs/stock-api.md › Try it': 'this file',
+  'docs/stock-api.md › Reservations and the stock ledger': 'this file',
+  'docs/sales-api.md › An order, start to finish': 'packages/system-tests/test/readme-walkthrough.test.ts',
+  'docs/identity.md › Clients': 'this file',
+  'docs/sample-app.md › Run it': 'this file',
+};
+
+/** Pages whose commands reproduce a measurement or a drill with its tool, rather than show the system to a reader. */
+const TOOL_PAGES = ['docs/operations.md', 'docs/performance.md'];
+
+/** The sections (page › heading) that hold a shell block. */
+function sectionsWithShellBlocks(page: string): string[] {
+  return readFileSync(join(ROOT, page), 'utf8')
+    .split(/\n(?=## )/)
+    .filter((section) => section.includes('```sh\n'))
+    .map((section) => `${page} › ${/^## (.*)$/m.exec(section)?.[1] ?? '(before the first section)'}`);
+}
+
+describe('the examples of the README and the docs pages', () => {
+  it('are each run by a test as written: a new shell example fails here until one runs it', () => {
+    const docs = readdirSync(join(ROOT, 'docs')).filter((file) => file.endsWith('.md'));
+    const pages = ['README.md', ...docs.map((file) => `docs/${file}`)];
+    const shown = pages.filter((page) => !TOOL_PAGES.includes(page)).flatMap(sectionsWithShellBlocks);
+    expect(shown.sort()).to.deep.equal(Object.keys(RUN_AS_WRITTEN).sort());
   });
 });
