@@ -126,7 +126,7 @@ export async function createProvider({ issuer, keys, clients, accessTokenTtlSeco
   });
   provider.on('grant.success', (ctx) => {
     const { client, params } = ctx.oidc;
-    logger.info('access token issued', { clientId: client?.clientId, resource: params?.resource, scope: (ctx.body as { scope?: string }).scope });
+    logger.log({ level: 'info', message: 'access token issued', clientId: client?.clientId, resource: params?.resource, scope: (ctx.body as { scope?: string }).scope });
   });
   provider.on('grant.error', (ctx, error) => {
     // The client hears a generic invalid_client; the log says why.

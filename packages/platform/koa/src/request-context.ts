@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import { principalOf } from './auth/principal';
 import type { HttpMetrics } from './http-metrics';
-import type { Logger } from './logger';
+import type { HttpLogger } from './logger';
 
 const CLIENT_REQUEST_ID = /^[\w.:@\-/]{1,128}$/;
 
@@ -34,7 +34,7 @@ function routeOf(ctx: Context): string {
  * its access log line (one per request: handlers add to it with logWith) and its metrics. The id travels in ctx.state rather than
  * AsyncLocalStorage, whose promise hooks would tax every await of every request.
  */
-export function requestContext(logger: Logger, metrics: HttpMetrics): Middleware {
+export function requestContext(logger: HttpLogger, metrics: HttpMetrics): Middleware {
   return async function requestContext(ctx, next) {
     const offered = ctx.get('X-Request-Id');
     const requestId = CLIENT_REQUEST_ID.test(offered) ? offered : randomUUID();
@@ -51,7 +51,7 @@ export function requestContext(logger: Logger, metrics: HttpMetrics): Middleware
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       metrics.record(routeOf(ctx), ctx.method, ctx.status, durationMs / 1000);
       const { logFields } = ctx.state as { logFields?: Record<string, unknown> };
-      logger.info('request', logFields ? { ...logFields, method: ctx.method, path: ctx.path, status: ctx.status, durationMs, requestId } : { method: ctx.method, path: ctx.path, status: ctx.status, durationMs, requestId });
+      logger.log({ ...logFields, method: ctx.method, path: ctx.path, status: ctx.status, durationMs, requestId, level: 'info', message: 'request' });
     }
   };
 }

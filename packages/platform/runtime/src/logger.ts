@@ -3,19 +3,31 @@ import { BatchedLines, jsonLine } from './json-lines';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'http' | 'verbose' | 'debug' | 'silly';
 
+/** One line as one object: its level, its message and its fields side by side. */
+export interface LogEntry {
+  readonly level: LogLevel;
+  readonly message: string;
+  readonly [field: string]: unknown;
+}
+
 /**
  * The logger every service writes through: one JSON object per line. A line
  * of a level the logger does not write costs one comparison: winston formats
  * an entry before its transports drop it by level, so this adapter asks first.
+ * Every line reaches winston in its single-object form: `log(level, message,
+ * fields)` copies the fields once more and matches the message against
+ * printf tokens, on every line.
  */
 export class Logger {
   private readonly threshold: number;
+  private readonly hasFields: boolean;
 
   constructor(
     private readonly winston: winston.Logger,
     private readonly fields: Readonly<Record<string, unknown>> = {},
   ) {
     this.threshold = winston.levels[winston.level] ?? 0;
+    this.hasFields = Object.keys(fields).length > 0;
   }
 
   error(message: string, fields?: Record<string, unknown>): void {
@@ -34,6 +46,12 @@ export class Logger {
     this.write('debug', message, fields);
   }
 
+  /** Writes `entry`, which is the logger's from then on (winston adds its keys to it): the form for a line per request. */
+  log(entry: LogEntry): void {
+    if (!this.isEnabled(entry.level)) return;
+    this.winston.log((this.hasFields ? { ...this.fields, ...entry } : entry) as winston.LogEntry);
+  }
+
   isEnabled(level: LogLevel): boolean {
     return (this.winston.levels[level] ?? Infinity) <= this.threshold;
   }
@@ -45,7 +63,7 @@ export class Logger {
 
   private write(level: LogLevel, message: string, fields?: Record<string, unknown>): void {
     if (!this.isEnabled(level)) return;
-    this.winston.log(level, message, { ...this.fields, ...fields });
+    this.winston.log({ ...this.fields, ...fields, level, message });
   }
 }
 

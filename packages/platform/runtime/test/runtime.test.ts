@@ -45,6 +45,24 @@ describe('Logger', () => {
     expect(lines[0]).to.include({ service: 'svc', level: 'info', message: 'hello', requestId: 'r1', n: 1 });
   });
 
+  it('hands winston every line as one object, and a logged entry as it is, so no line is copied twice or scanned for printf tokens', async () => {
+    const { lines, transport } = capture('info');
+    const inner = winston.createLogger({ level: 'info', format: jsonLine(), defaultMeta: { service: 'svc' }, transports: [transport] });
+    const log = sinon.spy(inner, 'log');
+    const logger = new Logger(inner);
+    logger.info('hello %s', { n: 1 });
+    const entry = { level: 'info', message: 'request', status: 200 } as const;
+    logger.log(entry);
+    logger.child({ requestId: 'r1' }).log({ level: 'info', message: 'request', status: 201 });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log.args.map((args) => args.length)).to.deep.equal([1, 1, 1]);
+    expect(log.secondCall.args[0]).to.equal(entry);
+    expect(lines).to.have.length(3);
+    expect(lines[0]).to.deep.equal({ service: 'svc', level: 'info', message: 'hello %s', n: 1, timestamp: lines[0]!.timestamp });
+    expect(lines[1]).to.deep.equal({ service: 'svc', level: 'info', message: 'request', status: 200, timestamp: lines[1]!.timestamp });
+    expect(lines[2]).to.include({ service: 'svc', requestId: 'r1', status: 201 });
+  });
+
   it('never hands winston a line of a level it does not write, so nothing formats it', () => {
     // winston itself drops a disabled level only after building the entry and running the format; the Logger asks first.
     const format = jsonLine();
