@@ -3,6 +3,7 @@ import type { Context, Middleware } from 'koa';
 import { principalOf } from './auth/principal';
 import type { HttpMetrics } from './http-metrics';
 import type { HttpLogger } from './logger';
+import { HEALTH_PATHS } from './operations-router';
 
 const CLIENT_REQUEST_ID = /^[\w.:@\-/]{1,128}$/;
 
@@ -19,6 +20,11 @@ export function requestIdOf(ctx: Context): string {
 export function logWith(ctx: Context, fields: Readonly<Record<string, unknown>>): void {
   const state = ctx.state as { logFields?: Record<string, unknown> };
   state.logFields = state.logFields ? { ...state.logFields, ...fields } : fields;
+}
+
+/** A health probe's line is debug: balancers ask every second or so, and a readiness change is logged where it is seen. */
+function accessLevelOf(ctx: Context): 'info' | 'debug' {
+  return HEALTH_PATHS.has(ctx.path) ? 'debug' : 'info';
 }
 
 /** The route label of a finished request: the router's pattern, never the raw path. */
@@ -51,7 +57,7 @@ export function requestContext(logger: HttpLogger, metrics: HttpMetrics): Middle
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       metrics.record(routeOf(ctx), ctx.method, ctx.status, durationMs / 1000);
       const { logFields } = ctx.state as { logFields?: Record<string, unknown> };
-      logger.log({ ...logFields, method: ctx.method, path: ctx.path, status: ctx.status, durationMs, requestId, level: 'info', message: 'request' });
+      logger.log({ ...logFields, method: ctx.method, path: ctx.path, status: ctx.status, durationMs, requestId, level: accessLevelOf(ctx), message: 'request' });
     }
   };
 }
