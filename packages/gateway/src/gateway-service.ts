@@ -34,7 +34,7 @@ export interface RunningGateway extends RunningService<Logger> {
  * public port: a port it cannot have stops the start.
  */
 export async function startGateway(config: GatewayConfig, options: StartGatewayOptions = {}): Promise<RunningGateway> {
-  const logger = options.logger ?? createLogger('gateway', config.logLevel);
+  const logger = options.logger ?? createLogger('gateway', config.logLevel, config.logFormat);
   const dispatcher = new Agent({ keepAliveTimeout: 4_000, connect: { timeout: Math.min(config.upstreamTimeoutMs, 5_000) } });
   const group = (name: string, urls: readonly string[]) => new UpstreamGroup({ name, urls, checkMs: config.upstreamCheckMs, dispatcher, logger });
   const stock = group('stock', config.stockUrl);

@@ -1,5 +1,7 @@
 import winston from 'winston';
 import { BatchedLines, jsonLine } from './json-lines';
+import { lineFormat } from './pretty-lines';
+import type { LogFormat } from './settings';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'http' | 'verbose' | 'debug' | 'silly';
 
@@ -67,13 +69,22 @@ export class Logger {
   }
 }
 
-/** A service's logger: JSON lines on stdout, batched per turn of the event loop, or to the transports given (tests capture them). */
-export function createLogger(service: string, level: LogLevel, transports: winston.transport[] = [new BatchedLines()]): Logger {
+/**
+ * A service's logger: lines on stdout, batched per turn of the event loop, in
+ * the format asked for (`auto`: one short human line per event at a terminal,
+ * JSON otherwise); or JSON lines to the transports given (tests capture them).
+ */
+export function createLogger(
+  service: string,
+  level: LogLevel,
+  output: LogFormat | winston.transport[] = 'auto',
+): Logger {
+  const toStdout = !Array.isArray(output);
   const logger = winston.createLogger({
     level,
-    format: jsonLine(),
+    format: toStdout ? lineFormat(output, process.stdout) : jsonLine(),
     defaultMeta: { service },
-    transports,
+    transports: toStdout ? [new BatchedLines()] : output,
   });
   return new Logger(logger);
 }
