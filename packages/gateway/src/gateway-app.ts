@@ -1,4 +1,13 @@
-import { type HttpApp, type HttpLogger, HttpMetrics, operationsRouter, problemMiddleware, requestContext, requestIdOf, type TokenVerifier } from '@platform/koa';
+import {
+  type HttpApp,
+  type HttpLogger,
+  HttpMetrics,
+  operationsRouter,
+  problemMiddleware,
+  requestContext,
+  requestIdOf,
+  type TokenVerifier,
+} from '@platform/koa';
 import { swaggerDocs } from '@platform/swagger';
 import Koa, { type Middleware } from 'koa';
 import type { Agent } from 'undici';

@@ -22,7 +22,7 @@ export function logWith(ctx: Context, fields: Readonly<Record<string, unknown>>)
   state.logFields = state.logFields ? { ...state.logFields, ...fields } : fields;
 }
 
-/** A health probe's line is debug: balancers ask every second or so, and a readiness change is logged where it is seen. */
+/** A health probe's line is debug: balancers ask every second or so; a readiness change is logged where it is seen. */
 function accessLevelOf(ctx: Context): 'info' | 'debug' {
   return HEALTH_PATHS.has(ctx.path) ? 'debug' : 'info';
 }
@@ -57,7 +57,9 @@ export function requestContext(logger: HttpLogger, metrics: HttpMetrics): Middle
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       metrics.record(routeOf(ctx), ctx.method, ctx.status, durationMs / 1000);
       const { logFields } = ctx.state as { logFields?: Record<string, unknown> };
-      logger.log({ ...logFields, method: ctx.method, path: ctx.path, status: ctx.status, durationMs, requestId, level: accessLevelOf(ctx), message: 'request' });
+      const { method, path, status } = ctx;
+      const level = accessLevelOf(ctx);
+      logger.log({ ...logFields, method, path, status, durationMs, requestId, level, message: 'request' });
     }
   };
 }

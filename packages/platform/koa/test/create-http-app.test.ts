@@ -105,7 +105,9 @@ describe('createHttpApp', () => {
     ready = false;
     for (const path of probes) await get(path, { headers: { 'X-Request-Id': `probe-${path}` } });
     ready = true;
-    const levels = probes.map((path) => log.lines.find((l) => l.message === 'request' && l.fields?.requestId === `probe-${path}`)?.level);
+    const accessLine = (path: string) =>
+      log.lines.find((l) => l.message === 'request' && l.fields?.requestId === `probe-${path}`);
+    const levels = probes.map((path) => accessLine(path)?.level);
     expect(levels).to.deep.equal(['debug', 'debug', 'info', 'info']);
   });
 

@@ -48,7 +48,7 @@ export class Logger {
     this.write('debug', message, fields);
   }
 
-  /** Writes `entry`, which is the logger's from then on (winston adds its keys to it): the form for a line per request. */
+  /** Writes `entry`, which is the logger's from then on (winston adds its keys): the form for a line per request. */
   log(entry: LogEntry): void {
     if (!this.isEnabled(entry.level)) return;
     this.winston.log((this.hasFields ? { ...this.fields, ...entry } : entry) as winston.LogEntry);

@@ -17,7 +17,8 @@ export function stockEventsHandler(handleStockEvent: HandleStockEvent, logger: E
     async handle(event: IntegrationEvent): Promise<StockEventOutcome> {
       if (!event.type.startsWith('stock.reservation.')) throw new Error(`sales-service does not handle ${event.type}`);
       const outcome = await handleStockEvent.execute(event as Parameters<HandleStockEvent['execute']>[0]);
-      logger.log({ level: 'info', message: 'stock event handled', eventId: event.id, type: event.type, orderId: event.data.orderId, outcome });
+      const { id: eventId, type, data } = event;
+      logger.log({ level: 'info', message: 'stock event handled', eventId, type, orderId: data.orderId, outcome });
       return outcome;
     },
   };

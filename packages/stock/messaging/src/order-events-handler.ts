@@ -35,7 +35,9 @@ export function orderEventsHandler({ reserveForOrder, releaseForOrder, commitFor
     decode: decodeEventFor(STOCK_QUEUE),
     async handle(event: IntegrationEvent): Promise<OrderEventOutcome> {
       const outcome = await dispatch(event);
-      logger.log({ level: 'info', message: 'order event handled', eventId: event.id, type: event.type, orderId: (event.data as { orderId: string }).orderId, outcome });
+      const { orderId } = event.data as { orderId: string };
+      const { id: eventId, type } = event;
+      logger.log({ level: 'info', message: 'order event handled', eventId, type, orderId, outcome });
       return outcome;
     },
   };
