@@ -1,4 +1,13 @@
-import { type HttpApp, HttpMetrics, type Logger, operationsRouter, problemMiddleware, requestContext, requestIdOf, type TokenVerifier } from '@platform/koa';
+import {
+  type HttpApp,
+  type HttpLogger,
+  HttpMetrics,
+  operationsRouter,
+  problemMiddleware,
+  requestContext,
+  requestIdOf,
+  type TokenVerifier,
+} from '@platform/koa';
 import { swaggerDocs } from '@platform/swagger';
 import Koa, { type Middleware } from 'koa';
 import type { Agent } from 'undici';
@@ -13,7 +22,7 @@ import { type RateCounter, rateLimit } from './rate-limit';
 import type { UpstreamGroup } from './upstream-group';
 
 export interface GatewayAppOptions {
-  readonly logger: Logger;
+  readonly logger: HttpLogger;
   readonly routes: readonly Route[];
   readonly groups: readonly UpstreamGroup[];
   readonly dispatcher: Agent;

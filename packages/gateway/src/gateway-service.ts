@@ -32,7 +32,7 @@ export interface RunningGateway extends RunningService<Logger> {
  * public port: a port it cannot have stops the start.
  */
 export async function startGateway(config: GatewayConfig, options: StartGatewayOptions = {}): Promise<RunningGateway> {
-  const logger = options.logger ?? createLogger('gateway', config.logLevel);
+  const logger = options.logger ?? createLogger('gateway', config.logLevel, config.logFormat);
   // HTTP/1.1 upstream, as the hop-by-hop handling assumes: undici 8 speaks HTTP/2 to a TLS upstream that offers it.
   const dispatcher = new Agent({
     keepAliveTimeout: 4_000,

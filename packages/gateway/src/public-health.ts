@@ -1,7 +1,5 @@
-import { RequestError } from '@platform/koa';
+import { HEALTH_PATHS, RequestError } from '@platform/koa';
 import type { Middleware } from 'koa';
-
-const PATHS = new Set(['/health/live', '/health/ready']);
 
 /**
  * The gateway's health on its public port, for a load balancer in front: live,
@@ -10,7 +8,7 @@ const PATHS = new Set(['/health/live', '/health/ready']);
  */
 export function publicHealth(isReady: () => Promise<boolean>): Middleware {
   return async function publicHealth(ctx, next) {
-    if (!PATHS.has(ctx.path)) return next();
+    if (!HEALTH_PATHS.has(ctx.path)) return next();
     (ctx as { _matchedRoute?: string })._matchedRoute = ctx.path;
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.set('Allow', 'HEAD, GET');

@@ -14,7 +14,7 @@ export interface ResourceServer {
  * answer the principal they were given.
  */
 export async function startResourceServer(verifier: TokenVerifier): Promise<ResourceServer> {
-  const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+  const quiet = { log: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
   const http = createHttpApp({ logger: quiet, toProblem: problemsFor<never>({}) });
   const router = new Router({ prefix: '/api' });
   router.use(authenticate(verifier));

@@ -148,7 +148,9 @@ export async function createProvider({ issuer, keys, clients, accessTokenTtlSeco
   });
   provider.on('grant.success', (ctx) => {
     const { client, params } = ctx.oidc;
-    logger.info('access token issued', { clientId: client?.clientId, resource: params?.resource, scope: (ctx.body as { scope?: string }).scope });
+    const { scope } = ctx.body as { scope?: string };
+    const clientId = client?.clientId;
+    logger.log({ level: 'info', message: 'access token issued', clientId, resource: params?.resource, scope });
   });
   provider.on('grant.error', (ctx, error) => {
     // The client hears a generic invalid_client; the log says why, and which client id was claimed.

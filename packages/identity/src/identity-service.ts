@@ -64,7 +64,7 @@ function watchFiles(files: readonly string[], changed: () => void, logger: Logge
  * what the two files say, so instances sharing them issue equally valid tokens.
  */
 export async function startIdentityService(config: IdentityConfig, options: StartOptions = {}): Promise<RunningIdentityService> {
-  const logger = options.logger ?? createLogger('identity', config.logLevel);
+  const logger = options.logger ?? createLogger('identity', config.logLevel, config.logFormat);
   const listener = await listen(config);
   try {
     const issuer = config.issuer || localIssuer(config.host, listener.port);

@@ -23,9 +23,19 @@ describe('pnpm start:system', function () {
     rmSync(data, { recursive: true, force: true });
   });
 
-  it('starts identity, stock, sales and the gateway, serves the README walkthrough through the gateway, and stops them all on Ctrl-C', async () => {
+  /** What each service said of its stop, in the order start:system showed it. */
+  const stopLines = (stdout: readonly string[]) =>
+    stdout.flatMap((line) => {
+      const [, name, json] = /^(\w+)\s+│ (\{.*)$/.exec(line) ?? [];
+      const message = json && (JSON.parse(json) as { message: string }).message;
+      return message === 'stopping' || message === 'stopped' ? [`${name} ${message}`] : [];
+    });
+
+  it('starts the four services, serves the README walkthrough, and stops them one at a time on Ctrl-C', async () => {
     const ports = { GATEWAY_PORT: await freePort(), STOCK_PORT: await freePort(), SALES_PORT: await freePort(), IDENTITY_PORT: await freePort(), GATEWAY_METRICS_PORT: await freePort() };
-    const system = startServiceProcess(START_SYSTEM, { ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), AMQP_URL: vhost.url, DATA_DIR: data });
+    const portSettings = Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)]));
+    const settings = { ...portSettings, AMQP_URL: vhost.url, DATA_DIR: data };
+    const system = startServiceProcess(START_SYSTEM, settings, { detached: true });
     try {
       await eventually('the system to be up', 90_000, async () => system.stdout.some((line) => line.startsWith('The system is up')) || (system.child.exitCode !== null ? Promise.reject(new Error(system.stderr.join('\n'))) : false));
       const gateway = `http://localhost:${ports.GATEWAY_PORT}`;
@@ -42,14 +52,20 @@ describe('pnpm start:system', function () {
       expect(answers.map((answer) => answer.status ?? `${answer.quantityInStock}/${answer.reservedQuantity}`)).to.deep.equal(['reserved', 'paid', '1/0', 401]);
       expect(answers[0]).to.include({ buyer: 'demo' });
 
-      system.child.kill('SIGINT');
+      // A terminal's Ctrl-C: SIGINT to the whole foreground process group.
+      process.kill(-system.child.pid!, 'SIGINT');
       expect(await system.exited).to.equal(0);
+      const lastStop = async () => stopLines(system.stdout).includes('identity stopped');
+      await eventually('the last service to say it stopped', 5_000, lastStop);
+      const order = ['gateway', 'sales', 'stock', 'identity'];
+      expect(stopLines(system.stdout)).to.deep.equal(order.flatMap((name) => [`${name} stopping`, `${name} stopped`]));
       for (const port of Object.values(ports)) {
         const refused = await fetch(`http://127.0.0.1:${port}/health/live`).then(() => false, () => true);
         expect(refused, `port ${port} closed`).to.equal(true);
       }
     } finally {
-      await system.stop('SIGKILL');
+      // SIGTERM: start:system stops its services, which run in groups of their own, before it exits.
+      await system.stop('SIGTERM');
     }
   });
 

@@ -1,17 +1,23 @@
 /**
  * pnpm start:system: identity, stock, sales and the gateway, each a process of
  * its own, with tokens on and events through RabbitMQ. Their lines go to
- * stdout prefixed by service; Ctrl-C (or SIGTERM) stops them all gracefully,
- * the gateway first. On the first run it writes a development clients file
- * with random secrets; a file from an older run gets the clients it lacks.
+ * stdout: at a terminal one short coloured line per event, else (or with
+ * LOG_FORMAT=json) their JSON behind the service's name. Ctrl-C (or SIGTERM)
+ * stops them one at a time, gracefully, the gateway first: each runs in a
+ * process group of its own, so a terminal's Ctrl-C reaches start:system alone.
+ * On the first run it writes a development clients file with random secrets;
+ * a file from an older run gets the clients it lacks.
  */
 import { Apis } from '@commerce/contracts';
 import { Broker, redactedAmqpUrl } from '@platform/messaging-rabbitmq';
+import { chosenFormat, logFormatOf, SERVICE_COLOURS, showsColours } from '@platform/runtime';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DEVELOPMENT_CLIENTS, developmentClientsFile } from './development-clients';
+import { type LinesStyle, shownLine } from './service-lines';
+import { killAll, stopInOrder } from './stop-in-order';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -32,6 +38,20 @@ function fail(line: string): never {
   process.stderr.write(`start:system: ${line}\n`);
   process.exit(1);
 }
+
+/** The order the services stop in: no new traffic first, the token issuer last. */
+const STOP_ORDER = ['gateway', 'sales', 'stock', 'identity'] as const;
+/** A service's own stop is bounded by its drain delay (2 s), its grace (10 s) and 2 s for each of three resources. */
+const STOP_WITHIN_MS = 25_000;
+
+function linesStyle(): LinesStyle {
+  try {
+    return { format: chosenFormat(logFormatOf(env), process.stdout), colours: showsColours(process.stdout) };
+  } catch (error) {
+    fail((error as Error).message);
+  }
+}
+const LINES = linesStyle();
 
 async function brokerIsReachable(): Promise<string | undefined> {
   const quiet = { info() {}, warn() {}, error() {} };
@@ -55,15 +75,22 @@ interface Running {
 const running: Running[] = [];
 let stopping = false;
 
-/** Starts a service's main with `extra` settings, its lines prefixed by its name; resolves once it listens. */
+/**
+ * Starts a service's main with `extra` settings, in a process group of its
+ * own (detached), writing JSON lines that start:system shows; resolves once it listens.
+ */
 function start(name: keyof typeof PORTS, main: string, extra: Record<string, string>): Promise<Running> {
   const child = spawn(process.execPath, ['--import', TSX, join(ROOT, main)], {
     cwd: ROOT,
-    env: { ...env, PORT: String(PORTS[name]), HOST: env.HOST ?? '127.0.0.1', ...extra },
+    env: { ...env, PORT: String(PORTS[name]), HOST: env.HOST ?? '127.0.0.1', ...extra, LOG_FORMAT: 'json' },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
-  const label = `${name.padEnd(8)} │ `;
-  const exited = new Promise<number | string>((done) => child.once('exit', (code, signal) => done(code ?? signal ?? 'unknown')));
+  const shown = { name, colour: SERVICE_COLOURS[STOP_ORDER.indexOf(name) % SERVICE_COLOURS.length]! };
+  // On close, not exit: its last lines ("stopped") are shown before the next service is signalled.
+  const exited = new Promise<number | string>((done) => {
+    child.once('close', (code, signal) => done(code ?? signal ?? 'unknown'));
+  });
   const service: Running = { name, child, exited };
   running.push(service);
   return new Promise((resolveStart, rejectStart) => {
@@ -74,7 +101,7 @@ function start(name: keyof typeof PORTS, main: string, extra: Record<string, str
         const lines = (partial + String(chunk)).split('\n');
         partial = lines.pop()!;
         for (const line of lines) {
-          to.write(`${label}${line}\n`);
+          to.write(`${shownLine(shown, line, LINES)}\n`);
           if (!listening && line.includes('listening on')) {
             listening = true;
             resolveStart(service);
@@ -94,27 +121,35 @@ function start(name: keyof typeof PORTS, main: string, extra: Record<string, str
   });
 }
 
-/** Stops the gateway first (no new traffic), then the services, then the issuer; exits 0 when every one stopped cleanly. */
-async function stopAll(exitCode = 0): Promise<never> {
+/**
+ * Stops the services one at a time in STOP_ORDER, each with `signal` (SIGINT,
+ * a person's, skips their drain delay), killing one that has not stopped within
+ * STOP_WITHIN_MS; exits 0 when every one stopped cleanly.
+ */
+async function stopAll(exitCode = 0, signal: NodeJS.Signals = 'SIGTERM'): Promise<never> {
   stopping = true;
-  const order = ['gateway', 'sales', 'stock', 'identity'];
-  const codes: (number | string)[] = [];
-  for (const name of order) {
-    for (const service of running.filter((r) => r.name === name)) {
-      if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGTERM');
-      codes.push(await service.exited);
-    }
-  }
-  process.exit(exitCode || (codes.every((code) => code === 0 || code === 'SIGTERM') ? 0 : 1));
+  const inOrder = STOP_ORDER.flatMap((name) => running.filter((service) => service.name === name));
+  const onKill = (name: string) => {
+    process.stderr.write(`start:system: ${name} did not stop within ${STOP_WITHIN_MS / 1000} s; killed it\n`);
+  };
+  const endings = await stopInOrder(inOrder, signal, STOP_WITHIN_MS, onKill);
+  process.exit(exitCode || (endings.every((ending) => ending === 0 || ending === signal) ? 0 : 1));
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+// A terminal's Ctrl-C reaches start:system alone (the services are detached); a second one kills what is left.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.on(signal, () => {
-    if (stopping) return;
-    process.stdout.write(`\nstart:system: ${signal}, stopping the gateway, then sales and stock, then identity\n`);
-    void stopAll();
+    if (stopping) {
+      if (signal === 'SIGINT') killAll(running);
+      return;
+    }
+    const names = `${STOP_ORDER.slice(0, -1).join(', ')} and ${STOP_ORDER.at(-1)}`;
+    process.stdout.write(`\nstart:system: ${signal}: stopping ${names}, one at a time (Ctrl-C again kills them)\n`);
+    void stopAll(0, signal === 'SIGINT' ? 'SIGINT' : 'SIGTERM');
   });
 }
+// Detached services outlive start:system unless it takes them along as it exits (SIGKILL leaves them running).
+process.on('exit', () => killAll(running));
 
 const brokerProblem = await brokerIsReachable();
 if (brokerProblem) {
@@ -175,7 +210,7 @@ process.stdout.write(
     `  a token for stock:    curl -s -u stock-admin:${secretOf('stock-admin')} -d grant_type=client_credentials -d resource=${Apis.stock.audience} ${GATEWAY}/identity/token`,
     `  behind it: identity ${internal('identity')}, stock ${internal('stock')}, sales ${internal('sales')}, RabbitMQ ${redactedAmqpUrl(AMQP_URL)}, SQLite files in ${relative(process.cwd(), DATA) || DATA}`,
     `  the gateway's metrics and detailed readiness: http://127.0.0.1:${GATEWAY_METRICS_PORT}/metrics, …/health/ready`,
-    '  Ctrl-C stops everything.',
+    `  Ctrl-C stops the services one at a time: ${STOP_ORDER.join(', ')}.`,
     '',
   ].join('\n'),
 );

@@ -3,14 +3,14 @@ import { type SwaggerDocsOptions, swaggerDocs } from '@platform/swagger';
 import Koa, { type Middleware } from 'koa';
 import compose from 'koa-compose';
 import { HttpMetrics } from './http-metrics';
-import type { Logger } from './logger';
+import type { HttpLogger } from './logger';
 import { operationsRouter, type ReadinessChecks } from './operations-router';
 import type { Problem } from './problem';
 import { problemMiddleware } from './problem-middleware';
 import { requestContext, requestIdOf } from './request-context';
 
 export interface HttpAppOptions {
-  readonly logger: Logger;
+  readonly logger: HttpLogger;
   /** The problem for each error the service knows (see problemsFor); anything else is a logged 500. */
   readonly toProblem: (error: unknown) => Problem | undefined;
   /** Whether the service's dependencies answer; shutting down is tracked here, by `drain`. */

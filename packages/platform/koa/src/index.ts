@@ -7,7 +7,7 @@ export * from './http-metrics';
 export * from './idempotency-key';
 export * from './json-body';
 export * from './operations-router';
-export type { Logger } from './logger';
+export type { HttpLogger, LogEntry, Logger } from './logger';
 export * from './problem';
 export * from './problem-middleware';
 export * from './query-parameters';

@@ -13,6 +13,9 @@ export interface OperationsRouterOptions {
   readonly metrics: HttpMetrics;
 }
 
+/** Where an instance answers whether it lives and whether it is ready: what balancers and orchestrators poll. */
+export const HEALTH_PATHS: ReadonlySet<string> = new Set(['/health/live', '/health/ready']);
+
 /** Health checks for the orchestrator and metrics for Prometheus. */
 export function operationsRouter({ isReady, checks, metrics }: OperationsRouterOptions): Router {
   const router = new Router();

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import { principalOf } from './auth/principal';
 import type { HttpMetrics } from './http-metrics';
-import type { Logger } from './logger';
+import type { HttpLogger } from './logger';
+import { HEALTH_PATHS } from './operations-router';
 
 const CLIENT_REQUEST_ID = /^[\w.:@\-/]{1,128}$/;
 
@@ -21,6 +22,11 @@ export function logWith(ctx: Context, fields: Readonly<Record<string, unknown>>)
   state.logFields = state.logFields ? { ...state.logFields, ...fields } : fields;
 }
 
+/** A health probe's line is debug: balancers ask every second or so; a readiness change is logged where it is seen. */
+function accessLevelOf(ctx: Context): 'info' | 'debug' {
+  return HEALTH_PATHS.has(ctx.path) ? 'debug' : 'info';
+}
+
 /** The route label of a finished request: the router's pattern, never the raw path. */
 function routeOf(ctx: Context): string {
   return (ctx as { _matchedRoute?: string })._matchedRoute ?? (ctx.path.startsWith('/swagger') ? '/swagger' : 'unmatched');
@@ -34,7 +40,7 @@ function routeOf(ctx: Context): string {
  * its access log line (one per request: handlers add to it with logWith) and its metrics. The id travels in ctx.state rather than
  * AsyncLocalStorage, whose promise hooks would tax every await of every request.
  */
-export function requestContext(logger: Logger, metrics: HttpMetrics): Middleware {
+export function requestContext(logger: HttpLogger, metrics: HttpMetrics): Middleware {
   return async function requestContext(ctx, next) {
     const offered = ctx.get('X-Request-Id');
     const requestId = CLIENT_REQUEST_ID.test(offered) ? offered : randomUUID();
@@ -51,7 +57,9 @@ export function requestContext(logger: Logger, metrics: HttpMetrics): Middleware
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       metrics.record(routeOf(ctx), ctx.method, ctx.status, durationMs / 1000);
       const { logFields } = ctx.state as { logFields?: Record<string, unknown> };
-      logger.info('request', logFields ? { ...logFields, method: ctx.method, path: ctx.path, status: ctx.status, durationMs, requestId } : { method: ctx.method, path: ctx.path, status: ctx.status, durationMs, requestId });
+      const { method, path, status } = ctx;
+      const level = accessLevelOf(ctx);
+      logger.log({ ...logFields, method, path, status, durationMs, requestId, level, message: 'request' });
     }
   };
 }

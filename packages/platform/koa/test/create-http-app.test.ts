@@ -100,6 +100,17 @@ describe('createHttpApp', () => {
     expect(metrics).to.contain('process_cpu_user_seconds_total');
   });
 
+  it('logs health probes at debug, whatever they answer, and every other request at info', async () => {
+    const probes = ['/health/live', '/health/ready', '/metrics', '/api/things/teapot'];
+    ready = false;
+    for (const path of probes) await get(path, { headers: { 'X-Request-Id': `probe-${path}` } });
+    ready = true;
+    const accessLine = (path: string) =>
+      log.lines.find((l) => l.message === 'request' && l.fields?.requestId === `probe-${path}`);
+    const levels = probes.map((path) => accessLine(path)?.level);
+    expect(levels).to.deep.equal(['debug', 'debug', 'info', 'info']);
+  });
+
   it('once draining, answers readiness 503 and keeps connections open: balancers stop routing, the requests that still come are served as before', async () => {
     http.drain();
     const response = await get('/health/ready');

@@ -1,4 +1,5 @@
 import type Koa from 'koa';
+import type { LogEntry } from '../src';
 import type { AddressInfo } from 'node:net';
 
 export interface Listening {
@@ -25,5 +26,6 @@ export async function listen(app: Koa): Promise<Listening> {
 export function recordingLogger() {
   const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
   const write = (level: string) => (message: string, fields?: Record<string, unknown>) => void lines.push({ level, message, ...(fields && { fields }) });
-  return { lines, logger: { info: write('info'), warn: write('warn'), error: write('error') } };
+  const log = ({ level, message, ...fields }: LogEntry) => write(level)(message, fields);
+  return { lines, logger: { log, info: write('info'), warn: write('warn'), error: write('error') } };
 }

@@ -1,21 +1,35 @@
 import winston from 'winston';
 import { BatchedLines, jsonLine } from './json-lines';
+import { lineFormat } from './pretty-lines';
+import type { LogFormat } from './settings';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'http' | 'verbose' | 'debug' | 'silly';
+
+/** One line as one object: its level, its message and its fields side by side. */
+export interface LogEntry {
+  readonly level: LogLevel;
+  readonly message: string;
+  readonly [field: string]: unknown;
+}
 
 /**
  * The logger every service writes through: one JSON object per line. A line
  * of a level the logger does not write costs one comparison: winston formats
  * an entry before its transports drop it by level, so this adapter asks first.
+ * Every line reaches winston in its single-object form: `log(level, message,
+ * fields)` copies the fields once more and matches the message against
+ * printf tokens, on every line.
  */
 export class Logger {
   private readonly threshold: number;
+  private readonly hasFields: boolean;
 
   constructor(
     private readonly winston: winston.Logger,
     private readonly fields: Readonly<Record<string, unknown>> = {},
   ) {
     this.threshold = winston.levels[winston.level] ?? 0;
+    this.hasFields = Object.keys(fields).length > 0;
   }
 
   error(message: string, fields?: Record<string, unknown>): void {
@@ -34,6 +48,12 @@ export class Logger {
     this.write('debug', message, fields);
   }
 
+  /** Writes `entry`, which is the logger's from then on (winston adds its keys): the form for a line per request. */
+  log(entry: LogEntry): void {
+    if (!this.isEnabled(entry.level)) return;
+    this.winston.log((this.hasFields ? { ...this.fields, ...entry } : entry) as winston.LogEntry);
+  }
+
   isEnabled(level: LogLevel): boolean {
     return (this.winston.levels[level] ?? Infinity) <= this.threshold;
   }
@@ -45,17 +65,26 @@ export class Logger {
 
   private write(level: LogLevel, message: string, fields?: Record<string, unknown>): void {
     if (!this.isEnabled(level)) return;
-    this.winston.log(level, message, { ...this.fields, ...fields });
+    this.winston.log({ ...this.fields, ...fields, level, message });
   }
 }
 
-/** A service's logger: JSON lines on stdout, batched per turn of the event loop, or to the transports given (tests capture them). */
-export function createLogger(service: string, level: LogLevel, transports: winston.transport[] = [new BatchedLines()]): Logger {
+/**
+ * A service's logger: lines on stdout, batched per turn of the event loop, in
+ * the format asked for (`auto`: one short human line per event at a terminal,
+ * JSON otherwise); or JSON lines to the transports given (tests capture them).
+ */
+export function createLogger(
+  service: string,
+  level: LogLevel,
+  output: LogFormat | winston.transport[] = 'auto',
+): Logger {
+  const toStdout = !Array.isArray(output);
   const logger = winston.createLogger({
     level,
-    format: jsonLine(),
+    format: toStdout ? lineFormat(output, process.stdout) : jsonLine(),
     defaultMeta: { service },
-    transports,
+    transports: toStdout ? [new BatchedLines()] : output,
   });
   return new Logger(logger);
 }

@@ -107,6 +107,15 @@ export function oneOf<const T extends string>(variable: string, fallback: T, val
 const DAY_MS = 86_400_000;
 /** winston's levels; an unknown level would silently turn every log line off, errors included. */
 export const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] as const;
+/** JSON lines, one short human line per event, or (auto) the human form at a terminal and JSON everywhere else. */
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+const logFormat = oneOf('LOG_FORMAT', 'auto', LOG_FORMATS);
+
+/** LOG_FORMAT as the environment sets it, for a process that reads no settings file (start:system). */
+export function logFormatOf(env: Env): LogFormat {
+  return logFormat.read(logFormat.variable, env[logFormat.variable] ?? logFormat.fallback);
+}
 
 /** The settings every HTTP service has, with its own default port. */
 export function serverSettings(defaultPort: number) {
@@ -115,6 +124,7 @@ export function serverSettings(defaultPort: number) {
     /** The address to bind (0.0.0.0: every IPv4 interface, `::` every interface); unset, the service's default (see listenHost). */
     host: optionalText('HOST'),
     logLevel: oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
+    logFormat,
     shutdownDelayMs: integer('SHUTDOWN_DELAY_MS', 2_000, 0, DAY_MS),
     shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 10_000, 0, DAY_MS),
     requestTimeoutMs: integer('REQUEST_TIMEOUT_MS', 30_000, 1, DAY_MS),

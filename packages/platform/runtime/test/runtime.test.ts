@@ -45,6 +45,27 @@ describe('Logger', () => {
     expect(lines[0]).to.include({ service: 'svc', level: 'info', message: 'hello', requestId: 'r1', n: 1 });
   });
 
+  it('hands winston each line as one object, an entry as it is: none copied twice or scanned for printf', async () => {
+    const { lines, transport } = capture('info');
+    const defaultMeta = { service: 'svc' };
+    const inner = winston.createLogger({ level: 'info', format: jsonLine(), defaultMeta, transports: [transport] });
+    const log = sinon.spy(inner, 'log');
+    const logger = new Logger(inner);
+    logger.info('hello %s', { n: 1 });
+    const entry = { level: 'info', message: 'request', status: 200 } as const;
+    logger.log(entry);
+    logger.child({ requestId: 'r1' }).log({ level: 'info', message: 'request', status: 201 });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log.args.map((args) => args.length)).to.deep.equal([1, 1, 1]);
+    expect(log.secondCall.args[0]).to.equal(entry);
+    expect(lines).to.have.length(3);
+    const [hello, request] = lines.map(({ timestamp, ...line }) => line);
+    expect(hello).to.deep.equal({ service: 'svc', level: 'info', message: 'hello %s', n: 1 });
+    expect(request).to.deep.equal({ service: 'svc', level: 'info', message: 'request', status: 200 });
+    expect(lines.every((line) => typeof line.timestamp === 'string')).to.equal(true);
+    expect(lines[2]).to.include({ service: 'svc', requestId: 'r1', status: 201 });
+  });
+
   it('never hands winston a line of a level it does not write, so nothing formats it', () => {
     // winston itself drops a disabled level only after building the entry and running the format; the Logger asks first.
     const format = jsonLine();

@@ -40,9 +40,14 @@ function lines(into: string[]): (chunk: Buffer) => void {
  * A service's `main.ts` (or any script) in a process of its own, as the root
  * package's scripts run it: real processes for tests that kill, restart and
  * signal them. PORT is 0 and HOST 127.0.0.1 unless `env` says otherwise (a
- * variable given as undefined is left out).
+ * variable given as undefined is left out). `detached` gives it a process
+ * group of its own, which a signal to `-child.pid` reaches as a terminal's Ctrl-C does.
  */
-export function startServiceProcess(script: string, env: Record<string, string | undefined>, options: { cwd?: string } = {}): ServiceProcess {
+export function startServiceProcess(
+  script: string,
+  env: Record<string, string | undefined>,
+  options: { cwd?: string; detached?: boolean } = {},
+): ServiceProcess {
   const child = spawn(process.execPath, ['--import', tsxLoader(), script], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

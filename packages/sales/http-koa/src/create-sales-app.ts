@@ -1,4 +1,4 @@
-import type { AccessControl, HttpApp, Logger, ReadinessChecks } from '@platform/koa';
+import type { AccessControl, HttpApp, HttpLogger, ReadinessChecks } from '@platform/koa';
 import { createHttpApp } from '@platform/koa';
 import type { OrderStatus } from '@sales/domain';
 import { type OrderUseCases, ordersRouter } from './orders-router';
@@ -7,7 +7,7 @@ import { toProblem } from './problem';
 export interface SalesAppOptions {
   readonly useCases: OrderUseCases;
   readonly access: AccessControl;
-  readonly logger: Logger;
+  readonly logger: HttpLogger;
   /** The OpenAPI description served at /swagger; without one (or empty) there is no /swagger. */
   readonly openApiFile?: string;
   /** Readiness: the database answers. */

@@ -4,8 +4,9 @@ import type { HandleStockEvent, StockEventOutcome } from '@sales/application';
 /** Sales' queue, and the consumer its inbox records messages for. */
 export const SALES_QUEUE = 'sales-service';
 
+/** A line per handled event, handed over as one object (winston's single-object form). */
 export interface EventLogger {
-  info(message: string, fields?: Record<string, unknown>): void;
+  log(entry: { readonly level: 'info'; readonly message: string; readonly [field: string]: unknown }): void;
 }
 
 /** What sales' queue is bound to, how its messages are decoded, and the use case that applies them to orders; each handled event is logged with its order id. */
@@ -16,7 +17,8 @@ export function stockEventsHandler(handleStockEvent: HandleStockEvent, logger: E
     async handle(event: IntegrationEvent): Promise<StockEventOutcome> {
       if (!event.type.startsWith('stock.reservation.')) throw new Error(`sales-service does not handle ${event.type}`);
       const outcome = await handleStockEvent.execute(event as Parameters<HandleStockEvent['execute']>[0]);
-      logger.info('stock event handled', { eventId: event.id, type: event.type, orderId: event.data.orderId, outcome });
+      const { id: eventId, type, data } = event;
+      logger.log({ level: 'info', message: 'stock event handled', eventId, type, orderId: data.orderId, outcome });
       return outcome;
     },
   };

@@ -63,7 +63,7 @@ function productCatalog(config: SalesServiceConfig, logger: Logger): HttpProduct
  */
 export async function createContainer(config: SalesServiceConfig, logger?: Logger): Promise<DependencyContainer> {
   const container = rootContainer.createChildContainer();
-  const serviceLogger = logger ?? createLogger('sales-service', config.logLevel);
+  const serviceLogger = logger ?? createLogger('sales-service', config.logLevel, config.logFormat);
   container.register(Tokens.Logger, { useValue: serviceLogger });
   await registerStorage(container, config, serviceLogger);
   if (config.amqpUrl) {

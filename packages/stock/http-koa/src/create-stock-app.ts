@@ -1,4 +1,4 @@
-import { type AccessControl, createHttpApp, type HttpApp, type Logger, type ReadinessChecks } from '@platform/koa';
+import { type AccessControl, createHttpApp, type HttpApp, type HttpLogger, type ReadinessChecks } from '@platform/koa';
 import { toProblem } from './problem';
 import { type ProductUseCases, productsRouter } from './products-router';
 import { type ReservationUseCases, reservationsRouter } from './reservations-router';
@@ -8,7 +8,7 @@ export interface StockAppOptions {
   readonly useCases: ProductUseCases & ReservationUseCases;
   /** Token checks (or none, when the service runs open). */
   readonly access: AccessControl;
-  readonly logger: Logger;
+  readonly logger: HttpLogger;
   /** The OpenAPI description served at /swagger; without one (or empty) there is no /swagger. */
   readonly openApiFile?: string;
   /** Readiness: the database answers. Shutting down is tracked by the platform. */

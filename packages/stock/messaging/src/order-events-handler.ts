@@ -10,8 +10,9 @@ export interface OrderEventUseCases {
   readonly commitForOrder: CommitForOrder;
 }
 
+/** A line per handled event, handed over as one object (winston's single-object form). */
 export interface EventLogger {
-  info(message: string, fields?: Record<string, unknown>): void;
+  log(entry: { readonly level: 'info'; readonly message: string; readonly [field: string]: unknown }): void;
 }
 
 /** What stock's queue is bound to, how its messages are decoded, and the use case each event calls; each handled event is logged with its order id. */
@@ -34,7 +35,9 @@ export function orderEventsHandler({ reserveForOrder, releaseForOrder, commitFor
     decode: decodeEventFor(STOCK_QUEUE),
     async handle(event: IntegrationEvent): Promise<OrderEventOutcome> {
       const outcome = await dispatch(event);
-      logger.info('order event handled', { eventId: event.id, type: event.type, orderId: (event.data as { orderId: string }).orderId, outcome });
+      const { orderId } = event.data as { orderId: string };
+      const { id: eventId, type } = event;
+      logger.log({ level: 'info', message: 'order event handled', eventId, type, orderId, outcome });
       return outcome;
     },
   };

@@ -71,7 +71,7 @@ async function registerStorage(container: DependencyContainer, config: StockServ
  */
 export async function createContainer(config: StockServiceConfig, logger?: Logger): Promise<DependencyContainer> {
   const container = rootContainer.createChildContainer();
-  const serviceLogger = logger ?? createLogger('stock-service', config.logLevel);
+  const serviceLogger = logger ?? createLogger('stock-service', config.logLevel, config.logFormat);
   container.register(Tokens.Logger, { useValue: serviceLogger });
   await registerStorage(container, config, serviceLogger);
   if (config.amqpUrl) {

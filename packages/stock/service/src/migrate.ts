@@ -5,7 +5,7 @@ import { loadConfig, mayCreateDatabase } from './config';
 /** pnpm migrate: applies pending migrations to DATABASE_URL and exits. */
 await runMain('stock migrate', async () => {
   const config = loadConfig();
-  const logger = createLogger('stock-service', config.logLevel);
+  const logger = createLogger('stock-service', config.logLevel, config.logFormat);
   if (/^memory:/i.test(config.databaseUrl)) {
     logger.info('nothing to migrate: memory: keeps no schema');
   } else {
