@@ -63,6 +63,18 @@ describe('the links in the README and docs/', () => {
     }
     expect(broken).to.deep.equal([]);
   });
+
+  it('name only paths that exist when they name one under packages/, tools/ or docs/', () => {
+    const missing: string[] = [];
+    for (const page of markdownPages()) {
+      const named = readFileSync(join(ROOT, page), 'utf8').matchAll(/(?<![\w./-])(?:packages|tools|docs)\/[\w./@*-]+/g);
+      for (const [match] of named) {
+        const path = match.replace(/[.,:;]+$/, '');
+        if (!path.includes('*') && !existsSync(join(ROOT, path))) missing.push(`${page}: ${path}`);
+      }
+    }
+    expect(missing).to.deep.equal([]);
+  });
 });
 
 /** Each ADR by its number, with the paragraph that follows its title. */
