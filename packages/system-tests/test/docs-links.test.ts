@@ -8,7 +8,7 @@ const ROOT = join(import.meta.dirname, '..', '..', '..');
 const ADR_FOLDER = join(ROOT, 'docs', 'adr');
 
 function markdownPages(): string[] {
-  const docs = readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.md'));
+  const docs = readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md'));
   return ['README.md', ...docs.map((file) => join('docs', file))].sort();
 }
 
@@ -46,7 +46,8 @@ function brokenBecause(page: string, target: string): string | undefined {
   const file = path ? resolve(dirname(join(ROOT, page)), path) : join(ROOT, page);
   if (relative(ROOT, file).startsWith('..')) return 'points outside the repository';
   if (!existsSync(file)) return 'names no file';
-  if (fragment && file.endsWith('.md') && !anchorsOf(readFileSync(file, 'utf8')).has(fragment)) return 'names no heading there';
+  const headings = fragment && file.endsWith('.md') ? anchorsOf(readFileSync(file, 'utf8')) : undefined;
+  if (headings && !headings.has(fragment!)) return 'names no heading there';
   return undefined;
 }
 
@@ -89,13 +90,13 @@ function adrStatuses(): Map<string, string> {
 
 describe('the ADRs', () => {
   it('each open with a status', () => {
-    const without = [...adrStatuses()].filter(([, paragraph]) => !paragraph.startsWith('Status: ')).map(([number]) => number);
+    const without = [...adrStatuses()].filter(([, paragraph]) => !paragraph.startsWith('Status: ')).map(([n]) => n);
     expect(without).to.deep.equal([]);
   });
 
-  it('name each other both ways in their statuses: what amends or supersedes one says so, and the one it changes too', () => {
+  it('name each other both ways in their statuses: the one that amends or supersedes, and the one it changes', () => {
     const statuses = adrStatuses();
-    const linked = (number: string) => [...statuses.get(number)!.matchAll(/\]\((\d{4})-[^)]+\.md\)/g)].map((m) => m[1]!);
+    const linked = (n: string) => [...statuses.get(n)!.matchAll(/\]\((\d{4})-[^)]+\.md\)/g)].map((m) => m[1]!);
     const oneWay: string[] = [];
     for (const number of statuses.keys()) {
       for (const other of linked(number)) {
@@ -108,7 +109,10 @@ describe('the ADRs', () => {
   it('cite by a relative path only files inside the repository', () => {
     const cited = readdirSync(ADR_FOLDER)
       .filter((name) => name.endsWith('.md'))
-      .flatMap((name) => [...readFileSync(join(ADR_FOLDER, name), 'utf8').matchAll(/(?:^|[\s(`'"])(\.\.\/[^\s)`'",;:]*)/g)].map((m) => [name, m[1]!]));
+      .flatMap((name) => {
+        const text = readFileSync(join(ADR_FOLDER, name), 'utf8');
+        return [...text.matchAll(/(?:^|[\s(`'"])(\.\.\/[^\s)`'",;:]*)/g)].map((m) => [name, m[1]!]);
+      });
     const elsewhere = cited.filter(([, path]) => {
       const file = resolve(ADR_FOLDER, path!);
       return relative(ROOT, file).startsWith('..') || !existsSync(file);
