@@ -26,7 +26,8 @@ function tooLarge(limit: number): RequestError {
 
 /**
  * The body's bytes once decoded, at most `limit` of them both as sent and as
- * decoded: a small gzip bomb stops at `limit`, never inflated whole.
+ * decoded: a small gzip bomb stops at `limit`, never inflated whole. Read here
+ * rather than through koa-bodyparser, which limits decoded bytes only (ADR 0020).
  */
 export async function bodyBytes(request: IncomingMessage, coding: string, limit: number): Promise<Buffer> {
   let encoded: Buffer;

@@ -105,6 +105,8 @@ describe('jsonObjectBody', () => {
     }
     expect(await codeOf('not gzip at all', { 'content-encoding': 'gzip' })).to.equal('400 MALFORMED_JSON');
     expect(await codeOf(gzipSync(body).subarray(0, 12), { 'content-encoding': 'gzip' })).to.equal('400 MALFORMED_JSON');
+    const gzipAsDeflate = await codeOf(gzipSync(body), { 'content-encoding': 'deflate' });
+    expect(gzipAsDeflate, 'gzip sent as deflate').to.equal('400 MALFORMED_JSON');
   });
 
   it('applies the limit to the decoded body, so a small gzip bomb is refused with 413', async () => {
@@ -118,6 +120,15 @@ describe('jsonObjectBody', () => {
     expect(await codeOf(bomb, { 'content-encoding': 'gzip' })).to.equal('413 PAYLOAD_TOO_LARGE');
     const chunked = await rawPost('Transfer-Encoding: chunked\r\n', `800\r\n${' '.repeat(0x800)}\r\n`, '0\r\n\r\n');
     expect(chunked.status).to.equal(413);
+  });
+
+  it('applies the limit to the body as sent too, so padding that decodes to nothing is refused with 413', async () => {
+    const padded = Buffer.concat([gzipSync('{"a":1}'), ...Array.from({ length: 100 }, () => gzipSync(''))]);
+    expect(padded.length).to.be.above(1024);
+    expect(await codeOf(padded, { 'content-encoding': 'gzip' })).to.equal('413 PAYLOAD_TOO_LARGE');
+    const headers = 'Transfer-Encoding: chunked\r\nContent-Encoding: gzip\r\n';
+    const unannounced = await rawPost(headers, `${padded.length.toString(16)}\r\n`, padded, '\r\n0\r\n\r\n');
+    expect(unannounced.status).to.equal(413);
   });
 
   it('reads a chunked body, and refuses any transfer coding but chunked with 415', async () => {
