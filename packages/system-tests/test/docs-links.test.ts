@@ -114,7 +114,7 @@ describe('the ADRs', () => {
         return [...text.matchAll(/(?:^|[\s(`'"])(\.\.\/[^\s)`'",;:]*)/g)].map((m) => [name, m[1]!]);
       });
     const elsewhere = cited.filter(([, path]) => {
-      const file = resolve(ADR_FOLDER, path!);
+      const file = resolve(ADR_FOLDER, path!.split('#')[0]!);
       return relative(ROOT, file).startsWith('..') || !existsSync(file);
     });
     expect(elsewhere.map(([name, path]) => `${name}: ${path}`)).to.deep.equal([]);
