@@ -20,7 +20,8 @@ const ATTEMPTS = 5;
 
 type Dialect = 'postgresql' | 'sqlite';
 
-interface Statements {
+/** The repository's fixed statements for one dialect; the bench's raw baselines send the same ones. */
+export interface ProductStatements {
   readonly columns: string;
   readonly insert: PreparedStatement;
   readonly findById: PreparedStatement;
@@ -47,7 +48,7 @@ function conditional(dialect: Dialect, write: string, columns: string): string {
     select false, ${columns} from "product" where "id" = ? and not exists (select 1 from "written")`;
 }
 
-function statements(dialect: Dialect): Statements {
+function statements(dialect: Dialect): ProductStatements {
   const price = MONEY_COLUMN[dialect].name;
   const columns = `"id", "name", "description", "${price}", "quantity_in_stock", "reserved_quantity", "version"`;
   const next = '"write_context" = ?, "version" = "version" + 1';
@@ -71,7 +72,14 @@ function statements(dialect: Dialect): Statements {
   };
 }
 
-const cache = new Map<Dialect, Statements>();
+const cache = new Map<Dialect, ProductStatements>();
+
+/** The statements of one dialect, built once: each text keeps one prepared name for the life of the process. */
+export function productStatements(dialect: Dialect): ProductStatements {
+  let sql = cache.get(dialect);
+  if (!sql) cache.set(dialect, (sql = statements(dialect)));
+  return sql;
+}
 
 /**
  * Products through MikroORM, one statement per call on the session it is
@@ -81,14 +89,12 @@ const cache = new Map<Dialect, Statements>();
  * statement. Rows map straight to the domain's Product.
  */
 export class MikroOrmProductRepository implements ProductRepository {
-  private readonly sql: Statements;
+  private readonly sql: ProductStatements;
   private readonly money: (typeof MONEY_COLUMN)[Dialect];
 
   constructor(private readonly session: SqlSession) {
     this.money = MONEY_COLUMN[session.dialect];
-    let sql = cache.get(session.dialect);
-    if (!sql) cache.set(session.dialect, (sql = statements(session.dialect)));
-    this.sql = sql;
+    this.sql = productStatements(session.dialect);
   }
 
   async add(details: ProductDetails, context: MovementContext): Promise<Product> {
