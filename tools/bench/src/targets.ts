@@ -36,6 +36,7 @@ export const TARGETS: readonly Target[] = [
   { name: 'node:http + Map', storage: 'memory', script: 'raw-map.ts' },
   { name: 'node:http + better-sqlite3', storage: 'sqlite', script: 'raw-sqlite.ts' },
   { name: 'node:http + pg', storage: 'postgresql', script: 'raw-pg.ts' },
+  { name: 'Koa + @koa/router + pg', storage: 'postgresql', script: 'koa-pg.ts', baseline: 'node:http + pg' },
   { name: 'node:http + pg, not prepared', storage: 'postgresql', script: 'raw-pg-unprepared.ts', baseline: 'node:http + pg' },
   { name: 'Fastify + pg', storage: 'postgresql', script: 'fastify-pg.ts', baseline: 'node:http + pg' },
 ];
