@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { adminQuery } from '@platform/test-kit';
-import { addedCostTable, chartSvg, markdownTable, type Measurement, summarise } from './report';
+import { ISSUE_22_GOALS } from './goals';
+import { addedCostTable, chartSvg, goalsTable, markdownTable, type Measurement, summarise } from './report';
 import { pacedLatency } from './paced-latency';
 import { type Storage, type Target, TARGETS } from './targets';
 import { BENCH_DB, prepareStorage, seedOverHttp } from './storage';
@@ -77,7 +78,8 @@ async function measure(target: Target, rep: number): Promise<Measurement[]> {
       // Saturation for a fixed time: autocannon stops a fixed amount only on a whole-second tick, which would quantise req/s.
       const saturated = await autocannon({ url: base, connections: Number(options.connections), duration: Number(options.seconds), requests });
       const seconds = (performance.now() - clock) / 1000;
-      const cpu = (cpuSeconds(child.pid!) - cpuBefore) / seconds;
+      const cpuUsed = cpuSeconds(child.pid!) - cpuBefore;
+      const cpu = cpuUsed / seconds;
       // Latency at a fixed rate, with a fixed amount: every request is answered, so the stock check below is exact.
       const stockBefore = await settledStock(base, token);
       const paced = await autocannon({ url: base, connections: 16, overallRate: Number(options.rate), amount: Number(options.rate) * Number(options['rate-seconds']), requests });
@@ -102,11 +104,12 @@ async function measure(target: Target, rep: number): Promise<Measurement[]> {
         p50Ms: paced.latency.p50,
         p99Ms: paced.latency.p99,
         serverCpu: cpu,
+        cpuMicrosPerRequest: (cpuUsed * 1e6) / saturated.requests.total,
         check,
         ...(precise && { fixedRateP50Ms: precise.p50Ms }),
       };
       results.push(measurement);
-      log(`  ${target.name.padEnd(28)} ${workload.name.padEnd(20)} ${Math.round(measurement.requestsPerSecond).toString().padStart(6)} req/s  p50 ${measurement.p50Ms} ms${precise ? ` (${precise.p50Ms.toFixed(3)} ms at ${options.rate} req/s, open loop)` : ''}  p99 ${measurement.p99Ms} ms  cpu ${cpu.toFixed(2)}  ${check}`);
+      log(`  ${target.name.padEnd(28)} ${workload.name.padEnd(20)} ${Math.round(measurement.requestsPerSecond).toString().padStart(6)} req/s  p50 ${measurement.p50Ms} ms${precise ? ` (${precise.p50Ms.toFixed(3)} ms at ${options.rate} req/s, open loop)` : ''}  p99 ${measurement.p99Ms} ms  cpu ${cpu.toFixed(2)} (${Math.round(measurement.cpuMicrosPerRequest)} µs/req)  ${check}`);
     }
   } finally {
     await stop(child);
@@ -131,8 +134,8 @@ const summary = summarise(all, targets);
 mkdirSync(options.out, { recursive: true });
 const meta = { date: new Date().toISOString(), node: process.version, ...options, reps, wallSeconds: Math.round((Date.now() - started) / 1000) };
 writeFileSync(join(options.out, 'results.json'), `${JSON.stringify({ meta, summary, measurements: all }, null, 2)}\n`);
-const added = addedCostTable(summary, meta);
-writeFileSync(join(options.out, 'results.md'), markdownTable(summary, meta) + (added && `\n${added}`));
+const report = [markdownTable(summary, meta), goalsTable(summary, ISSUE_22_GOALS, "Issue 22's targets"), addedCostTable(summary, meta)].filter(Boolean);
+writeFileSync(join(options.out, 'results.md'), report.join('\n'));
 writeFileSync(join(options.out, 'chart.svg'), chartSvg(summary));
 log(`done in ${meta.wallSeconds} s: ${options.out}/results.json, results.md, chart.svg`);
-process.stdout.write(markdownTable(summary, meta) + (added && `\n${added}`));
+process.stdout.write(report.join('\n'));

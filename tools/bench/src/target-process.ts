@@ -49,7 +49,11 @@ export async function stop(child: ChildProcess): Promise<void> {
   child.kill('SIGKILL');
 }
 
-/** CPU seconds (user + system) the process has used so far, from /proc. */
+/**
+ * CPU seconds (user + system) the process has used so far, from /proc: every
+ * thread of it (the main thread, V8's compiler and GC helpers, libuv's pool),
+ * those that have ended included, counted in the kernel's ticks of 10 ms.
+ */
 export function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
