@@ -29,17 +29,31 @@ export function nodeVersion(node: string): string {
  * service as it was, for a before/after in one run. Made once per commit and
  * Node and kept for later runs; `log` says what takes time.
  */
-export function installedCheckout(commit: string, node: string, log: (line: string) => void): { folder: string; commit: string } {
-  const sha = execFileSync('git', ['rev-parse', '--verify', `${commit}^{commit}`], { cwd: workspace, encoding: 'utf8' }).trim();
+export function installedCheckout(
+  commit: string,
+  node: string,
+  log: (line: string) => void,
+): { folder: string; commit: string } {
+  const sha = execFileSync('git', ['rev-parse', '--verify', `${commit}^{commit}`], {
+    cwd: workspace,
+    encoding: 'utf8',
+  }).trim();
   const short = sha.slice(0, 7);
   const folder = join(tmpdir(), `stock-bench-${short}-node-${nodeVersion(node).replace(/^v/, '')}`);
   if (existsSync(join(folder, INSTALLED))) return { folder, commit: short };
   log(`making ${folder}: ${short} from git, installed with pnpm on ${node} (${nodeVersion(node)})`);
   rmSync(folder, { recursive: true, force: true });
   mkdirSync(folder, { recursive: true });
-  execFileSync('sh', ['-c', 'git archive --format=tar "$1" | tar -x -C "$2"', 'archive', sha, folder], { cwd: workspace, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('sh', ['-c', 'git archive --format=tar "$1" | tar -x -C "$2"', 'archive', sha, folder], {
+    cwd: workspace,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const install = (offline: boolean) =>
-    execFileSync('pnpm', ['install', '--frozen-lockfile', ...(offline ? ['--offline'] : [])], { cwd: folder, env: environmentFor(node), stdio: ['ignore', process.stderr, 'inherit'] });
+    execFileSync('pnpm', ['install', '--frozen-lockfile', ...(offline ? ['--offline'] : [])], {
+      cwd: folder,
+      env: environmentFor(node),
+      stdio: ['ignore', process.stderr, 'inherit'],
+    });
   try {
     install(true);
   } catch {

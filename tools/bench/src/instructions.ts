@@ -49,11 +49,21 @@ async function count(target: Target, workloadName: string, scratch: string): Pro
   const products = Number(options.products);
   const databaseUrl = await prepareStorage(target.storage, products, scratch);
   const output = join(scratch, `callgrind-${Date.now()}.out`);
-  const child = spawn(
-    'valgrind',
-    ['--tool=callgrind', '--instr-atstart=no', '--separate-threads=yes', `--callgrind-out-file=${output}`, target.node ?? process.execPath, '--import', 'tsx', join(import.meta.dirname, 'targets', target.script)],
-    { cwd: target.cwd ?? join(import.meta.dirname, '..', '..', '..'), env: { ...process.env, PORT: '0', DATABASE_URL: databaseUrl, DB_POOL_SIZE: '10', NODE_ENV: 'production', ...target.env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const entry = join(import.meta.dirname, 'targets', target.script);
+  const callgrind = ['--tool=callgrind', '--instr-atstart=no', '--separate-threads=yes'];
+  const node = [target.node ?? process.execPath, '--import', 'tsx', entry];
+  const child = spawn('valgrind', [...callgrind, `--callgrind-out-file=${output}`, ...node], {
+    cwd: target.cwd ?? join(import.meta.dirname, '..', '..', '..'),
+    env: {
+      ...process.env,
+      PORT: '0',
+      DATABASE_URL: databaseUrl,
+      DB_POOL_SIZE: '10',
+      NODE_ENV: 'production',
+      ...target.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let errors = '';
   child.stderr!.on('data', (chunk: Buffer) => (errors = (errors + String(chunk)).slice(-4000)));
   try {

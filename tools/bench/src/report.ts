@@ -10,7 +10,7 @@ export interface Measurement {
   readonly p99Ms: number;
   /** CPU cores the server used while saturated (1.0 = one core busy). */
   readonly serverCpu: number;
-  /** The server's CPU time (every thread, user + system) over the saturated run, divided by the requests it answered. */
+  /** The server's CPU time (every thread, user + system) over the saturated run, per request it answered. */
   readonly cpuMicrosPerRequest: number;
   readonly check: string;
   /** p50 at the fixed rate, to the microsecond (pacedLatency), for GET one: what an added layer is measured by. */
@@ -99,12 +99,17 @@ export function markdownTable(rows: Row[], meta: Record<string, unknown>): strin
   for (const row of rows) {
     const ratio = row.ratio === undefined ? (row.baseline ? '' : 'baseline') : `**${row.ratio.toFixed(2)}** of ${row.baseline}`;
     const cpu = Math.round(row.cpuMicrosPerRequest);
-    lines.push(`| ${row.workload} | ${row.target} | ${Math.round(row.requestsPerSecond)} | ${cpu} | ${ratio} | ${row.p50Ms} | ${row.p99Ms} | ${row.serverCpu.toFixed(2)} | ${row.checks.join('; ')} |`);
+    const latency = `${row.p50Ms} | ${row.p99Ms}`;
+    const rate = Math.round(row.requestsPerSecond);
+    const cores = row.serverCpu.toFixed(2);
+    const cells = [row.workload, row.target, rate, cpu, ratio, latency, cores, row.checks.join('; ')];
+    lines.push(`| ${cells.join(' | ')} |`);
   }
   return `${lines.join('\n')}\n`;
 }
 
-const rowOf = (rows: Row[], target: string, workload: string) => rows.find((r) => r.target === target && r.workload === workload);
+const rowOf = (rows: Row[], target: string, workload: string) =>
+  rows.find((r) => r.target === target && r.workload === workload);
 
 /** Two decimals, or three cut short where rounding would show a missed target as reached. */
 function shownRatio(ratio: number, atLeast: number): string {
@@ -112,7 +117,7 @@ function shownRatio(ratio: number, atLeast: number): string {
   return ratio < atLeast && Number(short) >= atLeast ? (Math.floor(ratio * 1000) / 1000).toFixed(3) : short;
 }
 
-/** Each line of an issue's table of targets, per workload: the measured ratio (medians of the same run) and whether it is met. */
+/** Each line of an issue's table of targets, per workload: the ratio (medians of the same run), met or missed. */
 export function goalsTable(rows: Row[], goals: readonly Goal[], title: string): string {
   const lines = [
     `${title}: the service's req/s over the ceiling's, medians of the same run.`,
@@ -129,7 +134,9 @@ export function goalsTable(rows: Row[], goals: readonly Goal[], title: string): 
         continue;
       }
       const ratio = service.requestsPerSecond / ceiling.requestsPerSecond;
-      lines.push(`| ${goal.serviceOn} | ${goal.against} | ${workload} | ${target} | ${shownRatio(ratio, goal.atLeast)} | ${ratio >= goal.atLeast ? 'met' : '**missed**'} |`);
+      const verdict = ratio >= goal.atLeast ? 'met' : '**missed**';
+      const shown = shownRatio(ratio, goal.atLeast);
+      lines.push(`| ${goal.serviceOn} | ${goal.against} | ${workload} | ${target} | ${shown} | ${verdict} |`);
     }
   }
   return `${lines.join('\n')}\n`;
@@ -149,7 +156,10 @@ export function changesTable(rows: Row[], changes: readonly Change[]): string {
       const [was, is] = [rowOf(rows, before, workload), rowOf(rows, after, workload)];
       if (!was || !is) continue;
       const ratio = (is.requestsPerSecond / was.requestsPerSecond).toFixed(2);
-      lines.push(`| ${workload} | ${change} | ${Math.round(was.requestsPerSecond)} | ${Math.round(is.requestsPerSecond)} | **${ratio}** | ${Math.round(was.cpuMicrosPerRequest)} | ${Math.round(is.cpuMicrosPerRequest)} |`);
+      const rates = [was.requestsPerSecond, is.requestsPerSecond].map((value) => Math.round(value));
+      const cpus = [was.cpuMicrosPerRequest, is.cpuMicrosPerRequest].map((value) => Math.round(value));
+      const cells = [workload, change, ...rates, `**${ratio}**`, ...cpus];
+      lines.push(`| ${cells.join(' | ')} |`);
     }
   }
   return lines.length > 4 ? `${lines.join('\n')}\n` : '';

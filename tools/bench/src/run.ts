@@ -6,7 +6,15 @@ import { parseArgs } from 'node:util';
 import { adminQuery } from '@platform/test-kit';
 import { installedCheckout, nodeVersion } from './checkout-at';
 import { type Change, ISSUE_22_GOALS } from './goals';
-import { addedCostTable, changesTable, chartSvg, goalsTable, markdownTable, type Measurement, summarise } from './report';
+import {
+  addedCostTable,
+  changesTable,
+  chartSvg,
+  goalsTable,
+  markdownTable,
+  type Measurement,
+  summarise,
+} from './report';
 import { pacedLatency } from './paced-latency';
 import { servicesAt, type Target, TARGETS } from './targets';
 import { BENCH_DB, prepareStorage, seedOverHttp } from './storage';
@@ -27,7 +35,7 @@ const { values: options } = parseArgs({
     out: { type: 'string', default: 'bench-results' },
     /** Another checkout of the workspace (an earlier commit, installed): its service runs beside this one's, as a "before" row. */
     'compare-with': { type: 'string' },
-    /** A commit whose service runs on Node 20 (and, on memory and PostgreSQL, on this Node too), installed in a folder of its own. */
+    /** A commit whose service runs on Node 20 (and, on memory and PostgreSQL, on this Node too), installed apart. */
     'node20-at': { type: 'string' },
     /** The Node 20 that --node20-at runs it on. */
     node20: { type: 'string', default: '/usr/bin/node' },
@@ -35,7 +43,7 @@ const { values: options } = parseArgs({
   },
 });
 if (options.help) {
-  process.stdout.write(`pnpm bench [options]: every target × every workload, interleaved repetitions (docs/performance.md)
+  process.stdout.write(`pnpm bench [options]: every target × every workload, interleaved (docs/performance.md)
   --reps <n> (3)  --seconds <s> (5)  --connections <n> (32)  --rate <req/s> (400)  --rate-seconds <s> (3)
   --products <n> (1000)  --pool <n> (10)  --out <folder> (bench-results)
   --only <a,b>        targets whose names contain any of these (case-insensitive)
@@ -51,9 +59,18 @@ const products = Number(options.products);
 const compareWith = options['compare-with'];
 const compared: Target[] = compareWith ? servicesAt(compareWith, basename(compareWith)) : [];
 const serviceOf = (target: Target) => target.name.split(' @ ')[0]!;
-const onNode20 = options['node20-at'] ? runtimeTargets(options['node20-at'], options.node20) : { targets: [], changes: [] };
-const changes: Change[] = [...compared.map((t) => ({ change: `${basename(compareWith!)} → now, ${serviceOf(t)}`, before: t.name, after: serviceOf(t) })), ...onNode20.changes];
-const targets = [...TARGETS, ...compared, ...onNode20.targets].filter((t) => !options.only || options.only.split(',').some((o) => t.name.toLowerCase().includes(o.toLowerCase())));
+const onNode20 = options['node20-at']
+  ? runtimeTargets(options['node20-at'], options.node20)
+  : { targets: [], changes: [] };
+const sinceCompared = (t: Target): Change => ({
+  change: `${basename(compareWith!)} → now, ${serviceOf(t)}`,
+  before: t.name,
+  after: serviceOf(t),
+});
+const changes: Change[] = [...compared.map(sinceCompared), ...onNode20.changes];
+const named = (t: Target) =>
+  !options.only || options.only.split(',').some((o) => t.name.toLowerCase().includes(o.toLowerCase()));
+const targets = [...TARGETS, ...compared, ...onNode20.targets].filter(named);
 const workloads = WORKLOADS.filter((w) => !options.workloads || options.workloads.split(',').some((o) => w.name.toLowerCase().includes(o.toLowerCase())));
 const scratch = mkdtempSync(join(tmpdir(), 'stock-bench-'));
 /** The layers whose added latency is reported, and their baselines: each gets a fixed-rate GET one timed to the microsecond. */
@@ -73,14 +90,22 @@ function log(line: string): void {
 function runtimeTargets(commit: string, node20: string): { targets: Target[]; changes: Change[] } {
   const { folder, commit: short } = installedCheckout(commit, node20, log);
   const [old, now] = [nodeVersion(node20), process.version].map((v) => v.replace(/^v/, ''));
-  const onOld = servicesAt(folder, `${short}, Node ${old}`, { node: node20, only: ['service · memory', 'service · SQLite', 'service · PostgreSQL'] });
+  const onOld = servicesAt(folder, `${short}, Node ${old}`, {
+    node: node20,
+    only: ['service · memory', 'service · SQLite', 'service · PostgreSQL'],
+  });
   const onNow = servicesAt(folder, `${short}, Node ${now}`, { only: ['service · memory', 'service · PostgreSQL'] });
-  const changes = onOld.flatMap((before) => {
-    const sameCode = onNow.find((t) => serviceOf(t) === serviceOf(before));
-    return [
-      ...(sameCode ? [{ change: `Node ${old} → ${now}, the code at ${short}, ${serviceOf(before)}`, before: before.name, after: sameCode.name }] : []),
-      { change: `${short} on Node ${old} → now on Node ${now}, ${serviceOf(before)}`, before: before.name, after: serviceOf(before) },
-    ];
+  const changes = onOld.flatMap((before): Change[] => {
+    const service = serviceOf(before);
+    const sameCode = onNow.find((t) => serviceOf(t) === service);
+    const since: Change = {
+      change: `${short} on Node ${old} → now on Node ${now}, ${service}`,
+      before: before.name,
+      after: service,
+    };
+    if (!sameCode) return [since];
+    const runtime = `Node ${old} → ${now}, the code at ${short}, ${service}`;
+    return [{ change: runtime, before: before.name, after: sameCode.name }, since];
   });
   return { targets: [...onOld, ...onNow], changes };
 }
@@ -150,7 +175,11 @@ async function measure(target: Target, rep: number): Promise<Measurement[]> {
         ...(precise && { fixedRateP50Ms: precise.p50Ms }),
       };
       results.push(measurement);
-      log(`  ${target.name.padEnd(28)} ${workload.name.padEnd(20)} ${Math.round(measurement.requestsPerSecond).toString().padStart(6)} req/s  p50 ${measurement.p50Ms} ms${precise ? ` (${precise.p50Ms.toFixed(3)} ms at ${options.rate} req/s, open loop)` : ''}  p99 ${measurement.p99Ms} ms  cpu ${cpu.toFixed(2)} (${Math.round(measurement.cpuMicrosPerRequest)} µs/req)  ${check}`);
+      const rate = Math.round(measurement.requestsPerSecond).toString().padStart(6);
+      const openLoop = precise ? ` (${precise.p50Ms.toFixed(3)} ms at ${options.rate} req/s, open loop)` : '';
+      const cpuLine = `cpu ${cpu.toFixed(2)} (${Math.round(measurement.cpuMicrosPerRequest)} µs/req)`;
+      const latency = `p50 ${measurement.p50Ms} ms${openLoop}  p99 ${measurement.p99Ms} ms`;
+      log(`  ${target.name.padEnd(28)} ${workload.name.padEnd(20)} ${rate} req/s  ${latency}  ${cpuLine}  ${check}`);
     }
   } finally {
     await stop(child);

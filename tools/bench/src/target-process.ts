@@ -5,7 +5,7 @@ import { environmentFor } from './checkout-at';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 
-/** Which Node runs a target, and from where (whose tsx): the harness's own and this workspace, unless told otherwise. */
+/** Which Node runs a target, and from where (whose tsx): unless told, the harness's own and this workspace. */
 export interface Runtime {
   readonly node?: string;
   readonly cwd?: string;
@@ -24,9 +24,17 @@ export async function startTarget(
   nodeFlags: readonly string[] = [],
   { node, cwd = root }: Runtime = {},
 ): Promise<{ child: ChildProcess; base: string; token?: string }> {
-  const child = spawn(node ?? process.execPath, [...nodeFlags, '--import', 'tsx', join(import.meta.dirname, 'targets', script)], {
+  const entry = join(import.meta.dirname, 'targets', script);
+  const child = spawn(node ?? process.execPath, [...nodeFlags, '--import', 'tsx', entry], {
     cwd,
-    env: { ...(node ? environmentFor(node) : process.env), PORT: '0', DATABASE_URL: databaseUrl, DB_POOL_SIZE: poolSize, NODE_ENV: 'production', ...env },
+    env: {
+      ...(node ? environmentFor(node) : process.env),
+      PORT: '0',
+      DATABASE_URL: databaseUrl,
+      DB_POOL_SIZE: poolSize,
+      NODE_ENV: 'production',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const { port, token } = await new Promise<{ port: number; token?: string }>((resolve, reject) => {

@@ -50,7 +50,11 @@ export const TARGETS: readonly Target[] = [
  * installed), one row per service target of this one (or those named in
  * `only`), run from that checkout with its own tsx, on `node` if given.
  */
-export function servicesAt(checkout: string, label: string, { node, only }: { node?: string; only?: readonly string[] } = {}): Target[] {
+export function servicesAt(
+  checkout: string,
+  label: string,
+  { node, only }: { node?: string; only?: readonly string[] } = {},
+): Target[] {
   return TARGETS.filter((t) => t.script === 'service.ts' && (!only || only.includes(t.name))).map((t) => ({
     ...t,
     name: `${t.name} @ ${label}`,

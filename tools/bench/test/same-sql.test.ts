@@ -16,7 +16,7 @@ import { type Handlers, rawServer } from '../src/targets/raw-http';
 import { openSqlite, sqliteQueries } from '../src/targets/sqlite-queries';
 import { HOT_PRODUCT_STOCK, WORKLOADS } from '../src/workloads';
 
-/** A statement as it left for the database: its text, whether it went as a named (prepared) statement, and its values. */
+/** A statement as it left for the database: its text, whether it went named (prepared), and its values. */
 interface Sent {
   readonly text: string;
   readonly named?: boolean;
@@ -45,7 +45,11 @@ const record = (statement: Sent) => recording && sent.push(statement);
 function recordPostgres(): () => void {
   const query = pg.Client.prototype.query;
   (pg.Client.prototype as { query: unknown }).query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
-    const { text, name, values } = (typeof config === 'string' ? { text: config, values: rest[0] } : config) as { text: string; name?: string; values?: unknown[] };
+    const { text, name, values } = (typeof config === 'string' ? { text: config, values: rest[0] } : config) as {
+      text: string;
+      name?: string;
+      values?: unknown[];
+    };
     record({ text, named: name !== undefined, values: values ?? [] });
     return (query as (...args: unknown[]) => unknown).call(this, config, ...rest);
   };
@@ -80,9 +84,16 @@ function comparable(value: unknown): unknown {
 function requests(): { workload: string; method: string; path: string; body?: string }[] {
   return WORKLOADS.map((workload) => {
     const template = workload.requests({ products: PRODUCTS })[0]!;
-    const setup = template.setupRequest as ((request: autocannon.Request, context: object) => autocannon.Request) | undefined;
+    const setup = template.setupRequest as
+      | ((request: autocannon.Request, context: object) => autocannon.Request)
+      | undefined;
     const request = setup ? setup({ ...template }, {}) : template;
-    return { workload: workload.name, method: request.method ?? 'GET', path: request.path!, ...(request.body !== undefined && { body: String(request.body) }) };
+    return {
+      workload: workload.name,
+      method: request.method ?? 'GET',
+      path: request.path!,
+      ...(request.body !== undefined && { body: String(request.body) }),
+    };
   });
 }
 
@@ -91,10 +102,19 @@ async function exchange(base: string, request: ReturnType<typeof requests>[numbe
   recording = true;
   try {
     const headers = request.body === undefined ? undefined : { 'content-type': 'application/json' };
-    const response = await fetch(`${base}${request.path}`, { method: request.method, ...(headers && { headers }), ...(request.body !== undefined && { body: request.body }) });
+    const response = await fetch(`${base}${request.path}`, {
+      method: request.method,
+      ...(headers && { headers }),
+      ...(request.body !== undefined && { body: request.body }),
+    });
     const body = (await response.json()) as unknown;
     const named = ['etag', 'link', 'location'].map((name) => [name, response.headers.get(name)]);
-    return { statements: sent.map((s) => ({ ...s, values: s.values.map(comparable) })), status: response.status, body, headers: Object.fromEntries(named) };
+    return {
+      statements: sent.map((s) => ({ ...s, values: s.values.map(comparable) })),
+      status: response.status,
+      body,
+      headers: Object.fromEntries(named),
+    };
   } finally {
     recording = false;
   }
@@ -102,16 +122,26 @@ async function exchange(base: string, request: ReturnType<typeof requests>[numbe
 
 async function serve(server: Server): Promise<Endpoint> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 async function service(databaseUrl: string, cwd: string): Promise<Endpoint> {
-  const quiet = { DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error', RESERVATION_SWEEP_MS: '3600000', RETENTION_SWEEP_MS: '3600000' };
+  const quiet = {
+    DATABASE_URL: databaseUrl,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'error',
+    RESERVATION_SWEEP_MS: '3600000',
+    RETENTION_SWEEP_MS: '3600000',
+  };
   const running = await startStockService(loadConfig(quiet, cwd));
   return { base: running.url, close: async () => void (await running.close({ immediate: true })) };
 }
 
-/** Every workload sent to the service and to each baseline, each on a database seeded the same: statements and answers compared. */
+/** Every workload sent to the service and to each baseline, each on a database seeded the same. */
 async function compare(servers: Record<string, Endpoint>): Promise<void> {
   const [reference, ...baselines] = Object.entries(servers);
   for (const request of requests()) {
@@ -120,7 +150,10 @@ async function compare(servers: Record<string, Endpoint>): Promise<void> {
     for (const [name, baseline] of baselines) {
       const actual = await exchange(baseline.base, request);
       expect(actual.statements, `${request.workload}: the statements of ${name}`).to.deep.equal(expected.statements);
-      expect({ status: actual.status, body: actual.body, headers: actual.headers }, `${request.workload}: the answer of ${name}`).to.deep.equal({
+      expect(
+        { status: actual.status, body: actual.body, headers: actual.headers },
+        `${request.workload}: the answer of ${name}`,
+      ).to.deep.equal({
         status: expected.status,
         body: expected.body,
         headers: expected.headers,
@@ -132,7 +165,8 @@ async function compare(servers: Record<string, Endpoint>): Promise<void> {
 describe("the SQL baselines send the service's statements", function () {
   this.timeout(120_000);
   const folder = mkdtempSync(join(tmpdir(), 'bench-same-sql-'));
-  const seeded = async (url: string) => void (await seedProducts(url, { count: PRODUCTS, firstStock: HOT_PRODUCT_STOCK }));
+  const seeded = async (url: string) =>
+    void (await seedProducts(url, { count: PRODUCTS, firstStock: HOT_PRODUCT_STOCK }));
   after(() => rmSync(folder, { recursive: true, force: true }));
 
   describe('on PostgreSQL', () => {
@@ -145,11 +179,12 @@ describe("the SQL baselines send the service's statements", function () {
       await Promise.all(databases.map((database) => database.drop()));
     });
 
-    it('node:http + pg and Koa + pg: the same texts, prepared, with the same values, no transaction, and the same answers, per workload', async function () {
+    it('node:http + pg and Koa + pg: the same texts, prepared, values, no transaction and answers', async function () {
       for (let i = 0; i < 3; i++) databases.push(await createScratchDatabase(this));
       await Promise.all(databases.map((database) => seeded(database.url)));
       const running = await service(databases[0]!.url, folder);
-      const handlers = (url: string): Handlers => pgQueries(pools[pools.push(new pg.Pool({ connectionString: url, max: 2 })) - 1]!);
+      const handlers = (url: string): Handlers =>
+        pgQueries(pools[pools.push(new pg.Pool({ connectionString: url, max: 2 })) - 1]!);
       const raw = await serve(rawServer(handlers(databases[1]!.url)));
       const koa = await serve(createServer(koaApp(handlers(databases[2]!.url)).callback()));
       restore = recordPostgres();
@@ -165,7 +200,7 @@ describe("the SQL baselines send the service's statements", function () {
     let restore: () => void = () => undefined;
     after(() => restore());
 
-    it('node:http + better-sqlite3: the same texts, run the same way, with the same values, no transaction, and the same answers, per workload', async () => {
+    it('node:http + better-sqlite3: the same texts, run alike, values, no transaction and answers', async () => {
       const [ofService, ofBaseline] = ['service', 'baseline'].map((name) => `sqlite:${join(folder, `${name}.db`)}`);
       await Promise.all([seeded(ofService!), seeded(ofBaseline!)]);
       const running = await service(ofService!, folder);

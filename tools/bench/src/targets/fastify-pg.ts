@@ -18,7 +18,9 @@ app.get<{ Querystring: { after?: string; limit?: string } }>('/api/products', as
   if (nextAfter !== undefined) reply.header('link', nextLink(limit, nextAfter));
   return items.map(productJson);
 });
-app.get<{ Params: { id: string } }>('/api/products/:id', async (req, reply) => answer(reply, await queries.getOne(Number(req.params.id))));
+app.get<{ Params: { id: string } }>('/api/products/:id', async (req, reply) =>
+  answer(reply, await queries.getOne(Number(req.params.id))),
+);
 app.post('/api/products', async (req, reply) => {
   const body = toBodyProduct(req.body);
   if (!body) return reply.code(400).send({ status: 400 });
@@ -30,8 +32,9 @@ app.put<{ Params: { id: string } }>('/api/products/:id', async (req, reply) => {
   if (!body) return reply.code(400).send({ status: 400 });
   return answer(reply, await queries.update(Number(req.params.id), body));
 });
-app.post<{ Params: { id: string }; Body: { delta: number } }>('/api/products/:id/stock-adjustments', async (req, reply) =>
-  answer(reply, await queries.adjust(Number(req.params.id), req.body.delta)),
+app.post<{ Params: { id: string }; Body: { delta: number } }>(
+  '/api/products/:id/stock-adjustments',
+  async (req, reply) => answer(reply, await queries.adjust(Number(req.params.id), req.body.delta)),
 );
 const address = await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
 console.log(JSON.stringify({ message: 'listening', port: Number(new URL(address).port) }));

@@ -1,7 +1,16 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
-import { DEFAULT_LIMIT, etag, type Handlers, nextLink, pageOf, productJson, type StoredProduct, toBodyProduct } from './raw-http';
+import {
+  DEFAULT_LIMIT,
+  etag,
+  type Handlers,
+  nextLink,
+  pageOf,
+  productJson,
+  type StoredProduct,
+  toBodyProduct,
+} from './raw-http';
 
 function answer(ctx: Koa.Context, outcome: StoredProduct | 'refused' | undefined, status = 200): void {
   if (outcome === undefined) return void (ctx.status = 404);

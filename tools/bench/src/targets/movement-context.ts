@@ -6,4 +6,5 @@ import { writeContext } from '@stock/persistence-mikro-orm';
  * the service's own function as its requests make it: a request id of its
  * own, the caller of a service whose tokens are off.
  */
-export const movementContext = (kind: Parameters<typeof writeContext>[0]) => writeContext(kind, { at: new Date(), requestId: randomUUID(), actor: 'anonymous' });
+export const movementContext = (kind: Parameters<typeof writeContext>[0]) =>
+  writeContext(kind, { at: new Date(), requestId: randomUUID(), actor: 'anonymous' });

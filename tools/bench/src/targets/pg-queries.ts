@@ -27,8 +27,9 @@ const stored = (row: Row): StoredProduct => ({
   version: row.version,
 });
 
-/** A conditional write's answer as the handlers give it: the row written, 'refused', or undefined when the product is missing. */
-const outcome = (row: Row | undefined) => (row === undefined ? undefined : row.written ? stored(row) : ('refused' as const));
+/** A conditional write's answer: the row written, 'refused', or undefined when the product is missing. */
+const outcome = (row: Row | undefined) =>
+  row === undefined ? undefined : row.written ? stored(row) : ('refused' as const);
 
 /**
  * The service's own statements (the product repository's, imported, so they
@@ -40,19 +41,25 @@ const outcome = (row: Row | undefined) => (row === undefined ? undefined : row.w
  */
 export function pgQueries(pool: pg.Pool, prepared = true): Handlers {
   const sql = productStatements('postgresql');
+  const query = (statement: PreparedStatement, values: unknown[]) =>
+    prepared ? { name: statement.name, text: statement.numbered, values } : { text: statement.numbered, values };
   const rows = async (statement: PreparedStatement, values: unknown[]) =>
-    (await pool.query<Row>(prepared ? { name: statement.name, text: statement.numbered, values } : { text: statement.numbered, values })).rows;
+    (await pool.query<Row>(query(statement, values))).rows;
+  const first = async (statement: PreparedStatement, values: unknown[]) => (await rows(statement, values))[0];
   const details = (body: BodyProduct) => [body.name, body.description, body.price.toFixed(2), body.quantityInStock];
   return {
     getOne: async (id) => {
-      const [row] = await rows(sql.findById, [id]);
+      const row = await first(sql.findById, [id]);
       return row && stored(row);
     },
     page: async (after, limit) => (await rows(sql.list, [after, limit])).map(stored),
-    create: async (body) => stored((await rows(sql.insert, [...details(body), movementContext('created')]))[0]!),
+    create: async (body) => stored((await first(sql.insert, [...details(body), movementContext('created')]))!),
     // The conditional writes name the product twice: in the write, and in the read of the row a refused write leaves.
-    update: async (id, body) => outcome((await rows(sql.update(false), [...details(body), movementContext('updated'), id, body.quantityInStock, id]))[0]),
-    adjust: async (id, delta) => outcome((await rows(sql.adjust, [delta, movementContext('adjusted'), id, delta, id]))[0]),
+    update: async (id, body) => {
+      const values = [...details(body), movementContext('updated'), id, body.quantityInStock, id];
+      return outcome(await first(sql.update(false), values));
+    },
+    adjust: async (id, delta) => outcome(await first(sql.adjust, [delta, movementContext('adjusted'), id, delta, id])),
   };
 }
 

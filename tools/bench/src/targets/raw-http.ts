@@ -35,24 +35,38 @@ export interface StoredProduct extends BodyProduct {
 export function toBodyProduct(raw: unknown): BodyProduct | undefined {
   const body = raw as Partial<BodyProduct>;
   if (typeof body?.name !== 'string' || typeof body.price !== 'number') return undefined;
-  return { name: body.name, description: typeof body.description === 'string' ? body.description : '', price: body.price, quantityInStock: typeof body.quantityInStock === 'number' ? body.quantityInStock : 0 };
+  return {
+    name: body.name,
+    description: typeof body.description === 'string' ? body.description : '',
+    price: body.price,
+    quantityInStock: typeof body.quantityInStock === 'number' ? body.quantityInStock : 0,
+  };
 }
 
 /** The service's JSON for a product, field for field and in its order. */
 export function productJson({ id, name, description, price, quantityInStock, reservedQuantity }: StoredProduct) {
-  return { id, name, description, price, quantityInStock, reservedQuantity, availableQuantity: quantityInStock - reservedQuantity };
+  return {
+    id,
+    name,
+    description,
+    price,
+    quantityInStock,
+    reservedQuantity,
+    availableQuantity: quantityInStock - reservedQuantity,
+  };
 }
 
 export const etag = (product: StoredProduct) => `"${product.version}"`;
 
-/** A page of `limit` from rows fetched with one extra, and the cursor of the next page when that extra row came back. */
+/** A page of `limit` from rows fetched with one extra; the cursor of the next page when that extra row came. */
 export function pageOf(rows: StoredProduct[], limit: number): { items: StoredProduct[]; nextAfter?: number } {
   if (rows.length <= limit) return { items: rows };
   const items = rows.slice(0, limit);
   return { items, nextAfter: items.at(-1)!.id };
 }
 
-export const nextLink = (limit: number, nextAfter: number) => `</api/products?limit=${limit}&after=${nextAfter}>; rel="next"`;
+export const nextLink = (limit: number, nextAfter: number) =>
+  `</api/products?limit=${limit}&after=${nextAfter}>; rel="next"`;
 
 /** The page size when the query names none (the service's default). */
 export const DEFAULT_LIMIT = 100;
@@ -63,7 +77,12 @@ function send(res: http.ServerResponse, status: number, body?: unknown, headers:
   res.end(text);
 }
 
-function sendProduct(res: http.ServerResponse, status: number, product: StoredProduct, headers: Record<string, string> = {}): void {
+function sendProduct(
+  res: http.ServerResponse,
+  status: number,
+  product: StoredProduct,
+  headers: Record<string, string> = {},
+): void {
   send(res, status, productJson(product), { etag: etag(product), ...headers });
 }
 
@@ -96,7 +115,12 @@ export function rawServer(handlers: Handlers): http.Server {
         const query = new URLSearchParams(search);
         const limit = Number(query.get('limit') ?? DEFAULT_LIMIT);
         const { items, nextAfter } = pageOf(await handlers.page(Number(query.get('after') ?? 0), limit + 1), limit);
-        return send(res, 200, items.map(productJson), nextAfter === undefined ? {} : { link: nextLink(limit, nextAfter) });
+        return send(
+          res,
+          200,
+          items.map(productJson),
+          nextAfter === undefined ? {} : { link: nextLink(limit, nextAfter) },
+        );
       }
       if (req.method === 'GET' && item) {
         const product = await handlers.getOne(Number(item[1]));

@@ -54,7 +54,12 @@ export function sqliteQueries(db: Database.Database): Handlers {
   const insert = compiled(sql.insert);
   const update = compiled(sql.update(false));
   const adjust = compiled(sql.adjust);
-  const details = (body: BodyProduct) => [body.name, body.description, Math.round(body.price * 100), body.quantityInStock];
+  const details = (body: BodyProduct) => [
+    body.name,
+    body.description,
+    Math.round(body.price * 100),
+    body.quantityInStock,
+  ];
   const outcome = (written: Row | undefined, id: number) => {
     if (written) return stored(written);
     return findById(id).length > 0 ? ('refused' as const) : undefined;
@@ -66,7 +71,8 @@ export function sqliteQueries(db: Database.Database): Handlers {
     },
     page: (after, limit) => list(after, limit).map(stored),
     create: (body) => stored(insert(...details(body), movementContext('created'))[0]!),
-    update: (id, body) => outcome(update(...details(body), movementContext('updated'), id, body.quantityInStock)[0], id),
+    update: (id, body) =>
+      outcome(update(...details(body), movementContext('updated'), id, body.quantityInStock)[0], id),
     adjust: (id, delta) => outcome(adjust(delta, movementContext('adjusted'), id, delta)[0], id),
   };
 }
