@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { adminQuery } from '@platform/test-kit';
 import { instructionsOf } from './callgrind';
 import { BENCH_DB, prepareStorage, seedOverHttp } from './storage';
-import { type Target, TARGETS } from './targets';
+import { servicesAt, type Target, TARGETS } from './targets';
 import { WORKLOADS } from './workloads';
 
 /**
@@ -49,11 +49,21 @@ async function count(target: Target, workloadName: string, scratch: string): Pro
   const products = Number(options.products);
   const databaseUrl = await prepareStorage(target.storage, products, scratch);
   const output = join(scratch, `callgrind-${Date.now()}.out`);
-  const child = spawn(
-    'valgrind',
-    ['--tool=callgrind', '--instr-atstart=no', '--separate-threads=yes', `--callgrind-out-file=${output}`, process.execPath, '--import', 'tsx', join(import.meta.dirname, 'targets', target.script)],
-    { cwd: join(import.meta.dirname, '..', '..', '..'), env: { ...process.env, PORT: '0', DATABASE_URL: databaseUrl, DB_POOL_SIZE: '10', NODE_ENV: 'production', ...target.env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const entry = join(import.meta.dirname, 'targets', target.script);
+  const callgrind = ['--tool=callgrind', '--instr-atstart=no', '--separate-threads=yes'];
+  const node = [target.node ?? process.execPath, '--import', 'tsx', entry];
+  const child = spawn('valgrind', [...callgrind, `--callgrind-out-file=${output}`, ...node], {
+    cwd: target.cwd ?? join(import.meta.dirname, '..', '..', '..'),
+    env: {
+      ...process.env,
+      PORT: '0',
+      DATABASE_URL: databaseUrl,
+      DB_POOL_SIZE: '10',
+      NODE_ENV: 'production',
+      ...target.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let errors = '';
   child.stderr!.on('data', (chunk: Buffer) => (errors = (errors + String(chunk)).slice(-4000)));
   try {
@@ -86,9 +96,7 @@ try {
 }
 
 const comparisons = (options['compare-with'] ?? '').split(',').filter(Boolean);
-const compared: Target[] = comparisons.flatMap((checkout) =>
-  TARGETS.filter((t) => t.script === 'service.ts').map((t) => ({ ...t, name: `${t.name} @ ${basename(checkout)}`, script: 'service-at.ts', env: { ...t.env, SERVICE_ROOT: checkout } })),
-);
+const compared: Target[] = comparisons.flatMap((checkout) => servicesAt(checkout, basename(checkout)));
 const targets = [...TARGETS, ...compared].filter((t) => !t.workloads && (!options.only || options.only.split(',').some((o) => t.name.toLowerCase().includes(o.toLowerCase()))));
 const workloads = options.workloads.split(',').map((name) => WORKLOADS.find((w) => w.name.toLowerCase().includes(name.toLowerCase()))?.name ?? name);
 const scratch = mkdtempSync(join(tmpdir(), 'stock-instructions-'));

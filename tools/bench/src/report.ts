@@ -1,3 +1,4 @@
+import type { Change, Goal } from './goals';
 import type { Target } from './targets';
 
 export interface Measurement {
@@ -9,6 +10,8 @@ export interface Measurement {
   readonly p99Ms: number;
   /** CPU cores the server used while saturated (1.0 = one core busy). */
   readonly serverCpu: number;
+  /** The server's CPU time (every thread, user + system) over the saturated run, per request it answered. */
+  readonly cpuMicrosPerRequest: number;
   readonly check: string;
   /** p50 at the fixed rate, to the microsecond (pacedLatency), for GET one: what an added layer is measured by. */
   readonly fixedRateP50Ms?: number;
@@ -22,6 +25,7 @@ export interface Row {
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly serverCpu: number;
+  readonly cpuMicrosPerRequest: number;
   /** req/s ÷ the baseline's req/s, medians of the same run. */
   readonly ratio?: number;
   readonly checks: string[];
@@ -52,6 +56,7 @@ export function summarise(measurements: Measurement[], targets: readonly Target[
         p50Ms: median(runs.map((m) => m.p50Ms)),
         p99Ms: median(runs.map((m) => m.p99Ms)),
         serverCpu: median(runs.map((m) => m.serverCpu)),
+        cpuMicrosPerRequest: median(runs.map((m) => m.cpuMicrosPerRequest)),
         checks: [...new Set(runs.map((m) => m.check))],
         ...(precise.length > 0 && { fixedRateP50Ms: median(precise) }),
       });
@@ -88,14 +93,76 @@ export function markdownTable(rows: Row[], meta: Record<string, unknown>): strin
   const lines = [
     `Run ${String(meta.date).slice(0, 16)}Z, Node ${meta.node}, ${meta.reps} interleaved repetitions (medians), ${meta.seconds} s per workload at ${meta.connections} connections, latency at a fixed ${meta.rate} req/s, pool ${meta.pool}, ${meta.products} products.`,
     '',
-    '| Workload | Target | req/s | ratio to baseline | p50 ms | p99 ms | server CPU | check |',
-    '| --- | --- | ---: | --- | ---: | ---: | ---: | --- |',
+    '| Workload | Target | req/s | CPU µs/req | ratio to baseline | p50 ms | p99 ms | server CPU | check |',
+    '| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | --- |',
   ];
   for (const row of rows) {
     const ratio = row.ratio === undefined ? (row.baseline ? '' : 'baseline') : `**${row.ratio.toFixed(2)}** of ${row.baseline}`;
-    lines.push(`| ${row.workload} | ${row.target} | ${Math.round(row.requestsPerSecond)} | ${ratio} | ${row.p50Ms} | ${row.p99Ms} | ${row.serverCpu.toFixed(2)} | ${row.checks.join('; ')} |`);
+    const cpu = Math.round(row.cpuMicrosPerRequest);
+    const latency = `${row.p50Ms} | ${row.p99Ms}`;
+    const rate = Math.round(row.requestsPerSecond);
+    const cores = row.serverCpu.toFixed(2);
+    const cells = [row.workload, row.target, rate, cpu, ratio, latency, cores, row.checks.join('; ')];
+    lines.push(`| ${cells.join(' | ')} |`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+const rowOf = (rows: Row[], target: string, workload: string) =>
+  rows.find((r) => r.target === target && r.workload === workload);
+
+/** Two decimals, or three cut short where rounding would show a missed target as reached. */
+function shownRatio(ratio: number, atLeast: number): string {
+  const short = ratio.toFixed(2);
+  return ratio < atLeast && Number(short) >= atLeast ? (Math.floor(ratio * 1000) / 1000).toFixed(3) : short;
+}
+
+/** Each line of an issue's table of targets, per workload: the ratio (medians of the same run), met or missed. */
+export function goalsTable(rows: Row[], goals: readonly Goal[], title: string): string {
+  const lines = [
+    `${title}: the service's req/s over the ceiling's, medians of the same run.`,
+    '',
+    '| Service on | Measured against | Workload | Target | Ratio | |',
+    '| --- | --- | --- | ---: | ---: | --- |',
+  ];
+  for (const goal of goals) {
+    for (const workload of goal.workloads) {
+      const [service, ceiling] = [rowOf(rows, goal.service, workload), rowOf(rows, goal.ceiling, workload)];
+      const target = `≥ ${goal.atLeast.toFixed(2)}`;
+      if (!service || !ceiling) {
+        lines.push(`| ${goal.serviceOn} | ${goal.against} | ${workload} | ${target} | | not measured |`);
+        continue;
+      }
+      const ratio = service.requestsPerSecond / ceiling.requestsPerSecond;
+      const verdict = ratio >= goal.atLeast ? 'met' : '**missed**';
+      const shown = shownRatio(ratio, goal.atLeast);
+      lines.push(`| ${goal.serviceOn} | ${goal.against} | ${workload} | ${target} | ${shown} | ${verdict} |`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** What each change bought, per workload: req/s and CPU per request before and after, from the same run. */
+export function changesTable(rows: Row[], changes: readonly Change[]): string {
+  const lines = [
+    'Before and after, in the same run (medians): req/s, its ratio, and CPU per request (every thread of the server).',
+    '',
+    '| Workload | Change | req/s before | req/s after | ratio | CPU µs/req before | CPU µs/req after |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  const workloads = [...new Set(rows.map((r) => r.workload))];
+  for (const workload of workloads) {
+    for (const { change, before, after } of changes) {
+      const [was, is] = [rowOf(rows, before, workload), rowOf(rows, after, workload)];
+      if (!was || !is) continue;
+      const ratio = (is.requestsPerSecond / was.requestsPerSecond).toFixed(2);
+      const rates = [was.requestsPerSecond, is.requestsPerSecond].map((value) => Math.round(value));
+      const cpus = [was.cpuMicrosPerRequest, is.cpuMicrosPerRequest].map((value) => Math.round(value));
+      const cells = [workload, change, ...rates, `**${ratio}**`, ...cpus];
+      lines.push(`| ${cells.join(' | ')} |`);
+    }
+  }
+  return lines.length > 4 ? `${lines.join('\n')}\n` : '';
 }
 
 /** A grouped bar chart of the ratios, one group per workload, as a standalone SVG. */

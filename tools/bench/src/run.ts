@@ -4,9 +4,19 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { adminQuery } from '@platform/test-kit';
-import { addedCostTable, chartSvg, markdownTable, type Measurement, summarise } from './report';
+import { installedCheckout, nodeVersion } from './checkout-at';
+import { type Change, ISSUE_22_GOALS } from './goals';
+import {
+  addedCostTable,
+  changesTable,
+  chartSvg,
+  goalsTable,
+  markdownTable,
+  type Measurement,
+  summarise,
+} from './report';
 import { pacedLatency } from './paced-latency';
-import { type Storage, type Target, TARGETS } from './targets';
+import { servicesAt, type Target, TARGETS } from './targets';
 import { BENCH_DB, prepareStorage, seedOverHttp } from './storage';
 import { cpuSeconds, startTarget, stop } from './target-process';
 import { HOT_PRODUCT_STOCK, WORKLOADS } from './workloads';
@@ -25,15 +35,42 @@ const { values: options } = parseArgs({
     out: { type: 'string', default: 'bench-results' },
     /** Another checkout of the workspace (an earlier commit, installed): its service runs beside this one's, as a "before" row. */
     'compare-with': { type: 'string' },
+    /** A commit whose service runs on Node 20 (and, on memory and PostgreSQL, on this Node too), installed apart. */
+    'node20-at': { type: 'string' },
+    /** The Node 20 that --node20-at runs it on. */
+    node20: { type: 'string', default: '/usr/bin/node' },
+    help: { type: 'boolean', short: 'h' },
   },
 });
+if (options.help) {
+  process.stdout.write(`pnpm bench [options]: every target × every workload, interleaved (docs/performance.md)
+  --reps <n> (3)  --seconds <s> (5)  --connections <n> (32)  --rate <req/s> (400)  --rate-seconds <s> (3)
+  --products <n> (1000)  --pool <n> (10)  --out <folder> (bench-results)
+  --only <a,b>        targets whose names contain any of these (case-insensitive)
+  --workloads <a,b>   workloads whose names contain any of these
+  --compare-with <dir>  the service of another installed checkout, beside this one's
+  --node20-at <commit>  the service at <commit> on Node 20 (--node20, default /usr/bin/node) and, on memory and
+                        PostgreSQL, on this Node: what the runtime bought, and what changed since <commit>
+`);
+  process.exit(0);
+}
 const reps = Number(options.reps);
 const products = Number(options.products);
 const compareWith = options['compare-with'];
-const compared: Target[] = compareWith
-  ? TARGETS.filter((t) => t.script === 'service.ts').map((t) => ({ ...t, name: `${t.name} @ ${basename(compareWith)}`, script: 'service-at.ts', env: { ...t.env, SERVICE_ROOT: compareWith } }))
-  : [];
-const targets = [...TARGETS, ...compared].filter((t) => !options.only || options.only.split(',').some((o) => t.name.toLowerCase().includes(o.toLowerCase())));
+const compared: Target[] = compareWith ? servicesAt(compareWith, basename(compareWith)) : [];
+const serviceOf = (target: Target) => target.name.split(' @ ')[0]!;
+const onNode20 = options['node20-at']
+  ? runtimeTargets(options['node20-at'], options.node20)
+  : { targets: [], changes: [] };
+const sinceCompared = (t: Target): Change => ({
+  change: `${basename(compareWith!)} → now, ${serviceOf(t)}`,
+  before: t.name,
+  after: serviceOf(t),
+});
+const changes: Change[] = [...compared.map(sinceCompared), ...onNode20.changes];
+const named = (t: Target) =>
+  !options.only || options.only.split(',').some((o) => t.name.toLowerCase().includes(o.toLowerCase()));
+const targets = [...TARGETS, ...compared, ...onNode20.targets].filter(named);
 const workloads = WORKLOADS.filter((w) => !options.workloads || options.workloads.split(',').some((o) => w.name.toLowerCase().includes(o.toLowerCase())));
 const scratch = mkdtempSync(join(tmpdir(), 'stock-bench-'));
 /** The layers whose added latency is reported, and their baselines: each gets a fixed-rate GET one timed to the microsecond. */
@@ -42,6 +79,35 @@ const randomProduct = () => `/api/products/${2 + Math.floor(Math.random() * (pro
 
 function log(line: string): void {
   process.stderr.write(`${new Date().toISOString().slice(11, 19)}  ${line}\n`);
+}
+
+/**
+ * The service at `commit` on Node 20 (memory, SQLite, PostgreSQL), and the
+ * same code on this Node (memory, PostgreSQL: its SQLite addon is built for
+ * Node 20 only). Same code on two runtimes is what the runtime bought; that
+ * commit on Node 20 against this checkout is what everything since bought.
+ */
+function runtimeTargets(commit: string, node20: string): { targets: Target[]; changes: Change[] } {
+  const { folder, commit: short } = installedCheckout(commit, node20, log);
+  const [old, now] = [nodeVersion(node20), process.version].map((v) => v.replace(/^v/, ''));
+  const onOld = servicesAt(folder, `${short}, Node ${old}`, {
+    node: node20,
+    only: ['service · memory', 'service · SQLite', 'service · PostgreSQL'],
+  });
+  const onNow = servicesAt(folder, `${short}, Node ${now}`, { only: ['service · memory', 'service · PostgreSQL'] });
+  const changes = onOld.flatMap((before): Change[] => {
+    const service = serviceOf(before);
+    const sameCode = onNow.find((t) => serviceOf(t) === service);
+    const since: Change = {
+      change: `${short} on Node ${old} → now on Node ${now}, ${service}`,
+      before: before.name,
+      after: service,
+    };
+    if (!sameCode) return [since];
+    const runtime = `Node ${old} → ${now}, the code at ${short}, ${service}`;
+    return [{ change: runtime, before: before.name, after: sameCode.name }, since];
+  });
+  return { targets: [...onOld, ...onNow], changes };
 }
 
 async function stockOf(base: string, token?: string): Promise<number> {
@@ -62,7 +128,8 @@ async function settledStock(base: string, token?: string): Promise<number> {
 
 async function measure(target: Target, rep: number): Promise<Measurement[]> {
   const databaseUrl = await prepareStorage(target.storage, products, scratch);
-  const { child, base, token } = await startTarget(target.script, databaseUrl, options.pool, target.env);
+  const runtime = { ...(target.node && { node: target.node }), ...(target.cwd && { cwd: target.cwd }) };
+  const { child, base, token } = await startTarget(target.script, databaseUrl, options.pool, target.env, [], runtime);
   // A target that checks tokens hands one out; every request of the workloads carries it.
   const withToken = (requests: autocannon.Request[]) => (token ? requests.map((request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } })) : requests);
   const results: Measurement[] = [];
@@ -77,7 +144,8 @@ async function measure(target: Target, rep: number): Promise<Measurement[]> {
       // Saturation for a fixed time: autocannon stops a fixed amount only on a whole-second tick, which would quantise req/s.
       const saturated = await autocannon({ url: base, connections: Number(options.connections), duration: Number(options.seconds), requests });
       const seconds = (performance.now() - clock) / 1000;
-      const cpu = (cpuSeconds(child.pid!) - cpuBefore) / seconds;
+      const cpuUsed = cpuSeconds(child.pid!) - cpuBefore;
+      const cpu = cpuUsed / seconds;
       // Latency at a fixed rate, with a fixed amount: every request is answered, so the stock check below is exact.
       const stockBefore = await settledStock(base, token);
       const paced = await autocannon({ url: base, connections: 16, overallRate: Number(options.rate), amount: Number(options.rate) * Number(options['rate-seconds']), requests });
@@ -102,11 +170,16 @@ async function measure(target: Target, rep: number): Promise<Measurement[]> {
         p50Ms: paced.latency.p50,
         p99Ms: paced.latency.p99,
         serverCpu: cpu,
+        cpuMicrosPerRequest: (cpuUsed * 1e6) / saturated.requests.total,
         check,
         ...(precise && { fixedRateP50Ms: precise.p50Ms }),
       };
       results.push(measurement);
-      log(`  ${target.name.padEnd(28)} ${workload.name.padEnd(20)} ${Math.round(measurement.requestsPerSecond).toString().padStart(6)} req/s  p50 ${measurement.p50Ms} ms${precise ? ` (${precise.p50Ms.toFixed(3)} ms at ${options.rate} req/s, open loop)` : ''}  p99 ${measurement.p99Ms} ms  cpu ${cpu.toFixed(2)}  ${check}`);
+      const rate = Math.round(measurement.requestsPerSecond).toString().padStart(6);
+      const openLoop = precise ? ` (${precise.p50Ms.toFixed(3)} ms at ${options.rate} req/s, open loop)` : '';
+      const cpuLine = `cpu ${cpu.toFixed(2)} (${Math.round(measurement.cpuMicrosPerRequest)} µs/req)`;
+      const latency = `p50 ${measurement.p50Ms} ms${openLoop}  p99 ${measurement.p99Ms} ms`;
+      log(`  ${target.name.padEnd(28)} ${workload.name.padEnd(20)} ${rate} req/s  ${latency}  ${cpuLine}  ${check}`);
     }
   } finally {
     await stop(child);
@@ -131,8 +204,13 @@ const summary = summarise(all, targets);
 mkdirSync(options.out, { recursive: true });
 const meta = { date: new Date().toISOString(), node: process.version, ...options, reps, wallSeconds: Math.round((Date.now() - started) / 1000) };
 writeFileSync(join(options.out, 'results.json'), `${JSON.stringify({ meta, summary, measurements: all }, null, 2)}\n`);
-const added = addedCostTable(summary, meta);
-writeFileSync(join(options.out, 'results.md'), markdownTable(summary, meta) + (added && `\n${added}`));
+const report = [
+  markdownTable(summary, meta),
+  goalsTable(summary, ISSUE_22_GOALS, "Issue 22's targets"),
+  changesTable(summary, changes),
+  addedCostTable(summary, meta),
+].filter(Boolean);
+writeFileSync(join(options.out, 'results.md'), report.join('\n'));
 writeFileSync(join(options.out, 'chart.svg'), chartSvg(summary));
 log(`done in ${meta.wallSeconds} s: ${options.out}/results.json, results.md, chart.svg`);
-process.stdout.write(markdownTable(summary, meta) + (added && `\n${added}`));
+process.stdout.write(report.join('\n'));

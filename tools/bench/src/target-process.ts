@@ -1,8 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { environmentFor } from './checkout-at';
 
 const root = join(import.meta.dirname, '..', '..', '..');
+
+/** Which Node runs a target, and from where (whose tsx): unless told, the harness's own and this workspace. */
+export interface Runtime {
+  readonly node?: string;
+  readonly cwd?: string;
+}
 
 /**
  * Starts one of targets/*.ts in a process of its own and answers once it
@@ -15,10 +22,19 @@ export async function startTarget(
   poolSize: string,
   env: Readonly<Record<string, string>> = {},
   nodeFlags: readonly string[] = [],
+  { node, cwd = root }: Runtime = {},
 ): Promise<{ child: ChildProcess; base: string; token?: string }> {
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', join(import.meta.dirname, 'targets', script)], {
-    cwd: root,
-    env: { ...process.env, PORT: '0', DATABASE_URL: databaseUrl, DB_POOL_SIZE: poolSize, NODE_ENV: 'production', ...env },
+  const entry = join(import.meta.dirname, 'targets', script);
+  const child = spawn(node ?? process.execPath, [...nodeFlags, '--import', 'tsx', entry], {
+    cwd,
+    env: {
+      ...(node ? environmentFor(node) : process.env),
+      PORT: '0',
+      DATABASE_URL: databaseUrl,
+      DB_POOL_SIZE: poolSize,
+      NODE_ENV: 'production',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const { port, token } = await new Promise<{ port: number; token?: string }>((resolve, reject) => {
@@ -49,7 +65,11 @@ export async function stop(child: ChildProcess): Promise<void> {
   child.kill('SIGKILL');
 }
 
-/** CPU seconds (user + system) the process has used so far, from /proc. */
+/**
+ * CPU seconds (user + system) the process has used so far, from /proc: every
+ * thread of it (the main thread, V8's compiler and GC helpers, libuv's pool),
+ * those that have ended included, counted in the kernel's ticks of 10 ms.
+ */
 export function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;

@@ -13,6 +13,10 @@ export interface Target {
   readonly workloads?: readonly string[];
   /** A layer in front of its baseline (a hop, a check): the report adds what it costs in p50 at a fixed rate, to the microsecond. */
   readonly addsLatency?: boolean;
+  /** The Node that runs it, when not the harness's own (an earlier checkout on the Node it ran on). */
+  readonly node?: string;
+  /** Where it runs from (its tsx, its tsconfig), when not this workspace. */
+  readonly cwd?: string;
 }
 
 /** The service runs as `pnpm start` runs it: info access log on stdout, metrics, request ids. */
@@ -36,6 +40,27 @@ export const TARGETS: readonly Target[] = [
   { name: 'node:http + Map', storage: 'memory', script: 'raw-map.ts' },
   { name: 'node:http + better-sqlite3', storage: 'sqlite', script: 'raw-sqlite.ts' },
   { name: 'node:http + pg', storage: 'postgresql', script: 'raw-pg.ts' },
+  { name: 'Koa + @koa/router + pg', storage: 'postgresql', script: 'koa-pg.ts', baseline: 'node:http + pg' },
   { name: 'node:http + pg, not prepared', storage: 'postgresql', script: 'raw-pg-unprepared.ts', baseline: 'node:http + pg' },
   { name: 'Fastify + pg', storage: 'postgresql', script: 'fastify-pg.ts', baseline: 'node:http + pg' },
 ];
+
+/**
+ * The stock service of another checkout of this workspace (an earlier commit,
+ * installed), one row per service target of this one (or those named in
+ * `only`), run from that checkout with its own tsx, on `node` if given.
+ */
+export function servicesAt(
+  checkout: string,
+  label: string,
+  { node, only }: { node?: string; only?: readonly string[] } = {},
+): Target[] {
+  return TARGETS.filter((t) => t.script === 'service.ts' && (!only || only.includes(t.name))).map((t) => ({
+    ...t,
+    name: `${t.name} @ ${label}`,
+    script: 'service-at.ts',
+    env: { ...t.env, SERVICE_ROOT: checkout },
+    cwd: checkout,
+    ...(node && { node }),
+  }));
+}

@@ -1,5 +1,14 @@
 import { expect } from 'chai';
-import { addedCostTable, chartSvg, markdownTable, type Measurement, summarise } from '../src/report';
+import type { Goal } from '../src/goals';
+import {
+  addedCostTable,
+  changesTable,
+  chartSvg,
+  goalsTable,
+  markdownTable,
+  type Measurement,
+  summarise,
+} from '../src/report';
 import type { Target } from '../src/targets';
 
 const targets: Target[] = [
@@ -7,14 +16,15 @@ const targets: Target[] = [
   { name: 'raw', storage: 'memory', script: 'raw-map.ts' },
 ];
 
-const measured = (target: string, rep: number, requestsPerSecond: number): Measurement => ({
+const measured = (target: string, rep: number, requestsPerSecond: number, workload = 'GET one'): Measurement => ({
   target,
-  workload: 'GET one',
+  workload,
   rep,
   requestsPerSecond,
   p50Ms: rep,
   p99Ms: 10 * rep,
   serverCpu: 0.5,
+  cpuMicrosPerRequest: 1e6 / requestsPerSecond,
   check: 'ok',
 });
 
@@ -30,13 +40,51 @@ describe('the benchmark report', () => {
     expect(service.p50Ms).to.equal(2);
     expect(service.p99Ms).to.equal(20);
     expect(service.ratio).to.equal(600 / 1500);
+    expect(service.cpuMicrosPerRequest).to.equal(1e6 / 600);
     expect(rows.find((row) => row.target === 'raw')!.ratio).to.equal(undefined);
   });
 
-  it('prints a markdown row per target and workload, ratios against their baseline', () => {
+  it('prints a row per target and workload, CPU per request beside req/s, ratios against their baseline', () => {
     const table = markdownTable(rows, { date: '2026-11-22T08:00:00.000Z', node: 'v20', reps: 3, seconds: 5, connections: 32, rate: 400, pool: 10, products: 1000 });
-    expect(table).to.contain('| GET one | service | 600 | **0.40** of raw | 2 | 20 | 0.50 | ok |');
-    expect(table).to.contain('| GET one | raw | 1500 | baseline |');
+    expect(table).to.contain('| GET one | service | 600 | 1667 | **0.40** of raw | 2 | 20 | 0.50 | ok |');
+    expect(table).to.contain('| GET one | raw | 1500 | 667 | baseline |');
+  });
+
+  describe("an issue's targets", () => {
+    const pair = { service: 'service', ceiling: 'raw' };
+    const against = (name: string, atLeast: number) => ({ serviceOn: 'memory', against: name, atLeast, ...pair });
+    const goals: Goal[] = [
+      { ...against('the raw one', 0.4), workloads: ['GET one', 'POST', 'PUT'] },
+      { ...against('the raw one, higher', 0.9), workloads: ['GET one'] },
+    ];
+    const measurements = [
+      ...[measured('service', 1, 600), measured('raw', 1, 1500)],
+      ...[measured('service', 1, 899, 'POST'), measured('raw', 1, 2250, 'POST')],
+      measured('service', 1, 100, 'PUT'),
+    ];
+    const table = goalsTable(summarise(measurements, targets), goals, 'Issue 99');
+
+    it('prints each line per workload with the ratio of the medians, met when it reaches the target', () => {
+      expect(table).to.contain('| memory | the raw one | GET one | ≥ 0.40 | 0.40 | met |');
+      expect(table).to.contain('| memory | the raw one, higher | GET one | ≥ 0.90 | 0.40 | **missed** |');
+    });
+
+    it('shows a third decimal, cut short, where rounding would show a missed target as reached', () => {
+      expect(table).to.contain('| memory | the raw one | POST | ≥ 0.40 | 0.399 | **missed** |');
+    });
+
+    it('names a line it could not measure (a target filtered out) as not measured, never as met', () => {
+      expect(table).to.contain('| memory | the raw one | PUT | ≥ 0.40 | | not measured |');
+    });
+  });
+
+  it('prints each change before and after, with CPU per request, and nothing when no change was measured', () => {
+    const measurements = [measured('service', 1, 600), measured('service @ old', 1, 400)];
+    const old: Target = { name: 'service @ old', storage: 'memory', script: 'service-at.ts', baseline: 'raw' };
+    const summary = summarise(measurements, [...targets, old]);
+    const table = changesTable(summary, [{ change: 'old → now', before: 'service @ old', after: 'service' }]);
+    expect(table).to.contain('| GET one | old → now | 400 | 600 | **1.50** | 2500 | 1667 |');
+    expect(changesTable(summary, [{ change: 'never run', before: 'service @ never', after: 'service' }])).to.equal('');
   });
 
   it('draws one bar per measured ratio, labelled with its value', () => {

@@ -47,7 +47,8 @@ const GUARD = {
   settle: '"reserved_quantity" >= ?',
 } as const;
 
-interface Statements {
+/** The repository's fixed statements for one dialect; the bench's raw baselines send the same ones. */
+export interface ProductStatements {
   readonly columns: string;
   readonly insert: PreparedStatement;
   readonly findById: PreparedStatement;
@@ -74,7 +75,7 @@ function conditional(dialect: Dialect, write: string, columns: string): string {
     select false, ${columns} from "product" where "id" = ? and not exists (select 1 from "written")`;
 }
 
-function statements(dialect: Dialect): Statements {
+function statements(dialect: Dialect): ProductStatements {
   const price = MONEY_COLUMN[dialect].name;
   const columns = `"id", "name", "description", "${price}", "quantity_in_stock", "reserved_quantity", "version"`;
   const next = '"write_context" = ?, "version" = "version" + 1';
@@ -96,7 +97,14 @@ function statements(dialect: Dialect): Statements {
   };
 }
 
-const cache = new Map<Dialect, Statements>();
+const cache = new Map<Dialect, ProductStatements>();
+
+/** The statements of one dialect, built once: each text keeps one prepared name for the life of the process. */
+export function productStatements(dialect: Dialect): ProductStatements {
+  let sql = cache.get(dialect);
+  if (!sql) cache.set(dialect, (sql = statements(dialect)));
+  return sql;
+}
 
 /** What a guarded write answers when made, the stock rule that says why it is refused, and the error if it never settles. */
 interface GuardedOutcome<Done, Refusal> {
@@ -113,14 +121,12 @@ interface GuardedOutcome<Done, Refusal> {
  * statement. Rows map straight to the domain's Product.
  */
 export class MikroOrmProductRepository implements ProductRepository {
-  private readonly sql: Statements;
+  private readonly sql: ProductStatements;
   private readonly money: (typeof MONEY_COLUMN)[Dialect];
 
   constructor(private readonly session: SqlSession) {
     this.money = MONEY_COLUMN[session.dialect];
-    let sql = cache.get(session.dialect);
-    if (!sql) cache.set(session.dialect, (sql = statements(session.dialect)));
-    this.sql = sql;
+    this.sql = productStatements(session.dialect);
   }
 
   async add(details: ProductDetails, context: MovementContext): Promise<Product> {

@@ -1,7 +1,9 @@
+import { type ProductStatements, productStatements } from '@stock/persistence-mikro-orm';
 import pg from 'pg';
-import type { BodyProduct } from './raw-http';
+import { movementContext } from './movement-context';
+import type { BodyProduct, Handlers, StoredProduct } from './raw-http';
 
-const COLUMNS = '"id", "name", "description", "price", "quantity_in_stock", "version"';
+type PreparedStatement = ProductStatements['findById'];
 
 interface Row {
   id: number;
@@ -9,52 +11,55 @@ interface Row {
   description: string;
   price: string;
   quantity_in_stock: number;
+  reserved_quantity: number;
   version: number;
+  /** Conditional writes only: false when the condition refused the write and the row is the one as it stands. */
+  written?: boolean;
 }
 
-const json = (row: Row) => ({ id: row.id, name: row.name, description: row.description, price: Number(row.price), quantityInStock: row.quantity_in_stock });
+const stored = (row: Row): StoredProduct => ({
+  id: row.id,
+  name: row.name,
+  description: row.description,
+  price: Number(row.price),
+  quantityInStock: row.quantity_in_stock,
+  reservedQuantity: row.reserved_quantity,
+  version: row.version,
+});
+
+/** A conditional write's answer: the row written, 'refused', or undefined when the product is missing. */
+const outcome = (row: Row | undefined) =>
+  row === undefined ? undefined : row.written ? stored(row) : ('refused' as const);
 
 /**
- * The service's own statements on the service's own schema, on a plain pg
- * pool: as named (prepared) statements, or, with `prepared` false, parsed and
- * planned by the server every time, as the service's (MikroORM's) are.
+ * The service's own statements (the product repository's, imported, so they
+ * cannot drift) with the parameters it sends, on a plain pg pool, each one a
+ * statement of its own without BEGIN/COMMIT, as the service sends them: as
+ * named (prepared) statements, or, with `prepared` false, parsed and planned
+ * by the server every time. test/same-sql.test.ts holds this to what the
+ * service sends.
  */
-export function pgQueries(pool: pg.Pool, prepared = true) {
-  const query = (config: { name: string; text: string; values: unknown[] }) => pool.query<Row>(prepared ? config : { text: config.text, values: config.values });
-  const one = async (name: string, text: string, values: unknown[]) => (await query({ name, text, values })).rows[0];
+export function pgQueries(pool: pg.Pool, prepared = true): Handlers {
+  const sql = productStatements('postgresql');
+  const query = (statement: PreparedStatement, values: unknown[]) =>
+    prepared ? { name: statement.name, text: statement.numbered, values } : { text: statement.numbered, values };
+  const rows = async (statement: PreparedStatement, values: unknown[]) =>
+    (await pool.query<Row>(query(statement, values))).rows;
+  const first = async (statement: PreparedStatement, values: unknown[]) => (await rows(statement, values))[0];
+  const details = (body: BodyProduct) => [body.name, body.description, body.price.toFixed(2), body.quantityInStock];
   return {
-    getOne: async (id: number) => {
-      const row = await one('get', `select ${COLUMNS} from "product" where "id" = $1`, [id]);
-      return row && json(row);
+    getOne: async (id) => {
+      const row = await first(sql.findById, [id]);
+      return row && stored(row);
     },
-    page: async (after: number, limit: number) =>
-      (await query({ name: 'page', text: `select ${COLUMNS} from "product" where "id" > $1 order by "id" limit $2`, values: [after, limit] })).rows.map(json),
-    create: async (body: BodyProduct) => {
-      const row = (await one('create', `insert into "product" ("name", "description", "price", "quantity_in_stock", "version") values ($1, $2, $3, $4, 1) returning ${COLUMNS}`, [
-        body.name,
-        body.description,
-        body.price.toFixed(2),
-        body.quantityInStock,
-      ]))!;
-      return { id: row.id, json: json(row) };
+    page: async (after, limit) => (await rows(sql.list, [after, limit])).map(stored),
+    create: async (body) => stored((await first(sql.insert, [...details(body), movementContext('created')]))!),
+    // The conditional writes name the product twice: in the write, and in the read of the row a refused write leaves.
+    update: async (id, body) => {
+      const values = [...details(body), movementContext('updated'), id, body.quantityInStock, id];
+      return outcome(await first(sql.update(false), values));
     },
-    update: async (id: number, body: BodyProduct) => {
-      const row = await one(
-        'update',
-        `update "product" set "name" = $2, "description" = $3, "price" = $4, "quantity_in_stock" = $5, "version" = "version" + 1 where "id" = $1 returning ${COLUMNS}`,
-        [id, body.name, body.description, body.price.toFixed(2), body.quantityInStock],
-      );
-      return row && json(row);
-    },
-    adjust: async (id: number, delta: number) => {
-      const row = await one(
-        'adjust',
-        `update "product" set "quantity_in_stock" = "quantity_in_stock" + $2, "version" = "version" + 1 where "id" = $1 and "quantity_in_stock"::bigint + $2 between 0 and 2147483647 returning ${COLUMNS}`,
-        [id, delta],
-      );
-      if (row) return json(row);
-      return (await one('exists', 'select 1 as "id" from "product" where "id" = $1', [id])) ? ('refused' as const) : undefined;
-    },
+    adjust: async (id, delta) => outcome(await first(sql.adjust, [delta, movementContext('adjusted'), id, delta, id])),
   };
 }
 
