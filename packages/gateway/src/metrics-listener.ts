@@ -16,7 +16,8 @@ export interface MetricsListener {
  * A port it cannot have stops the start with one line that names the setting.
  */
 export async function listenForOperators(app: Koa, { metricsPort, metricsHost }: { readonly metricsPort: number; readonly metricsHost: string }): Promise<MetricsListener> {
-  const server = http.createServer(app.callback());
+  const handle = app.callback();
+  const server = http.createServer((request, response) => void handle(request, response));
   server.requestTimeout = 10_000;
   server.headersTimeout = 5_000;
   try {

@@ -99,7 +99,9 @@ export async function listen({ port, host, requestTimeoutMs, headersTimeoutMs }:
 /** Hands the listener's requests to the app, and answers how to stop gracefully (a bare Koa app may pass a `drain` that does nothing: it has no readiness to turn). */
 export function serve(listener: Listener, http: Pick<HttpApp, 'app' | 'drain'>, options: ServeOptions, logger: Logger): RunningServer {
   const { server, connections } = listener;
-  const handle = http.app.callback();
+  const handleAsync = http.app.callback();
+  // Koa's handler answers its own errors: nothing waits for the promise.
+  const handle = (request: IncomingMessage, response: ServerResponse) => void handleAsync(request, response);
   server.removeListener('request', starting);
   server.on('request', handle);
   server.on('clientError', clientErrorHandler(logger));

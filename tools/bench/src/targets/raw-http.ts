@@ -52,7 +52,7 @@ const ITEM = /^\/api\/products\/(\d+)$/;
 const ADJUST = /^\/api\/products\/(\d+)\/stock-adjustments$/;
 
 export function rawServer(handlers: Handlers): http.Server {
-  return http.createServer(async (req, res) => {
+  const answer = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     try {
       const [pathname = '', search = ''] = (req.url ?? '/').split('?');
       const item = ITEM.exec(pathname);
@@ -87,7 +87,8 @@ export function rawServer(handlers: Handlers): http.Server {
     } catch (error) {
       send(res, 500, { status: 500, detail: String(error) });
     }
-  });
+  };
+  return http.createServer((req, res) => void answer(req, res));
 }
 
 export function listen(server: http.Server): void {
