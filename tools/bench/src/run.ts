@@ -1,15 +1,15 @@
 import autocannon from 'autocannon';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { adminQuery } from '@platform/test-kit';
 import { addedCostTable, chartSvg, markdownTable, type Measurement, summarise } from './report';
 import { pacedLatency } from './paced-latency';
-import { type Storage, type Target, TARGETS } from './targets';
+import { type Target, TARGETS } from './targets';
 import { BENCH_DB, prepareStorage, seedOverHttp } from './storage';
 import { cpuSeconds, startTarget, stop } from './target-process';
-import { HOT_PRODUCT_STOCK, WORKLOADS } from './workloads';
+import { WORKLOADS } from './workloads';
 
 const { values: options } = parseArgs({
   options: {
