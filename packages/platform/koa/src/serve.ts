@@ -76,9 +76,9 @@ export async function listen({ port, host, requestTimeoutMs, headersTimeoutMs }:
   } catch (error) {
     const code = (error as { code?: string }).code;
     const where = host ? `${host}:${port}` : `port ${port}`;
-    if (code === 'EADDRINUSE') throw new Error(`Cannot listen on ${where}: it is already in use. Stop what uses it, or set PORT to another port.`);
-    if (code === 'EACCES') throw new Error(`Cannot listen on ${where}: permission denied. Use a port above 1023, or set PORT.`);
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new Error(`Cannot listen on ${where}: HOST is not an address of this machine.`);
+    if (code === 'EADDRINUSE') throw new Error(`Cannot listen on ${where}: it is already in use. Stop what uses it, or set PORT to another port.`, { cause: error });
+    if (code === 'EACCES') throw new Error(`Cannot listen on ${where}: permission denied. Use a port above 1023, or set PORT.`, { cause: error });
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new Error(`Cannot listen on ${where}: HOST is not an address of this machine.`, { cause: error });
     throw error;
   }
   const bound = (server.address() as AddressInfo).port;
