@@ -71,7 +71,7 @@ describe('the gateway’s /swagger in headless Chromium', function () {
       const served = await page.goto(`${gatewayUrl}/swagger`);
       expect(served?.headers()['content-security-policy']).to.include("frame-ancestors 'none'");
       const selector = page.locator('.topbar select');
-      await expect(await selector.locator('option').allInnerTexts()).to.deep.equal(['Stock API', 'Sales API']);
+      expect(await selector.locator('option').allInnerTexts()).to.deep.equal(['Stock API', 'Sales API']);
       await selector.selectOption({ label: 'Sales API' });
       await page.locator('.opblock-tag[data-tag="Orders"]').waitFor();
 

@@ -30,7 +30,7 @@ export function refusedSamples(type: EventType): Sample[] {
   const samples: Sample[] = [
     { label: 'an unknown envelope property', message: envelope(type, data, { version: 1 }) },
     { label: 'an unknown data property', message: envelope(type, { ...data, note: 'x' }) },
-    { label: 'no id', message: (({ id, ...rest }) => rest)(envelope(type, data)) },
+    { label: 'no id', message: (({ id: _id, ...rest }) => rest)(envelope(type, data)) },
     { label: 'an id that is no UUID', message: envelope(type, data, { id: 'order-1' }) },
     { label: 'an orderId that is no UUID', message: envelope(type, { ...data, orderId: 'order-1' }) },
     { label: 'a urn: UUID', message: envelope(type, data, { id: 'urn:uuid:5f0c7e1a-2b3d-4e5f-8a9b-0c1d2e3f4a5b' }) },

@@ -16,7 +16,8 @@ export interface MetricsListener {
  * A port it cannot have stops the start with one line that names the setting.
  */
 export async function listenForOperators(app: Koa, { metricsPort, metricsHost }: { readonly metricsPort: number; readonly metricsHost: string }): Promise<MetricsListener> {
-  const server = http.createServer(app.callback());
+  const handle = app.callback();
+  const server = http.createServer((request, response) => void handle(request, response));
   server.requestTimeout = 10_000;
   server.headersTimeout = 5_000;
   try {
@@ -24,9 +25,9 @@ export async function listenForOperators(app: Koa, { metricsPort, metricsHost }:
   } catch (error) {
     const code = (error as { code?: string }).code;
     const where = `${metricsHost.includes(':') ? `[${metricsHost}]` : metricsHost}:${metricsPort} (METRICS_PORT)`;
-    if (code === 'EADDRINUSE') throw new Error(`Cannot listen on ${where}: it is already in use. Set METRICS_PORT to another port, or 0 for a free one.`);
-    if (code === 'EACCES') throw new Error(`Cannot listen on ${where}: permission denied. Set METRICS_PORT above 1023, or 0 for a free one.`);
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new Error(`Cannot listen on ${where}: METRICS_HOST is not an address of this machine.`);
+    if (code === 'EADDRINUSE') throw new Error(`Cannot listen on ${where}: it is already in use. Set METRICS_PORT to another port, or 0 for a free one.`, { cause: error });
+    if (code === 'EACCES') throw new Error(`Cannot listen on ${where}: permission denied. Set METRICS_PORT above 1023, or 0 for a free one.`, { cause: error });
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new Error(`Cannot listen on ${where}: METRICS_HOST is not an address of this machine.`, { cause: error });
     throw error;
   }
   const port = (server.address() as AddressInfo).port;

@@ -80,9 +80,9 @@ export class UpstreamGroup {
   start(): this {
     const tick = async () => {
       await this.check();
-      if (this.timer) this.timer = setTimeout(tick, this.options.checkMs).unref();
+      if (this.timer) this.timer = setTimeout(() => void tick(), this.options.checkMs).unref();
     };
-    this.timer = setTimeout(tick, 0).unref();
+    this.timer = setTimeout(() => void tick(), 0).unref();
     return this;
   }
 

@@ -174,7 +174,7 @@ describe('the gateway’s rate limit', function () {
       try {
         await redis.connect();
       } catch (error) {
-        if (redisRequired) throw new Error(`Redis is required but unreachable at ${REDIS_URL}: ${String(error)}`);
+        if (redisRequired) throw new Error(`Redis is required but unreachable at ${REDIS_URL}: ${String(error)}`, { cause: error });
         console.warn(`  ! Redis unreachable at ${REDIS_URL}: skipping "${this.test?.parent?.fullTitle()}". Set REQUIRE_REDIS=1 to fail instead.`);
         this.skip();
       }

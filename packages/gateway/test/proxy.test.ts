@@ -388,7 +388,7 @@ describe('the gateway balancing the instances of a service', function () {
     let ready = true;
     const draining = await startUpstream((request, response) => {
       if (request.url === '/health/ready') return void response.writeHead(ready ? 200 : 503).end();
-      echo('draining')(request, response, '');
+      return echo('draining')(request, response, '');
     });
     const steady = await startUpstream(echo('steady'));
     const balanced = await startTestGateway({ stockUrl: [draining.url, steady.url], salesUrl: [steady.url], identityUrl: [steady.url] });

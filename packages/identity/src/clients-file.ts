@@ -20,7 +20,7 @@ function parse(path: string): unknown {
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new Error(`The clients file ${path} is not valid JSON: ${(error as Error).message.split('\n')[0]}`);
+    throw new Error(`The clients file ${path} is not valid JSON: ${(error as Error).message.split('\n')[0]}`, { cause: error });
   }
 }
 

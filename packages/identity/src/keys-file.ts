@@ -34,7 +34,7 @@ async function signingKey(key: unknown, at: string): Promise<SigningKey> {
   try {
     await importJWK({ ...(k as JWK), retiredAt: undefined } as JWK, 'ES256');
   } catch (error) {
-    throw new Error(`${at} is not a usable key: ${(error as Error).message}`);
+    throw new Error(`${at} is not a usable key: ${(error as Error).message}`, { cause: error });
   }
   return k as unknown as SigningKey;
 }
@@ -50,7 +50,7 @@ export async function readKeysFile(path: string): Promise<KeyRing> {
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8')) as typeof parsed;
   } catch (error) {
-    throw new Error(`The keys file ${path} is not valid JSON: ${(error as Error).message.split('\n')[0]}`);
+    throw new Error(`The keys file ${path} is not valid JSON: ${(error as Error).message.split('\n')[0]}`, { cause: error });
   }
   if (!Array.isArray(parsed?.keys) || parsed.keys.length === 0) throw new Error(`The keys file ${path} must be a JWKS ({ "keys": [...] }) with at least one key.`);
   const keys = await Promise.all(parsed.keys.map((key, index) => signingKey(key, `Key ${index + 1} of ${path}`)));

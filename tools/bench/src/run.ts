@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -19,7 +19,7 @@ import { pacedLatency } from './paced-latency';
 import { servicesAt, type Target, TARGETS } from './targets';
 import { BENCH_DB, prepareStorage, seedOverHttp } from './storage';
 import { cpuSeconds, startTarget, stop } from './target-process';
-import { HOT_PRODUCT_STOCK, WORKLOADS } from './workloads';
+import { WORKLOADS } from './workloads';
 
 const { values: options } = parseArgs({
   options: {

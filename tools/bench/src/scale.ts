@@ -49,7 +49,9 @@ async function seed(size: number): Promise<void> {
     batchSize: 5000,
     onProgress(done, total) {
       const percent = Math.floor((done / total) * 100);
-      if (percent >= shown + 25 || done === total) log(`  ${size.toLocaleString('en')}: seeded ${percent}%`), (shown = percent);
+      if (percent < shown + 25 && done !== total) return;
+      log(`  ${size.toLocaleString('en')}: seeded ${percent}%`);
+      shown = percent;
     },
   });
   // Fresh statistics and no dirty pages left from the load, as in a database that has lived a while.

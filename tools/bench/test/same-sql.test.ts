@@ -186,7 +186,8 @@ describe("the SQL baselines send the service's statements", function () {
       const handlers = (url: string): Handlers =>
         pgQueries(pools[pools.push(new pg.Pool({ connectionString: url, max: 2 })) - 1]!);
       const raw = await serve(rawServer(handlers(databases[1]!.url)));
-      const koa = await serve(createServer(koaApp(handlers(databases[2]!.url)).callback()));
+      const koaCallback = koaApp(handlers(databases[2]!.url)).callback();
+      const koa = await serve(createServer((req, res) => void koaCallback(req, res)));
       restore = recordPostgres();
       try {
         await compare({ service: running, 'node:http + pg': raw, 'Koa + @koa/router + pg': koa });

@@ -81,11 +81,16 @@ describe(`the workspace's Node (ADR 0017): v${PINNED}`, () => {
       expect(await exited).to.equal(0);
       expect(output).to.contain('"message":"stopped"');
     } finally {
-      try {
-        process.kill(-run.pid!, 'SIGKILL');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-      }
+      killGroup(run.pid!);
     }
   });
 });
+
+/** Kills a process group that may have exited already. */
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}

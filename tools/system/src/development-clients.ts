@@ -54,7 +54,7 @@ function read(path: string): Client[] {
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new Error(`${path} is not a JSON clients file (${(error as Error).message.split('\n')[0]}); fix it, or delete it to have the development clients written again.`);
+    throw new Error(`${path} is not a JSON clients file (${(error as Error).message.split('\n')[0]}); fix it, or delete it to have the development clients written again.`, { cause: error });
   }
   if (!Array.isArray(parsed) || parsed.some((entry) => typeof entry !== 'object' || entry === null || typeof (entry as Client).clientId !== 'string')) {
     throw new Error(`${path} must hold a JSON array of clients ({ "clientId", "clientSecret", "scopes" }); fix it, or delete it to have the development clients written again.`);

@@ -30,6 +30,6 @@ describe("start:system's lines", () => {
   it('shows a line that is not JSON, as a failure to start is, as its message', () => {
     const failure = 'stock-service failed to start: port in use';
     const shown = shownLine(stock, failure, { format: 'pretty', colours: false });
-    expect(shown).to.match(/^\d\d:\d\d:\d\d\.\d{3} stock    stock-service failed to start: port in use$/);
+    expect(shown).to.match(/^\d\d:\d\d:\d\d\.\d{3} stock {4}stock-service failed to start: port in use$/);
   });
 });

@@ -13,7 +13,7 @@ export { INT32_MAX };
 export function field<A, I>(name: string, isType: (u: unknown) => u is I, typeName: string, parse: Parser<I, A>): t.Type<A, unknown, unknown> {
   return new t.Type<A, unknown, unknown>(
     name,
-    (u): u is A => false,
+    (_u): _u is A => false,
     (u, context) => {
       if (!isType(u)) return t.failure(u, context, `must be ${typeName}`);
       const result = parse(u);

@@ -76,9 +76,9 @@ export async function listen({ port, host, requestTimeoutMs, headersTimeoutMs }:
   } catch (error) {
     const code = (error as { code?: string }).code;
     const where = host ? `${host}:${port}` : `port ${port}`;
-    if (code === 'EADDRINUSE') throw new Error(`Cannot listen on ${where}: it is already in use. Stop what uses it, or set PORT to another port.`);
-    if (code === 'EACCES') throw new Error(`Cannot listen on ${where}: permission denied. Use a port above 1023, or set PORT.`);
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new Error(`Cannot listen on ${where}: HOST is not an address of this machine.`);
+    if (code === 'EADDRINUSE') throw new Error(`Cannot listen on ${where}: it is already in use. Stop what uses it, or set PORT to another port.`, { cause: error });
+    if (code === 'EACCES') throw new Error(`Cannot listen on ${where}: permission denied. Use a port above 1023, or set PORT.`, { cause: error });
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new Error(`Cannot listen on ${where}: HOST is not an address of this machine.`, { cause: error });
     throw error;
   }
   const bound = (server.address() as AddressInfo).port;
@@ -99,7 +99,9 @@ export async function listen({ port, host, requestTimeoutMs, headersTimeoutMs }:
 /** Hands the listener's requests to the app, and answers how to stop gracefully (a bare Koa app may pass a `drain` that does nothing: it has no readiness to turn). */
 export function serve(listener: Listener, http: Pick<HttpApp, 'app' | 'drain'>, options: ServeOptions, logger: Logger): RunningServer {
   const { server, connections } = listener;
-  const handle = http.app.callback();
+  const handleAsync = http.app.callback();
+  // Koa's handler answers its own errors: nothing waits for the promise.
+  const handle = (request: IncomingMessage, response: ServerResponse) => void handleAsync(request, response);
   server.removeListener('request', starting);
   server.on('request', handle);
   server.on('clientError', clientErrorHandler(logger));

@@ -56,7 +56,7 @@ const isUnavailable = (error: unknown) => error instanceof UnavailableError;
  */
 export class EventConsumer<E extends ConsumableEvent> {
   private consumer: Consumer | undefined;
-  private declareDeadLetters: (() => Promise<void>) | undefined;
+  private declareDeadLetters: (() => void) | undefined;
   private firstReady: Promise<void> | undefined;
   private markReady: (() => void) | undefined;
   private stopping = false;
@@ -75,7 +75,7 @@ export class EventConsumer<E extends ConsumableEvent> {
     const deadLetters = deadLetterTopology(spec.queue);
     // The dead-letter queue is declared on every (re)connection too: it must exist before anything is dead-lettered into it.
     const declareDeadLetters = (this.declareDeadLetters = () =>
-      broker.connection
+      void broker.connection
         .exchangeDeclare(deadLetters.exchange)
         .then(() => broker.connection.queueDeclare(deadLetters.queue))
         .then(() => broker.connection.queueBind(deadLetters.binding))
@@ -83,7 +83,7 @@ export class EventConsumer<E extends ConsumableEvent> {
           if (!this.stopping) logger.warn('could not declare the dead-letter queue yet; it is declared again on the next connection', { queue: deadLetters.queue.queue, error: String(error) });
         }));
     broker.connection.on('connection', declareDeadLetters);
-    void declareDeadLetters();
+    declareDeadLetters();
     this.firstReady = new Promise((resolve) => (this.markReady = resolve));
     this.consume(consumerTopology(spec));
     return this;

@@ -132,7 +132,7 @@ export class OutboxRelay {
 
   private async loop(): Promise<void> {
     while (!this.stopped) {
-      let leased = 0;
+      let leased: number;
       try {
         leased = await this.relayOnce();
       } catch (error) {

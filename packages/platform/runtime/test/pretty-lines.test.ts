@@ -60,7 +60,7 @@ describe('prettyLine', () => {
 
   it('pads the service to the width asked, so that the lines of several services line up', () => {
     const line = prettyLine({ ...request, service: 'sales' }, { colours: false, serviceWidth: 8 });
-    expect(line).to.match(/^09:05:07\.042 sales    GET /);
+    expect(line).to.match(/^09:05:07\.042 sales {4}GET /);
   });
 
   it('colours the service, a level other than info and the status, only when asked', () => {

@@ -59,7 +59,7 @@ describe('Logger', () => {
     expect(log.args.map((args) => args.length)).to.deep.equal([1, 1, 1]);
     expect(log.secondCall.args[0]).to.equal(entry);
     expect(lines).to.have.length(3);
-    const [hello, request] = lines.map(({ timestamp, ...line }) => line);
+    const [hello, request] = lines.map(({ timestamp: _, ...line }) => line);
     expect(hello).to.deep.equal({ service: 'svc', level: 'info', message: 'hello %s', n: 1 });
     expect(request).to.deep.equal({ service: 'svc', level: 'info', message: 'request', status: 200 });
     expect(lines.every((line) => typeof line.timestamp === 'string')).to.equal(true);

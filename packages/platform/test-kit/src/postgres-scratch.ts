@@ -38,7 +38,7 @@ export async function createScratchDatabase(context: Mocha.Context): Promise<Scr
   try {
     await adminQuery(`create database "${name}"`);
   } catch (error) {
-    if (postgresRequired) throw new Error(`PostgreSQL is required but unreachable at ${POSTGRES_ADMIN_URL}: ${String(error)}`);
+    if (postgresRequired) throw new Error(`PostgreSQL is required but unreachable at ${POSTGRES_ADMIN_URL}: ${String(error)}`, { cause: error });
     console.warn(`  ! PostgreSQL unreachable at ${POSTGRES_ADMIN_URL} (${String(error)}): skipping "${context.test?.parent?.fullTitle()}". Set REQUIRE_POSTGRES=1 to fail instead.`);
     context.skip();
   }

@@ -43,7 +43,7 @@ export async function createScratchVhost(context: Mocha.Context): Promise<Scratc
     await rabbitmqctl('add_vhost', name);
     await rabbitmqctl('set_permissions', '-p', name, user, '.*', '.*', '.*');
   } catch (error) {
-    if (rabbitmqRequired) throw new Error(`RabbitMQ is required but could not make a vhost (rabbitmqctl add_vhost): ${String(error)}`);
+    if (rabbitmqRequired) throw new Error(`RabbitMQ is required but could not make a vhost (rabbitmqctl add_vhost): ${String(error)}`, { cause: error });
     console.warn(`  ! RabbitMQ unavailable (${String(error).split('\n')[0]}): skipping "${context.test?.parent?.fullTitle()}". Set REQUIRE_RABBITMQ=1 to fail instead.`);
     context.skip();
   }

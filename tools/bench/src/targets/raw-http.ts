@@ -106,7 +106,7 @@ const ITEM = /^\/api\/products\/(\d+)$/;
 const ADJUST = /^\/api\/products\/(\d+)\/stock-adjustments$/;
 
 export function rawServer(handlers: Handlers): http.Server {
-  return http.createServer(async (req, res) => {
+  const respond = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     try {
       const [pathname = '', search = ''] = (req.url ?? '/').split('?');
       const item = ITEM.exec(pathname);
@@ -145,7 +145,8 @@ export function rawServer(handlers: Handlers): http.Server {
     } catch (error) {
       send(res, 500, { status: 500, detail: String(error) });
     }
-  });
+  };
+  return http.createServer((req, res) => void respond(req, res));
 }
 
 function answer(res: http.ServerResponse, outcome: StoredProduct | 'refused' | undefined): void {

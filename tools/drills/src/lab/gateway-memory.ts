@@ -92,8 +92,13 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return text;
 }
 
+/** Node's request listener for an async handler: a failure cuts that connection, not the lab. */
+function answering(handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>) {
+  return (req: IncomingMessage, res: ServerResponse) => void handle(req, res).catch(() => res.destroy());
+}
+
 function stockServer(): Server {
-  return createServer(async (req, res) => {
+  return createServer(answering(async (req, res) => {
     await readBody(req);
     const url = req.url ?? '/';
     if (url === '/health/ready') return json(res, 200, { status: 'ready', checks: { database: 'up', broker: 'up' } }, req);
@@ -101,11 +106,11 @@ function stockServer(): Server {
     if (url.startsWith('/api/reservations')) return json(res, req.method === 'POST' ? 201 : 200, { id: randomUUID(), status: 'HELD', lines: [{ productId: randomUUID(), quantity: 1 }], expiresAt: new Date(Date.now() + 60_000).toISOString() }, req);
     if (url.startsWith('/api/products/')) return json(res, 200, product(url.split('/')[3] ?? randomUUID()), req);
     return json(res, 404, { type: 'about:blank', title: 'Not Found', status: 404 }, req);
-  });
+  }));
 }
 
 function salesServer(): Server {
-  return createServer(async (req, res) => {
+  return createServer(answering(async (req, res) => {
     await readBody(req);
     const url = req.url ?? '/';
     if (url === '/health/ready') return json(res, 200, { status: 'ready', checks: { database: 'up', broker: 'up', stock: 'up' } }, req);
@@ -120,7 +125,7 @@ function salesServer(): Server {
     if (url.startsWith('/api/orders?')) return json(res, 200, { items: Array.from({ length: 10 }, () => order(randomUUID())), next: null }, req);
     if (url.startsWith('/api/orders/')) return json(res, 200, order(url.split('/')[3]!), req);
     return json(res, 404, { type: 'about:blank', title: 'Not Found', status: 404 }, req);
-  });
+  }));
 }
 
 async function listen(server: Server): Promise<string> {
