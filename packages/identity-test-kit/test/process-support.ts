@@ -13,11 +13,3 @@ export async function issuerOf(running: ServiceProcess): Promise<string> {
   return String((await running.listening()).issuer);
 }
 
-/** Asks `check` again until it answers true: for what a process does on its own time (a file watch). */
-export async function eventually(what: string, check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`never happened: ${what}`);
-}
