@@ -1,7 +1,7 @@
 import { type ServiceProcess, startServiceProcess } from '@platform/test-kit';
 import { fileURLToPath } from 'node:url';
 
-const SRC = fileURLToPath(new URL('../../identity/src/', import.meta.url));
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 
 /** `script` of the identity service's src/ (main.ts, rotate-keys-main.ts) in a process of its own, as the root package's scripts run it. */
 export function runScript(script: string, env: Record<string, string>): ServiceProcess {
