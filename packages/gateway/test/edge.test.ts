@@ -1,9 +1,10 @@
+import { eventually } from '@platform/test-kit';
 import { callWith, decodePart, forgedToken, type IdentityUnderTest, SALES, STOCK, scratchFolder, startIdentity, tokenChecksContract } from '@commerce/identity-test-kit';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { freezableProxy } from '@platform/test-kit';
 import { addressKey } from '../src';
-import { deadPort, echo, eventually, type GatewayUnderTest, startTestGateway, startUpstream, type TestUpstream } from './support';
+import { deadPort, echo, type GatewayUnderTest, startTestGateway, startUpstream, type TestUpstream } from './support';
 
 const REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
 /** In CI (or with REQUIRE_REDIS=1) a missing Redis fails the run instead of skipping. */
@@ -241,7 +242,7 @@ describe('the gateway’s rate limit', function () {
         expect((await burst(gateway.url, 3)).map((r) => r.status)).to.deep.equal([200, 200, 200]);
         expect(await redis.keys('gateway:rate:*'), 'counted in the process').to.deep.equal([]);
         await link.up();
-        await eventually('the gateway to count in Redis again', async () => {
+        await eventually('the gateway to count in Redis again', 5_000, async () => {
           await burst(gateway.url, 1);
           return (await redis.keys('gateway:rate:*')).length === 1;
         });

@@ -1,8 +1,9 @@
+import { eventually } from '@platform/test-kit';
 import { freePort, startServiceProcess } from '@platform/test-kit';
 import { expect } from 'chai';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { echo, eventually, type GatewayUnderTest, startTestGateway, startUpstream, type TestUpstream } from './support';
+import { echo, type GatewayUnderTest, startTestGateway, startUpstream, type TestUpstream } from './support';
 
 const MAIN = join(import.meta.dirname, '..', 'src', 'main.ts');
 
@@ -48,7 +49,7 @@ describe('the gateway’s own endpoints: metrics, health and docs', function () 
     const lonely = await startTestGateway({ stockUrl: [gone.url], salesUrl: [upstream.url], identityUrl: [upstream.url] });
     try {
       await gone.kill();
-      await eventually('readiness to turn 503', async () => (await fetch(`${lonely.url}/health/ready`)).status === 503);
+      await eventually('readiness to turn 503', 5_000, async () => (await fetch(`${lonely.url}/health/ready`)).status === 503);
       const refused = await fetch(`${lonely.url}/health/ready`);
       expect(refused.headers.get('content-type')).to.equal('application/problem+json');
       const text = await refused.text();

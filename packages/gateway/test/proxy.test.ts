@@ -1,8 +1,9 @@
+import { eventually } from '@platform/test-kit';
 import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UNANSWERED_PROBES_TO_OUT } from '../src/upstream-group';
-import { deadPort, echo, eventually, type GatewayUnderTest, readinessChecks, startTestGateway, startUpstream, type TestUpstream } from './support';
+import { deadPort, echo, type GatewayUnderTest, readinessChecks, startTestGateway, startUpstream, type TestUpstream } from './support';
 
 describe('the gateway in front of the services', function () {
   this.timeout(30_000);
@@ -187,7 +188,7 @@ describe('the gateway in front of the services', function () {
       }
       await Promise.all(gone);
       expect(slow.seen.length, 'some reached the upstream').to.be.at.least(20);
-      await eventually('every upstream request to be cancelled', () => cancelled === slow.seen.length);
+      await eventually('every upstream request to be cancelled', 5_000, () => cancelled === slow.seen.length);
       expect((await fetch(`${streaming.url}/api/orders`)).status, 'still serving').to.equal(200);
       expect(streaming.logs.filter((entry) => entry.level === 'error'), 'a client that goes away is not the gateway\'s error').to.deep.equal([]);
       const gave = streaming.logs.filter((entry) => entry.message === 'request' && entry.path === '/api/products').map((entry) => entry.status);
@@ -311,7 +312,7 @@ describe('the gateway balancing the instances of a service', function () {
     expect(await served(10)).to.deep.equal(Array(10).fill(200));
     expect(instances[1]!.seen.length).to.equal(whileDown);
     await instances[1]!.revive();
-    await eventually('the revived instance to get traffic again', async () => {
+    await eventually('the revived instance to get traffic again', 5_000, async () => {
       await served(2);
       return instances[1]!.seen.length > whileDown;
     });
@@ -346,7 +347,7 @@ describe('the gateway balancing the instances of a service', function () {
     // Readiness asked once, at start: the gateway learns of the death only from the refused connection.
     const unwatched = await startTestGateway({ stockUrl: [live.url, dead.url], salesUrl: [live.url], identityUrl: [live.url], upstreamCheckMs: 60_000 });
     try {
-      await eventually('the gateway’s first readiness check', () => dead.readinessChecks > 0);
+      await eventually('the gateway’s first readiness check', 5_000, () => dead.readinessChecks > 0);
       await dead.kill();
       const bodies = Array.from({ length: 6 }, (_, i) => JSON.stringify({ name: `Lamp ${i}`, price: i + 1 }));
       const statuses: number[] = [];
@@ -399,12 +400,12 @@ describe('the gateway balancing the instances of a service', function () {
       await sent(4);
       expect(draining.seen.length).to.equal(2);
       ready = false;
-      await eventually('readiness to show the instance not ready', async () => (await readinessChecks(balanced))[`stock ${draining.url}`] === 'not ready');
+      await eventually('readiness to show the instance not ready', 5_000, async () => (await readinessChecks(balanced))[`stock ${draining.url}`] === 'not ready');
       const whileNotReady = draining.seen.length;
       await sent(10);
       expect(draining.seen.length, 'no request while its readiness answers 503').to.equal(whileNotReady);
       ready = true;
-      await eventually('the instance to get traffic again', async () => {
+      await eventually('the instance to get traffic again', 5_000, async () => {
         await sent(2);
         return draining.seen.length > whileNotReady;
       });
@@ -426,15 +427,15 @@ describe('the gateway balancing the instances of a service', function () {
     const balanced = await startTestGateway({ stockUrl: [busy.url, steady.url], salesUrl: [steady.url], identityUrl: [steady.url] });
     const stateOfBusy = async () => (await readinessChecks(balanced))[`stock ${busy.url}`];
     try {
-      await eventually('the first readiness check', () => busy.readinessChecks > 0);
+      await eventually('the first readiness check', 5_000, () => busy.readinessChecks > 0);
       unanswered = UNANSWERED_PROBES_TO_OUT - 1;
       const asked = busy.readinessChecks;
-      await eventually('the late probes and one answered after them', () => busy.readinessChecks >= asked + UNANSWERED_PROBES_TO_OUT, 10_000);
+      await eventually('the late probes and one answered after them', 10_000, () => busy.readinessChecks >= asked + UNANSWERED_PROBES_TO_OUT);
       expect(balanced.logs.filter((entry) => entry.url === busy.url), 'never out of rotation').to.deep.equal([]);
       expect(await stateOfBusy()).to.equal('ready');
       unanswered = UNANSWERED_PROBES_TO_OUT;
-      await eventually('the instance to be taken out', async () => (await stateOfBusy()) === 'not ready', 10_000);
-      await eventually('the instance back once it answers', async () => (await stateOfBusy()) === 'ready', 10_000);
+      await eventually('the instance to be taken out', 10_000, async () => (await stateOfBusy()) === 'not ready');
+      await eventually('the instance back once it answers', 10_000, async () => (await stateOfBusy()) === 'ready');
     } finally {
       await balanced.stop();
       await Promise.all([busy.kill(), steady.kill()]);
@@ -448,7 +449,7 @@ describe('the gateway balancing the instances of a service', function () {
     await Promise.all(instances.map((instance) => instance.kill()));
     // Each service's instances are asked on their own schedule: wait until all three have noticed.
     let problem: { code?: string; checks?: Record<string, string> } = {};
-    await eventually('readiness to name every service down', async () => {
+    await eventually('readiness to name every service down', 5_000, async () => {
       const response = await fetch(`${gateway.metricsUrl}/health/ready`);
       problem = (await response.json()) as typeof problem;
       return response.status === 503 && problem.checks?.stock === 'down' && problem.checks.sales === 'down' && problem.checks.identity === 'down';

@@ -1,7 +1,8 @@
+import { eventually } from '@platform/test-kit';
 import { rawHttpRequest } from '@platform/test-kit';
 import { expect } from 'chai';
 import net from 'node:net';
-import { echo, eventually, type GatewayUnderTest, readinessChecks, startTestGateway, startUpstream, type TestUpstream } from './support';
+import { echo, type GatewayUnderTest, readinessChecks, startTestGateway, startUpstream, type TestUpstream } from './support';
 
 const UNREACHABLE = 'an upstream instance cannot be reached; it gets no traffic until it answers again';
 
@@ -44,7 +45,7 @@ describe('what takes an upstream instance out of the gateway’s rotation', func
   beforeEach(async () => {
     [a, b] = await Promise.all([startUpstream(echo('a')), startUpstream(echo('b'))]);
     gateway = await startTestGateway({ stockUrl: [a.url, b.url], salesUrl: [a.url, b.url], identityUrl: [a.url, b.url], upstreamCheckMs: 60_000 });
-    await eventually('the first readiness checks', () => a.readinessChecks >= 3 && b.readinessChecks >= 3);
+    await eventually('the first readiness checks', 5_000, () => a.readinessChecks >= 3 && b.readinessChecks >= 3);
   });
   afterEach(async () => {
     await gateway?.stop();
@@ -92,7 +93,7 @@ describe('what takes an upstream instance out of the gateway’s rotation', func
     });
     const mixed = await startTestGateway({ stockUrl: [failing.url, a.url], salesUrl: [a.url], identityUrl: [a.url], upstreamCheckMs: 60_000 });
     try {
-      await eventually('the first readiness check', () => failing.readinessChecks > 0);
+      await eventually('the first readiness check', 5_000, () => failing.readinessChecks > 0);
       const statuses: number[] = [];
       for (let i = 0; i < 6; i++) statuses.push((await fetch(`${mixed.url}/api/products/${i}`)).status);
       expect(statuses).to.deep.equal([503, 200, 503, 200, 503, 200]);
@@ -109,7 +110,7 @@ describe('what takes an upstream instance out of the gateway’s rotation', func
     const garbled = await startGarbledUpstream();
     const mixed = await startTestGateway({ stockUrl: [garbled.url, a.url], salesUrl: [a.url], identityUrl: [a.url], upstreamCheckMs: 60_000 });
     try {
-      await eventually('the first readiness check', async () => (await readinessChecks(mixed))[`stock ${garbled.url}`] === 'ready');
+      await eventually('the first readiness check', 5_000, async () => (await readinessChecks(mixed))[`stock ${garbled.url}`] === 'ready');
       const before = a.seen.length;
       const statuses: number[] = [];
       for (let i = 0; i < 6; i++) statuses.push((await fetch(`${mixed.url}/api/products/${i}`)).status);
@@ -129,7 +130,7 @@ describe('what takes an upstream instance out of the gateway’s rotation', func
     const garbled = await startGarbledUpstream();
     const alone = await startTestGateway({ stockUrl: [garbled.url], salesUrl: [a.url], identityUrl: [a.url], upstreamCheckMs: 60_000 });
     try {
-      await eventually('the first readiness check', async () => (await readinessChecks(alone))[`stock ${garbled.url}`] === 'ready');
+      await eventually('the first readiness check', 5_000, async () => (await readinessChecks(alone))[`stock ${garbled.url}`] === 'ready');
       for (let i = 0; i < 3; i++) {
         const response = await fetch(`${alone.url}/api/products`);
         expect(response.status).to.equal(502);

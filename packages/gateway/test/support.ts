@@ -111,10 +111,3 @@ export async function readinessChecks(gateway: GatewayUnderTest): Promise<Record
   return body.checks;
 }
 
-export async function eventually(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`never happened: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

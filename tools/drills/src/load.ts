@@ -76,15 +76,6 @@ export function steady(workers: number, pauseMs: number, step: (worker: number, 
 export const key = () => randomUUID();
 
 /** Asks `check` until it answers something other than undefined or false, or throws after `timeoutMs`. */
-export async function until<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 /** Runs `work` on every item, `concurrency` at a time; rejects with the first failure, after the others in flight. */
 export async function inPool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<unknown>): Promise<void> {
@@ -97,3 +88,6 @@ export async function inPool<T>(items: readonly T[], concurrency: number, work: 
   const failed = results.find((result) => result.status === 'rejected');
   if (failed) throw (failed as PromiseRejectedResult).reason;
 }
+
+/** How often a drill asks again while it waits: its checks query the databases and the services, so not every 50 ms. */
+export const DRILL_POLL_MS = 200;

@@ -1,5 +1,6 @@
+import { eventually } from '@platform/test-kit';
 import { Cluster, type ClusterOptions, type Instance } from './cluster';
-import { call, steady, type Tally, tally, until } from './load';
+import { call, DRILL_POLL_MS, steady, type Tally, tally } from './load';
 
 /** What a drill found: its figures, and each check it made, kept or broken. */
 export interface DrillResult {
@@ -143,11 +144,11 @@ export async function checkLedger(findings: Findings, cluster: Cluster, productI
 export async function settled(cluster: Cluster, expected: number, timeoutMs: number, final = false): Promise<{ orders: Order[]; ms: number }> {
   const started = Date.now();
   let last: Order[] = [];
-  const orders = await until(final ? 'every order to be final' : 'every order to leave pending', timeoutMs, async () => {
+  const orders = await eventually(final ? 'every order to be final' : 'every order to leave pending', timeoutMs, async () => {
     const all = (last = await allOrders(cluster));
     const open = final ? ['pending', 'reserved', 'paid'] : ['pending'];
     return all.length >= expected && all.every((order) => !open.includes(order.status)) && all;
-  }).catch((error: Error) => {
+  }, DRILL_POLL_MS).catch((error: Error) => {
     throw new Error(`${error.message} (${expected} expected, ${JSON.stringify(byStatus(last))} seen)`);
   });
   return { orders, ms: Date.now() - started };
@@ -224,8 +225,8 @@ export async function eventFlows(cluster: Cluster): Promise<Record<'stock' | 'sa
 
 /** Waits until every event of both services is published and recorded by its consumer's inbox; answers the flows then. */
 export function eventsDelivered(cluster: Cluster, timeoutMs: number): Promise<Record<'stock' | 'sales', EventFlow>> {
-  return until('every event published and in its consumer’s inbox', timeoutMs, async () => {
+  return eventually('every event published and in its consumer’s inbox', timeoutMs, async () => {
     const flows = await eventFlows(cluster);
     return Object.values(flows).every((flow) => flow.unpublished === 0 && flow.consumed === flow.written) && flows;
-  });
+  }, DRILL_POLL_MS);
 }

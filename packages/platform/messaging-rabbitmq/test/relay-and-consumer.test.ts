@@ -1,3 +1,4 @@
+import { eventually } from '@platform/test-kit';
 import { UnavailableError } from '@platform/kernel';
 import type { OutboxStore } from '@platform/outbox';
 import { createScratchVhost, type ScratchVhost } from '@platform/test-kit';
@@ -5,7 +6,7 @@ import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { Registry } from 'prom-client';
 import { Broker, type Decoded, deadLetterQueueOf, EventConsumer, EventPublisher, MessagingMetrics, OutboxRelay, UnroutableEventError, wakingTheRelay } from '../src/index';
-import { collect, envelope, eventually, memoryOutbox, quietLogger } from './support';
+import { collect, envelope, memoryOutbox, quietLogger } from './support';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;
@@ -61,7 +62,7 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     expect(await relay.relayOnce()).to.equal(20);
     expect(await outbox.store.countUnpublished()).to.equal(30);
     while ((await relay.relayOnce()) > 0);
-    await eventually(() => probe.messages.length === 50, 5_000, 'every event at the probe');
+    await eventually('every event at the probe', 5_000, () => probe.messages.length === 50);
     expect(probe.messages.map((m) => m.messageId)).to.deep.equal(events.map((e) => e.id));
     const first = probe.messages[0]!;
     expect(first).to.include({ routingKey: 'test.ordered', exchange: 'commerce.events', durable: true, contentType: 'application/json' });
@@ -83,7 +84,7 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     const probe = collect(broker, 'probe-unbound', ['test.unbound']);
     await probe.ready;
     relay.start();
-    await eventually(() => probe.messages.length === 1, 5_000, 'the event once a queue is bound');
+    await eventually('the event once a queue is bound', 5_000, () => probe.messages.length === 1);
     await relay.stop();
     expect(probe.messages[0]!.messageId).to.equal(lonely.id);
     expect(await outbox.store.countUnpublished()).to.equal(0);
@@ -119,7 +120,7 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
       wakes++;
       relay.wake();
     });
-    await eventually(() => rounds === 1, 5_000, 'the relay to find the outbox empty and sleep');
+    await eventually('the relay to find the outbox empty and sleep', 5_000, () => rounds === 1);
     await unitOfWork.run(async () => 'no event');
     await expect(unitOfWork.run(async (tx) => {
       await tx.outbox.add(envelope('test.woken'));
@@ -130,7 +131,7 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     await unitOfWork.run((tx) => tx.outbox.add(sent));
     expect(wakes).to.equal(1);
     // The relay polls every ten minutes: the event is there long before that only because it was woken.
-    await eventually(() => probe.messages.length === 1, 10_000, 'the woken relay to publish');
+    await eventually('the woken relay to publish', 10_000, () => probe.messages.length === 1);
     expect(probe.messages.map((m) => m.messageId)).to.deep.equal([sent.id]);
     await relay.stop();
     await publisher.close();
@@ -152,11 +153,11 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     });
     const publisher = new EventPublisher(broker);
     const relay = new OutboxRelay({ store, publisher, logger: quietLogger, pollMs: 600_000 }).start();
-    await eventually(() => rounds === 1, 5_000, 'the first round to claim');
+    await eventually('the first round to claim', 5_000, () => rounds === 1);
     const sent = envelope('test.mid-round');
     await wakingTheRelay(outbox.unitOfWork, () => relay.wake()).run((tx) => tx.outbox.add(sent));
     release();
-    await eventually(() => probe.messages.length === 1, 10_000, 'the next round, at once');
+    await eventually('the next round, at once', 10_000, () => probe.messages.length === 1);
     await relay.stop();
     await publisher.close();
     await probe.close();
@@ -181,7 +182,7 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     const publisher = new EventPublisher(broker);
     const sent = envelope('test.ack');
     await publisher.publish({ id: sent.id, type: sent.type, payload: JSON.stringify(sent) });
-    await eventually(() => handled.length === 1, 5_000, 'the handler');
+    await eventually('the handler', 5_000, () => handled.length === 1);
     // Stopping waits for the handler's ack; an unacked message would be back in the queue.
     await consumer.stop();
     expect(await depth('ack-after-commit')).to.equal(0);
@@ -208,7 +209,7 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     const publisher = new EventPublisher(broker);
     const poison = envelope('test.poison');
     await publisher.publish({ id: poison.id, type: poison.type, payload: JSON.stringify(poison) });
-    await eventually(async () => (await depth(deadLetterQueueOf('always-fails'))) === 1, 15_000, 'the dead letter');
+    await eventually('the dead letter', 15_000, async () => (await depth(deadLetterQueueOf('always-fails'))) === 1);
     await consumer.stop();
     expect(attempts, 'three deliveries, each counted by the quorum queue').to.deep.equal([0, 1, 2]);
     const deadLetter = await broker.connection.basicGet({ queue: deadLetterQueueOf('always-fails'), noAck: true });
@@ -246,7 +247,7 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
       if (!taken) break;
     }
     expect(counts, 'three deliveries, then no more').to.deep.equal([0, 1, 2]);
-    await eventually(async () => (await depth(deadLetterQueueOf('dies-before-ack'))) === 1, 5_000, 'the dead letter');
+    await eventually('the dead letter', 5_000, async () => (await depth(deadLetterQueueOf('dies-before-ack'))) === 1);
     const deadLetter = await broker.connection.basicGet({ queue: deadLetterQueueOf('dies-before-ack'), noAck: true });
     expect(deadLetter?.messageId).to.equal(crash.id);
     expect(deadLetter?.headers?.['x-death']?.[0]).to.include({ queue: 'dies-before-ack', reason: 'delivery_limit' });
@@ -275,7 +276,7 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     const poison = envelope('test.limit');
     await publisher.publish({ id: poison.id, type: poison.type, payload: JSON.stringify(poison) });
     await publisher.close();
-    await eventually(async () => (await depth(deadLetterQueueOf('limit-changed'))) === 1, 15_000, 'the dead letter');
+    await eventually('the dead letter', 15_000, async () => (await depth(deadLetterQueueOf('limit-changed'))) === 1);
     await second.stop();
     expect(attempts, "the queue's own limit of three dead-letters it").to.deep.equal([0, 1, 2]);
     const errors = lines.filter((line) => line.level === 'error');
@@ -301,7 +302,7 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     await consumer.ready();
     const publisher = new EventPublisher(broker);
     await publisher.publish({ id: '6f1c1f6e-0000-4000-8000-000000000000', type: 'test.garbage', payload: '{"not":"an envelope"' });
-    await eventually(async () => (await depth(deadLetterQueueOf('refuses-garbage'))) === 1, 10_000, 'the dead letter');
+    await eventually('the dead letter', 10_000, async () => (await depth(deadLetterQueueOf('refuses-garbage'))) === 1);
     await consumer.stop();
     expect(calls).to.equal(0);
     expect(await registry.getSingleMetricAsString('messaging_events_dead_lettered_total')).to.include('messaging_events_dead_lettered_total{reason="not-an-envelope"} 1');
@@ -327,7 +328,7 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     const publisher = new EventPublisher(broker);
     const sent = envelope('test.transient');
     await publisher.publish({ id: sent.id, type: sent.type, payload: JSON.stringify(sent) });
-    await eventually(() => seen.length === 7, 10_000, 'the seventh attempt');
+    await eventually('the seventh attempt', 10_000, () => seen.length === 7);
     await consumer.stop();
     expect(seen, 'all in one delivery').to.deep.equal([0, 0, 0, 0, 0, 0, 0]);
     expect(await depth('database-away')).to.equal(0);

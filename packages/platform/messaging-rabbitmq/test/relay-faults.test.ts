@@ -1,3 +1,4 @@
+import { eventually } from '@platform/test-kit';
 import { type IdempotencyRecords, type OutboxEnvelope, runOnce, type UnitOfWork } from '@platform/kernel';
 import { type IdempotencyTable, InMemoryDatabase, InMemoryIdempotencyRecords, InMemoryTable } from '@platform/memory';
 import { Database, MikroOrmOutbox, outboxMessageMigration, outboxMessageSchema } from '@platform/mikro-orm';
@@ -7,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { Broker, type Decoded, EventConsumer, EventPublisher, OutboxRelay } from '../src/index';
-import { envelope, eventually, quietLogger } from './support';
+import { envelope, quietLogger } from './support';
 
 const MIGRATIONS = {
   postgresql: [{ name: 'outbox', class: outboxMessageMigration('postgresql') }],
@@ -88,7 +89,7 @@ describe('RabbitMQ messaging: relays under faults, on PostgreSQL', function () {
     relays.forEach((relay) => relay.start());
     const events = Array.from({ length: 300 }, () => envelope('test.two'));
     for (let i = 0; i < events.length; i += 30) await write(...events.slice(i, i + 30));
-    await eventually(() => effects.size === 300, 30_000, 'every event consumed');
+    await eventually('every event consumed', 30_000, () => effects.size === 300);
     await Promise.all(relays.map((relay) => relay.stop()));
     await consumer.stop();
     await publisher.close();
@@ -109,17 +110,17 @@ describe('RabbitMQ messaging: relays under faults, on PostgreSQL', function () {
     try {
       let output = '';
       child.stdout!.on('data', (chunk) => (output += String(chunk)));
-      await eventually(() => output.includes('confirmed 20'), 30_000, 'the relay process to have its confirms');
+      await eventually('the relay process to have its confirms', 30_000, () => output.includes('confirmed 20'));
       child.kill('SIGKILL');
       await once(child, 'exit');
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
-    await eventually(() => effects.size === 20, 10_000, 'the first publication consumed');
+    await eventually('the first publication consumed', 10_000, () => effects.size === 20);
     expect(await new MikroOrmOutbox(database.session).countUnpublished(), 'never marked').to.equal(20);
     const publisher = new EventPublisher(broker);
     const relay = new OutboxRelay({ store: new MikroOrmOutbox(database.session), publisher, logger: quietLogger, pollMs: 50 }).start();
-    await eventually(async () => (await new MikroOrmOutbox(database.session).countUnpublished()) === 0, 15_000, 'the rows published again once their lease ended');
+    await eventually('the rows published again once their lease ended', 15_000, async () => (await new MikroOrmOutbox(database.session).countUnpublished()) === 0);
     await relay.stop();
     await publisher.close();
     // Let the twins arrive, then stop: stopping waits for the handlers in flight.
@@ -143,11 +144,11 @@ describe('RabbitMQ messaging: relays under faults, on PostgreSQL', function () {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     })();
-    await eventually(() => effects.size >= 30, 10_000, 'events flowing');
+    await eventually('events flowing', 10_000, () => effects.size >= 30);
     await restartRabbitmq(1_000);
     await writer;
-    await eventually(() => effects.size === 150, 60_000, 'every event consumed after the restart');
-    await eventually(async () => (await new MikroOrmOutbox(database.session).countUnpublished()) === 0, 30_000, 'the backlog drained');
+    await eventually('every event consumed after the restart', 60_000, () => effects.size === 150);
+    await eventually('the backlog drained', 30_000, async () => (await new MikroOrmOutbox(database.session).countUnpublished()) === 0);
     await relay.stop();
     await consumer.stop();
     await publisher.close();

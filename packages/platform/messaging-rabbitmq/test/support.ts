@@ -37,13 +37,6 @@ export function memoryOutbox(): { store: OutboxStore; unitOfWork: UnitOfWork<{ o
   };
 }
 
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** A queue of the test's own, bound to `routingKeys`, that keeps every message it receives. */
 export function collect(broker: Broker, queue: string, routingKeys: readonly string[]): { messages: AsyncMessage[]; ready: Promise<void>; close(): Promise<void> } {

@@ -9,3 +9,4 @@ export * from './service-process';
 export * from './eventually';
 export * from './keep-alive-load';
 export * from './openapi-security';
+export * from './scratch-url';

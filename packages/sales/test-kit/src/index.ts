@@ -1,4 +1,3 @@
 export * from './fixed-catalog';
 export * from './order-repository-contract';
 export * from './sales-store';
-export * from './sales-use-case-contract';

@@ -99,44 +99,56 @@ function answer(ctx: Context, status: number, product: Product): void {
   ctx.body = productJson(product);
 }
 
-export function productsRouter({ useCases, access, logger, metrics }: ProductsRouterOptions): Router {
-  const { createProduct, getProduct, getProducts, listProducts, listStockMovements, streamProducts, updateProduct, deleteProduct, adjustStock } = useCases;
-  const router = new Router({ prefix: '/api/products' });
-  const read = access.require(Scopes.stock.read);
-  const write = access.require(Scopes.stock.write);
-  router.use(access.authenticate);
-  const jsonBody = jsonObjectBody(BODY_LIMIT);
-  const pathId = (ctx: Context) => decodeInteger('id', ctx.params.id, 1);
-  const noQuery = queryParameters();
+/** A route's last middleware: named, so a stack trace says which route it was. */
+type Handler = (ctx: Context) => Promise<void>;
 
-  router.get('/', read, queryParameters('limit', 'after', 'ids'), async (ctx) => {
+function pathId(ctx: Context): number {
+  return decodeInteger('id', ctx.params.id, 1);
+}
+
+interface PageQuery {
+  readonly limit: number;
+  readonly after: number;
+}
+
+/** `limit` and `after` of a paged list: the default page, or the page asked for; `after` at most `maxAfter`. */
+function pageQuery(limit: string | undefined, after: string | undefined, maxAfter: number): PageQuery {
+  return {
+    limit: limit === undefined ? DEFAULT_PAGE_SIZE : decodeInteger('limit', limit, 1, MAX_PAGE_SIZE),
+    after: after === undefined ? 0 : decodeInteger('after', after, 0, maxAfter),
+  };
+}
+
+/** GET /: the products of `ids`, a page of them with `limit` or `after`, or else every product as one stream. */
+function listProductsHandler(useCases: ProductUseCases, logger: Logger): Handler {
+  return async function listProducts(ctx) {
     const limit = singleQueryValue(ctx, 'limit');
     const after = singleQueryValue(ctx, 'after');
     const ids = singleQueryValue(ctx, 'ids');
     if (ids !== undefined) {
-      if (limit !== undefined || after !== undefined) throw new ValidationError({ ids: ['cannot be combined with limit or after'] });
-      ctx.body = (await getProducts.execute(decodeIds(ids))).map(productJson);
-      return;
-    }
-    if (limit === undefined && after === undefined) {
-      const stream = await streamAll(streamProducts, logger, ctx);
+      if (limit !== undefined || after !== undefined) {
+        throw new ValidationError({ ids: ['cannot be combined with limit or after'] });
+      }
+      ctx.body = (await useCases.getProducts.execute(decodeIds(ids))).map(productJson);
+    } else if (limit === undefined && after === undefined) {
+      const stream = await streamAll(useCases.streamProducts, logger, ctx);
       ctx.type = 'application/json';
       ctx.body = stream;
-      return;
+    } else {
+      const query = pageQuery(limit, after, INT32_MAX);
+      const page = await useCases.listProducts.execute(query);
+      if (page.nextAfter !== undefined) {
+        ctx.set('Link', `</api/products?limit=${query.limit}&after=${page.nextAfter}>; rel="next"`);
+      }
+      ctx.body = page.items.map(productJson);
     }
-    const query = {
-      limit: limit === undefined ? DEFAULT_PAGE_SIZE : decodeInteger('limit', limit, 1, MAX_PAGE_SIZE),
-      after: after === undefined ? 0 : decodeInteger('after', after, 0, INT32_MAX),
-    };
-    const page = await listProducts.execute(query);
-    if (page.nextAfter !== undefined) {
-      ctx.set('Link', `</api/products?limit=${query.limit}&after=${page.nextAfter}>; rel="next"`);
-    }
-    ctx.body = page.items.map(productJson);
-  });
+  };
+}
 
-  router.get('/:id', read, noQuery, async (ctx) => {
-    const product = await getProduct.execute(pathId(ctx));
+/** GET /:id, answering 304 when If-None-Match names the product's current version. */
+function getProductHandler(useCases: ProductUseCases): Handler {
+  return async function getProduct(ctx) {
+    const product = await useCases.getProduct.execute(pathId(ctx));
     ctx.set('ETag', etagOf(product));
     const ifNoneMatch = ctx.get('If-None-Match');
     if (ifNoneMatch && matches(parsePreconditions(ifNoneMatch, 'If-None-Match', false), product)) {
@@ -144,62 +156,87 @@ export function productsRouter({ useCases, access, logger, metrics }: ProductsRo
       return;
     }
     ctx.body = productJson(product);
-  });
+  };
+}
 
-  router.get('/:id/stock-movements', read, queryParameters('limit', 'after'), async (ctx) => {
+/** GET /:id/stock-movements: a page of the product's ledger. */
+function listStockMovementsHandler(useCases: ProductUseCases): Handler {
+  return async function listStockMovements(ctx) {
     const id = pathId(ctx);
-    const limit = singleQueryValue(ctx, 'limit');
-    const after = singleQueryValue(ctx, 'after');
-    const query = {
-      limit: limit === undefined ? DEFAULT_PAGE_SIZE : decodeInteger('limit', limit, 1, MAX_PAGE_SIZE),
-      after: after === undefined ? 0 : decodeInteger('after', after, 0, Number.MAX_SAFE_INTEGER),
-    };
-    const page = await listStockMovements.execute(id, query, callerOf(ctx));
-    if (page.nextAfter !== undefined) ctx.set('Link', `</api/products/${id}/stock-movements?limit=${query.limit}&after=${page.nextAfter}>; rel="next"`);
+    const query = pageQuery(singleQueryValue(ctx, 'limit'), singleQueryValue(ctx, 'after'), Number.MAX_SAFE_INTEGER);
+    const page = await useCases.listStockMovements.execute(id, query, callerOf(ctx));
+    if (page.nextAfter !== undefined) {
+      ctx.set('Link', `</api/products/${id}/stock-movements?limit=${query.limit}&after=${page.nextAfter}>; rel="next"`);
+    }
     ctx.body = page.items.map(movementJson);
-  });
+  };
+}
 
-  router.post('/', write, noQuery, jsonBody, async (ctx) => {
+/** POST /: a new product, once per Idempotency-Key. */
+function createProductHandler(useCases: ProductUseCases): Handler {
+  return async function createProduct(ctx) {
     const { id, details } = decodeProductBody(ctx.request.body as Record<string, unknown>);
     if (id !== 0) throw new ValidationError({ id: ['must be absent or 0: the server assigns ids'] });
     const idempotency = idempotencyKeyOf(ctx, 'create-product', { ...details, price: details.price.cents });
-    const { value: product, replayed } = await createProduct.execute(details, { ...(idempotency && { idempotency }), requestId: requestIdOf(ctx), caller: callerOf(ctx) });
+    const options = { ...(idempotency && { idempotency }), requestId: requestIdOf(ctx), caller: callerOf(ctx) };
+    const { value: product, replayed } = await useCases.createProduct.execute(details, options);
     if (!replayed) logWith(ctx, { event: 'product created', productId: product.id });
     markReplayed(ctx, replayed);
     ctx.set('Location', `/api/products/${product.id}`);
     answer(ctx, 201, product);
-  });
+  };
+}
 
-  router.put('/:id', write, noQuery, jsonBody, async (ctx) => {
+/**
+ * The version an If-Match asks the write to be conditional on, if any. One tag is the usual case;
+ * with several, the write is conditional on whichever the product is at now.
+ */
+async function expectedVersionOf(ctx: Context, id: number, getProduct: GetProduct): Promise<number | undefined> {
+  const ifMatch = ctx.get('If-Match');
+  if (!ifMatch) return undefined;
+  const preconditions = parsePreconditions(ifMatch, 'If-Match', true);
+  if (preconditions.kind !== 'versions') return undefined;
+  const current = preconditions.versions.length === 1 ? undefined : await getProduct.execute(id);
+  return current && matches(preconditions, current) ? current.version : (preconditions.versions[0] ?? 0);
+}
+
+/** PUT /:id: the product's new details, conditional on If-Match when it is sent. */
+function updateProductHandler(useCases: ProductUseCases): Handler {
+  return async function updateProduct(ctx) {
     const id = pathId(ctx);
     const body = decodeProductBody(ctx.request.body as Record<string, unknown>);
-    if (body.id !== 0 && body.id !== id) throw new ValidationError({ id: [`must be absent or equal to the id in the path (${id})`] });
-    const ifMatch = ctx.get('If-Match');
-    let expectedVersion: number | undefined;
-    if (ifMatch) {
-      const preconditions = parsePreconditions(ifMatch, 'If-Match', true);
-      if (preconditions.kind === 'versions') {
-        // One tag is the usual case; with several, the write is conditional on whichever the product is at now.
-        const current = preconditions.versions.length === 1 ? undefined : await getProduct.execute(id);
-        expectedVersion = current && matches(preconditions, current) ? current.version : (preconditions.versions[0] ?? 0);
-      }
+    if (body.id !== 0 && body.id !== id) {
+      throw new ValidationError({ id: [`must be absent or equal to the id in the path (${id})`] });
     }
-    answer(ctx, 200, await updateProduct.execute(id, body.details, { ...(expectedVersion !== undefined && { expectedVersion }), requestId: requestIdOf(ctx), caller: callerOf(ctx) }));
-  });
+    const expectedVersion = await expectedVersionOf(ctx, id, useCases.getProduct);
+    const version = expectedVersion !== undefined && { expectedVersion };
+    const options = { ...version, requestId: requestIdOf(ctx), caller: callerOf(ctx) };
+    answer(ctx, 200, await useCases.updateProduct.execute(id, body.details, options));
+  };
+}
 
-  router.delete('/:id', write, noQuery, async (ctx) => {
-    await deleteProduct.execute(pathId(ctx));
+/** DELETE /:id. */
+function deleteProductHandler(useCases: ProductUseCases): Handler {
+  return async function deleteProduct(ctx) {
+    await useCases.deleteProduct.execute(pathId(ctx));
     ctx.status = 204;
-  });
+  };
+}
 
-  router.post('/:id/stock-adjustments', write, noQuery, jsonBody, async (ctx) => {
+/** POST /:id/stock-adjustments: a delta to the stock, once per Idempotency-Key, counted by outcome. */
+function adjustStockHandler(useCases: ProductUseCases, metrics: StockMetrics | undefined): Handler {
+  return async function adjustStock(ctx) {
     try {
       const id = pathId(ctx);
       const adjustment = decodeStockAdjustmentBody(ctx.request.body as Record<string, unknown>);
-      const idempotency = idempotencyKeyOf(ctx, 'adjust-stock', { delta: adjustment.delta, ...(adjustment.reason !== undefined && { reason: adjustment.reason }) });
-      const { value: product, replayed } = await adjustStock.execute(id, adjustment, { ...(idempotency && { idempotency }), requestId: requestIdOf(ctx), caller: callerOf(ctx) });
+      const { delta, reason } = adjustment;
+      const fingerprint = { delta, ...(reason !== undefined && { reason }) };
+      const idempotency = idempotencyKeyOf(ctx, 'adjust-stock', fingerprint);
+      const options = { ...(idempotency && { idempotency }), requestId: requestIdOf(ctx), caller: callerOf(ctx) };
+      const { value: product, replayed } = await useCases.adjustStock.execute(id, adjustment, options);
       if (!replayed) {
-        logWith(ctx, { event: 'stock adjusted', productId: id, delta: adjustment.delta, reason: adjustment.reason, quantityInStock: product.quantityInStock });
+        const { quantityInStock } = product;
+        logWith(ctx, { event: 'stock adjusted', productId: id, delta, reason, quantityInStock });
       }
       metrics?.countAdjustment(replayed ? 'replayed' : 'adjusted');
       markReplayed(ctx, replayed);
@@ -208,7 +245,22 @@ export function productsRouter({ useCases, access, logger, metrics }: ProductsRo
       metrics?.countAdjustment(adjustmentOutcome(error));
       throw error;
     }
-  });
+  };
+}
 
+export function productsRouter({ useCases, access, logger, metrics }: ProductsRouterOptions): Router {
+  const router = new Router({ prefix: '/api/products' });
+  const read = access.require(Scopes.stock.read);
+  const write = access.require(Scopes.stock.write);
+  const jsonBody = jsonObjectBody(BODY_LIMIT);
+  const noQuery = queryParameters();
+  router.use(access.authenticate);
+  router.get('/', read, queryParameters('limit', 'after', 'ids'), listProductsHandler(useCases, logger));
+  router.get('/:id', read, noQuery, getProductHandler(useCases));
+  router.get('/:id/stock-movements', read, queryParameters('limit', 'after'), listStockMovementsHandler(useCases));
+  router.post('/', write, noQuery, jsonBody, createProductHandler(useCases));
+  router.put('/:id', write, noQuery, jsonBody, updateProductHandler(useCases));
+  router.delete('/:id', write, noQuery, deleteProductHandler(useCases));
+  router.post('/:id/stock-adjustments', write, noQuery, jsonBody, adjustStockHandler(useCases, metrics));
   return router;
 }

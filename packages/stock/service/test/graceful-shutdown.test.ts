@@ -1,4 +1,5 @@
 import type { UnitOfWork } from '@platform/kernel';
+import { eventually } from '@platform/test-kit';
 import type { StockTransaction } from '@stock/domain';
 import { aProductBody } from '@stock/test-kit';
 import { expect } from 'chai';
@@ -29,11 +30,6 @@ function gate(container: DependencyContainer) {
   return { open, waiting: () => waiting };
 }
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 3000 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  if (!condition()) throw new Error(`timed out waiting for ${what}`);
-}
-
 describe('graceful shutdown', function () {
   this.timeout(30_000);
 
@@ -53,7 +49,7 @@ describe('graceful shutdown', function () {
     );
     try {
       const inFlight = Array.from({ length: 10 }, () => fetch(`${service.url}/api/products`, json(aProductBody())));
-      await until(() => gated.waiting() === 10, 'ten requests in flight');
+      await eventually('ten requests in flight', 30_000, () => gated.waiting() === 10);
 
       const closed = service.close();
       const ready = await fetch(`${service.url}/health/ready`);
@@ -87,7 +83,7 @@ describe('graceful shutdown', function () {
       (r) => r.status,
       () => 'cut',
     );
-    await until(() => gated.waiting() === 1, 'the request in flight');
+    await eventually('the request in flight', 30_000, () => gated.waiting() === 1);
     const started = Date.now();
     await service.close();
     expect(Date.now() - started).to.be.below(5000);
@@ -109,7 +105,7 @@ describe('graceful shutdown', function () {
         for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
       });
       const listening = () => lines.find((l) => String(l.message).startsWith('stock service listening'));
-      await until(() => listening() !== undefined, 'the service to listen');
+      await eventually('the service to listen', 30_000, () => listening() !== undefined);
       const port = new URL(String(listening()!.url)).port;
       const exited = new Promise<number | null>((resolve) => child!.once('exit', resolve));
 

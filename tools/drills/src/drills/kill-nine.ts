@@ -1,5 +1,6 @@
+import { eventually } from '@platform/test-kit';
 import { type Cluster, type Instance, sleep } from '../cluster';
-import { call, count, inPool, key, until } from '../load';
+import { call, count, DRILL_POLL_MS, inPool, key } from '../load';
 import { allOrders, byStatus, checkLedger, createProduct, type DrillResult, eventsDelivered, type Findings, ledger, product, runDrill, settled } from '../system';
 
 export interface KillSize {
@@ -31,7 +32,7 @@ interface Lease {
  */
 function stuckLeases(cluster: Cluster, heldMs: number, timeoutMs: number): Promise<Lease[]> {
   const seen = new Map<string, { lockedUntil: number; since: number }>();
-  return until(`a relay holding leased outbox rows for ${heldMs} ms`, timeoutMs, async () => {
+  return eventually(`a relay holding leased outbox rows for ${heldMs} ms`, timeoutMs, async () => {
     const now = Date.now();
     const rows = await cluster.query('stock', `select "id", "locked_until" from "outbox_message" where "published_at" is null and "locked_until" > ${now}`);
     const current = new Map(rows.map((row) => [String(row.id), Number(row.locked_until)]));
@@ -39,7 +40,7 @@ function stuckLeases(cluster: Cluster, heldMs: number, timeoutMs: number): Promi
     for (const [id, lockedUntil] of current) if (!seen.has(id)) seen.set(id, { lockedUntil, since: now });
     const stuck = [...seen].filter(([, lease]) => now - lease.since >= heldMs).map(([id, lease]) => ({ id, lockedUntil: lease.lockedUntil }));
     return stuck.length > 0 && stuck;
-  });
+  }, DRILL_POLL_MS);
 }
 
 /**
@@ -103,7 +104,7 @@ export async function killNineDrill({ workers, downMs, betweenMs }: KillSize = F
       const refused = await cluster.askIssuer('buyer').then(() => undefined, (error: Error) => error.message);
       findings.check('with the issuer dead, no token could be had: its death was felt', refused !== undefined);
     });
-    const renewed = await until('a token from the restarted issuer', 30_000, () => cluster.askIssuer('buyer').catch(() => undefined));
+    const renewed = await eventually('a token from the restarted issuer', 30_000, () => cluster.askIssuer('buyer').catch(() => undefined), DRILL_POLL_MS);
     const withRenewed = await placeOrder(renewed);
     findings.check('after its restart the issuer gave a new token, and an order placed with it was accepted', 'status' in withRenewed && withRenewed.status === 202, withRenewed);
     await restart(cluster.gateway);
@@ -124,10 +125,10 @@ export async function killNineDrill({ workers, downMs, betweenMs }: KillSize = F
       orders.filter((o) => o.status === 'reserved'),
       8,
       (order) =>
-        until(`order ${order.id} paid`, 30_000, async () => {
+        eventually(`order ${order.id} paid`, 30_000, async () => {
           const answer = await call(`${cluster.url}/api/orders/${order.id}/payment`, { method: 'POST', token: await cluster.token('paymentProvider') });
           return 'status' in answer && answer.status === 200;
-        }),
+        }, DRILL_POLL_MS),
     );
     const final = await settled(cluster, accepted.length, 120_000, true);
     const counts = byStatus(final.orders);

@@ -1,8 +1,9 @@
+import { eventually } from '@platform/test-kit';
 import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { type Instance, onInterrupt, sleep } from '../cluster';
-import { call, count, key, until } from '../load';
+import { call, count, DRILL_POLL_MS, key } from '../load';
 import { byStatus, checkLedger, createProduct, type DrillResult, ledger, product, runDrill, settled } from '../system';
 
 export interface PostgresSize {
@@ -98,7 +99,7 @@ export async function postgresRestartDrill({ workers, quietMs, downMs }: Postgre
     const watched = [...cluster.of('stock'), ...cluster.of('sales'), cluster.gateway, ...cluster.of('identity')];
     const watch = watchReadiness(watched);
     const { down, up } = await restartPostgres(downMs);
-    const recovered = await until('every instance ready again', 60_000, async () => (await Promise.all(cluster.instances.map((i) => i.ready()))).every(Boolean) && Date.now());
+    const recovered = await eventually('every instance ready again', 60_000, async () => (await Promise.all(cluster.instances.map((i) => i.ready()))).every(Boolean) && Date.now(), DRILL_POLL_MS);
     await sleep(quietMs);
     const samples = await watch.stop();
     await load.stop();

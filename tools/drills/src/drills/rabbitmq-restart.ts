@@ -1,6 +1,6 @@
-import { rabbitmqctl, restartRabbitmq } from '@platform/test-kit';
+import { eventually, rabbitmqctl, restartRabbitmq } from '@platform/test-kit';
 import { onInterrupt, sleep } from '../cluster';
-import { call, count, key, until } from '../load';
+import { call, count, DRILL_POLL_MS, key } from '../load';
 import { byStatus, checkLedger, createProduct, type DrillResult, eventsDelivered, metric, product, runDrill, settled } from '../system';
 
 export interface RabbitSize {
@@ -44,10 +44,10 @@ export async function rabbitmqRestartDrill({ workers, quietMs, downMs }: RabbitS
     const { orders } = await settled(cluster, accepted.length, 120_000);
     const known = new Set(orders.map((order) => order.id));
     findings.check(`every accepted order (${accepted.length}) settled`, accepted.every((id) => known.has(id)) && byStatus(orders).reserved === accepted.length, byStatus(orders));
-    await until('every outbox backlog to drain', 60_000, async () => {
+    await eventually('every outbox backlog to drain', 60_000, async () => {
       const backlogs = await Promise.all([...cluster.of('stock'), ...cluster.of('sales')].map((instance) => metric(instance, 'messaging_outbox_backlog')));
       return backlogs.every((backlog) => backlog === 0);
-    });
+    }, DRILL_POLL_MS);
     const drained = Date.now() - back;
     findings.figures['backlogs drained'] = `${(drained / 1000).toFixed(1)} s after the broker was back`;
     const flows = await eventsDelivered(cluster, 60_000);

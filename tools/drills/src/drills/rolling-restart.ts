@@ -1,5 +1,6 @@
+import { eventually } from '@platform/test-kit';
 import { sleep } from '../cluster';
-import { call, count, key, until } from '../load';
+import { call, count, DRILL_POLL_MS, key } from '../load';
 import { checkLedger, createProduct, type DrillResult, runDrill, settled } from '../system';
 
 export interface RollingSize {
@@ -50,7 +51,7 @@ export async function rollingRestartDrill({ workers, quietMs }: RollingSize = FU
       const code = await instance.stop('SIGTERM');
       await instance.start();
       // Ready again, and seen so by the gateway (it asks every 200 ms), before the next one goes.
-      await until(`${instance.name} ready again`, 60_000, () => instance.ready());
+      await eventually(`${instance.name} ready again`, 60_000, () => instance.ready(), DRILL_POLL_MS);
       await sleep(500);
       restarts.push(`${instance.name}: exit ${code}, back in ${((Date.now() - stopped) / 1000).toFixed(1)} s`);
       findings.check(`${instance.name} stopped cleanly on SIGTERM (exit 0)`, code === 0, code);

@@ -1,5 +1,6 @@
+import { eventually } from '@platform/test-kit';
 import { sleep } from '../cluster';
-import { call, count, key, until } from '../load';
+import { call, count, DRILL_POLL_MS, key } from '../load';
 import { checkLedger, createProduct, type DrillResult, eventFlows, metric, runDrill, sum, tableSizes, whose } from '../system';
 
 export interface SoakSize {
@@ -161,10 +162,10 @@ export async function soakDrill({ minutes, workers, pauseMs, judgeSlopes, retent
       const consumer = publisher === 'stock' ? 'sales' : 'stock';
       findings.check(`${whose(consumer)} inbox of ${whose(publisher)} events was swept: fewer entries kept (${flow.consumed}) than events handled (${flow.handled})`, flow.consumed < flow.handled, flow);
     }
-    const drained = await until('both outboxes to drain', 30_000, async () => {
+    const drained = await eventually('both outboxes to drain', 30_000, async () => {
       const sizes = await tableSizes(cluster);
       return sizes['stock unpublished'] === 0 && sizes['sales unpublished'] === 0;
-    }).catch(() => false);
+    }, DRILL_POLL_MS).catch(() => false);
     findings.check('every event published once the load stops', drained);
     await checkLedger(findings, cluster, lamp);
     return undefined;

@@ -11,8 +11,11 @@ export interface IssuerKeysOptions {
   /** Least time between two fetches, whatever asks for them. */
   readonly cooldownMs: number;
   /** Told of each fetch that failed while keys were held, and of the first that works again. */
-  readonly onFetch?: (outcome: { readonly ok: true; readonly withdrawn: boolean } | { readonly ok: false; readonly error: unknown; readonly stale: boolean }) => void;
+  readonly onFetch?: (outcome: KeySetFetch) => void;
 }
+
+/** How a fetch of the key set went: `withdrawn` when a key held before is gone, `stale` when the last good set is kept. */
+export type KeySetFetch = { readonly ok: true; readonly withdrawn: boolean } | { readonly ok: false; readonly error: unknown; readonly stale: boolean };
 
 /** The key set could not be fetched and none is held: nothing can be verified. */
 export class KeySetUnavailableError extends Error {

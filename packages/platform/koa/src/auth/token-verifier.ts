@@ -1,8 +1,8 @@
 import { issuerEndpoint, issuerOrigins, UnavailableError } from '@platform/kernel';
-import { errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import { errors, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions, jwtVerify } from 'jose';
 import type { Logger } from '../logger';
 import { InvalidTokenError } from './invalid-token-error';
-import { IssuerKeys, KeySetUnavailableError } from './issuer-keys';
+import { IssuerKeys, type KeySetFetch, KeySetUnavailableError } from './issuer-keys';
 import type { Principal } from './principal';
 import { VerifiedTokens } from './verified-tokens';
 
@@ -90,6 +90,98 @@ function principalFrom(payload: JWTPayload): Principal {
 }
 
 /**
+ * Whether the issuer answers, told to the logger once when it stops (or its
+ * metadata is refused) and once when it answers again, not on every request.
+ */
+class IssuerReachability {
+  private failing = false;
+
+  constructor(
+    private readonly issuer: string,
+    private readonly discoveryUrl: string,
+    private readonly logger: Logger | undefined,
+  ) {}
+
+  down(error: unknown, stale: boolean): void {
+    if (!this.failing) this.tellDown(error, stale);
+    this.failing = true;
+  }
+
+  up(): void {
+    if (this.failing) this.logger?.info('the token issuer answers again', { issuer: this.issuer });
+    this.failing = false;
+  }
+
+  private tellDown(error: unknown, stale: boolean): void {
+    const { issuer, discoveryUrl, logger } = this;
+    const cause = (error as { cause?: unknown }).cause;
+    if (cause instanceof RefusedMetadataError) {
+      logger?.error('the token issuer’s metadata is refused; requests that need a token answer 503 until it is mended', {
+        issuer,
+        discoveryUrl,
+        error: cause.message,
+      });
+    } else if (stale) {
+      logger?.warn(
+        'the token issuer cannot be reached; tokens are checked against the keys fetched last, and tokens signed with a key not among them answer 503',
+        { issuer, error: String(error) },
+      );
+    } else {
+      const reason = String(cause ?? error);
+      logger?.warn('the token issuer cannot be reached; requests that need a token answer 503', { issuer, error: reason });
+    }
+  }
+}
+
+interface IssuerMetadata {
+  readonly issuer?: unknown;
+  readonly jwks_uri?: unknown;
+}
+
+/** The issuer's metadata as the discovery URL answers it, or UnavailableError. */
+async function fetchMetadata(issuer: string, discoveryUrl: string, timeoutMs: number): Promise<IssuerMetadata> {
+  try {
+    const headers = { accept: 'application/json' };
+    const response = await fetch(discoveryUrl, { signal: AbortSignal.timeout(timeoutMs), redirect: 'manual', headers });
+    if (response.status !== 200) throw new Error(`${discoveryUrl} answered ${response.status}`);
+    return (await response.json()) as IssuerMetadata;
+  } catch (error) {
+    throw unavailable(issuer, error);
+  }
+}
+
+/**
+ * The key set's URL the metadata names, once the metadata is shown to be the issuer's and the URL to be on a trusted
+ * origin; otherwise UnavailableError caused by RefusedMetadataError.
+ */
+function keySetUrlOf(
+  metadata: IssuerMetadata,
+  issuer: string,
+  discoveryUrl: string,
+  trusted: ReadonlySet<string>,
+): string {
+  const refuse = (message: string) => unavailable(issuer, new RefusedMetadataError(message));
+  // RFC 8414 §3.3: metadata naming another issuer must not be used.
+  if (metadata.issuer !== issuer) {
+    throw refuse(`${discoveryUrl} names the issuer ${JSON.stringify(metadata.issuer)}, not ${issuer}`);
+  }
+  const jwks = issuerEndpoint(metadata.jwks_uri, trusted);
+  if (jwks.status === 'unusable') throw refuse(`${discoveryUrl} has no usable jwks_uri`);
+  if (jwks.status === 'elsewhere') {
+    const where = `the origin of the issuer or of the discovery URL (${[...trusted].join(' or ')})`;
+    throw refuse(`${discoveryUrl} names the key set ${jwks.url}, which is not on ${where}; its keys are not trusted`);
+  }
+  return jwks.url;
+}
+
+/** A failed verification as the caller is answered: 503 when the issuer's keys cannot be had, 401 for a bad token. */
+function refusalOf(error: unknown, issuer: string): unknown {
+  if (error instanceof KeySetUnavailableError) return unavailable(issuer, error.cause);
+  if (error instanceof errors.JOSEError) return new InvalidTokenError(describe(error), { cause: error });
+  return error;
+}
+
+/**
  * Verifies RFC 9068 access tokens with jose against the issuer's published
  * keys (RFC 8725 is the checklist, see ADR 0011). The issuer's metadata is
  * read on first use, not at start, so a service starts while its issuer is
@@ -110,75 +202,44 @@ export function createTokenVerifier({
   let keys: Promise<JWTVerifyGetKey> | undefined;
   /** Set once discovery has named the key set. */
   let keySet: IssuerKeys | undefined;
-  let failing = false;
+  const reachability = new IssuerReachability(issuer, discoveryUrl, logger);
   const verified = new VerifiedTokens(verifiedTokensCapacity);
-  const audiences = typeof audience === 'string' ? audience : [...audience];
-
+  const checks: JWTVerifyOptions = {
+    issuer,
+    audience: typeof audience === 'string' ? audience : [...audience],
+    algorithms: ['ES256'],
+    typ: 'at+jwt',
+    clockTolerance: clockToleranceSeconds,
+    requiredClaims: ['exp', 'iat', 'jti', 'sub', 'client_id'],
+  };
   // The key set must be served where the issuer is, or where its metadata is read (issuerOrigins says why).
   const trustedOrigins = issuerOrigins(issuer, discoveryUrl);
 
-  const down = (error: unknown, stale: boolean) => {
-    if (!failing) {
-      const cause = (error as { cause?: unknown }).cause;
-      if (cause instanceof RefusedMetadataError) logger?.error('the token issuer’s metadata is refused; requests that need a token answer 503 until it is mended', { issuer, discoveryUrl, error: cause.message });
-      else if (stale) logger?.warn('the token issuer cannot be reached; tokens are checked against the keys fetched last, and tokens signed with a key not among them answer 503', { issuer, error: String(error) });
-      else logger?.warn('the token issuer cannot be reached; requests that need a token answer 503', { issuer, error: String((error as { cause?: unknown }).cause ?? error) });
-    }
-    failing = true;
-  };
-  const up = () => {
-    if (failing) logger?.info('the token issuer answers again', { issuer });
-    failing = false;
-  };
-
-  const discover = async (): Promise<JWTVerifyGetKey> => {
-    let metadata: { issuer?: unknown; jwks_uri?: unknown };
-    try {
-      const response = await fetch(discoveryUrl, { signal: AbortSignal.timeout(timeoutMs), redirect: 'manual', headers: { accept: 'application/json' } });
-      if (response.status !== 200) throw new Error(`${discoveryUrl} answered ${response.status}`);
-      metadata = (await response.json()) as typeof metadata;
-    } catch (error) {
-      throw unavailable(issuer, error);
-    }
-    // RFC 8414 §3.3: metadata naming another issuer must not be used.
-    if (metadata.issuer !== issuer) throw unavailable(issuer, new RefusedMetadataError(`${discoveryUrl} names the issuer ${JSON.stringify(metadata.issuer)}, not ${issuer}`));
-    const jwks = issuerEndpoint(metadata.jwks_uri, trustedOrigins);
-    if (jwks.status === 'unusable') throw unavailable(issuer, new RefusedMetadataError(`${discoveryUrl} has no usable jwks_uri`));
-    if (jwks.status === 'elsewhere') {
-      throw unavailable(issuer, new RefusedMetadataError(`${discoveryUrl} names the key set ${jwks.url}, which is not on the origin of the issuer or of the discovery URL (${[...trustedOrigins].join(' or ')}); its keys are not trusted`));
-    }
-    keySet = new IssuerKeys({
-      jwksUri: jwks.url,
-      timeoutMs,
-      maxAgeMs: keySetMaxAgeMs,
-      cooldownMs: keySetCooldownMs,
-      onFetch: (outcome) => {
-        if (!outcome.ok) return down(outcome.error, outcome.stale);
-        // A token verified with a key the issuer no longer publishes must be verified again, and refused.
-        if (outcome.withdrawn) verified.clear();
-        up();
-      },
-    });
+  async function discover(): Promise<JWTVerifyGetKey> {
+    const metadata = await fetchMetadata(issuer, discoveryUrl, timeoutMs);
+    const jwksUri = keySetUrlOf(metadata, issuer, discoveryUrl, trustedOrigins);
+    const timings = { timeoutMs, maxAgeMs: keySetMaxAgeMs, cooldownMs: keySetCooldownMs };
+    keySet = new IssuerKeys({ jwksUri, ...timings, onFetch: keySetFetched });
     return keySet.resolve;
-  };
+  }
 
-  const verifyWith = async (token: string): Promise<Principal> => {
+  function keySetFetched(outcome: KeySetFetch): void {
+    if (!outcome.ok) return reachability.down(outcome.error, outcome.stale);
+    // A token verified with a key the issuer no longer publishes must be verified again, and refused.
+    if (outcome.withdrawn) verified.clear();
+    reachability.up();
+  }
+
+  async function verifyFromScratch(token: string): Promise<Principal> {
     keys ??= discover().catch((error: unknown) => {
       keys = undefined;
       throw error;
     });
-    const { payload } = await jwtVerify(token, await keys, {
-      issuer,
-      audience: audiences,
-      algorithms: ['ES256'],
-      typ: 'at+jwt',
-      clockTolerance: clockToleranceSeconds,
-      requiredClaims: ['exp', 'iat', 'jti', 'sub', 'client_id'],
-    });
+    const { payload } = await jwtVerify(token, await keys, checks);
     const principal = principalFrom(payload);
     verified.set(token, principal, payload.exp! * 1000, Date.now());
     return principal;
-  };
+  }
 
   return {
     async verify(token) {
@@ -186,16 +247,10 @@ export function createTokenVerifier({
       const known = verified.get(token, Date.now());
       if (known) return known;
       try {
-        return await verifyWith(token);
+        return await verifyFromScratch(token);
       } catch (error) {
-        if (error instanceof UnavailableError) {
-          down(error, false);
-          throw error;
-        }
-        if (error instanceof KeySetUnavailableError) throw unavailable(issuer, error.cause);
-        if (error instanceof InvalidTokenError) throw error;
-        if (error instanceof errors.JOSEError) throw new InvalidTokenError(describe(error), { cause: error });
-        throw error;
+        if (error instanceof UnavailableError) reachability.down(error, false);
+        throw refusalOf(error, issuer);
       }
     },
   };

@@ -6,8 +6,8 @@ import { OrderNotFoundError, OrderRequest, OrderStateConflictError, type Product
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { randomUUID } from 'node:crypto';
-import { FixedCatalog } from './fixed-catalog';
-import type { OpenSalesStore, SalesStoreUnderTest } from './sales-store';
+import { FixedCatalog, type OpenSalesStore, type SalesStoreUnderTest } from '@sales/test-kit';
+import { STORES } from './stores';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;
@@ -21,7 +21,7 @@ const RESERVATION = '3f1c2b7e-9a40-4d1e-8f7a-2c1d0b9e6a55';
  * each change with its event in the outbox, in one unit of work; buyers kept
  * apart; stock's events applied once per message and guarded by the order's state.
  */
-export function salesUseCaseContract(open: OpenSalesStore): void {
+function salesUseCases(open: OpenSalesStore): void {
   let store: SalesStoreUnderTest;
   let catalog: FixedCatalog;
   let now = new Date('2026-11-23T10:00:00Z');
@@ -232,3 +232,5 @@ export function salesUseCaseContract(open: OpenSalesStore): void {
     expect((await events()).map((e) => e.type)).to.deep.equal(['sales.order.paid']);
   });
 }
+
+for (const { name, open } of STORES) describe(`Sales use cases ${name}`, () => salesUseCases(open));

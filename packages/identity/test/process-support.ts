@@ -1,7 +1,7 @@
 import { type ServiceProcess, startServiceProcess } from '@platform/test-kit';
 import { fileURLToPath } from 'node:url';
 
-const SRC = fileURLToPath(new URL('../../identity/src/', import.meta.url));
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 
 /** `script` of the identity service's src/ (main.ts, rotate-keys-main.ts) in a process of its own, as the root package's scripts run it. */
 export function runScript(script: string, env: Record<string, string>): ServiceProcess {
@@ -13,11 +13,3 @@ export async function issuerOf(running: ServiceProcess): Promise<string> {
   return String((await running.listening()).issuer);
 }
 
-/** Asks `check` again until it answers true: for what a process does on its own time (a file watch). */
-export async function eventually(what: string, check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`never happened: ${what}`);
-}

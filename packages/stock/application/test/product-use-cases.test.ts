@@ -4,14 +4,14 @@ import { InsufficientStockError, ProductNotFoundError, StockAdjustment, StockLim
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import sinon from 'sinon';
-import { aProduct } from './builders';
-import type { OpenStockStore, StockStoreUnderTest } from './stock-store';
+import { aProduct, type OpenStockStore, type StockStoreUnderTest } from '@stock/test-kit';
+import { STORES } from './stores';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;
 
 /** The product use cases on a store: what they answer, what they refuse, and the transactions they open. */
-export function productUseCaseContract(open: OpenStockStore): void {
+function productUseCases(open: OpenStockStore): void {
   let store: StockStoreUnderTest;
   const clock = () => new Date();
   const key = (scope: string, fingerprint = 'f') => ({ scope, key: `k-${Math.random()}`, fingerprint });
@@ -177,3 +177,5 @@ export function productUseCaseContract(open: OpenStockStore): void {
     });
   });
 }
+
+for (const { name, open } of STORES) describe(`Product use cases ${name}`, () => productUseCases(open));

@@ -2,8 +2,8 @@ import { createTokenVerifier } from '@platform/koa';
 import { expect } from 'chai';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { randomUUID } from 'node:crypto';
-import { rotateKeysFile } from '@commerce/identity';
-import { CLIENTS, decodePart, type IdentityUnderTest, kidsAt, requestToken, SALES, scratchFolder, STOCK, signingKeyOf, startIdentity, tokenFor } from '../src';
+import { rotateKeysFile } from '../src';
+import { CLIENTS, decodePart, type IdentityUnderTest, kidsAt, requestToken, SALES, scratchFolder, STOCK, signingKeyOf, startIdentity, tokenFor } from '@commerce/identity-test-kit';
 
 describe('the identity service', function () {
   let files: ReturnType<typeof scratchFolder>;

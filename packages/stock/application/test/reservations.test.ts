@@ -18,9 +18,8 @@ import {
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { randomUUID } from 'node:crypto';
-import { aProduct } from './builders';
-import { expectLedgersToSum as expectLedgers } from './ledger';
-import type { OpenStockStore, StockStoreUnderTest } from './stock-store';
+import { aProduct, expectLedgersToSum as expectLedgers, type OpenStockStore, type StockStoreUnderTest } from '@stock/test-kit';
+import { STORES } from './stores';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;
@@ -35,7 +34,7 @@ const OTHER = 'shop-b';
  * all-or-nothing holds, references answered once, settlements that end in one
  * state however they race, and ledgers that sum to the products' quantities.
  */
-export function reservationContract(open: OpenStockStore): void {
+function reservationUseCases(open: OpenStockStore): void {
   let store: StockStoreUnderTest;
   let now = new Date('2026-11-23T10:00:00Z');
   const clock = () => now;
@@ -367,3 +366,5 @@ export function reservationContract(open: OpenStockStore): void {
     await expectLedgersToSum(products);
   });
 }
+
+for (const { name, open } of STORES) describe(`Reservations and the ledger ${name}`, () => reservationUseCases(open));

@@ -4,9 +4,8 @@ import { ANONYMOUS_CALLER, type Product, ReservationNotFoundError, ReservationRe
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { randomUUID } from 'node:crypto';
-import { aProduct } from './builders';
-import { expectLedgersToSum } from './ledger';
-import type { OpenStockStore, StockStoreUnderTest } from './stock-store';
+import { aProduct, expectLedgersToSum, type OpenStockStore, type StockStoreUnderTest } from '@stock/test-kit';
+import { STORES } from './stores';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;
@@ -21,7 +20,7 @@ type Published = { type: EventType; data: Record<string, unknown> };
  * order's placed event leaves a tombstone; a payment after the hold lapsed
  * fails to commit, saying so.
  */
-export function orderEventsContract(open: OpenStockStore): void {
+function orderEventUseCases(open: OpenStockStore): void {
   let store: StockStoreUnderTest;
   let now = new Date('2026-11-23T10:00:00Z');
   const clock = () => now;
@@ -211,3 +210,5 @@ export function orderEventsContract(open: OpenStockStore): void {
     await expectLedgersToSum(store, [a]);
   });
 }
+
+for (const { name, open } of STORES) describe(`Order events ${name}`, () => orderEventUseCases(open));

@@ -2,8 +2,20 @@ import { createTokenVerifier } from '@platform/koa';
 import { expect } from 'chai';
 import { generateKeyPair, type JWTPayload, SignJWT } from 'jose';
 import { createPublicKey } from 'node:crypto';
-import { callWith, decodePart, forgedToken, type IdentityUnderTest, SALES, scratchFolder, STOCK, signingKeyOf, startIdentity, tokenFor } from '../src';
-import { expectInvalidToken, tokenChecksContract } from '../src/token-checks-contract';
+import {
+  callWith,
+  decodePart,
+  expectInvalidToken,
+  forgedToken,
+  type IdentityUnderTest,
+  SALES,
+  scratchFolder,
+  STOCK,
+  signingKeyOf,
+  startIdentity,
+  tokenChecksContract,
+  tokenFor,
+} from '@commerce/identity-test-kit';
 import { type ResourceServer, startResourceServer } from './resource-server';
 
 const now = () => Math.floor(Date.now() / 1000);

@@ -2,10 +2,10 @@ import { createTokenVerifier } from '@platform/koa';
 import { expect } from 'chai';
 import { chmodSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
-import { createKeysFileIfMissing } from '@commerce/identity';
-import type { ServiceProcess } from '@platform/test-kit';
-import { eventually, issuerOf, runScript } from './process-support';
-import { callWith, CLIENTS, decodePart, kidsAt, scratchFolder, STOCK, tokenFor } from '../src';
+import { createKeysFileIfMissing } from '../src';
+import { eventually, type ServiceProcess } from '@platform/test-kit';
+import { issuerOf, runScript } from './process-support';
+import { callWith, CLIENTS, decodePart, kidsAt, scratchFolder, STOCK, tokenFor } from '@commerce/identity-test-kit';
 import { startResourceServer } from './resource-server';
 
 describe('the identity service as a process', function () {
@@ -57,7 +57,7 @@ describe('the identity service as a process', function () {
       expect(newKid).to.be.a('string').and.not.equal(oldKid);
       expect(statSync(files.keysFile).mode & 0o777).to.equal(0o600);
 
-      await eventually('the service publishes the new key', async () => (await kidsAt(issuer))[0] === newKid);
+      await eventually('the service publishes the new key', 10_000, async () => (await kidsAt(issuer))[0] === newKid);
       expect(await kidsAt(issuer)).to.deep.equal([newKid, oldKid]);
       const after = await tokenFor(issuer, 'inventory-sync', STOCK);
       expect(decodePart(after, 0).kid).to.equal(newKid);

@@ -1,3 +1,4 @@
+import { eventually } from '@platform/test-kit';
 import { createTokenVerifier, InvalidTokenError, type TokenVerifier } from '@platform/koa';
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -5,14 +6,6 @@ import { type FakeIssuer, newKeyPair, startFakeIssuer } from './fake-issuer';
 
 const STOCK = 'urn:commerce:stock';
 
-/** Waits until `check` answers true, asking every 20 ms, for at most 5 s. */
-async function eventually(what: string, check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 250; i++) {
-    if (await check()) return;
-    await sleep(20);
-  }
-  throw new Error(`never happened: ${what}`);
-}
 
 const refusal = (verifier: TokenVerifier, token: string) => verifier.verify(token).then(() => undefined, (error: unknown) => error);
 
@@ -46,14 +39,14 @@ describe('the verifier’s key set and its memory of verified tokens', function 
       await sleep(250);
       expect(await verifier.verify(token)).to.include({ subject: 'inventory-sync' });
     }
-    await eventually('the failed fetches to be over', async () => issuer.jwksFetches >= fetchesBefore + 2);
+    await eventually('the failed fetches to be over', 5_000, async () => issuer.jwksFetches >= fetchesBefore + 2);
     expect(logs.filter((line) => line.level === 'warn').map((line) => line.message)).to.deep.equal([
       'the token issuer cannot be reached; tokens are checked against the keys fetched last, and tokens signed with a key not among them answer 503',
     ]);
     issuer.up = true;
     await sleep(100);
     expect(await verifier.verify(await issuer.token(STOCK))).to.include({ subject: 'inventory-sync' });
-    await eventually('the recovery to be told', async () => logs.some((line) => line.message === 'the token issuer answers again'));
+    await eventually('the recovery to be told', 5_000, async () => logs.some((line) => line.message === 'the token issuer answers again'));
   });
 
   it('asks the issuer for a key it does not hold, answering 503 while the issuer is down and accepting the token once it is back', async () => {
@@ -66,7 +59,7 @@ describe('the verifier’s key set and its memory of verified tokens', function 
     const unavailable = await refusal(verifier, signedWithNewKey);
     expect(unavailable).to.include({ name: 'UnavailableError', code: 'AUTH_ISSUER_UNAVAILABLE' });
     issuer.up = true;
-    await eventually('the token to be accepted once the issuer answers', async () => (await refusal(verifier, signedWithNewKey)) === undefined);
+    await eventually('the token to be accepted once the issuer answers', 5_000, async () => (await refusal(verifier, signedWithNewKey)) === undefined);
   });
 
   it('fetches the key set at most once per cooldown however many unknown kids arrive, refusing them with 401', async () => {
@@ -87,7 +80,7 @@ describe('the verifier’s key set and its memory of verified tokens', function 
     await sleep(250);
     // This call sees the set is old and has it fetched again; the next ones see the new set.
     await verifier.verify(token).catch(() => undefined);
-    await eventually('the withdrawn key’s token to be refused', async () => (await refusal(verifier, token)) instanceof InvalidTokenError);
+    await eventually('the withdrawn key’s token to be refused', 5_000, async () => (await refusal(verifier, token)) instanceof InvalidTokenError);
     expect(await refusal(verifier, token)).to.have.property('message', 'The access token is signed with a key the issuer does not publish.');
   });
 

@@ -1,0 +1,25 @@
+import { MikroOrmOutbox } from '@platform/mikro-orm';
+import { scratchUrl } from '@platform/test-kit';
+import type { OpenSalesStore } from '@sales/test-kit';
+import { MikroOrmOrderRepository, MikroOrmSalesUnitOfWork, openSalesDatabase } from '../src';
+
+/** The suites' store on a fresh, migrated database of the dialect. */
+export function openScratchStore(dialect: 'sqlite' | 'postgresql'): OpenSalesStore {
+  return async (context) => {
+    const { url, cleanUp } = await scratchUrl(dialect, context, 'sales');
+    const database = await openSalesDatabase(url, { createDatabase: true });
+    await database.migrate();
+    return {
+      unitOfWork: new MikroOrmSalesUnitOfWork(database, 60_000),
+      orders: new MikroOrmOrderRepository(database.session),
+      outbox: new MikroOrmOutbox(database.session),
+      reset: async () => {
+        for (const table of ['sales_order', 'idempotency_key', 'outbox_message']) await database.session.run(`delete from "${table}"`);
+      },
+      close: async () => {
+        await database.close();
+        await cleanUp();
+      },
+    };
+  };
+}
