@@ -46,7 +46,7 @@ if (options.help) {
   process.stdout.write(`pnpm bench [options]: every target × every workload, interleaved (docs/performance.md)
   --reps <n> (3)  --seconds <s> (5)  --connections <n> (32)  --rate <req/s> (400)  --rate-seconds <s> (3)
   --products <n> (1000)  --pool <n> (10)  --out <folder> (bench-results)
-  --only <a,b>        targets whose names contain any of these (case-insensitive)
+  --only <a,b>        targets whose names contain any of these (case-insensitive); =name: that name exactly
   --workloads <a,b>   workloads whose names contain any of these
   --compare-with <dir>  the service of another installed checkout, beside this one's
   --node20-at <commit>  the service at <commit> on Node 20 (--node20, default /usr/bin/node) and, on memory and
@@ -68,8 +68,10 @@ const sinceCompared = (t: Target): Change => ({
   after: serviceOf(t),
 });
 const changes: Change[] = [...compared.map(sinceCompared), ...onNode20.changes];
-const named = (t: Target) =>
-  !options.only || options.only.split(',').some((o) => t.name.toLowerCase().includes(o.toLowerCase()));
+/** A name given as `=name` must be the whole name; otherwise any target whose name contains it. */
+const matches = (name: string, given: string) =>
+  given.startsWith('=') ? name.toLowerCase() === given.slice(1).toLowerCase() : name.toLowerCase().includes(given.toLowerCase());
+const named = (t: Target) => !options.only || options.only.split(',').some((o) => matches(t.name, o));
 const targets = [...TARGETS, ...compared, ...onNode20.targets].filter(named);
 const workloads = WORKLOADS.filter((w) => !options.workloads || options.workloads.split(',').some((o) => w.name.toLowerCase().includes(o.toLowerCase())));
 const scratch = mkdtempSync(join(tmpdir(), 'stock-bench-'));
