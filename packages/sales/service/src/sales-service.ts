@@ -1,4 +1,4 @@
-import { type RunningService, startService } from '@platform/koa';
+import { type RunningService, startService } from '@platform/service';
 import { sweepExpiredIdempotencyKeys } from '@platform/mikro-orm';
 import { sweepPublishedEvents } from '@platform/outbox';
 import { every, type Logger, redactedUrl } from '@platform/runtime';
