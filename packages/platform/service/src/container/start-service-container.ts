@@ -1,0 +1,77 @@
+import { sweepExpiredIdempotencyKeys } from '@platform/mikro-orm';
+import { sweepPublishedEvents } from '@platform/outbox';
+import { every, type Logger, redactedUrl } from '@platform/runtime';
+import type { DependencyContainer } from 'tsyringe';
+import { type BackgroundWork, type RunningService, startService } from '../start-service';
+import type { ServiceSettings } from './service-settings';
+import { ServiceTokens } from './service-tokens';
+
+export interface RunningServiceContainer extends RunningService<Logger> {
+  readonly container: DependencyContainer;
+}
+
+export interface StartOptions {
+  readonly logger?: Logger;
+  /** Replaces registrations before anything is built (tests slow writes down with it). */
+  readonly configure?: (container: DependencyContainer) => void;
+}
+
+/** What a service runs and holds beyond what every service does, taken from its container once it is configured. */
+export interface OwnWork {
+  /** Background work of its own, started with the sweeps. */
+  readonly background?: () => BackgroundWork[];
+  /** Closes what it holds (clients), after the broker connection. */
+  readonly dispose?: () => Promise<void>;
+}
+
+export interface ServiceStart {
+  readonly create: (logger?: Logger) => Promise<DependencyContainer>;
+  /** The line that says what stops working while AMQP_URL is not set. */
+  readonly messagingOff: string;
+  readonly own?: (container: DependencyContainer) => OwnWork;
+}
+
+/** Expired idempotency records (and inbox entries), then events published longer ago than their retention, go in batches. */
+function sweeps(config: ServiceSettings, container: DependencyContainer, logger: Logger) {
+  const database = container.isRegistered(ServiceTokens.Database) ? container.resolve(ServiceTokens.Database) : undefined;
+  const outbox = container.resolve(ServiceTokens.OutboxStore);
+  return {
+    idempotency: () => database && every(config.retentionSweepMs, 'idempotency sweep', () => sweepExpiredIdempotencyKeys(database.session, Date.now()), logger),
+    outbox: () => every(config.retentionSweepMs, 'outbox sweep', () => sweepPublishedEvents(outbox, config.outboxRetentionSeconds * 1000), logger),
+  };
+}
+
+/**
+ * Starts a service as the platform starts every service (startService), from
+ * its container: with AMQP_URL, it relays the outbox and consumes its queue;
+ * it sweeps idempotency records and published events. `close` stops serving,
+ * then the background work, then the broker connection and what the service
+ * holds, then the database.
+ */
+export async function startServiceContainer(config: ServiceSettings, start: ServiceStart, options: StartOptions = {}): Promise<RunningServiceContainer> {
+  let container!: DependencyContainer;
+  const running = await startService(config, async () => {
+    container = await start.create(options.logger);
+    options.configure?.(container);
+    const logger = container.resolve(ServiceTokens.Logger);
+    const database = container.isRegistered(ServiceTokens.Database) ? container.resolve(ServiceTokens.Database) : undefined;
+    const own = start.own?.(container) ?? {};
+    const messaging = container.isRegistered(ServiceTokens.Messaging) ? container.resolve(ServiceTokens.Messaging) : undefined;
+    if (!messaging) logger.info(start.messagingOff);
+    return {
+      logger,
+      http: container.resolve(ServiceTokens.HttpApp),
+      ...(database && { database, databaseName: redactedUrl(config.databaseUrl) }),
+      startBackground: () => {
+        const sweep = sweeps(config, container, logger);
+        const idempotency = sweep.idempotency();
+        return [...(idempotency ? [idempotency] : []), ...(own.background?.() ?? []), sweep.outbox(), ...(messaging ? [messaging.start()] : [])];
+      },
+      dispose: async () => {
+        await messaging?.stop();
+        await own.dispose?.();
+      },
+    };
+  });
+  return { ...running, container };
+}
