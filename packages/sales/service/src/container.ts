@@ -2,7 +2,13 @@ import 'reflect-metadata';
 import { Apis, Scopes } from '@commerce/contracts';
 import { timeOrderedId } from '@platform/kernel';
 import type { Logger } from '@platform/runtime';
-import { bind, createServiceContainer, type ServiceRoot, type ServiceStorage, single } from '@platform/service/container';
+import {
+  bind,
+  createServiceContainer,
+  type ServiceRoot,
+  type ServiceStorage,
+  single,
+} from '@platform/service/container';
 import { CancelOrder, GetOrder, HandleStockEvent, ListOrders, PayOrder, PlaceOrder } from '@sales/application';
 import type { SalesTransaction } from '@sales/domain';
 import { createSalesApp } from '@sales/http-koa';
@@ -22,7 +28,8 @@ const STORAGE: ServiceStorage<SalesTransaction> = {
   defaultDatabaseUrl: DEFAULT_DATABASE_URL,
   memory(idempotencyTtlMs) {
     const store = new InMemorySalesStore({ idempotencyTtlMs });
-    return { unitOfWork: store.unitOfWork, outbox: store.outbox, repositories: [bind(Tokens.OrderRepository, store.orders)] };
+    const repositories = [bind(Tokens.OrderRepository, store.orders)];
+    return { unitOfWork: store.unitOfWork, outbox: store.outbox, repositories };
   },
   open: openSalesDatabase,
   database: (database, idempotencyTtlMs) => ({
@@ -45,12 +52,18 @@ function registerOwn(container: DependencyContainer, config: SalesServiceConfig)
   single(container, Tokens.ProductCatalog, () => productCatalog(config, logger));
   const writes = (c: DependencyContainer) => [c.resolve(Tokens.UnitOfWork), c.resolve(Tokens.Clock)] as const;
   const placing = (c: DependencyContainer) => ({ clock: c.resolve(Tokens.Clock), newId: () => timeOrderedId() });
-  single(container, PlaceOrder, (c) => new PlaceOrder(c.resolve(Tokens.UnitOfWork), c.resolve(Tokens.ProductCatalog), placing(c)));
+  const catalog = (c: DependencyContainer) => c.resolve(Tokens.ProductCatalog);
+  single(container, PlaceOrder, (c) => new PlaceOrder(c.resolve(Tokens.UnitOfWork), catalog(c), placing(c)));
   single(container, GetOrder, (c) => new GetOrder(c.resolve(Tokens.OrderRepository)));
   single(container, ListOrders, (c) => new ListOrders(c.resolve(Tokens.OrderRepository)));
   single(container, CancelOrder, (c) => new CancelOrder(...writes(c)));
   single(container, PayOrder, (c) => new PayOrder(...writes(c)));
   single(container, HandleStockEvent, (c) => new HandleStockEvent(...writes(c), SALES_QUEUE));
+}
+
+/** Stock's reservation events, applied to the orders they answer. */
+function stockEvents(c: DependencyContainer) {
+  return stockEventsHandler(c.resolve(HandleStockEvent), c.resolve(Tokens.Logger));
 }
 
 /** What the sales service wires for itself; the platform wires storage, the relay, readiness, metrics and messaging. */
@@ -59,12 +72,24 @@ export function salesRoot(config: SalesServiceConfig): ServiceRoot<SalesTransact
     name: 'sales-service',
     storage: STORAGE,
     register: (container) => registerOwn(container, config),
-    messaging: { queue: SALES_QUEUE, handler: (c) => stockEventsHandler(c.resolve(HandleStockEvent), c.resolve(Tokens.Logger)) },
+    messaging: { queue: SALES_QUEUE, handler: stockEvents },
     http: (c, health) => {
       const orders = c.resolve(Tokens.OrderRepository);
-      const useCases = { placeOrder: c.resolve(PlaceOrder), getOrder: c.resolve(GetOrder), listOrders: c.resolve(ListOrders), cancelOrder: c.resolve(CancelOrder), payOrder: c.resolve(PayOrder) };
-      const logger = c.resolve(Tokens.Logger);
-      return createSalesApp({ useCases, access: c.resolve(Tokens.Access), logger, openApiFile: config.openApiFile, countOrders: () => orders.countByStatus(), ...health });
+      const useCases = {
+        placeOrder: c.resolve(PlaceOrder),
+        getOrder: c.resolve(GetOrder),
+        listOrders: c.resolve(ListOrders),
+        cancelOrder: c.resolve(CancelOrder),
+        payOrder: c.resolve(PayOrder),
+      };
+      return createSalesApp({
+        useCases,
+        access: c.resolve(Tokens.Access),
+        logger: c.resolve(Tokens.Logger),
+        openApiFile: config.openApiFile,
+        countOrders: () => orders.countByStatus(),
+        ...health,
+      });
     },
   };
 }

@@ -1,5 +1,11 @@
 import 'reflect-metadata';
-import { bind, createServiceContainer, type ServiceRoot, type ServiceStorage, single } from '@platform/service/container';
+import {
+  bind,
+  createServiceContainer,
+  type ServiceRoot,
+  type ServiceStorage,
+  single,
+} from '@platform/service/container';
 import type { Logger } from '@platform/runtime';
 import {
   AdjustStock,
@@ -24,7 +30,13 @@ import type { StockTransaction } from '@stock/domain';
 import { createStockApp } from '@stock/http-koa';
 import { orderEventsHandler, STOCK_QUEUE } from '@stock/messaging';
 import { InMemoryStockStore } from '@stock/persistence-memory';
-import { MikroOrmProductRepository, MikroOrmReservationRepository, MikroOrmStockMovementRepository, MikroOrmUnitOfWork, openStockDatabase } from '@stock/persistence-mikro-orm';
+import {
+  MikroOrmProductRepository,
+  MikroOrmReservationRepository,
+  MikroOrmStockMovementRepository,
+  MikroOrmUnitOfWork,
+  openStockDatabase,
+} from '@stock/persistence-mikro-orm';
 import { randomUUID } from 'node:crypto';
 import type { DependencyContainer } from 'tsyringe';
 import { DEFAULT_DATABASE_URL, type StockServiceConfig } from './config';
@@ -34,7 +46,11 @@ const STORAGE: ServiceStorage<StockTransaction> = {
   defaultDatabaseUrl: DEFAULT_DATABASE_URL,
   memory(idempotencyTtlMs) {
     const store = new InMemoryStockStore({ idempotencyTtlMs });
-    const repositories = [bind(Tokens.ProductRepository, store.products), bind(Tokens.ReservationRepository, store.reservations), bind(Tokens.StockMovementRepository, store.movements)];
+    const repositories = [
+      bind(Tokens.ProductRepository, store.products),
+      bind(Tokens.ReservationRepository, store.reservations),
+      bind(Tokens.StockMovementRepository, store.movements),
+    ];
     return { unitOfWork: store.unitOfWork, outbox: store.outbox, repositories };
   },
   open: openStockDatabase,
@@ -59,22 +75,32 @@ function registerUseCases(container: DependencyContainer, config: StockServiceCo
   single(container, GetProducts, (c) => new GetProducts(products(c)));
   single(container, ListProducts, (c) => new ListProducts(products(c)));
   single(container, StreamProducts, (c) => new StreamProducts(products(c)));
-  single(container, ListStockMovements, (c) => new ListStockMovements(products(c), c.resolve(Tokens.StockMovementRepository)));
-  const holds = (c: DependencyContainer) => ({ clock: c.resolve(Tokens.Clock), newId: randomUUID, defaultTtlSeconds: config.reservationTtlSeconds });
+  const movements = (c: DependencyContainer) => c.resolve(Tokens.StockMovementRepository);
+  single(container, ListStockMovements, (c) => new ListStockMovements(products(c), movements(c)));
+  const holds = (c: DependencyContainer) => ({
+    clock: c.resolve(Tokens.Clock),
+    newId: randomUUID,
+    defaultTtlSeconds: config.reservationTtlSeconds,
+  });
   single(container, ReserveStock, (c) => new ReserveStock(c.resolve(Tokens.UnitOfWork), holds(c)));
   single(container, GetReservation, (c) => new GetReservation(c.resolve(Tokens.ReservationRepository)));
   single(container, CommitReservation, (c) => new CommitReservation(...writes(c)));
   single(container, ReleaseReservation, (c) => new ReleaseReservation(...writes(c)));
   single(container, ExpireReservations, (c) => new ExpireReservations(...writes(c)));
-  const orderEvents = (c: DependencyContainer) => [c.resolve(Tokens.UnitOfWork), { ...holds(c), consumer: STOCK_QUEUE }] as const;
-  single(container, ReserveForOrder, (c) => new ReserveForOrder(...orderEvents(c)));
-  single(container, ReleaseForOrder, (c) => new ReleaseForOrder(...orderEvents(c)));
-  single(container, CommitForOrder, (c) => new CommitForOrder(...orderEvents(c)));
+  const forOrders = (c: DependencyContainer) =>
+    [c.resolve(Tokens.UnitOfWork), { ...holds(c), consumer: STOCK_QUEUE }] as const;
+  single(container, ReserveForOrder, (c) => new ReserveForOrder(...forOrders(c)));
+  single(container, ReleaseForOrder, (c) => new ReleaseForOrder(...forOrders(c)));
+  single(container, CommitForOrder, (c) => new CommitForOrder(...forOrders(c)));
 }
 
 /** Sales' order events, handled by the use cases that hold, release and commit stock for an order. */
 function orderEvents(c: DependencyContainer) {
-  const useCases = { reserveForOrder: c.resolve(ReserveForOrder), releaseForOrder: c.resolve(ReleaseForOrder), commitForOrder: c.resolve(CommitForOrder) };
+  const useCases = {
+    reserveForOrder: c.resolve(ReserveForOrder),
+    releaseForOrder: c.resolve(ReleaseForOrder),
+    commitForOrder: c.resolve(CommitForOrder),
+  };
   return orderEventsHandler(useCases, c.resolve(Tokens.Logger));
 }
 

@@ -9,6 +9,9 @@ import { Tokens } from './tokens';
 export type RunningStockService = RunningServiceContainer;
 export type { StartOptions };
 
+const MESSAGING_OFF =
+  'messaging is off (AMQP_URL is not set): order events are neither consumed nor published; they wait in the outbox';
+
 /** Held reservations past their time are released here, a batch at a time; safe on any number of instances. */
 function reservationExpiry(config: StockServiceConfig, container: DependencyContainer, logger: Logger) {
   const expire = container.resolve(ExpireReservations);
@@ -26,10 +29,16 @@ function reservationExpiry(config: StockServiceConfig, container: DependencyCont
  * AMQP_URL, relays the outbox and consumes sales' events. `close` stops
  * serving, then the background work, then the broker connection, then the database.
  */
-export function startStockService(config: StockServiceConfig, options: StartOptions = {}): Promise<RunningStockService> {
-  return startServiceContainer(config, {
-    create: (logger) => createContainer(config, logger),
-    messagingOff: 'messaging is off (AMQP_URL is not set): order events are neither consumed nor published; they wait in the outbox',
-    own: (container) => ({ background: () => [reservationExpiry(config, container, container.resolve(Tokens.Logger))] }),
-  }, options);
+export function startStockService(
+  config: StockServiceConfig,
+  options: StartOptions = {},
+): Promise<RunningStockService> {
+  const start = {
+    create: (logger?: Logger) => createContainer(config, logger),
+    messagingOff: MESSAGING_OFF,
+    own: (container: DependencyContainer) => ({
+      background: () => [reservationExpiry(config, container, container.resolve(Tokens.Logger))],
+    }),
+  };
+  return startServiceContainer(config, start, options);
 }

@@ -1,5 +1,10 @@
-import type { ProductRepository, ReservationRepository, StockMovementRepository, StockTransaction } from '@stock/domain';
 import { serviceTokens } from '@platform/service/container';
+import type {
+  ProductRepository,
+  ReservationRepository,
+  StockMovementRepository,
+  StockTransaction,
+} from '@stock/domain';
 import type { InjectionToken } from 'tsyringe';
 
 /** Every service's tokens (the platform's), and stock's own. */

@@ -6,13 +6,19 @@ import { createLogger, type Logger } from '@platform/runtime';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import type { ServiceSettings } from './service-settings';
 import { type OutboxTransaction, ServiceTokens, serviceTokens } from './service-tokens';
-import { single } from './single';
+import { resolveIfRegistered, single } from './single';
 import { registerStorage, type ServiceStorage } from './storage';
 
 /** What readiness asks: whether the database answers, and what /health/ready lists. */
 export interface Health {
   readonly isReady?: () => Promise<boolean>;
   readonly readinessChecks: () => Promise<ReadinessChecks>;
+}
+
+/** The queue a service consumes (named after it) and what handles what arrives there. */
+export interface ServiceQueue {
+  readonly queue: string;
+  handler(container: DependencyContainer): EventHandler<ConsumableEvent>;
 }
 
 /** What a service's composition root says for itself; createServiceContainer wires the rest as every service does. */
@@ -22,40 +28,46 @@ export interface ServiceRoot<Tx extends OutboxTransaction> {
   readonly storage: ServiceStorage<Tx>;
   /** Registers what is the service's own: its use cases and clients. */
   register(container: DependencyContainer): void;
-  /** The queue the service consumes (named after it) and what handles what arrives there. */
-  readonly messaging: { readonly queue: string; handler(container: DependencyContainer): EventHandler<ConsumableEvent> };
+  readonly messaging: ServiceQueue;
   /** The service's HTTP app, given the readiness it should report. */
   http(container: DependencyContainer, health: Health): HttpApp;
 }
 
-/** A unit of work that wrote events wakes this instance's relay once it commits; the relay's polling stays the guarantee. */
+// A unit of work that wrote events wakes this instance's relay on commit; the relay's polling stays the guarantee.
 function wakeTheRelay<Tx extends OutboxTransaction>(container: DependencyContainer): void {
   const token = serviceTokens<Tx>().UnitOfWork;
-  const unitOfWork = wakingTheRelay(container.resolve(token), () => container.resolve(ServiceTokens.Messaging).wake());
-  container.register(token, { useValue: unitOfWork });
+  const wake = () => container.resolve(ServiceTokens.Messaging).wake();
+  container.register(token, { useValue: wakingTheRelay(container.resolve(token), wake) });
 }
 
-// Resolved when readiness is asked, after the messaging (which needs the app's metrics registry) exists.
+// Asked when readiness is, after the messaging (which needs the app's metrics registry) exists.
 function health(container: DependencyContainer, database: Database | undefined): Health {
-  const broker = () => (container.isRegistered(ServiceTokens.Messaging) ? (container.resolve(ServiceTokens.Messaging).isConnected ? 'up' : 'down') : 'off');
+  const up = (answers: boolean) => (answers ? 'up' : 'down');
+  const broker = () => {
+    const messaging = resolveIfRegistered(container, ServiceTokens.Messaging);
+    return messaging ? up(messaging.isConnected) : 'off';
+  };
   return {
     ...(database && { isReady: () => database.isReady() }),
-    readinessChecks: async () => ({ database: database ? ((await database.isReady()) ? 'up' : 'down') : 'memory', broker: broker() }),
+    readinessChecks: async () => ({ database: database ? up(await database.isReady()) : 'memory', broker: broker() }),
   };
 }
 
 function httpApp<Tx extends OutboxTransaction>(container: DependencyContainer, root: ServiceRoot<Tx>): HttpApp {
-  const database = container.isRegistered(ServiceTokens.Database) ? container.resolve(ServiceTokens.Database) : undefined;
+  const database = resolveIfRegistered(container, ServiceTokens.Database);
   const http = root.http(container, health(container, database));
-  if (database) http.metrics.addGauge('db_pool_connections', 'Database pool connections by state (used, free, pending acquisitions, max)', 'state', () => database.poolStats());
+  if (database) {
+    const help = 'Database pool connections by state (used, free, pending acquisitions, max)';
+    http.metrics.addGauge('db_pool_connections', help, 'state', () => database.poolStats());
+  }
   return http;
 }
 
-function registerMessaging<Tx extends OutboxTransaction>(container: DependencyContainer, config: ServiceSettings, root: ServiceRoot<Tx>): void {
+function registerMessaging(container: DependencyContainer, config: ServiceSettings, { queue, handler }: ServiceQueue) {
   single(container, ServiceTokens.Messaging, (c) => {
-    const logger = c.resolve(ServiceTokens.Logger);
-    const parts = { service: root.messaging.queue, handler: root.messaging.handler(c), outbox: c.resolve(ServiceTokens.OutboxStore), logger };
-    return messagingFor(config, { ...parts, registry: c.resolve(ServiceTokens.HttpApp).metrics.registry })!;
+    const parts = { service: queue, handler: handler(c), outbox: c.resolve(ServiceTokens.OutboxStore) };
+    const registry = c.resolve(ServiceTokens.HttpApp).metrics.registry;
+    return messagingFor(config, { ...parts, logger: c.resolve(ServiceTokens.Logger), registry })!;
   });
 }
 
@@ -78,7 +90,7 @@ export async function createServiceContainer<Tx extends OutboxTransaction>(
   container.register(ServiceTokens.Clock, { useValue: () => new Date() });
   single(container, ServiceTokens.Access, () => accessControl(tokenVerifierFor(config, serviceLogger), serviceLogger));
   root.register(container);
-  if (config.amqpUrl) registerMessaging(container, config, root);
+  if (config.amqpUrl) registerMessaging(container, config, root.messaging);
   single(container, ServiceTokens.HttpApp, (c) => httpApp(c, root));
   return container;
 }

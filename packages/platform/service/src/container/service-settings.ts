@@ -2,5 +2,8 @@ import type { authSettings, databaseSettings, messagingSettings, serverSettings,
 
 /** The settings every service with a database, a broker and tokens reads (its own come on top). */
 export type ServiceSettings = Settings<
-  ReturnType<typeof serverSettings> & ReturnType<typeof databaseSettings> & ReturnType<typeof messagingSettings> & ReturnType<typeof authSettings>
+  ReturnType<typeof serverSettings> &
+    ReturnType<typeof databaseSettings> &
+    ReturnType<typeof messagingSettings> &
+    ReturnType<typeof authSettings>
 >;

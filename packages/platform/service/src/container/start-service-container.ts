@@ -5,6 +5,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { type BackgroundWork, type RunningService, startService } from '../start-service';
 import type { ServiceSettings } from './service-settings';
 import { ServiceTokens } from './service-tokens';
+import { resolveIfRegistered } from './single';
 
 export interface RunningServiceContainer extends RunningService<Logger> {
   readonly container: DependencyContainer;
@@ -31,14 +32,19 @@ export interface ServiceStart {
   readonly own?: (container: DependencyContainer) => OwnWork;
 }
 
-/** Expired idempotency records (and inbox entries), then events published longer ago than their retention, go in batches. */
-function sweeps(config: ServiceSettings, container: DependencyContainer, logger: Logger) {
-  const database = container.isRegistered(ServiceTokens.Database) ? container.resolve(ServiceTokens.Database) : undefined;
+/** Expired idempotency records (and inbox entries) go in batches, out of any request's transaction. */
+function idempotencySweep(config: ServiceSettings, container: DependencyContainer, logger: Logger) {
+  const database = resolveIfRegistered(container, ServiceTokens.Database);
+  if (!database) return [];
+  const sweep = () => sweepExpiredIdempotencyKeys(database.session, Date.now());
+  return [every(config.retentionSweepMs, 'idempotency sweep', sweep, logger)];
+}
+
+/** Published events are kept OUTBOX_RETENTION_SECONDS for inspection, then deleted in batches. */
+function outboxSweep(config: ServiceSettings, container: DependencyContainer, logger: Logger) {
   const outbox = container.resolve(ServiceTokens.OutboxStore);
-  return {
-    idempotency: () => database && every(config.retentionSweepMs, 'idempotency sweep', () => sweepExpiredIdempotencyKeys(database.session, Date.now()), logger),
-    outbox: () => every(config.retentionSweepMs, 'outbox sweep', () => sweepPublishedEvents(outbox, config.outboxRetentionSeconds * 1000), logger),
-  };
+  const sweep = () => sweepPublishedEvents(outbox, config.outboxRetentionSeconds * 1000);
+  return every(config.retentionSweepMs, 'outbox sweep', sweep, logger);
 }
 
 /**
@@ -48,25 +54,30 @@ function sweeps(config: ServiceSettings, container: DependencyContainer, logger:
  * then the background work, then the broker connection and what the service
  * holds, then the database.
  */
-export async function startServiceContainer(config: ServiceSettings, start: ServiceStart, options: StartOptions = {}): Promise<RunningServiceContainer> {
+export async function startServiceContainer(
+  config: ServiceSettings,
+  start: ServiceStart,
+  options: StartOptions = {},
+): Promise<RunningServiceContainer> {
   let container!: DependencyContainer;
   const running = await startService(config, async () => {
     container = await start.create(options.logger);
     options.configure?.(container);
     const logger = container.resolve(ServiceTokens.Logger);
-    const database = container.isRegistered(ServiceTokens.Database) ? container.resolve(ServiceTokens.Database) : undefined;
+    const database = resolveIfRegistered(container, ServiceTokens.Database);
     const own = start.own?.(container) ?? {};
-    const messaging = container.isRegistered(ServiceTokens.Messaging) ? container.resolve(ServiceTokens.Messaging) : undefined;
+    const messaging = resolveIfRegistered(container, ServiceTokens.Messaging);
     if (!messaging) logger.info(start.messagingOff);
     return {
       logger,
       http: container.resolve(ServiceTokens.HttpApp),
       ...(database && { database, databaseName: redactedUrl(config.databaseUrl) }),
-      startBackground: () => {
-        const sweep = sweeps(config, container, logger);
-        const idempotency = sweep.idempotency();
-        return [...(idempotency ? [idempotency] : []), ...(own.background?.() ?? []), sweep.outbox(), ...(messaging ? [messaging.start()] : [])];
-      },
+      startBackground: () => [
+        ...idempotencySweep(config, container, logger),
+        ...(own.background?.() ?? []),
+        outboxSweep(config, container, logger),
+        ...(messaging ? [messaging.start()] : []),
+      ],
       dispose: async () => {
         await messaging?.stop();
         await own.dispose?.();

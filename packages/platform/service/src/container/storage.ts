@@ -8,10 +8,15 @@ import { type OutboxTransaction, ServiceTokens, serviceTokens } from './service-
 import type { Binding } from './single';
 
 /** How a service's database is opened, as its persistence package opens it. */
-export type OpenDatabase = (
-  url: string,
-  options: { poolSize: number; queryTimeoutMs: number; acquireTimeoutMs: number; createDatabase: boolean; logger: Logger },
-) => Promise<Database>;
+export type OpenDatabase = (url: string, options: DatabaseOptions) => Promise<Database>;
+
+export interface DatabaseOptions {
+  readonly poolSize: number;
+  readonly queryTimeoutMs: number;
+  readonly acquireTimeoutMs: number;
+  readonly createDatabase: boolean;
+  readonly logger: Logger;
+}
 
 /** A service's unit of work and its repositories (for reads outside any unit of work), on one storage. */
 export interface StorageParts<Tx> {
@@ -30,14 +35,23 @@ export interface ServiceStorage<Tx extends OutboxTransaction> {
   database(database: Database, idempotencyTtlMs: number): StorageParts<Tx>;
 }
 
-function registerParts<Tx extends OutboxTransaction>(container: DependencyContainer, parts: StorageParts<Tx>, outbox: OutboxStore): void {
+function registerParts<Tx extends OutboxTransaction>(
+  container: DependencyContainer,
+  parts: StorageParts<Tx>,
+  outbox: OutboxStore,
+): void {
   container.register(serviceTokens<Tx>().UnitOfWork, { useValue: parts.unitOfWork });
   for (const repository of parts.repositories) repository.register(container);
   container.register(ServiceTokens.OutboxStore, { useValue: outbox });
 }
 
 /** The storage the connection string names: `memory:` keeps everything in this process, anything else is a database. */
-export async function registerStorage<Tx extends OutboxTransaction>(container: DependencyContainer, config: ServiceSettings, storage: ServiceStorage<Tx>, logger: Logger): Promise<void> {
+export async function registerStorage<Tx extends OutboxTransaction>(
+  container: DependencyContainer,
+  config: ServiceSettings,
+  storage: ServiceStorage<Tx>,
+  logger: Logger,
+): Promise<void> {
   const idempotencyTtlMs = config.idempotencyTtlSeconds * 1000;
   if (/^memory:/i.test(config.databaseUrl)) {
     const memory = storage.memory(idempotencyTtlMs);
