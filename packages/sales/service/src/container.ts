@@ -2,13 +2,8 @@ import 'reflect-metadata';
 import { Apis, Scopes } from '@commerce/contracts';
 import { timeOrderedId } from '@platform/kernel';
 import type { Logger } from '@platform/runtime';
-import {
-  bind,
-  createServiceContainer,
-  type ServiceRoot,
-  type ServiceStorage,
-  single,
-} from '@platform/service/container';
+import { bind, createServiceContainer, single } from '@platform/service/container';
+import type { ServiceRoot, ServiceStorage } from '@platform/service/container';
 import { CancelOrder, GetOrder, HandleStockEvent, ListOrders, PayOrder, PlaceOrder } from '@sales/application';
 import type { SalesTransaction } from '@sales/domain';
 import { createSalesApp } from '@sales/http-koa';
@@ -23,6 +18,9 @@ import { Tokens } from './tokens';
 /** The API sales calls stock's with, and what it may do there: read the catalogue. */
 const STOCK_RESOURCE = Apis.stock.audience;
 const STOCK_SCOPE = Scopes.stock.read;
+
+const MESSAGING_OFF =
+  'messaging is off (AMQP_URL is not set): orders are placed but stay pending; their events wait in the outbox';
 
 const STORAGE: ServiceStorage<SalesTransaction> = {
   defaultDatabaseUrl: DEFAULT_DATABASE_URL,
@@ -72,7 +70,7 @@ export function salesRoot(config: SalesServiceConfig): ServiceRoot<SalesTransact
     name: 'sales-service',
     storage: STORAGE,
     register: (container) => registerOwn(container, config),
-    messaging: { queue: SALES_QUEUE, handler: stockEvents },
+    messaging: { queue: SALES_QUEUE, handler: stockEvents, off: MESSAGING_OFF },
     http: (c, health) => {
       const orders = c.resolve(Tokens.OrderRepository);
       const useCases = {

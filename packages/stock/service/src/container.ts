@@ -1,11 +1,6 @@
 import 'reflect-metadata';
-import {
-  bind,
-  createServiceContainer,
-  type ServiceRoot,
-  type ServiceStorage,
-  single,
-} from '@platform/service/container';
+import { bind, createServiceContainer, single } from '@platform/service/container';
+import type { ServiceRoot, ServiceStorage } from '@platform/service/container';
 import type { Logger } from '@platform/runtime';
 import {
   AdjustStock,
@@ -41,6 +36,9 @@ import { randomUUID } from 'node:crypto';
 import type { DependencyContainer } from 'tsyringe';
 import { DEFAULT_DATABASE_URL, type StockServiceConfig } from './config';
 import { Tokens } from './tokens';
+
+const MESSAGING_OFF =
+  'messaging is off (AMQP_URL is not set): order events are neither consumed nor published; they wait in the outbox';
 
 const STORAGE: ServiceStorage<StockTransaction> = {
   defaultDatabaseUrl: DEFAULT_DATABASE_URL,
@@ -110,7 +108,7 @@ export function stockRoot(config: StockServiceConfig): ServiceRoot<StockTransact
     name: 'stock-service',
     storage: STORAGE,
     register: (container) => registerUseCases(container, config),
-    messaging: { queue: STOCK_QUEUE, handler: orderEvents },
+    messaging: { queue: STOCK_QUEUE, handler: orderEvents, off: MESSAGING_OFF },
     http: (c, health) =>
       createStockApp({
         useCases: {

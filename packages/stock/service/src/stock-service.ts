@@ -3,14 +3,11 @@ import { every, type Logger } from '@platform/runtime';
 import { ExpireReservations } from '@stock/application';
 import type { DependencyContainer } from 'tsyringe';
 import type { StockServiceConfig } from './config';
-import { createContainer } from './container';
+import { stockRoot } from './container';
 import { Tokens } from './tokens';
 
 export type RunningStockService = RunningServiceContainer;
 export type { StartOptions };
-
-const MESSAGING_OFF =
-  'messaging is off (AMQP_URL is not set): order events are neither consumed nor published; they wait in the outbox';
 
 /** Held reservations past their time are released here, a batch at a time; safe on any number of instances. */
 function reservationExpiry(config: StockServiceConfig, container: DependencyContainer, logger: Logger) {
@@ -33,12 +30,7 @@ export function startStockService(
   config: StockServiceConfig,
   options: StartOptions = {},
 ): Promise<RunningStockService> {
-  const start = {
-    create: (logger?: Logger) => createContainer(config, logger),
-    messagingOff: MESSAGING_OFF,
-    own: (container: DependencyContainer) => ({
-      background: () => [reservationExpiry(config, container, container.resolve(Tokens.Logger))],
-    }),
-  };
-  return startServiceContainer(config, start, options);
+  return startServiceContainer(config, stockRoot(config), options, (container) => ({
+    background: () => [reservationExpiry(config, container, container.resolve(Tokens.Logger))],
+  }));
 }

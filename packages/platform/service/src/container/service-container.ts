@@ -15,10 +15,12 @@ export interface Health {
   readonly readinessChecks: () => Promise<ReadinessChecks>;
 }
 
-/** The queue a service consumes (named after it) and what handles what arrives there. */
+/** The queue a service consumes (named after it), what handles what arrives there, and what stops without it. */
 export interface ServiceQueue {
   readonly queue: string;
   handler(container: DependencyContainer): EventHandler<ConsumableEvent>;
+  /** The line logged when AMQP_URL is not set: what stops working. */
+  readonly off: string;
 }
 
 /** What a service's composition root says for itself; createServiceContainer wires the rest as every service does. */

@@ -4,7 +4,8 @@ import { every, type Logger, redactedUrl } from '@platform/runtime';
 import type { DependencyContainer } from 'tsyringe';
 import { type BackgroundWork, type RunningService, startService } from '../start-service';
 import type { ServiceSettings } from './service-settings';
-import { ServiceTokens } from './service-tokens';
+import { createServiceContainer, type ServiceRoot } from './service-container';
+import { type OutboxTransaction, ServiceTokens } from './service-tokens';
 import { resolveIfRegistered } from './single';
 
 export interface RunningServiceContainer extends RunningService<Logger> {
@@ -23,13 +24,6 @@ export interface OwnWork {
   readonly background?: () => BackgroundWork[];
   /** Closes what it holds (clients), after the broker connection. */
   readonly dispose?: () => Promise<void>;
-}
-
-export interface ServiceStart {
-  readonly create: (logger?: Logger) => Promise<DependencyContainer>;
-  /** The line that says what stops working while AMQP_URL is not set. */
-  readonly messagingOff: string;
-  readonly own?: (container: DependencyContainer) => OwnWork;
 }
 
 /** Expired idempotency records (and inbox entries) go in batches, out of any request's transaction. */
@@ -54,33 +48,34 @@ function outboxSweep(config: ServiceSettings, container: DependencyContainer, lo
  * then the background work, then the broker connection and what the service
  * holds, then the database.
  */
-export async function startServiceContainer(
+export async function startServiceContainer<Tx extends OutboxTransaction>(
   config: ServiceSettings,
-  start: ServiceStart,
+  root: ServiceRoot<Tx>,
   options: StartOptions = {},
+  own: (container: DependencyContainer) => OwnWork = () => ({}),
 ): Promise<RunningServiceContainer> {
   let container!: DependencyContainer;
   const running = await startService(config, async () => {
-    container = await start.create(options.logger);
+    container = await createServiceContainer(config, root, options.logger);
     options.configure?.(container);
     const logger = container.resolve(ServiceTokens.Logger);
     const database = resolveIfRegistered(container, ServiceTokens.Database);
-    const own = start.own?.(container) ?? {};
+    const ownWork = own(container);
     const messaging = resolveIfRegistered(container, ServiceTokens.Messaging);
-    if (!messaging) logger.info(start.messagingOff);
+    if (!messaging) logger.info(root.messaging.off);
     return {
       logger,
       http: container.resolve(ServiceTokens.HttpApp),
       ...(database && { database, databaseName: redactedUrl(config.databaseUrl) }),
       startBackground: () => [
         ...idempotencySweep(config, container, logger),
-        ...(own.background?.() ?? []),
+        ...(ownWork.background?.() ?? []),
         outboxSweep(config, container, logger),
         ...(messaging ? [messaging.start()] : []),
       ],
       dispose: async () => {
         await messaging?.stop();
-        await own.dispose?.();
+        await ownWork.dispose?.();
       },
     };
   });
