@@ -1,5 +1,6 @@
 import { Apis } from '@commerce/contracts';
-import { createTokenVerifier, type RunningService, startService } from '@platform/koa';
+import { createTokenVerifier } from '@platform/koa';
+import { type RunningService, startService } from '@platform/service';
 import { createLogger, type Logger, redactedUrl } from '@platform/runtime';
 import { Redis } from 'ioredis';
 import { once } from 'node:events';

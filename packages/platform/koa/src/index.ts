@@ -14,4 +14,3 @@ export * from './query-parameters';
 export * from './request-context';
 export * from './request-error';
 export * from './serve';
-export * from './start-service';

@@ -1,50 +1,40 @@
 import 'reflect-metadata';
 import { Apis, Scopes } from '@commerce/contracts';
 import { timeOrderedId } from '@platform/kernel';
-import { accessControl, tokenVerifierFor } from '@platform/koa';
-import { messagingFor, wakingTheRelay } from '@platform/messaging-rabbitmq';
-import { MikroOrmOutbox } from '@platform/mikro-orm';
-import { createLogger, type Logger } from '@platform/runtime';
+import type { Logger } from '@platform/runtime';
+import { bind, createServiceContainer, single } from '@platform/service/container';
+import type { ServiceRoot, ServiceStorage } from '@platform/service/container';
 import { CancelOrder, GetOrder, HandleStockEvent, ListOrders, PayOrder, PlaceOrder } from '@sales/application';
+import type { SalesTransaction } from '@sales/domain';
 import { createSalesApp } from '@sales/http-koa';
 import { SALES_QUEUE, stockEventsHandler } from '@sales/messaging';
 import { InMemorySalesStore } from '@sales/persistence-memory';
 import { MikroOrmOrderRepository, MikroOrmSalesUnitOfWork, openSalesDatabase } from '@sales/persistence-mikro-orm';
 import { ClientCredentials, HttpProductCatalog } from '@sales/stock-client';
-import { container as rootContainer, type DependencyContainer, type InjectionToken, instanceCachingFactory } from 'tsyringe';
-import { mayCreateDatabase, type SalesServiceConfig } from './config';
+import type { DependencyContainer } from 'tsyringe';
+import { DEFAULT_DATABASE_URL, type SalesServiceConfig } from './config';
 import { Tokens } from './tokens';
 
 /** The API sales calls stock's with, and what it may do there: read the catalogue. */
 const STOCK_RESOURCE = Apis.stock.audience;
 const STOCK_SCOPE = Scopes.stock.read;
 
-function single<T>(container: DependencyContainer, token: InjectionToken<T>, build: (c: DependencyContainer) => T): void {
-  container.register(token, { useFactory: instanceCachingFactory(build) });
-}
+const MESSAGING_OFF =
+  'messaging is off (AMQP_URL is not set): orders are placed but stay pending; their events wait in the outbox';
 
-/** The storage the connection string names: `memory:` keeps everything in this process, anything else is a database. */
-async function registerStorage(container: DependencyContainer, config: SalesServiceConfig, logger: Logger): Promise<void> {
-  const idempotencyTtlMs = config.idempotencyTtlSeconds * 1000;
-  if (/^memory:/i.test(config.databaseUrl)) {
+const STORAGE: ServiceStorage<SalesTransaction> = {
+  defaultDatabaseUrl: DEFAULT_DATABASE_URL,
+  memory(idempotencyTtlMs) {
     const store = new InMemorySalesStore({ idempotencyTtlMs });
-    container.register(Tokens.UnitOfWork, { useValue: store.unitOfWork });
-    container.register(Tokens.OrderRepository, { useValue: store.orders });
-    container.register(Tokens.OutboxStore, { useValue: store.outbox });
-    return;
-  }
-  const database = await openSalesDatabase(config.databaseUrl, {
-    poolSize: config.dbPoolSize,
-    queryTimeoutMs: config.dbQueryTimeoutMs,
-    acquireTimeoutMs: config.dbAcquireTimeoutMs,
-    createDatabase: mayCreateDatabase(config),
-    logger,
-  });
-  container.register(Tokens.Database, { useValue: database });
-  container.register(Tokens.UnitOfWork, { useValue: new MikroOrmSalesUnitOfWork(database, idempotencyTtlMs) });
-  container.register(Tokens.OrderRepository, { useValue: new MikroOrmOrderRepository(database.session) });
-  container.register(Tokens.OutboxStore, { useValue: new MikroOrmOutbox(database.session) });
-}
+    const repositories = [bind(Tokens.OrderRepository, store.orders)];
+    return { unitOfWork: store.unitOfWork, outbox: store.outbox, repositories };
+  },
+  open: openSalesDatabase,
+  database: (database, idempotencyTtlMs) => ({
+    unitOfWork: new MikroOrmSalesUnitOfWork(database, idempotencyTtlMs),
+    repositories: [bind(Tokens.OrderRepository, new MikroOrmOrderRepository(database.session))],
+  }),
+};
 
 /** Stock's catalogue over HTTP, with sales' own token when it has a client at the issuer. */
 function productCatalog(config: SalesServiceConfig, logger: Logger): HttpProductCatalog {
@@ -55,56 +45,54 @@ function productCatalog(config: SalesServiceConfig, logger: Logger): HttpProduct
   return new HttpProductCatalog({ stockUrl: config.stockUrl, ...(credentials && { credentials }), resilience: { attemptTimeoutMs: config.stockTimeoutMs } });
 }
 
-/**
- * Every registration of the service, in one place. Storage is opened here (it
- * is asynchronous); everything else is built on first use. Settings are read
- * from `config` where a registration needs them; the configuration itself is
- * not in the container, since nothing would resolve it.
- */
-export async function createContainer(config: SalesServiceConfig, logger?: Logger): Promise<DependencyContainer> {
-  const container = rootContainer.createChildContainer();
-  const serviceLogger = logger ?? createLogger('sales-service', config.logLevel, config.logFormat);
-  container.register(Tokens.Logger, { useValue: serviceLogger });
-  await registerStorage(container, config, serviceLogger);
-  if (config.amqpUrl) {
-    // A unit of work that wrote events wakes this instance's relay once it commits; the relay's polling stays the guarantee.
-    const unitOfWork = container.resolve(Tokens.UnitOfWork);
-    container.register(Tokens.UnitOfWork, { useValue: wakingTheRelay(unitOfWork, () => container.resolve(Tokens.Messaging).wake()) });
-  }
-  container.register(Tokens.Clock, { useValue: () => new Date() });
-  single(container, Tokens.ProductCatalog, () => productCatalog(config, serviceLogger));
-  single(container, Tokens.Access, () => accessControl(tokenVerifierFor(config, serviceLogger), serviceLogger));
+function registerOwn(container: DependencyContainer, config: SalesServiceConfig): void {
+  const logger = container.resolve(Tokens.Logger);
+  single(container, Tokens.ProductCatalog, () => productCatalog(config, logger));
   const writes = (c: DependencyContainer) => [c.resolve(Tokens.UnitOfWork), c.resolve(Tokens.Clock)] as const;
-  single(container, PlaceOrder, (c) => new PlaceOrder(c.resolve(Tokens.UnitOfWork), c.resolve(Tokens.ProductCatalog), { clock: c.resolve(Tokens.Clock), newId: () => timeOrderedId() }));
+  const placing = (c: DependencyContainer) => ({ clock: c.resolve(Tokens.Clock), newId: () => timeOrderedId() });
+  const catalog = (c: DependencyContainer) => c.resolve(Tokens.ProductCatalog);
+  single(container, PlaceOrder, (c) => new PlaceOrder(c.resolve(Tokens.UnitOfWork), catalog(c), placing(c)));
   single(container, GetOrder, (c) => new GetOrder(c.resolve(Tokens.OrderRepository)));
   single(container, ListOrders, (c) => new ListOrders(c.resolve(Tokens.OrderRepository)));
   single(container, CancelOrder, (c) => new CancelOrder(...writes(c)));
   single(container, PayOrder, (c) => new PayOrder(...writes(c)));
   single(container, HandleStockEvent, (c) => new HandleStockEvent(...writes(c), SALES_QUEUE));
-  if (config.amqpUrl) {
-    single(container, Tokens.Messaging, (c) => {
-      const parts = { service: SALES_QUEUE, handler: stockEventsHandler(c.resolve(HandleStockEvent), serviceLogger), outbox: c.resolve(Tokens.OutboxStore), logger: serviceLogger };
-      return messagingFor(config, { ...parts, registry: c.resolve(Tokens.HttpApp).metrics.registry })!;
-    });
-  }
-  single(container, Tokens.HttpApp, (c) => {
-    const database = c.isRegistered(Tokens.Database) ? c.resolve(Tokens.Database) : undefined;
-    const orders = c.resolve(Tokens.OrderRepository);
-    const http = createSalesApp({
-      useCases: { placeOrder: c.resolve(PlaceOrder), getOrder: c.resolve(GetOrder), listOrders: c.resolve(ListOrders), cancelOrder: c.resolve(CancelOrder), payOrder: c.resolve(PayOrder) },
-      access: c.resolve(Tokens.Access),
-      logger: serviceLogger,
-      openApiFile: config.openApiFile,
-      countOrders: () => orders.countByStatus(),
-      ...(database && { isReady: () => database.isReady() }),
-      // Resolved when readiness is asked, after the messaging (which needs this app's metrics registry) exists.
-      readinessChecks: async () => ({
-        database: database ? ((await database.isReady()) ? 'up' : 'down') : 'memory',
-        broker: c.isRegistered(Tokens.Messaging) ? (c.resolve(Tokens.Messaging).isConnected ? 'up' : 'down') : 'off',
-      }),
-    });
-    if (database) http.metrics.addGauge('db_pool_connections', 'Database pool connections by state (used, free, pending acquisitions, max)', 'state', () => database.poolStats());
-    return http;
-  });
-  return container;
+}
+
+/** Stock's reservation events, applied to the orders they answer. */
+function stockEvents(c: DependencyContainer) {
+  return stockEventsHandler(c.resolve(HandleStockEvent), c.resolve(Tokens.Logger));
+}
+
+/** What the sales service wires for itself; the platform wires storage, the relay, readiness, metrics and messaging. */
+export function salesRoot(config: SalesServiceConfig): ServiceRoot<SalesTransaction> {
+  return {
+    name: 'sales-service',
+    storage: STORAGE,
+    register: (container) => registerOwn(container, config),
+    messaging: { queue: SALES_QUEUE, handler: stockEvents, off: MESSAGING_OFF },
+    http: (c, health) => {
+      const orders = c.resolve(Tokens.OrderRepository);
+      const useCases = {
+        placeOrder: c.resolve(PlaceOrder),
+        getOrder: c.resolve(GetOrder),
+        listOrders: c.resolve(ListOrders),
+        cancelOrder: c.resolve(CancelOrder),
+        payOrder: c.resolve(PayOrder),
+      };
+      return createSalesApp({
+        useCases,
+        access: c.resolve(Tokens.Access),
+        logger: c.resolve(Tokens.Logger),
+        openApiFile: config.openApiFile,
+        countOrders: () => orders.countByStatus(),
+        ...health,
+      });
+    },
+  };
+}
+
+/** Every registration of the service: the platform's shape (createServiceContainer) with sales' own parts. */
+export function createContainer(config: SalesServiceConfig, logger?: Logger): Promise<DependencyContainer> {
+  return createServiceContainer(config, salesRoot(config), logger);
 }

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import { createHttpApp, problemsFor, RELEASE_TIMEOUT_MS, startService } from '../src';
-import { recordingLogger } from './support';
+import { createHttpApp, problemsFor } from '@platform/koa';
+import { RELEASE_TIMEOUT_MS, startService } from '../src';
+import { recordingLogger } from '../../koa/test/support';
 
 const CONFIG = { port: 0, host: '127.0.0.1', requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, shutdownDelayMs: 0, shutdownGraceMs: 100 };
 

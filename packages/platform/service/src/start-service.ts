@@ -1,6 +1,13 @@
-import type { HttpApp } from './create-http-app';
-import type { Logger } from './logger';
-import { type CloseOptions, type ListenOptions, listen, type RunningServer, type ServeOptions, serve } from './serve';
+import {
+  type CloseOptions,
+  type HttpApp,
+  type ListenOptions,
+  listen,
+  type Logger,
+  type RunningServer,
+  type ServeOptions,
+  serve,
+} from '@platform/koa';
 
 /** What the start needs of a service's database: that it takes writes, its migrations, and a bounded close. */
 export interface ServiceDatabase {
