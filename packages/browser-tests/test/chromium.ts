@@ -15,13 +15,23 @@ const browserRequired = process.env.CI === 'true' || process.env.REQUIRE_BROWSER
 export async function launchChromium(context: Mocha.Context): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     if (browserRequired) throw new Error(`Chromium is required but missing at ${CHROMIUM} (apt-get install chromium).`);
-    console.warn(`  ! Chromium not found at ${CHROMIUM}: skipping the browser tests. Set REQUIRE_BROWSER=1 to fail instead.`);
+    console.warn(
+      `  ! Chromium not found at ${CHROMIUM}: skipping the browser tests. Set REQUIRE_BROWSER=1 to fail instead.`,
+    );
     context.skip();
   }
   mkdirSync(ARTIFACTS, { recursive: true });
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 

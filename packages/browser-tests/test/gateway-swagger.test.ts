@@ -1,4 +1,11 @@
-import { CLIENTS, callWith, type IdentityUnderTest, STOCK, scratchFolder, startIdentity } from '@commerce/identity-test-kit';
+import {
+  CLIENTS,
+  callWith,
+  type IdentityUnderTest,
+  STOCK,
+  scratchFolder,
+  startIdentity,
+} from '@commerce/identity-test-kit';
 import { DEFAULT_CONFIG as GATEWAY_DEFAULTS, startGateway } from '@commerce/gateway';
 import type { RunningService } from '@platform/service';
 import { createLogger } from '@platform/runtime';
@@ -11,7 +18,6 @@ import type { Browser } from 'playwright-core';
 import { ARTIFACTS, launchChromium, watchForTrouble } from './chromium';
 
 const DOCS = join(import.meta.dirname, '..', '..', '..', 'docs');
-
 
 describe('the gateway’s /swagger in headless Chromium', function () {
   this.timeout(120_000);
@@ -29,24 +35,56 @@ describe('the gateway’s /swagger in headless Chromium', function () {
     gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     files = scratchFolder();
     identity = await startIdentity(files, { issuer: `${gatewayUrl}/identity` });
-    const auth = { authIssuer: identity.service.issuer, authDiscoveryUrl: `${identity.service.url}/identity/.well-known/openid-configuration` };
+    const auth = {
+      authIssuer: identity.service.issuer,
+      authDiscoveryUrl: `${identity.service.url}/identity/.well-known/openid-configuration`,
+    };
     const quiet = (service: string) => ({ logger: createLogger(service, 'warn') });
-    const stock = await startStockService({ ...STOCK_DEFAULTS, port: 0, host: '127.0.0.1', databaseUrl: 'memory:', shutdownDelayMs: 0, ...auth }, quiet('stock-service'));
+    const stock = await startStockService(
+      { ...STOCK_DEFAULTS, port: 0, host: '127.0.0.1', databaseUrl: 'memory:', shutdownDelayMs: 0, ...auth },
+      quiet('stock-service'),
+    );
     const seller = CLIENTS.find((client) => client.scopes.includes('stock:read'))!;
     const sales = await startSalesService(
-      { ...SALES_DEFAULTS, port: 0, host: '127.0.0.1', databaseUrl: 'memory:', shutdownDelayMs: 0, ...auth, stockUrl: stock.url, stockClientId: seller.clientId, stockClientSecret: seller.clientSecret },
+      {
+        ...SALES_DEFAULTS,
+        port: 0,
+        host: '127.0.0.1',
+        databaseUrl: 'memory:',
+        shutdownDelayMs: 0,
+        ...auth,
+        stockUrl: stock.url,
+        stockClientId: seller.clientId,
+        stockClientSecret: seller.clientSecret,
+      },
       quiet('sales-service'),
     );
     const gateway = await startGateway(
-      { ...GATEWAY_DEFAULTS, stockOpenApiFile: join(DOCS, 'openapi.yaml'), salesOpenApiFile: join(DOCS, 'sales.openapi.yaml'), port: gatewayPort, host: '127.0.0.1', metricsPort: 0, shutdownDelayMs: 0, stockUrl: [stock.url], salesUrl: [sales.url], identityUrl: [identity.service.url], ...auth },
+      {
+        ...GATEWAY_DEFAULTS,
+        stockOpenApiFile: join(DOCS, 'openapi.yaml'),
+        salesOpenApiFile: join(DOCS, 'sales.openapi.yaml'),
+        port: gatewayPort,
+        host: '127.0.0.1',
+        metricsPort: 0,
+        shutdownDelayMs: 0,
+        stockUrl: [stock.url],
+        salesUrl: [sales.url],
+        identityUrl: [identity.service.url],
+        ...auth,
+      },
       quiet('gateway'),
     );
     running.push(gateway, sales, stock);
-    const created = await callWith(`${gatewayUrl}/api/products`, await identity.token('inventory-sync', STOCK, 'stock:write'), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Desk lamp', price: 39.9, quantityInStock: 5 }),
-    });
+    const created = await callWith(
+      `${gatewayUrl}/api/products`,
+      await identity.token('inventory-sync', STOCK, 'stock:write'),
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Desk lamp', price: 39.9, quantityInStock: 5 }),
+      },
+    );
     lamp = ((await created.json()) as { id: number }).id;
   });
   after(async () => {
@@ -87,19 +125,28 @@ describe('the gateway’s /swagger in headless Chromium', function () {
       expect(await oauth.locator('.errors').count()).to.equal(0);
       await page.locator('.modal-ux .close-modal').click();
       // Nothing of it is kept where another script of the origin, or the next person at this browser, could read it.
-      const stored = String(await page.evaluate('JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage), document.cookie])'));
+      const stored = String(
+        await page.evaluate(
+          'JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage), document.cookie])',
+        ),
+      );
       expect(stored).not.to.include(buyer.clientSecret).and.not.to.include('access_token').and.not.to.include('eyJ');
 
       const block = page.locator('#operations-Orders-placeOrder');
       await block.locator('.opblock-summary').first().click();
       await block.getByRole('button', { name: 'Try it out' }).click();
-      await block.locator('textarea.body-param__text').fill(JSON.stringify({ lines: [{ productId: lamp, quantity: 2 }] }));
+      await block
+        .locator('textarea.body-param__text')
+        .fill(JSON.stringify({ lines: [{ productId: lamp, quantity: 2 }] }));
       await block.getByRole('button', { name: 'Execute' }).click();
       const live = block.locator('.live-responses-table .response').first();
       await live.waitFor();
       await page.screenshot({ path: join(ARTIFACTS, 'gateway-swagger-order.png'), fullPage: true });
       expect((await live.locator('.response-col_status').innerText()).trim()).to.equal('202');
-      const body = JSON.parse(await live.locator('.response-col_description pre').first().innerText()) as { status: string; buyer: string };
+      const body = JSON.parse(await live.locator('.response-col_description pre').first().innerText()) as {
+        status: string;
+        buyer: string;
+      };
       expect(body).to.include({ status: 'pending', buyer: 'buyer-a' });
       expect(await block.locator('.curl-command').innerText()).to.include('Authorization: Bearer ');
       expect(foreign, 'the page reaches no other host').to.deep.equal([]);

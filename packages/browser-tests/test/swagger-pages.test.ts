@@ -9,7 +9,6 @@ import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { ARTIFACTS, launchChromium, watchForTrouble } from './chromium';
 
-
 /**
  * A page whose every request to a host other than `origin` is aborted and
  * recorded: the docs must work offline, so the list has to stay empty.
@@ -59,8 +58,18 @@ describe('the /swagger pages in headless Chromium', function () {
 
   before(async function () {
     browser = await launchChromium(this);
-    stock = await startStockService({ ...DEFAULT_CONFIG, port: 0, databaseUrl: 'memory:', openApiFile: fileURLToPath(new URL('../../../docs/openapi.yaml', import.meta.url)) }, { logger: createLogger('stock-service', 'warn') });
-    sample = createSampleApp({ specFile: fileURLToPath(new URL('../../../docs/sample-app.openapi.yaml', import.meta.url)) }).listen(0, '127.0.0.1');
+    stock = await startStockService(
+      {
+        ...DEFAULT_CONFIG,
+        port: 0,
+        databaseUrl: 'memory:',
+        openApiFile: fileURLToPath(new URL('../../../docs/openapi.yaml', import.meta.url)),
+      },
+      { logger: createLogger('stock-service', 'warn') },
+    );
+    sample = createSampleApp({
+      specFile: fileURLToPath(new URL('../../../docs/sample-app.openapi.yaml', import.meta.url)),
+    }).listen(0, '127.0.0.1');
     await new Promise((resolve) => sample.once('listening', resolve));
     sampleOrigin = `http://127.0.0.1:${(sample.address() as AddressInfo).port}`;
   });
@@ -79,14 +88,23 @@ describe('the /swagger pages in headless Chromium', function () {
       expect(await groups(page)).to.deep.equal(['Products', 'Reservations', 'Operations']);
       // Styled: swagger-ui's stylesheet applied, not the browser's defaults.
       const methodBadge = page.locator('.opblock-summary-method').first();
-      expect(await methodBadge.evaluate((badge) => badge.ownerDocument.defaultView!.getComputedStyle(badge).backgroundColor)).not.to.equal('rgba(0, 0, 0, 0)');
+      expect(
+        await methodBadge.evaluate((badge) => badge.ownerDocument.defaultView!.getComputedStyle(badge).backgroundColor),
+      ).not.to.equal('rgba(0, 0, 0, 0)');
 
       const created = await tryItOut(page, '#operations-Products-createProduct', async (block) => {
-        await block.locator('textarea.body-param__text').fill(JSON.stringify({ name: 'Browser lamp', description: 'Made in Chromium', price: 12.5, quantityInStock: 3 }));
+        await block
+          .locator('textarea.body-param__text')
+          .fill(
+            JSON.stringify({ name: 'Browser lamp', description: 'Made in Chromium', price: 12.5, quantityInStock: 3 }),
+          );
       });
       expect(created.status).to.equal('201');
       expect(created.requestUrl).to.equal(`${stock.url}/api/products`);
-      expect(created.curl).to.contain(`curl -X 'POST'`).and.to.contain(`${stock.url}/api/products`).and.to.contain('Browser lamp');
+      expect(created.curl)
+        .to.contain(`curl -X 'POST'`)
+        .and.to.contain(`${stock.url}/api/products`)
+        .and.to.contain('Browser lamp');
       const product = JSON.parse(created.body) as { id: number; name: string };
       expect(product).to.include({ name: 'Browser lamp' });
       expect(product.id).to.be.a('number');
@@ -96,15 +114,34 @@ describe('the /swagger pages in headless Chromium', function () {
       });
       expect(read.status).to.equal('200');
       expect(read.requestUrl).to.equal(`${stock.url}/api/products/${product.id}`);
-      expect(JSON.parse(read.body)).to.deep.equal({ id: product.id, name: 'Browser lamp', description: 'Made in Chromium', price: 12.5, quantityInStock: 3, reservedQuantity: 0, availableQuantity: 3 });
+      expect(JSON.parse(read.body)).to.deep.equal({
+        id: product.id,
+        name: 'Browser lamp',
+        description: 'Made in Chromium',
+        price: 12.5,
+        quantityInStock: 3,
+        reservedQuantity: 0,
+        availableQuantity: 3,
+      });
 
       await page.screenshot({ path: join(ARTIFACTS, 'stock-swagger.png'), fullPage: true });
       // The part a reader of docs/stock-api.md wants to see: the request body, Execute, and what came back.
       const post = page.locator('#operations-Products-createProduct');
-      await post.locator('.opblock-section').first().evaluate((section) => section.scrollIntoView());
+      await post
+        .locator('.opblock-section')
+        .first()
+        .evaluate((section) => section.scrollIntoView());
       const top = (await post.locator('.opblock-section').first().boundingBox())!;
       const bottom = (await post.locator('.live-responses-table').first().boundingBox())!;
-      await page.screenshot({ path: join(ARTIFACTS, 'stock-swagger-post.png'), clip: { x: top.x, y: top.y, width: top.width, height: Math.min(1600 - top.y, bottom.y + bottom.height - top.y) } });
+      await page.screenshot({
+        path: join(ARTIFACTS, 'stock-swagger-post.png'),
+        clip: {
+          x: top.x,
+          y: top.y,
+          width: top.width,
+          height: Math.min(1600 - top.y, bottom.y + bottom.height - top.y),
+        },
+      });
       expect(foreign, 'requests to other hosts').to.deep.equal([]);
       expect(trouble.pageErrors).to.deep.equal([]);
       expect(await trouble.violations(), 'Content-Security-Policy violations').to.deep.equal([]);

@@ -4,7 +4,8 @@ import * as t from 'io-ts';
 export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
 /** RFC 3339 (the profile of ISO 8601 that JSON Schema's date-time means): a T, seconds, an offset; no leap second. */
-export const DATE_TIME_PATTERN = '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])T([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(\\.\\d{1,9})?(Z|[+-]([01]\\d|2[0-3]):[0-5]\\d)$';
+export const DATE_TIME_PATTERN =
+  '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])T([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(\\.\\d{1,9})?(Z|[+-]([01]\\d|2[0-3]):[0-5]\\d)$';
 
 const uuid = new RegExp(UUID_PATTERN);
 const dateTime = new RegExp(DATE_TIME_PATTERN);
@@ -35,22 +36,39 @@ export const DateTime = new t.Type<string, string, unknown>(
 /** An integer from `min` to `max`. */
 export function integer(name: string, min: number, max: number): t.Type<number, number, unknown> {
   const is = (u: unknown): u is number => typeof u === 'number' && Number.isInteger(u) && u >= min && u <= max;
-  return new t.Type<number, number, unknown>(name, is, (u, c) => (is(u) ? t.success(u) : t.failure(u, c, `must be an integer from ${min} to ${max}`)), t.identity);
+  return new t.Type<number, number, unknown>(
+    name,
+    is,
+    (u, c) => (is(u) ? t.success(u) : t.failure(u, c, `must be an integer from ${min} to ${max}`)),
+    t.identity,
+  );
 }
 
 /** A string of `min` to `max` characters. */
 export function text(name: string, min: number, max: number): t.Type<string, string, unknown> {
   const is = (u: unknown): u is string => typeof u === 'string' && u.length >= min && u.length <= max;
-  return new t.Type<string, string, unknown>(name, is, (u, c) => (is(u) ? t.success(u) : t.failure(u, c, `must be a string of ${min} to ${max} characters`)), t.identity);
+  return new t.Type<string, string, unknown>(
+    name,
+    is,
+    (u, c) => (is(u) ? t.success(u) : t.failure(u, c, `must be a string of ${min} to ${max} characters`)),
+    t.identity,
+  );
 }
 
 /** An array of `min` to `max` items, each decoded by `item`. */
-export function list<C extends t.Mixed>(item: C, min: number, max: number): t.Type<t.TypeOf<C>[], t.OutputOf<C>[], unknown> {
+export function list<C extends t.Mixed>(
+  item: C,
+  min: number,
+  max: number,
+): t.Type<t.TypeOf<C>[], t.OutputOf<C>[], unknown> {
   const array = t.array(item);
   return new t.Type<t.TypeOf<C>[], t.OutputOf<C>[], unknown>(
     `${item.name}[${min}..${max}]`,
     (u): u is t.TypeOf<C>[] => array.is(u) && u.length >= min && u.length <= max,
-    (u, c) => (Array.isArray(u) && (u.length < min || u.length > max) ? t.failure(u, c, `must have ${min} to ${max} items`) : array.validate(u, c)),
+    (u, c) =>
+      Array.isArray(u) && (u.length < min || u.length > max)
+        ? t.failure(u, c, `must have ${min} to ${max} items`)
+        : array.validate(u, c),
     array.encode,
   );
 }
@@ -60,7 +78,10 @@ export function list<C extends t.Mixed>(item: C, min: number, max: number): t.Ty
  * properties silently, and a producer that sends a field its consumers do not
  * know has changed the contract without a new version.
  */
-export function exactObject<P extends t.Props>(name: string, props: P): t.Type<t.TypeOf<t.TypeC<P>>, t.OutputOf<t.TypeC<P>>, unknown> {
+export function exactObject<P extends t.Props>(
+  name: string,
+  props: P,
+): t.Type<t.TypeOf<t.TypeC<P>>, t.OutputOf<t.TypeC<P>>, unknown> {
   const shape = t.type(props, name);
   const known = new Set(Object.keys(props));
   return new t.Type<t.TypeOf<t.TypeC<P>>, t.OutputOf<t.TypeC<P>>, unknown>(

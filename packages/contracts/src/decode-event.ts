@@ -15,14 +15,25 @@ export interface DecodeFailure {
   readonly type?: string;
 }
 
-export type DecodeResult = { readonly ok: true; readonly event: IntegrationEvent } | { readonly ok: false; readonly failure: DecodeFailure };
+export type DecodeResult =
+  { readonly ok: true; readonly event: IntegrationEvent } | { readonly ok: false; readonly failure: DecodeFailure };
 
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
 
 /** Any JSON object: the data's own codec, chosen by the type, checks it next. */
-const Data = new t.Type<Record<string, unknown>, Record<string, unknown>, unknown>('Data', isObject, (u, c) => (isObject(u) ? t.success(u) : t.failure(u, c, 'must be an object')), t.identity);
+const Data = new t.Type<Record<string, unknown>, Record<string, unknown>, unknown>(
+  'Data',
+  isObject,
+  (u, c) => (isObject(u) ? t.success(u) : t.failure(u, c, 'must be an object')),
+  t.identity,
+);
 
-const Envelope = exactObject('EventEnvelope', { id: Uuid, type: text('EventType', 1, 255), occurredAt: DateTime, data: Data });
+const Envelope = exactObject('EventEnvelope', {
+  id: Uuid,
+  type: text('EventType', 1, 255),
+  occurredAt: DateTime,
+  data: Data,
+});
 
 function describe(errors: t.Errors, prefix: string): string {
   return errors
@@ -50,10 +61,16 @@ export function decodeEvent(body: unknown): DecodeResult {
   const { id, type } = isObject(value) ? value : {};
   const known = { ...(typeof id === 'string' ? { id } : {}), ...(typeof type === 'string' ? { type } : {}) };
   const envelope = Envelope.decode(value);
-  if (isLeft(envelope)) return { ok: false, failure: { reason: 'not-an-envelope', message: describe(envelope.left, ''), ...known } };
-  if (!isEventType(envelope.right.type)) return { ok: false, failure: { reason: 'unknown-type', message: `no contract for the event type "${envelope.right.type}"`, ...known } };
+  if (isLeft(envelope))
+    return { ok: false, failure: { reason: 'not-an-envelope', message: describe(envelope.left, ''), ...known } };
+  if (!isEventType(envelope.right.type))
+    return {
+      ok: false,
+      failure: { reason: 'unknown-type', message: `no contract for the event type "${envelope.right.type}"`, ...known },
+    };
   const data = EVENTS[envelope.right.type].data.decode(envelope.right.data);
-  if (isLeft(data)) return { ok: false, failure: { reason: 'invalid-data', message: describe(data.left, 'data'), ...known } };
+  if (isLeft(data))
+    return { ok: false, failure: { reason: 'invalid-data', message: describe(data.left, 'data'), ...known } };
   return { ok: true, event: { ...envelope.right, data: data.right } as IntegrationEvent };
 }
 
@@ -67,6 +84,14 @@ export function decodeEventFor(service: string): (body: unknown) => DecodeResult
   return (body) => {
     const result = decodeEvent(body);
     if (!result.ok || consumed.has(result.event.type)) return result;
-    return { ok: false, failure: { reason: 'unknown-type', message: `${service} does not consume ${result.event.type}`, id: result.event.id, type: result.event.type } };
+    return {
+      ok: false,
+      failure: {
+        reason: 'unknown-type',
+        message: `${service} does not consume ${result.event.type}`,
+        id: result.event.id,
+        type: result.event.type,
+      },
+    };
   };
 }

@@ -15,7 +15,10 @@ const Shortage = exactObject('Shortage', {
 });
 
 /** Why stock refused to hold an order's lines. */
-const RejectionReason = t.keyof({ 'insufficient-stock': null, 'unknown-products': null, 'order-cancelled': null }, 'RejectionReason');
+const RejectionReason = t.keyof(
+  { 'insufficient-stock': null, 'unknown-products': null, 'order-cancelled': null },
+  'RejectionReason',
+);
 
 interface EventContract {
   readonly version: number;
@@ -36,15 +39,64 @@ const STOCK = 'stock-service';
  * docs/asyncapi.yaml describes the same events; a test holds the two together.
  */
 export const EVENTS = {
-  'sales.order.placed': { version: 1, publisher: SALES, consumers: [STOCK], data: exactObject('OrderPlaced', { orderId: Uuid, lines: list(OrderLine, 1, MAX_LINES) }) },
-  'sales.order.cancelled': { version: 1, publisher: SALES, consumers: [STOCK], data: exactObject('OrderCancelled', { orderId: Uuid }) },
-  'sales.order.paid': { version: 1, publisher: SALES, consumers: [STOCK], data: exactObject('OrderPaid', { orderId: Uuid }) },
-  'stock.reservation.confirmed': { version: 1, publisher: STOCK, consumers: [SALES], data: exactObject('ReservationConfirmed', { orderId: Uuid, reservationId: Uuid, expiresAt: DateTime }) },
-  'stock.reservation.rejected': { version: 1, publisher: STOCK, consumers: [SALES], data: exactObject('ReservationRejected', { orderId: Uuid, reason: RejectionReason, shortages: list(Shortage, 0, MAX_LINES) }) },
-  'stock.reservation.released': { version: 1, publisher: STOCK, consumers: [SALES], data: exactObject('ReservationReleased', { orderId: Uuid, reservationId: Uuid }) },
-  'stock.reservation.committed': { version: 1, publisher: STOCK, consumers: [SALES], data: exactObject('ReservationCommitted', { orderId: Uuid, reservationId: Uuid }) },
-  'stock.reservation.commit_failed': { version: 1, publisher: STOCK, consumers: [SALES], data: exactObject('ReservationCommitFailed', { orderId: Uuid, reason: text('Reason', 1, 500) }) },
-  'stock.reservation.expired': { version: 1, publisher: STOCK, consumers: [SALES], data: exactObject('ReservationExpired', { orderId: Uuid, reservationId: Uuid }) },
+  'sales.order.placed': {
+    version: 1,
+    publisher: SALES,
+    consumers: [STOCK],
+    data: exactObject('OrderPlaced', { orderId: Uuid, lines: list(OrderLine, 1, MAX_LINES) }),
+  },
+  'sales.order.cancelled': {
+    version: 1,
+    publisher: SALES,
+    consumers: [STOCK],
+    data: exactObject('OrderCancelled', { orderId: Uuid }),
+  },
+  'sales.order.paid': {
+    version: 1,
+    publisher: SALES,
+    consumers: [STOCK],
+    data: exactObject('OrderPaid', { orderId: Uuid }),
+  },
+  'stock.reservation.confirmed': {
+    version: 1,
+    publisher: STOCK,
+    consumers: [SALES],
+    data: exactObject('ReservationConfirmed', { orderId: Uuid, reservationId: Uuid, expiresAt: DateTime }),
+  },
+  'stock.reservation.rejected': {
+    version: 1,
+    publisher: STOCK,
+    consumers: [SALES],
+    data: exactObject('ReservationRejected', {
+      orderId: Uuid,
+      reason: RejectionReason,
+      shortages: list(Shortage, 0, MAX_LINES),
+    }),
+  },
+  'stock.reservation.released': {
+    version: 1,
+    publisher: STOCK,
+    consumers: [SALES],
+    data: exactObject('ReservationReleased', { orderId: Uuid, reservationId: Uuid }),
+  },
+  'stock.reservation.committed': {
+    version: 1,
+    publisher: STOCK,
+    consumers: [SALES],
+    data: exactObject('ReservationCommitted', { orderId: Uuid, reservationId: Uuid }),
+  },
+  'stock.reservation.commit_failed': {
+    version: 1,
+    publisher: STOCK,
+    consumers: [SALES],
+    data: exactObject('ReservationCommitFailed', { orderId: Uuid, reason: text('Reason', 1, 500) }),
+  },
+  'stock.reservation.expired': {
+    version: 1,
+    publisher: STOCK,
+    consumers: [SALES],
+    data: exactObject('ReservationExpired', { orderId: Uuid, reservationId: Uuid }),
+  },
 } as const satisfies Record<string, EventContract>;
 
 export type EventType = keyof typeof EVENTS;

@@ -42,7 +42,10 @@ function resolve<T>(value: T | Ref): T {
   const target = value.$ref
     .replace(/^#\//, '')
     .split('/')
-    .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+    .reduce<unknown>(
+      (node, key) => (node as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')],
+      document,
+    );
   return resolve(target as T | Ref);
 }
 
@@ -55,14 +58,17 @@ describe('docs/asyncapi.yaml', () => {
   it('is a valid AsyncAPI 3.0 document: the official parser finds no error and no warning', async () => {
     const { document: parsed, diagnostics } = await new Parser().parse(text);
     // Severity 0 is an error, 1 a warning; 2 and 3 are hints such as "3.1.0 exists".
-    const problems = diagnostics.filter((diagnostic) => diagnostic.severity <= 1).map((d) => `${d.path.join('.')}: ${d.message}`);
+    const problems = diagnostics
+      .filter((diagnostic) => diagnostic.severity <= 1)
+      .map((d) => `${d.path.join('.')}: ${d.message}`);
     expect(problems).to.deep.equal([]);
     expect(parsed?.version()).to.equal('3.0.0');
   });
 
   it('describes every event type of the code, and no other, each a routing key on the topic exchange commerce.events', () => {
     expect(routingKeyChannels.map(([, channel]) => channel.address).sort()).to.deep.equal([...EVENT_TYPES].sort());
-    for (const [, channel] of routingKeyChannels) expect(amqp(channel).exchange).to.include({ name: 'commerce.events', type: 'topic' });
+    for (const [, channel] of routingKeyChannels)
+      expect(amqp(channel).exchange).to.include({ name: 'commerce.events', type: 'topic' });
   });
 
   for (const type of EVENT_TYPES) {
@@ -85,10 +91,16 @@ describe('docs/asyncapi.yaml', () => {
 
       it('is sent by its publisher and received from the queue of each of its consumers', () => {
         const operations = Object.values(document.operations);
-        const sends = operations.filter((operation) => operation.action === 'send' && operation.channel.$ref === `#/channels/${found![0]}`);
-        expect(sends.map((operation) => operation.tags.map((tag) => tag.name))).to.deep.equal([[EVENTS[type].publisher]]);
+        const sends = operations.filter(
+          (operation) => operation.action === 'send' && operation.channel.$ref === `#/channels/${found![0]}`,
+        );
+        expect(sends.map((operation) => operation.tags.map((tag) => tag.name))).to.deep.equal([
+          [EVENTS[type].publisher],
+        ]);
         for (const consumer of EVENTS[type].consumers) {
-          const receive = operations.find((operation) => operation.action === 'receive' && operation.tags.some((tag) => tag.name === consumer));
+          const receive = operations.find(
+            (operation) => operation.action === 'receive' && operation.tags.some((tag) => tag.name === consumer),
+          );
           expect(receive, `${consumer} receives`).to.not.equal(undefined);
           const queue = resolve<Channel>(receive!.channel);
           expect(amqp(queue).queue?.name).to.equal(consumer);

@@ -30,30 +30,59 @@ describe('decodeEvent', () => {
   }
 
   it('names the field and the rule that failed, and keeps the id and type for the log', () => {
-    const result = decodeEvent(envelope('sales.order.placed', { orderId: '0b6f1d8e-6d3c-4f7a-9a51-3f0e2b6c9d41', lines: [{ productId: 1, quantity: 0 }] }));
+    const result = decodeEvent(
+      envelope('sales.order.placed', {
+        orderId: '0b6f1d8e-6d3c-4f7a-9a51-3f0e2b6c9d41',
+        lines: [{ productId: 1, quantity: 0 }],
+      }),
+    );
     expect(result).to.deep.equal({
       ok: false,
-      failure: { reason: 'invalid-data', message: 'data.lines.0.quantity: must be an integer from 1 to 10000', id: '5f0c7e1a-2b3d-4e5f-8a9b-0c1d2e3f4a5b', type: 'sales.order.placed' },
+      failure: {
+        reason: 'invalid-data',
+        message: 'data.lines.0.quantity: must be an integer from 1 to 10000',
+        id: '5f0c7e1a-2b3d-4e5f-8a9b-0c1d2e3f4a5b',
+        type: 'sales.order.placed',
+      },
     });
   });
 
   it('tells malformed JSON, a non-envelope and an unknown type apart', () => {
     expect(decodeEvent('{"id":')).to.have.nested.property('failure.reason', 'malformed-json');
     expect(decodeEvent(Buffer.from([0xff, 0xfe]))).to.have.nested.property('failure.reason', 'malformed-json');
-    for (const value of [null, 42, 'null', [], '[]', { hello: 'world' }]) expect(decodeEvent(value), JSON.stringify(value)).to.have.nested.property('failure.reason', 'not-an-envelope');
+    for (const value of [null, 42, 'null', [], '[]', { hello: 'world' }])
+      expect(decodeEvent(value), JSON.stringify(value)).to.have.nested.property('failure.reason', 'not-an-envelope');
     const unknown = decodeEvent(envelope('sales.order.shipped', { orderId: 'x' }));
-    expect(unknown).to.deep.equal({ ok: false, failure: { reason: 'unknown-type', message: 'no contract for the event type "sales.order.shipped"', id: '5f0c7e1a-2b3d-4e5f-8a9b-0c1d2e3f4a5b', type: 'sales.order.shipped' } });
+    expect(unknown).to.deep.equal({
+      ok: false,
+      failure: {
+        reason: 'unknown-type',
+        message: 'no contract for the event type "sales.order.shipped"',
+        id: '5f0c7e1a-2b3d-4e5f-8a9b-0c1d2e3f4a5b',
+        type: 'sales.order.shipped',
+      },
+    });
     expect(decodeEvent(envelope('toString', {}))).to.have.nested.property('failure.reason', 'unknown-type');
   });
 
   it('makes events that decode back to themselves', () => {
-    const event = newEvent('sales.order.paid', { orderId: '0b6f1d8e-6d3c-4f7a-9a51-3f0e2b6c9d41' }, new Date('2026-11-24T10:00:00Z'));
+    const event = newEvent(
+      'sales.order.paid',
+      { orderId: '0b6f1d8e-6d3c-4f7a-9a51-3f0e2b6c9d41' },
+      new Date('2026-11-24T10:00:00Z'),
+    );
     expect(event.occurredAt).to.equal('2026-11-24T10:00:00.000Z');
     expect(decodeEvent(JSON.stringify(event))).to.deep.equal({ ok: true, event });
   });
 
   it('says which events each service’s queue is bound to', () => {
-    expect(eventTypesConsumedBy('stock-service')).to.deep.equal(['sales.order.placed', 'sales.order.cancelled', 'sales.order.paid']);
-    expect(eventTypesConsumedBy('sales-service')).to.have.length(6).and.to.satisfy((types: string[]) => types.every((t) => t.startsWith('stock.reservation.')));
+    expect(eventTypesConsumedBy('stock-service')).to.deep.equal([
+      'sales.order.placed',
+      'sales.order.cancelled',
+      'sales.order.paid',
+    ]);
+    expect(eventTypesConsumedBy('sales-service'))
+      .to.have.length(6)
+      .and.to.satisfy((types: string[]) => types.every((t) => t.startsWith('stock.reservation.')));
   });
 });

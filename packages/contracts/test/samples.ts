@@ -5,24 +5,44 @@ const RESERVATION = '7c2a4e90-1f3b-4c8d-8e6a-5b9d0c1f2a37';
 
 /** One valid data object per event type. */
 export const VALID_DATA: Record<EventType, Record<string, unknown>> = {
-  'sales.order.placed': { orderId: ORDER, lines: [{ productId: 1, quantity: 2 }, { productId: 2147483647, quantity: 10000 }] },
+  'sales.order.placed': {
+    orderId: ORDER,
+    lines: [
+      { productId: 1, quantity: 2 },
+      { productId: 2147483647, quantity: 10000 },
+    ],
+  },
   'sales.order.cancelled': { orderId: ORDER },
   'sales.order.paid': { orderId: ORDER },
   'stock.reservation.confirmed': { orderId: ORDER, reservationId: RESERVATION, expiresAt: '2026-11-24T10:15:00.000Z' },
-  'stock.reservation.rejected': { orderId: ORDER, reason: 'insufficient-stock', shortages: [{ productId: 3, requested: 20001, available: 0 }] },
+  'stock.reservation.rejected': {
+    orderId: ORDER,
+    reason: 'insufficient-stock',
+    shortages: [{ productId: 3, requested: 20001, available: 0 }],
+  },
   'stock.reservation.released': { orderId: ORDER, reservationId: RESERVATION },
   'stock.reservation.committed': { orderId: ORDER, reservationId: RESERVATION },
   'stock.reservation.commit_failed': { orderId: ORDER, reason: 'the reservation expired before the payment arrived' },
   'stock.reservation.expired': { orderId: ORDER, reservationId: RESERVATION },
 };
 
-export function envelope(type: string, data: unknown, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function envelope(
+  type: string,
+  data: unknown,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
   return { id: '5f0c7e1a-2b3d-4e5f-8a9b-0c1d2e3f4a5b', type, occurredAt: '2026-11-24T10:00:00Z', data, ...overrides };
 }
 
 type Sample = { readonly label: string; readonly message: Record<string, unknown> };
 
-const BAD_VALUES: readonly [string, unknown][] = [['null', null], ['a boolean', true], ['a number', 7], ['an empty object', {}], ['an array', []]];
+const BAD_VALUES: readonly [string, unknown][] = [
+  ['null', null],
+  ['a boolean', true],
+  ['a number', 7],
+  ['an empty object', {}],
+  ['an array', []],
+];
 
 /** Changes of a valid message that the contract must refuse; each says what it breaks. */
 export function refusedSamples(type: EventType): Sample[] {
@@ -36,7 +56,10 @@ export function refusedSamples(type: EventType): Sample[] {
     { label: 'a urn: UUID', message: envelope(type, data, { id: 'urn:uuid:5f0c7e1a-2b3d-4e5f-8a9b-0c1d2e3f4a5b' }) },
     { label: 'occurredAt without an offset', message: envelope(type, data, { occurredAt: '2026-11-24T10:00:00' }) },
     { label: 'occurredAt with a space for T', message: envelope(type, data, { occurredAt: '2026-11-24 10:00:00Z' }) },
-    { label: 'occurredAt on a day that does not exist', message: envelope(type, data, { occurredAt: '2026-02-30T10:00:00Z' }) },
+    {
+      label: 'occurredAt on a day that does not exist',
+      message: envelope(type, data, { occurredAt: '2026-02-30T10:00:00Z' }),
+    },
     { label: 'occurredAt as epoch milliseconds', message: envelope(type, data, { occurredAt: 1_795_000_000_000 }) },
     { label: 'data that is an array', message: envelope(type, [data]) },
     { label: 'no data', message: (({ data: _, ...rest }) => rest)(envelope(type, data)) },
@@ -54,7 +77,10 @@ export function refusedSamples(type: EventType): Sample[] {
   if (type === 'sales.order.placed') {
     samples.push(
       { label: 'no lines', message: lines([]) },
-      { label: '101 lines', message: lines(Array.from({ length: 101 }, (_, i) => ({ productId: i + 1, quantity: 1 }))) },
+      {
+        label: '101 lines',
+        message: lines(Array.from({ length: 101 }, (_, i) => ({ productId: i + 1, quantity: 1 }))),
+      },
       { label: 'a quantity of 0', message: lines([{ productId: 1, quantity: 0 }]) },
       { label: 'a quantity of 10001', message: lines([{ productId: 1, quantity: 10001 }]) },
       { label: 'a fractional quantity', message: lines([{ productId: 1, quantity: 1.5 }]) },
@@ -70,16 +96,28 @@ export function refusedSamples(type: EventType): Sample[] {
       { label: 'an unknown reason', message: envelope(type, { ...data, reason: 'out-of-stock' }) },
       { label: 'a negative availability', message: shortages([{ productId: 1, requested: 2, available: -1 }]) },
       { label: 'nothing requested', message: shortages([{ productId: 1, requested: 0, available: 0 }]) },
-      { label: 'a shortage with an unknown property', message: shortages([{ productId: 1, requested: 2, available: 1, sku: 'x' }]) },
+      {
+        label: 'a shortage with an unknown property',
+        message: shortages([{ productId: 1, requested: 2, available: 1, sku: 'x' }]),
+      },
     );
   }
   if (type === 'stock.reservation.confirmed') {
-    samples.push({ label: 'expiresAt at 24:00', message: envelope(type, { ...data, expiresAt: '2026-11-24T24:00:00Z' }) });
+    samples.push({
+      label: 'expiresAt at 24:00',
+      message: envelope(type, { ...data, expiresAt: '2026-11-24T24:00:00Z' }),
+    });
   }
   if (type === 'stock.reservation.commit_failed') {
-    samples.push({ label: 'an empty reason', message: envelope(type, { ...data, reason: '' }) }, { label: 'a reason of 501 characters', message: envelope(type, { ...data, reason: 'x'.repeat(501) }) });
+    samples.push(
+      { label: 'an empty reason', message: envelope(type, { ...data, reason: '' }) },
+      { label: 'a reason of 501 characters', message: envelope(type, { ...data, reason: 'x'.repeat(501) }) },
+    );
   }
-  return samples.map((sample) => ({ ...sample, message: JSON.parse(JSON.stringify(sample.message)) as Record<string, unknown> }));
+  return samples.map((sample) => ({
+    ...sample,
+    message: JSON.parse(JSON.stringify(sample.message)) as Record<string, unknown>,
+  }));
 }
 
 /** Valid variants, beyond VALID_DATA itself. */
@@ -87,12 +125,36 @@ export function acceptedSamples(type: EventType): Sample[] {
   const data = VALID_DATA[type];
   const samples: Sample[] = [
     { label: 'the sample', message: envelope(type, data) },
-    { label: 'an offset instead of Z and fractional seconds', message: envelope(type, data, { occurredAt: '2026-11-24T11:00:00.123456+01:00' }) },
+    {
+      label: 'an offset instead of Z and fractional seconds',
+      message: envelope(type, data, { occurredAt: '2026-11-24T11:00:00.123456+01:00' }),
+    },
     { label: 'an upper-case UUID', message: envelope(type, data, { id: '5F0C7E1A-2B3D-4E5F-8A9B-0C1D2E3F4A5B' }) },
     { label: 'a leap day', message: envelope(type, data, { occurredAt: '2028-02-29T23:59:59Z' }) },
   ];
-  if (type === 'sales.order.placed') samples.push({ label: '100 lines', message: envelope(type, { ...data, lines: Array.from({ length: 100 }, (_, i) => ({ productId: i + 1, quantity: 1 })) }) });
-  if (type === 'stock.reservation.rejected') samples.push({ label: 'a tombstone: cancelled before placed, no shortages', message: envelope(type, { ...data, reason: 'order-cancelled', shortages: [] }) });
-  if (type === 'stock.reservation.rejected') samples.push({ label: 'two shortages', message: envelope(type, { ...data, shortages: [{ productId: 1, requested: 5, available: 4 }, { productId: 2, requested: 1, available: 0 }] }) });
+  if (type === 'sales.order.placed')
+    samples.push({
+      label: '100 lines',
+      message: envelope(type, {
+        ...data,
+        lines: Array.from({ length: 100 }, (_, i) => ({ productId: i + 1, quantity: 1 })),
+      }),
+    });
+  if (type === 'stock.reservation.rejected')
+    samples.push({
+      label: 'a tombstone: cancelled before placed, no shortages',
+      message: envelope(type, { ...data, reason: 'order-cancelled', shortages: [] }),
+    });
+  if (type === 'stock.reservation.rejected')
+    samples.push({
+      label: 'two shortages',
+      message: envelope(type, {
+        ...data,
+        shortages: [
+          { productId: 1, requested: 5, available: 4 },
+          { productId: 2, requested: 1, available: 0 },
+        ],
+      }),
+    });
   return samples;
 }

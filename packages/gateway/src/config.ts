@@ -1,4 +1,17 @@
-import { defaults, type Env, integer, listenHost, optionalText, readSettings, type Setting, serverSettings, type Settings, text, url, urlList } from '@platform/runtime';
+import {
+  defaults,
+  type Env,
+  integer,
+  listenHost,
+  optionalText,
+  readSettings,
+  type Setting,
+  serverSettings,
+  type Settings,
+  text,
+  url,
+  urlList,
+} from '@platform/runtime';
 
 /** An http(s) origin, scheme, host and port only (nothing after them but a slash), or empty. */
 function origin(variable: string): Setting<string> {
@@ -8,8 +21,19 @@ function origin(variable: string): Setting<string> {
     read(name, value) {
       if (value === '') return '';
       const parsed = typeof value === 'string' && URL.canParse(value) ? new URL(value) : undefined;
-      if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.username || parsed.password || parsed.pathname !== '/' || parsed.search || parsed.hash || /[?#]$/.test(value as string)) {
-        throw new Error(`${name} must be an http or https origin such as https://api.example.com (no path, query or credentials), not ${JSON.stringify(value)}.`);
+      if (
+        !parsed ||
+        !/^https?:$/.test(parsed.protocol) ||
+        parsed.username ||
+        parsed.password ||
+        parsed.pathname !== '/' ||
+        parsed.search ||
+        parsed.hash ||
+        /[?#]$/.test(value as string)
+      ) {
+        throw new Error(
+          `${name} must be an http or https origin such as https://api.example.com (no path, query or credentials), not ${JSON.stringify(value)}.`,
+        );
       }
       return parsed.origin;
     },
@@ -62,13 +86,19 @@ export type GatewayConfig = Settings<typeof GATEWAY_SETTINGS>;
  * Defaults (with the entry's `files`), then the configuration file (GATEWAY_CONFIG), then the environment: the environment wins.
  * Without HOST, the gateway listens on loopback only while it checks no token at its edge (listenHost).
  */
-export function loadConfig(env: Env = process.env, cwd: string = process.cwd(), files: GatewayFiles = {}): GatewayConfig {
+export function loadConfig(
+  env: Env = process.env,
+  cwd: string = process.cwd(),
+  files: GatewayFiles = {},
+): GatewayConfig {
   const spec = {
     ...GATEWAY_SETTINGS,
     stockOpenApiFile: optionalText('STOCK_OPENAPI_FILE', files.stockOpenApiFile),
     salesOpenApiFile: optionalText('SALES_OPENAPI_FILE', files.salesOpenApiFile),
   };
-  return listenHost(readSettings(spec, { env, cwd, file: { variable: 'GATEWAY_CONFIG', fallback: 'gateway.config.json' } }));
+  return listenHost(
+    readSettings(spec, { env, cwd, file: { variable: 'GATEWAY_CONFIG', fallback: 'gateway.config.json' } }),
+  );
 }
 
 /** The defaults alone, as tests start from (on loopback, serving no /swagger: a test that wants it names the files). */

@@ -79,7 +79,12 @@ export function createGatewayApp(options: GatewayAppOptions): GatewayApp {
   const problems = problemMiddleware({
     toProblem,
     logUnexpected: (error, ctx) =>
-      logger.error('unhandled error', { method: ctx.method, path: ctx.path, requestId: requestIdOf(ctx), error: error instanceof Error ? error.stack : String(error) }),
+      logger.error('unhandled error', {
+        method: ctx.method,
+        path: ctx.path,
+        requestId: requestIdOf(ctx),
+        error: error instanceof Error ? error.stack : String(error),
+      }),
   });
 
   const app = new Koa();
@@ -88,7 +93,8 @@ export function createGatewayApp(options: GatewayAppOptions): GatewayApp {
   app.use(noStoreWhereKept());
   app.use(problems);
   if (verifier) app.use(onApiPaths(identifyCaller(verifier)));
-  if (options.rateLimit && options.rateLimit.perMinute > 0) app.use(rateLimit(options.rateLimit.counter, options.rateLimit.perMinute));
+  if (options.rateLimit && options.rateLimit.perMinute > 0)
+    app.use(rateLimit(options.rateLimit.counter, options.rateLimit.perMinute));
   app.use(originFormOnly());
   if (verifier) app.use(onApiPaths(refuseUnidentified()));
   app.use(outsideTheApi(publicHealth(isReady)));
@@ -110,7 +116,15 @@ export function createGatewayApp(options: GatewayAppOptions): GatewayApp {
   const router = operationsRouter({
     isReady,
     checks: async () =>
-      Object.fromEntries(groups.flatMap((group) => [[group.name, group.available ? 'up' : 'down'], ...group.instances.map((instance) => [`${group.name} ${instance.url}`, instance.ready ? 'ready' : 'not ready'])])),
+      Object.fromEntries(
+        groups.flatMap((group) => [
+          [group.name, group.available ? 'up' : 'down'],
+          ...group.instances.map((instance) => [
+            `${group.name} ${instance.url}`,
+            instance.ready ? 'ready' : 'not ready',
+          ]),
+        ]),
+      ),
     metrics,
   });
   operations.use(problems);

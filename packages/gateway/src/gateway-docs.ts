@@ -3,7 +3,11 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 
 type Operation = { security?: Record<string, string[]>[] } & Record<string, unknown>;
-type Spec = { paths?: Record<string, Record<string, Operation>>; components?: Record<string, Record<string, unknown>>; servers?: unknown } & Record<string, unknown>;
+type Spec = {
+  paths?: Record<string, Record<string, Operation>>;
+  components?: Record<string, Record<string, unknown>>;
+  servers?: unknown;
+} & Record<string, unknown>;
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
 const SCHEME = 'gatewayClientCredentials';
@@ -33,7 +37,11 @@ export function gatewayDocument({ name, slug, file, scopes }: ApiDocument): Swag
       Object.entries(item).map(([method, operation]) => {
         if (!METHODS.has(method)) return [method, operation];
         const open = Array.isArray(operation.security) && operation.security.length === 0;
-        const required = open ? [] : (operation.security ?? [{}]).map((requirement) => ({ [SCHEME]: [...new Set(Object.values(requirement).flat())] }));
+        const required = open
+          ? []
+          : (operation.security ?? [{}]).map((requirement) => ({
+              [SCHEME]: [...new Set(Object.values(requirement).flat())],
+            }));
         return [method, { ...operation, security: required }];
       }),
     );
@@ -52,7 +60,8 @@ export function gatewayDocument({ name, slug, file, scopes }: ApiDocument): Swag
           ...components.securitySchemes,
           [SCHEME]: {
             type: 'oauth2',
-            description: 'A token from the identity service, through this gateway, by the client credentials grant. Tick the scopes to ask for: they name the API.',
+            description:
+              'A token from the identity service, through this gateway, by the client credentials grant. Tick the scopes to ask for: they name the API.',
             flows: { clientCredentials: { tokenUrl: '/identity/token', scopes } },
           },
         },

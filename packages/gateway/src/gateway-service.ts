@@ -40,18 +40,38 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     connect: { timeout: Math.min(config.upstreamTimeoutMs, 5_000) },
     allowH2: false,
   });
-  const group = (name: string, urls: readonly string[]) => new UpstreamGroup({ name, urls, checkMs: config.upstreamCheckMs, dispatcher, logger });
+  const group = (name: string, urls: readonly string[]) =>
+    new UpstreamGroup({ name, urls, checkMs: config.upstreamCheckMs, dispatcher, logger });
   const stock = group('stock', config.stockUrl);
   const sales = group('sales', config.salesUrl);
   const identity = group('identity', config.identityUrl);
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 250, connectTimeout: 2_000 }) : undefined;
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, {
+        lazyConnect: false,
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+        commandTimeout: 250,
+        connectTimeout: 2_000,
+      })
+    : undefined;
   redis?.on('error', () => undefined); // said once by the counter, not on every reconnection attempt
   const shared = redis && new RedisRateCounter(redis, logger);
   const counter: RateCounter = shared ?? new InMemoryRateCounter();
   // Counting in Redis from the first request when it is up; when it is not, the gateway starts anyway and counts in this process until it is.
-  if (redis) await once(redis, 'ready', { signal: AbortSignal.timeout(2_000) }).catch(() => shared?.fallBack(`not reachable at start: ${redactedUrl(config.redisUrl)}`));
-  if (!config.authIssuer) logger.warn('tokens are not checked at the edge: AUTH_ISSUER is not set (the services may still check them)');
-  const verifier = config.authIssuer ? createTokenVerifier({ issuer: config.authIssuer, audience: AUDIENCES, ...(config.authDiscoveryUrl && { discoveryUrl: config.authDiscoveryUrl }), logger }) : undefined;
+  if (redis)
+    await once(redis, 'ready', { signal: AbortSignal.timeout(2_000) }).catch(() =>
+      shared?.fallBack(`not reachable at start: ${redactedUrl(config.redisUrl)}`),
+    );
+  if (!config.authIssuer)
+    logger.warn('tokens are not checked at the edge: AUTH_ISSUER is not set (the services may still check them)');
+  const verifier = config.authIssuer
+    ? createTokenVerifier({
+        issuer: config.authIssuer,
+        audience: AUDIENCES,
+        ...(config.authDiscoveryUrl && { discoveryUrl: config.authDiscoveryUrl }),
+        logger,
+      })
+    : undefined;
   const release = async () => {
     await dispatcher.close().catch(() => undefined);
     redis?.disconnect();

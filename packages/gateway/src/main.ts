@@ -15,15 +15,18 @@ await runMain('gateway', async () => {
   const url = displayUrl(config.host, service.port);
   const metrics = `${service.metricsUrl}/metrics`;
   const access = openAccessNote(config);
-  service.logger.info(`gateway listening on ${url} (node ${process.version}); docs at ${url}/swagger; metrics at ${metrics}${access ? `; ${access}` : ''}`, {
-    url,
-    node: process.version,
-    docs: `${url}/swagger`,
-    metrics,
-    stock: config.stockUrl,
-    sales: config.salesUrl,
-    identity: config.identityUrl,
-    ...(access && { access }),
-  });
+  service.logger.info(
+    `gateway listening on ${url} (node ${process.version}); docs at ${url}/swagger; metrics at ${metrics}${access ? `; ${access}` : ''}`,
+    {
+      url,
+      node: process.version,
+      docs: `${url}/swagger`,
+      metrics,
+      stock: config.stockUrl,
+      sales: config.salesUrl,
+      identity: config.identityUrl,
+      ...(access && { access }),
+    },
+  );
   return service;
 });

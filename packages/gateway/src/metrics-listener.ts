@@ -15,19 +15,33 @@ export interface MetricsListener {
  * told): what a scraper and a person on call read, kept off the public port.
  * A port it cannot have stops the start with one line that names the setting.
  */
-export async function listenForOperators(app: Koa, { metricsPort, metricsHost }: { readonly metricsPort: number; readonly metricsHost: string }): Promise<MetricsListener> {
+export async function listenForOperators(
+  app: Koa,
+  { metricsPort, metricsHost }: { readonly metricsPort: number; readonly metricsHost: string },
+): Promise<MetricsListener> {
   const handle = app.callback();
   const server = http.createServer((request, response) => void handle(request, response));
   server.requestTimeout = 10_000;
   server.headersTimeout = 5_000;
   try {
-    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(metricsPort, metricsHost, () => resolve()));
+    await new Promise<void>((resolve, reject) =>
+      server.once('error', reject).listen(metricsPort, metricsHost, () => resolve()),
+    );
   } catch (error) {
     const code = (error as { code?: string }).code;
     const where = `${metricsHost.includes(':') ? `[${metricsHost}]` : metricsHost}:${metricsPort} (METRICS_PORT)`;
-    if (code === 'EADDRINUSE') throw new Error(`Cannot listen on ${where}: it is already in use. Set METRICS_PORT to another port, or 0 for a free one.`, { cause: error });
-    if (code === 'EACCES') throw new Error(`Cannot listen on ${where}: permission denied. Set METRICS_PORT above 1023, or 0 for a free one.`, { cause: error });
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new Error(`Cannot listen on ${where}: METRICS_HOST is not an address of this machine.`, { cause: error });
+    if (code === 'EADDRINUSE')
+      throw new Error(
+        `Cannot listen on ${where}: it is already in use. Set METRICS_PORT to another port, or 0 for a free one.`,
+        { cause: error },
+      );
+    if (code === 'EACCES')
+      throw new Error(
+        `Cannot listen on ${where}: permission denied. Set METRICS_PORT above 1023, or 0 for a free one.`,
+        { cause: error },
+      );
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+      throw new Error(`Cannot listen on ${where}: METRICS_HOST is not an address of this machine.`, { cause: error });
     throw error;
   }
   const port = (server.address() as AddressInfo).port;

@@ -11,6 +11,9 @@ import { GatewayError } from './gateway-errors';
 export function originFormOnly(): Middleware {
   return function originFormOnly(ctx, next) {
     if (ctx.url.startsWith('/')) return next();
-    throw new GatewayError('INVALID_REQUEST_TARGET', 'The request target must be a path (origin form, RFC 9112 §3.2.1): this gateway forwards no absolute URLs.');
+    throw new GatewayError(
+      'INVALID_REQUEST_TARGET',
+      'The request target must be a path (origin form, RFC 9112 §3.2.1): this gateway forwards no absolute URLs.',
+    );
   };
 }

@@ -38,9 +38,27 @@ function publicOriginOf(url: string): PublicOrigin {
 }
 
 /** RFC 9110 §7.6.1: headers for one connection only, never forwarded (plus those the Connection header names). */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 /** Set by the gateway from what it knows, never taken from the client. */
-const REPLACED = new Set(['host', 'forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-request-id', 'expect']);
+const REPLACED = new Set([
+  'host',
+  'forwarded',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-request-id',
+  'expect',
+]);
 /** A retry may repeat these without a second effect (RFC 9110 §9.2.2); any request with an Idempotency-Key, too. */
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 
@@ -59,7 +77,14 @@ const WHOLE_BODY_BYTES = 64 * 1024;
  * broke, an answer that is not HTTP) may be the request's own doing, and a
  * client must not be able to take instances out (readiness decides for those).
  */
-const UNREACHABLE = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 function matches(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(`${prefix}/`);
@@ -100,7 +125,11 @@ function upstreamHeaders(ctx: Context, { host, proto }: PublicOrigin): Record<st
 }
 
 function errorCode(error: unknown): string | undefined {
-  for (let cause: unknown = error, depth = 0; cause && depth < 4; depth++, cause = (cause as { cause?: unknown }).cause) {
+  for (
+    let cause: unknown = error, depth = 0;
+    cause && depth < 4;
+    depth++, cause = (cause as { cause?: unknown }).cause
+  ) {
     const code = (cause as { code?: unknown }).code;
     if (typeof code === 'string') return code;
   }
@@ -187,17 +216,29 @@ export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes, publicUrl
           ctx.status = CLIENT_CLOSED_REQUEST;
           return;
         }
-        if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError) throw new GatewayError('UPSTREAM_TIMEOUT', `The ${route.upstream.name} service did not answer within ${timeoutMs} ms.`, { cause: error });
+        if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError)
+          throw new GatewayError(
+            'UPSTREAM_TIMEOUT',
+            `The ${route.upstream.name} service did not answer within ${timeoutMs} ms.`,
+            { cause: error },
+          );
         const code = errorCode(error);
         const unreachable = code !== undefined && UNREACHABLE.has(code);
         if (unreachable) route.upstream.markDown(instance);
         // A connection that broke after the request left may have carried it: only what is safe to repeat goes again.
         if (!((unreachable && !body?.started) || (idempotent && (body?.replayable ?? true)))) {
-          throw new GatewayError('UPSTREAM_UNAVAILABLE', `The ${route.upstream.name} service closed the connection or answered what is not HTTP; the request may or may not have been applied.`, { cause: error });
+          throw new GatewayError(
+            'UPSTREAM_UNAVAILABLE',
+            `The ${route.upstream.name} service closed the connection or answered what is not HTTP; the request may or may not have been applied.`,
+            { cause: error },
+          );
         }
       }
     }
-    throw new GatewayError('UPSTREAM_UNAVAILABLE', `No instance of the ${route.upstream.name} service can be reached or gave an answer.`);
+    throw new GatewayError(
+      'UPSTREAM_UNAVAILABLE',
+      `No instance of the ${route.upstream.name} service can be reached or gave an answer.`,
+    );
   };
 }
 

@@ -19,7 +19,11 @@ export function publicHealth(isReady: () => Promise<boolean>): Middleware {
       ctx.body = { status: 'live' };
       return;
     }
-    if (!(await isReady())) throw new RequestError('NOT_READY', 'The gateway is shutting down, or a service behind it has no instance ready.');
+    if (!(await isReady()))
+      throw new RequestError(
+        'NOT_READY',
+        'The gateway is shutting down, or a service behind it has no instance ready.',
+      );
     ctx.body = { status: 'ready' };
   };
 }

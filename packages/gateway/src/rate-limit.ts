@@ -21,7 +21,8 @@ export class InMemoryRateCounter implements RateCounter {
   async hit(client: string, windowMs: number, now: number): Promise<WindowCount> {
     let window = this.windows.get(client);
     if (!window || window.resetAt <= now) {
-      if (this.windows.size > 10_000) for (const [key, old] of this.windows) if (old.resetAt <= now) this.windows.delete(key);
+      if (this.windows.size > 10_000)
+        for (const [key, old] of this.windows) if (old.resetAt <= now) this.windows.delete(key);
       window = { count: 0, resetAt: now - (now % windowMs) + windowMs };
       this.windows.set(client, window);
     }
@@ -68,7 +69,11 @@ export class RedisRateCounter implements RateCounter {
 
   /** Counts in this process from now on, until Redis answers a count again (also what the start does when Redis is not there). */
   fallBack(error: unknown): void {
-    if (!this.failing) this.logger.warn('Redis does not answer: the rate limit is counted in this process (per instance) until it does', { error: String(error) });
+    if (!this.failing)
+      this.logger.warn(
+        'Redis does not answer: the rate limit is counted in this process (per instance) until it does',
+        { error: String(error) },
+      );
     this.failing = true;
   }
 }
@@ -95,7 +100,8 @@ export function addressKey(ip: string): string {
   const [head = '', tail] = shortest.split('::');
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
-  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  const groups =
+    tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
   return `${shortestIpv6([...groups.slice(0, 4), '0', '0', '0', '0'].join(':'))}/64`;
 }
 
@@ -114,7 +120,14 @@ export function rateLimit(counter: RateCounter, perMinute: number, now: () => nu
     const at = now();
     const window = await counter.hit(client, WINDOW_MS, at);
     if (window.count > perMinute) {
-      sendProblem(ctx, problem(429, 'RATE_LIMITED', `More than ${perMinute} requests in a minute from this client; try again when the window ends.`));
+      sendProblem(
+        ctx,
+        problem(
+          429,
+          'RATE_LIMITED',
+          `More than ${perMinute} requests in a minute from this client; try again when the window ends.`,
+        ),
+      );
       ctx.set('Retry-After', String(Math.max(1, Math.ceil((window.resetAt - at) / 1000))));
       // Whose budget ran out depends on the token (or the address): no cache may answer it to another client.
       ctx.set('Cache-Control', 'no-store');

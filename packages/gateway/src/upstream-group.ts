@@ -23,7 +23,10 @@ export interface UpstreamGroupOptions {
   /** How long an instance whose connection failed is left alone before the next check may bring it back. */
   readonly downMs?: number;
   readonly dispatcher: Agent;
-  readonly logger?: { info(message: string, fields?: Record<string, unknown>): void; warn(message: string, fields?: Record<string, unknown>): void };
+  readonly logger?: {
+    info(message: string, fields?: Record<string, unknown>): void;
+    warn(message: string, fields?: Record<string, unknown>): void;
+  };
   readonly now?: () => number;
 }
 
@@ -61,7 +64,11 @@ export class UpstreamGroup {
 
   /** A connection to `instance` failed: no traffic until its readiness answers again. */
   markDown(instance: Instance): void {
-    if (instance.downUntil <= this.now() && instance.ready) this.options.logger?.warn('an upstream instance cannot be reached; it gets no traffic until it answers again', { upstream: this.name, url: instance.url });
+    if (instance.downUntil <= this.now() && instance.ready)
+      this.options.logger?.warn('an upstream instance cannot be reached; it gets no traffic until it answers again', {
+        upstream: this.name,
+        url: instance.url,
+      });
     instance.downUntil = this.now() + (this.options.downMs ?? 5_000);
     instance.ready = false;
   }
@@ -95,10 +102,17 @@ export class UpstreamGroup {
     const ready = await this.probe(instance);
     const was = instance.ready && instance.downUntil <= this.now();
     instance.unanswered = ready === 'unanswered' ? instance.unanswered + 1 : 0;
-    instance.ready = ready === true || (ready === 'unanswered' && instance.ready && instance.unanswered < UNANSWERED_PROBES_TO_OUT);
+    instance.ready =
+      ready === true || (ready === 'unanswered' && instance.ready && instance.unanswered < UNANSWERED_PROBES_TO_OUT);
     if (ready === true) instance.downUntil = 0;
     const now = instance.ready && instance.downUntil <= this.now();
-    if (was !== now) this.options.logger?.[now ? 'info' : 'warn'](now ? 'an upstream instance is ready again' : 'an upstream instance is not ready; it gets no traffic until it is', { upstream: this.name, url: instance.url });
+    if (was !== now)
+      this.options.logger?.[now ? 'info' : 'warn'](
+        now
+          ? 'an upstream instance is ready again'
+          : 'an upstream instance is not ready; it gets no traffic until it is',
+        { upstream: this.name, url: instance.url },
+      );
   }
 
   /** Its readiness: true on 200; false on another answer or a refused connection; 'unanswered' when no answer came in time. */
@@ -115,7 +129,9 @@ export class UpstreamGroup {
       await body.dump();
       return statusCode === 200;
     } catch (error) {
-      return error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError ? 'unanswered' : false;
+      return error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError
+        ? 'unanswered'
+        : false;
     }
   }
 }

@@ -1,5 +1,15 @@
 import { eventually } from '@platform/test-kit';
-import { callWith, decodePart, forgedToken, type IdentityUnderTest, SALES, STOCK, scratchFolder, startIdentity, tokenChecksContract } from '@commerce/identity-test-kit';
+import {
+  callWith,
+  decodePart,
+  forgedToken,
+  type IdentityUnderTest,
+  SALES,
+  STOCK,
+  scratchFolder,
+  startIdentity,
+  tokenChecksContract,
+} from '@commerce/identity-test-kit';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { freezableProxy } from '@platform/test-kit';
@@ -12,7 +22,12 @@ const redisRequired = process.env.REQUIRE_REDIS === '1' || process.env.CI === 't
 
 tokenChecksContract('the gateway at the edge', { scopes: false }, async (identity) => {
   const upstream = await startUpstream(echo('stock'));
-  const gateway = await startTestGateway({ stockUrl: [upstream.url], salesUrl: [upstream.url], identityUrl: [upstream.url], authIssuer: identity.service.issuer });
+  const gateway = await startTestGateway({
+    stockUrl: [upstream.url],
+    salesUrl: [upstream.url],
+    identityUrl: [upstream.url],
+    authIssuer: identity.service.issuer,
+  });
   return {
     call: (token) => callWith(`${gateway.url}/api/products`, token),
     good: { client: 'inventory-sync', audience: STOCK, scope: 'stock:read' },
@@ -34,7 +49,12 @@ describe('the gateway checking tokens', function () {
     files = scratchFolder();
     identity = await startIdentity(files);
     upstream = await startUpstream(echo('any'));
-    gateway = await startTestGateway({ stockUrl: [upstream.url], salesUrl: [upstream.url], identityUrl: [upstream.url], authIssuer: identity.service.issuer });
+    gateway = await startTestGateway({
+      stockUrl: [upstream.url],
+      salesUrl: [upstream.url],
+      identityUrl: [upstream.url],
+      authIssuer: identity.service.issuer,
+    });
   });
   after(async () => {
     await gateway?.stop();
@@ -63,19 +83,30 @@ describe('the gateway checking tokens', function () {
   it('refuses at the edge a token for an audience neither API has: the service never sees it', async () => {
     const claims = decodePart(await identity.token('inventory-sync', STOCK), 1);
     const before = upstream.seen.length;
-    const response = await callWith(`${gateway.url}/api/products`, await forgedToken(identity.files.keysFile, claims, { aud: 'urn:commerce:billing' }));
+    const response = await callWith(
+      `${gateway.url}/api/products`,
+      await forgedToken(identity.files.keysFile, claims, { aud: 'urn:commerce:billing' }),
+    );
     expect(response.status).to.equal(401);
-    expect(await response.json()).to.include({ code: 'INVALID_TOKEN', detail: 'The access token is meant for another service.' });
+    expect(await response.json()).to.include({
+      code: 'INVALID_TOKEN',
+      detail: 'The access token is meant for another service.',
+    });
     expect(upstream.seen.length).to.equal(before);
   });
 
   it('leaves the issuer, health and /swagger open, and the metrics listener', async () => {
-    for (const path of ['/identity/token', '/health/live', '/health/ready', '/swagger']) expect((await fetch(`${gateway.url}${path}`)).status, path).to.equal(200);
+    for (const path of ['/identity/token', '/health/live', '/health/ready', '/swagger'])
+      expect((await fetch(`${gateway.url}${path}`)).status, path).to.equal(200);
     expect((await fetch(`${gateway.metricsUrl}/metrics`)).status).to.equal(200);
   });
 
   it('tells caches to keep none of its refusals, which depend on the token', async () => {
-    const expired = await forgedToken(identity.files.keysFile, decodePart(await identity.token('inventory-sync', STOCK), 1), { exp: Math.floor(Date.now() / 1000) - 60 });
+    const expired = await forgedToken(
+      identity.files.keysFile,
+      decodePart(await identity.token('inventory-sync', STOCK), 1),
+      { exp: Math.floor(Date.now() / 1000) - 60 },
+    );
     for (const token of [undefined, 'not-a-jwt', expired]) {
       const response = await callWith(`${gateway.url}/api/products`, token);
       expect(response.status, String(token)).to.equal(401);
@@ -86,7 +117,13 @@ describe('the gateway checking tokens', function () {
   });
 
   it('tells caches to keep none of its 503 when the issuer’s keys cannot be had', async () => {
-    const blind = await startTestGateway({ stockUrl: [upstream.url], salesUrl: [upstream.url], identityUrl: [upstream.url], authIssuer: identity.service.issuer, authDiscoveryUrl: `${await deadPort()}/.well-known/openid-configuration` });
+    const blind = await startTestGateway({
+      stockUrl: [upstream.url],
+      salesUrl: [upstream.url],
+      identityUrl: [upstream.url],
+      authIssuer: identity.service.issuer,
+      authDiscoveryUrl: `${await deadPort()}/.well-known/openid-configuration`,
+    });
     try {
       const response = await callWith(`${blind.url}/api/products`, await identity.token('inventory-sync', STOCK));
       expect(response.status).to.equal(503);
@@ -111,7 +148,12 @@ describe('the gateway’s rate limit', function () {
   };
 
   it('answers 429 with Retry-After beyond RATE_LIMIT_PER_MINUTE, counting in this process', async () => {
-    const gateway = await startTestGateway({ stockUrl: [upstream.url], salesUrl: [upstream.url], identityUrl: [upstream.url], rateLimitPerMinute: 5 });
+    const gateway = await startTestGateway({
+      stockUrl: [upstream.url],
+      salesUrl: [upstream.url],
+      identityUrl: [upstream.url],
+      rateLimitPerMinute: 5,
+    });
     try {
       const before = upstream.seen.length;
       const responses = await burst(gateway.url, 8);
@@ -129,7 +171,13 @@ describe('the gateway’s rate limit', function () {
   it('counts requests without a token or with a bad one by address before refusing them, and a good token by its subject', async () => {
     const files = scratchFolder();
     const identity = await startIdentity(files);
-    const gateway = await startTestGateway({ stockUrl: [upstream.url], salesUrl: [upstream.url], identityUrl: [upstream.url], authIssuer: identity.service.issuer, rateLimitPerMinute: 3 });
+    const gateway = await startTestGateway({
+      stockUrl: [upstream.url],
+      salesUrl: [upstream.url],
+      identityUrl: [upstream.url],
+      authIssuer: identity.service.issuer,
+      rateLimitPerMinute: 3,
+    });
     try {
       const call = (token?: string) => callWith(`${gateway.url}/api/products`, token);
       const before = upstream.seen.length;
@@ -175,8 +223,11 @@ describe('the gateway’s rate limit', function () {
       try {
         await redis.connect();
       } catch (error) {
-        if (redisRequired) throw new Error(`Redis is required but unreachable at ${REDIS_URL}: ${String(error)}`, { cause: error });
-        console.warn(`  ! Redis unreachable at ${REDIS_URL}: skipping "${this.test?.parent?.fullTitle()}". Set REQUIRE_REDIS=1 to fail instead.`);
+        if (redisRequired)
+          throw new Error(`Redis is required but unreachable at ${REDIS_URL}: ${String(error)}`, { cause: error });
+        console.warn(
+          `  ! Redis unreachable at ${REDIS_URL}: skipping "${this.test?.parent?.fullTitle()}". Set REQUIRE_REDIS=1 to fail instead.`,
+        );
         this.skip();
       }
     });
@@ -184,7 +235,13 @@ describe('the gateway’s rate limit', function () {
 
     it('counts the requests of every gateway instance together', async () => {
       // Redis database 15, emptied of the gateway's keys before and after: no other user of this Redis shares the counts.
-      const config = { stockUrl: [upstream.url], salesUrl: [upstream.url], identityUrl: [upstream.url], rateLimitPerMinute: 6, redisUrl: `${REDIS_URL}/${15}` };
+      const config = {
+        stockUrl: [upstream.url],
+        salesUrl: [upstream.url],
+        identityUrl: [upstream.url],
+        rateLimitPerMinute: 6,
+        redisUrl: `${REDIS_URL}/${15}`,
+      };
       await redis.select(15);
       const keysBefore = await redis.keys('gateway:rate:*');
       if (keysBefore.length > 0) await redis.del(...keysBefore);
@@ -215,7 +272,13 @@ describe('the gateway’s rate limit', function () {
 
     it('counts in this process while Redis does not answer, and says so once', async () => {
       // A closed port on loopback: the real Redis goes on serving everybody else.
-      const gateway = await startTestGateway({ stockUrl: [upstream.url], salesUrl: [upstream.url], identityUrl: [upstream.url], rateLimitPerMinute: 2, redisUrl: 'redis://127.0.0.1:1' });
+      const gateway = await startTestGateway({
+        stockUrl: [upstream.url],
+        salesUrl: [upstream.url],
+        identityUrl: [upstream.url],
+        rateLimitPerMinute: 2,
+        redisUrl: 'redis://127.0.0.1:1',
+      });
       try {
         const before = upstream.seen.length;
         const responses = await burst(gateway.url, 5);
@@ -223,7 +286,9 @@ describe('the gateway’s rate limit', function () {
         expect(await responses[2]!.json()).to.include({ code: 'RATE_LIMITED' });
         expect(Number(responses[2]!.headers.get('retry-after'))).to.be.within(1, 60);
         expect(upstream.seen.length - before).to.equal(2);
-        expect(gateway.logs.filter((line) => /redis/i.test(String(line.message))).map((line) => [line.level, line.message])).to.deep.equal([
+        expect(
+          gateway.logs.filter((line) => /redis/i.test(String(line.message))).map((line) => [line.level, line.message]),
+        ).to.deep.equal([
           ['warn', 'Redis does not answer: the rate limit is counted in this process (per instance) until it does'],
         ]);
       } finally {
@@ -234,7 +299,13 @@ describe('the gateway’s rate limit', function () {
     it('goes back to Redis once it answers again, and says so once', async () => {
       const link = await freezableProxy(Number(new URL(REDIS_URL).port || 6379), new URL(REDIS_URL).hostname);
       await link.down();
-      const gateway = await startTestGateway({ stockUrl: [upstream.url], salesUrl: [upstream.url], identityUrl: [upstream.url], rateLimitPerMinute: 1000, redisUrl: `redis://127.0.0.1:${link.port}/15` });
+      const gateway = await startTestGateway({
+        stockUrl: [upstream.url],
+        salesUrl: [upstream.url],
+        identityUrl: [upstream.url],
+        rateLimitPerMinute: 1000,
+        redisUrl: `redis://127.0.0.1:${link.port}/15`,
+      });
       try {
         await redis.select(15);
         const stale = await redis.keys('gateway:rate:*');
@@ -247,7 +318,9 @@ describe('the gateway’s rate limit', function () {
           return (await redis.keys('gateway:rate:*')).length === 1;
         });
         await burst(gateway.url, 3);
-        expect(gateway.logs.filter((line) => /redis/i.test(String(line.message))).map((line) => line.message)).to.deep.equal([
+        expect(
+          gateway.logs.filter((line) => /redis/i.test(String(line.message))).map((line) => line.message),
+        ).to.deep.equal([
           'Redis does not answer: the rate limit is counted in this process (per instance) until it does',
           'Redis answers again: the rate limit is shared again',
         ]);

@@ -1,32 +1,71 @@
-import { CLIENTS, callWith, decodePart, type IdentityUnderTest, requestToken, SALES, STOCK, scratchFolder, startIdentity, tokenChecksContract } from '@commerce/identity-test-kit';
+import {
+  CLIENTS,
+  callWith,
+  decodePart,
+  type IdentityUnderTest,
+  requestToken,
+  SALES,
+  STOCK,
+  scratchFolder,
+  startIdentity,
+  tokenChecksContract,
+} from '@commerce/identity-test-kit';
 import { DEFAULT_CONFIG as SALES_DEFAULTS, type RunningSalesService, startSalesService } from '@sales/service';
 import { DEFAULT_CONFIG as STOCK_DEFAULTS, type RunningStockService, startStockService } from '@stock/service';
 import { capturingLogger, freePort } from '@platform/test-kit';
 import { expect } from 'chai';
 import { type GatewayUnderTest, startTestGateway } from './support';
 
-const json = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const json = (body: unknown): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
 
 /** The stock service in memory, checking tokens, as the gateway's upstream. */
-function startGuardedStock(issuer: string, logs: Record<string, unknown>[] = [], authDiscoveryUrl = ''): Promise<RunningStockService> {
-  return startStockService({ ...STOCK_DEFAULTS, port: 0, host: '127.0.0.1', databaseUrl: 'memory:', shutdownDelayMs: 0, authIssuer: issuer, authDiscoveryUrl }, { logger: capturingLogger('stock-service', logs) });
+function startGuardedStock(
+  issuer: string,
+  logs: Record<string, unknown>[] = [],
+  authDiscoveryUrl = '',
+): Promise<RunningStockService> {
+  return startStockService(
+    {
+      ...STOCK_DEFAULTS,
+      port: 0,
+      host: '127.0.0.1',
+      databaseUrl: 'memory:',
+      shutdownDelayMs: 0,
+      authIssuer: issuer,
+      authDiscoveryUrl,
+    },
+    { logger: capturingLogger('stock-service', logs) },
+  );
 }
 
 // Every token case through the gateway to the real stock service: the edge lets a sales token or a token without
 // the scope through (it checks either audience and no scope), and stock refuses it behind it: 401 and 403 pass back as they are.
-tokenChecksContract('the gateway in front of the stock service', { otherAudience: { client: 'checkout', audience: SALES, scope: 'orders:write' }, scopes: true }, async (identity) => {
-  const stock = await startGuardedStock(identity.service.issuer);
-  const gateway = await startTestGateway({ stockUrl: [stock.url], salesUrl: [stock.url], identityUrl: [identity.service.url], authIssuer: identity.service.issuer });
-  return {
-    call: (token) => callWith(`${gateway.url}/api/products`, token),
-    good: { client: 'inventory-sync', audience: STOCK, scope: 'stock:read' },
-    needsAnotherScope: (token) => callWith(`${gateway.url}/api/products`, token, json({ name: 'Lamp', price: 1 })),
-    close: async () => {
-      await gateway.stop();
-      await stock.close({ immediate: true });
-    },
-  };
-});
+tokenChecksContract(
+  'the gateway in front of the stock service',
+  { otherAudience: { client: 'checkout', audience: SALES, scope: 'orders:write' }, scopes: true },
+  async (identity) => {
+    const stock = await startGuardedStock(identity.service.issuer);
+    const gateway = await startTestGateway({
+      stockUrl: [stock.url],
+      salesUrl: [stock.url],
+      identityUrl: [identity.service.url],
+      authIssuer: identity.service.issuer,
+    });
+    return {
+      call: (token) => callWith(`${gateway.url}/api/products`, token),
+      good: { client: 'inventory-sync', audience: STOCK, scope: 'stock:read' },
+      needsAnotherScope: (token) => callWith(`${gateway.url}/api/products`, token, json({ name: 'Lamp', price: 1 })),
+      close: async () => {
+        await gateway.stop();
+        await stock.close({ immediate: true });
+      },
+    };
+  },
+);
 
 describe('the gateway in front of identity, stock and sales, as start:system runs them', function () {
   this.timeout(30_000);
@@ -40,7 +79,11 @@ describe('the gateway in front of identity, stock and sales, as start:system run
   const checkout = CLIENTS.find((client) => client.clientId === 'checkout')!;
   /** A token through the gateway's /identity/token, as a client outside gets one. */
   const tokenThroughGateway = async (clientId: string, resource: string) => {
-    const response = await requestToken(`${gateway.url}/identity/token`, CLIENTS.find((client) => client.clientId === clientId)!, { resource });
+    const response = await requestToken(
+      `${gateway.url}/identity/token`,
+      CLIENTS.find((client) => client.clientId === clientId)!,
+      { resource },
+    );
     return ((await response.json()) as { access_token: string }).access_token;
   };
 
@@ -67,7 +110,14 @@ describe('the gateway in front of identity, stock and sales, as start:system run
       },
       { logger: capturingLogger('sales-service', []) },
     );
-    gateway = await startTestGateway({ port, stockUrl: [stock.url], salesUrl: [sales.url], identityUrl: [identity.service.url], authIssuer: issuer, authDiscoveryUrl });
+    gateway = await startTestGateway({
+      port,
+      stockUrl: [stock.url],
+      salesUrl: [sales.url],
+      identityUrl: [identity.service.url],
+      authIssuer: issuer,
+      authDiscoveryUrl,
+    });
   });
   after(async () => {
     await gateway?.stop();
@@ -77,14 +127,21 @@ describe('the gateway in front of identity, stock and sales, as start:system run
     files?.remove();
   });
 
-  const requestLines = (logs: Record<string, unknown>[], requestId: string) => logs.filter((line) => line.message === 'request' && line.requestId === requestId);
+  const requestLines = (logs: Record<string, unknown>[], requestId: string) =>
+    logs.filter((line) => line.message === 'request' && line.requestId === requestId);
 
   it('writes the same request id in the gateway’s log line and the service’s: the client’s, or the one the gateway made', async () => {
     const token = await tokenThroughGateway('inventory-sync', STOCK);
-    const given = await callWith(`${gateway.url}/api/products?limit=1`, token, { headers: { 'x-request-id': 'trace-e2e-1' } });
+    const given = await callWith(`${gateway.url}/api/products?limit=1`, token, {
+      headers: { 'x-request-id': 'trace-e2e-1' },
+    });
     expect(given.status).to.equal(200);
-    expect(requestLines(gateway.logs, 'trace-e2e-1').map((line) => [line.path, line.status])).to.deep.equal([['/api/products', 200]]);
-    expect(requestLines(stockLogs, 'trace-e2e-1').map((line) => [line.path, line.status])).to.deep.equal([['/api/products', 200]]);
+    expect(requestLines(gateway.logs, 'trace-e2e-1').map((line) => [line.path, line.status])).to.deep.equal([
+      ['/api/products', 200],
+    ]);
+    expect(requestLines(stockLogs, 'trace-e2e-1').map((line) => [line.path, line.status])).to.deep.equal([
+      ['/api/products', 200],
+    ]);
 
     const made = await callWith(`${gateway.url}/api/products/424242`, token);
     expect(made.status).to.equal(404);
@@ -96,20 +153,35 @@ describe('the gateway in front of identity, stock and sales, as start:system run
 
   it('places an order with tokens checked at every hop: sales calls stock with its own stock token, got from the issuer directly, never the buyer’s', async () => {
     const writer = await tokenThroughGateway('inventory-sync', STOCK);
-    const product = (await (await callWith(`${gateway.url}/api/products`, writer, json({ name: 'Lamp', price: 12.5, quantityInStock: 3 }))).json()) as { id: number };
+    const product = (await (
+      await callWith(`${gateway.url}/api/products`, writer, json({ name: 'Lamp', price: 12.5, quantityInStock: 3 }))
+    ).json()) as { id: number };
     const buyer = await tokenThroughGateway('buyer-a', SALES);
     expect(decodePart(buyer, 1)).to.include({ iss: issuer, aud: SALES });
-    const tokenRequestsBefore = gateway.logs.filter((line) => line.message === 'request' && line.path === '/identity/token').length;
+    const tokenRequestsBefore = gateway.logs.filter(
+      (line) => line.message === 'request' && line.path === '/identity/token',
+    ).length;
 
-    const placed = await callWith(`${gateway.url}/api/orders`, buyer, json({ lines: [{ productId: product.id, quantity: 1 }] }));
+    const placed = await callWith(
+      `${gateway.url}/api/orders`,
+      buyer,
+      json({ lines: [{ productId: product.id, quantity: 1 }] }),
+    );
     expect(placed.status).to.equal(202);
     expect(await placed.json()).to.include({ buyer: 'buyer-a', status: 'pending' });
     // Stock verifies its own audience: the buyer's sales token would have been a 401 there, and the order a 503.
-    const stockReads = stockLogs.filter((line) => line.message === 'request' && line.path === '/api/products' && line.status === 200);
+    const stockReads = stockLogs.filter(
+      (line) => line.message === 'request' && line.path === '/api/products' && line.status === 200,
+    );
     expect(stockReads.length).to.be.greaterThan(0);
-    const issuedForStock = identity.logs.filter((line) => line.message === 'access token issued' && line.clientId === 'checkout');
+    const issuedForStock = identity.logs.filter(
+      (line) => line.message === 'access token issued' && line.clientId === 'checkout',
+    );
     expect(issuedForStock.map((line) => [line.resource, line.scope])).to.deep.equal([[STOCK, 'stock:read']]);
-    expect(gateway.logs.filter((line) => line.message === 'request' && line.path === '/identity/token').length, 'sales did not get its token through the gateway').to.equal(tokenRequestsBefore);
+    expect(
+      gateway.logs.filter((line) => line.message === 'request' && line.path === '/identity/token').length,
+      'sales did not get its token through the gateway',
+    ).to.equal(tokenRequestsBefore);
   });
 });
 
@@ -118,8 +190,21 @@ describe('the services and the gateway with AUTH_ISSUER unset', function () {
 
   it('run open, and each says so at start in one warning, not one a request', async () => {
     const logs = { stock: [] as Record<string, unknown>[], sales: [] as Record<string, unknown>[] };
-    const stock = await startStockService({ ...STOCK_DEFAULTS, port: 0, host: '127.0.0.1', databaseUrl: 'memory:', shutdownDelayMs: 0 }, { logger: capturingLogger('stock-service', logs.stock) });
-    const sales = await startSalesService({ ...SALES_DEFAULTS, port: 0, host: '127.0.0.1', databaseUrl: 'memory:', shutdownDelayMs: 0, stockUrl: stock.url }, { logger: capturingLogger('sales-service', logs.sales) });
+    const stock = await startStockService(
+      { ...STOCK_DEFAULTS, port: 0, host: '127.0.0.1', databaseUrl: 'memory:', shutdownDelayMs: 0 },
+      { logger: capturingLogger('stock-service', logs.stock) },
+    );
+    const sales = await startSalesService(
+      {
+        ...SALES_DEFAULTS,
+        port: 0,
+        host: '127.0.0.1',
+        databaseUrl: 'memory:',
+        shutdownDelayMs: 0,
+        stockUrl: stock.url,
+      },
+      { logger: capturingLogger('sales-service', logs.sales) },
+    );
     const gateway = await startTestGateway({ stockUrl: [stock.url], salesUrl: [sales.url], identityUrl: [stock.url] });
     const warnings = () => ({
       stock: logs.stock.filter((line) => line.level === 'warn').map((line) => line.message),
@@ -133,8 +218,13 @@ describe('the services and the gateway with AUTH_ISSUER unset', function () {
     };
     try {
       expect(warnings(), 'at start, before any request').to.deep.equal(expected);
-      const product = (await (await fetch(`${gateway.url}/api/products`, json({ name: 'Lamp', price: 2, quantityInStock: 5 }))).json()) as { id: number };
-      for (let i = 0; i < 3; i++) expect((await fetch(`${gateway.url}/api/orders`, json({ lines: [{ productId: product.id, quantity: 1 }] }))).status).to.equal(202);
+      const product = (await (
+        await fetch(`${gateway.url}/api/products`, json({ name: 'Lamp', price: 2, quantityInStock: 5 }))
+      ).json()) as { id: number };
+      for (let i = 0; i < 3; i++)
+        expect(
+          (await fetch(`${gateway.url}/api/orders`, json({ lines: [{ productId: product.id, quantity: 1 }] }))).status,
+        ).to.equal(202);
       expect((await fetch(`${gateway.url}/api/products/${product.id}`)).status).to.equal(200);
       expect(warnings(), 'after requests').to.deep.equal(expected);
     } finally {

@@ -19,7 +19,13 @@ describe('where the gateway listens', function () {
 
   async function started(env: Record<string, string | undefined>) {
     // No upstream is asked: a check a minute, and none is due before the test ends.
-    gateway = startServiceProcess(MAIN, { HOST: undefined, AUTH_ISSUER: undefined, METRICS_PORT: '0', UPSTREAM_CHECK_MS: '60000', ...env });
+    gateway = startServiceProcess(MAIN, {
+      HOST: undefined,
+      AUTH_ISSUER: undefined,
+      METRICS_PORT: '0',
+      UPSTREAM_CHECK_MS: '60000',
+      ...env,
+    });
     const line = await gateway.listening();
     return { line, port: await gateway.port() };
   }
@@ -27,7 +33,11 @@ describe('where the gateway listens', function () {
   it('with tokens off and no HOST: on 127.0.0.1 only, and the start line says so', async () => {
     const { line, port } = await started({});
     const note = 'tokens off: listening on 127.0.0.1 only (set HOST to listen elsewhere)';
-    expect(String(line.message)).to.match(new RegExp(`^gateway listening on http://127\\.0\\.0\\.1:${port} \\(node ${process.version.replace(/\./g, '\\.')}\\); docs at http://127\\.0\\.0\\.1:${port}/swagger; metrics at http://127\\.0\\.0\\.1:\\d+/metrics; ${note.replace(/[()]/g, '\\$&')}$`));
+    expect(String(line.message)).to.match(
+      new RegExp(
+        `^gateway listening on http://127\\.0\\.0\\.1:${port} \\(node ${process.version.replace(/\./g, '\\.')}\\); docs at http://127\\.0\\.0\\.1:${port}/swagger; metrics at http://127\\.0\\.0\\.1:\\d+/metrics; ${note.replace(/[()]/g, '\\$&')}$`,
+      ),
+    );
     expect(line).to.include({ url: `http://127.0.0.1:${port}`, access: note });
     expect(await connectOutcome('127.0.0.1', port)).to.equal('connected');
     expect(await connectOutcome('127.0.0.2', port)).to.equal('ECONNREFUSED');
@@ -36,7 +46,9 @@ describe('where the gateway listens', function () {
 
   it('with tokens off and HOST set: where HOST says, and the start line says every caller that reaches it may do everything', async () => {
     const { line, port } = await started({ HOST: '0.0.0.0' });
-    expect(line.access).to.equal('tokens off: every caller that reaches 0.0.0.0 may do everything (set AUTH_ISSUER to check tokens)');
+    expect(line.access).to.equal(
+      'tokens off: every caller that reaches 0.0.0.0 may do everything (set AUTH_ISSUER to check tokens)',
+    );
     // The probe of the test above can tell: an address bound to every interface answers on it.
     expect(await connectOutcome('127.0.0.2', port)).to.equal('connected');
   });

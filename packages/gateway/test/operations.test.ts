@@ -14,7 +14,11 @@ describe('the gateway’s own endpoints: metrics, health and docs', function () 
 
   before(async () => {
     upstream = await startUpstream(echo('any'));
-    gateway = await startTestGateway({ stockUrl: [upstream.url], salesUrl: [upstream.url], identityUrl: [upstream.url] });
+    gateway = await startTestGateway({
+      stockUrl: [upstream.url],
+      salesUrl: [upstream.url],
+      identityUrl: [upstream.url],
+    });
   });
   after(async () => {
     await gateway?.stop();
@@ -26,7 +30,9 @@ describe('the gateway’s own endpoints: metrics, health and docs', function () 
     const scraped = await fetch(`${gateway.metricsUrl}/metrics`);
     expect(scraped.status).to.equal(200);
     expect(scraped.headers.get('content-type')).to.match(/^text\/plain/);
-    expect(await scraped.text()).to.match(/^http_requests_total\{route="\/api\/products\/\*\* → stock",method="GET",status="200"\} 1$/m);
+    expect(await scraped.text()).to.match(
+      /^http_requests_total\{route="\/api\/products\/\*\* → stock",method="GET",status="200"\} 1$/m,
+    );
     const hidden = await fetch(`${gateway.url}/metrics`);
     expect(hidden.status).to.equal(404);
     expect(hidden.headers.get('content-type')).to.equal('application/problem+json');
@@ -39,24 +45,38 @@ describe('the gateway’s own endpoints: metrics, health and docs', function () 
     expect(ready.status).to.equal(200);
     expect(await ready.json()).to.deep.equal({ status: 'ready' });
     expect(await (await fetch(`${gateway.url}/health/live`)).json()).to.deep.equal({ status: 'live' });
-    const detailed = (await (await fetch(`${gateway.metricsUrl}/health/ready`)).json()) as { status: string; checks: Record<string, string> };
+    const detailed = (await (await fetch(`${gateway.metricsUrl}/health/ready`)).json()) as {
+      status: string;
+      checks: Record<string, string>;
+    };
     expect(detailed).to.deep.include({ status: 'ready' });
     expect(detailed.checks).to.include({ stock: 'up', [`stock ${upstream.url}`]: 'ready' });
   });
 
   it('says nothing of the services behind it when it is not ready, on the public port', async () => {
     const gone = await startUpstream(echo('gone'));
-    const lonely = await startTestGateway({ stockUrl: [gone.url], salesUrl: [upstream.url], identityUrl: [upstream.url] });
+    const lonely = await startTestGateway({
+      stockUrl: [gone.url],
+      salesUrl: [upstream.url],
+      identityUrl: [upstream.url],
+    });
     try {
       await gone.kill();
-      await eventually('readiness to turn 503', 5_000, async () => (await fetch(`${lonely.url}/health/ready`)).status === 503);
+      await eventually(
+        'readiness to turn 503',
+        5_000,
+        async () => (await fetch(`${lonely.url}/health/ready`)).status === 503,
+      );
       const refused = await fetch(`${lonely.url}/health/ready`);
       expect(refused.headers.get('content-type')).to.equal('application/problem+json');
       const text = await refused.text();
       expect(JSON.parse(text)).to.include({ status: 503, code: 'NOT_READY' });
       expect(JSON.parse(text)).not.to.have.property('checks');
       expect(text).not.to.include('127.0.0.1');
-      const detailed = (await (await fetch(`${lonely.metricsUrl}/health/ready`)).json()) as { code: string; checks: Record<string, string> };
+      const detailed = (await (await fetch(`${lonely.metricsUrl}/health/ready`)).json()) as {
+        code: string;
+        checks: Record<string, string>;
+      };
       expect(detailed.code).to.equal('NOT_READY');
       expect(detailed.checks).to.include({ stock: 'down', [`stock ${gone.url}`]: 'not ready' });
     } finally {
@@ -65,11 +85,25 @@ describe('the gateway’s own endpoints: metrics, health and docs', function () 
   });
 
   it('rate-limits everything it answers on the public port: health, docs, metrics, unknown paths, the issuer', async () => {
-    const limited = await startTestGateway({ stockUrl: [upstream.url], salesUrl: [upstream.url], identityUrl: [upstream.url], rateLimitPerMinute: 2 });
+    const limited = await startTestGateway({
+      stockUrl: [upstream.url],
+      salesUrl: [upstream.url],
+      identityUrl: [upstream.url],
+      rateLimitPerMinute: 2,
+    });
     try {
       expect((await fetch(`${limited.url}/health/ready`)).status).to.equal(200);
       expect((await fetch(`${limited.url}/health/live`)).status).to.equal(200);
-      for (const path of ['/health/ready', '/health/live', '/swagger', '/swagger/stock.json', '/metrics', '/nowhere', '/identity/token', '/api/products']) {
+      for (const path of [
+        '/health/ready',
+        '/health/live',
+        '/swagger',
+        '/swagger/stock.json',
+        '/metrics',
+        '/nowhere',
+        '/identity/token',
+        '/api/products',
+      ]) {
         const response = await fetch(`${limited.url}${path}`);
         expect(response.status, path).to.equal(429);
         expect(response.headers.get('content-type'), path).to.equal('application/problem+json');
@@ -124,7 +158,9 @@ describe('the gateway’s METRICS_PORT as main reads it', function () {
       const exited = await Promise.race([gateway.exited, gateway.listening().then(() => 'listening')]);
       await gateway.stop('SIGKILL');
       expect(exited).to.equal(1);
-      expect(gateway.stderr.filter(Boolean)).to.deep.equal([`gateway failed to start: Cannot listen on 127.0.0.1:${port} (METRICS_PORT): it is already in use. Set METRICS_PORT to another port, or 0 for a free one.`]);
+      expect(gateway.stderr.filter(Boolean)).to.deep.equal([
+        `gateway failed to start: Cannot listen on 127.0.0.1:${port} (METRICS_PORT): it is already in use. Set METRICS_PORT to another port, or 0 for a free one.`,
+      ]);
     } finally {
       taken.close();
     }

@@ -3,7 +3,15 @@ import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UNANSWERED_PROBES_TO_OUT } from '../src/upstream-group';
-import { deadPort, echo, type GatewayUnderTest, readinessChecks, startTestGateway, startUpstream, type TestUpstream } from './support';
+import {
+  deadPort,
+  echo,
+  type GatewayUnderTest,
+  readinessChecks,
+  startTestGateway,
+  startUpstream,
+  type TestUpstream,
+} from './support';
 
 describe('the gateway in front of the services', function () {
   this.timeout(30_000);
@@ -13,7 +21,11 @@ describe('the gateway in front of the services', function () {
   let gateway: GatewayUnderTest;
 
   before(async () => {
-    [stock, sales, identity] = await Promise.all([startUpstream(echo('stock')), startUpstream(echo('sales')), startUpstream(echo('identity'))]);
+    [stock, sales, identity] = await Promise.all([
+      startUpstream(echo('stock')),
+      startUpstream(echo('sales')),
+      startUpstream(echo('identity')),
+    ]);
     gateway = await startTestGateway({ stockUrl: [stock.url], salesUrl: [sales.url], identityUrl: [identity.url] });
   });
   after(async () => {
@@ -53,27 +65,58 @@ describe('the gateway in front of the services', function () {
   });
 
   it('says who the client is with Forwarded and X-Forwarded-*, replacing what a client claims', async () => {
-    await fetch(`${gateway.url}/api/orders`, { headers: { forwarded: 'for=6.6.6.6', 'x-forwarded-for': '6.6.6.6', 'x-forwarded-host': 'evil.example' } });
+    await fetch(`${gateway.url}/api/orders`, {
+      headers: { forwarded: 'for=6.6.6.6', 'x-forwarded-for': '6.6.6.6', 'x-forwarded-host': 'evil.example' },
+    });
     const { headers } = sales.seen.at(-1)!;
     const host = new URL(gateway.url).host;
     expect(headers.forwarded).to.equal(`for=127.0.0.1;host="${host}";proto=http`);
-    expect(headers).to.include({ 'x-forwarded-for': '127.0.0.1', 'x-forwarded-host': host, 'x-forwarded-proto': 'http' });
+    expect(headers).to.include({
+      'x-forwarded-for': '127.0.0.1',
+      'x-forwarded-host': host,
+      'x-forwarded-proto': 'http',
+    });
   });
 
   it('strips hop-by-hop headers both ways, those the Connection header names too', async () => {
     const hopper = await startUpstream((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/plain', connection: 'x-upstream-hop', 'x-upstream-hop': 'secret', 'keep-alive': 'timeout=5', 'x-end-to-end': 'kept' }).end('ok');
+      response
+        .writeHead(200, {
+          'content-type': 'text/plain',
+          connection: 'x-upstream-hop',
+          'x-upstream-hop': 'secret',
+          'keep-alive': 'timeout=5',
+          'x-end-to-end': 'kept',
+        })
+        .end('ok');
     });
-    const hopping = await startTestGateway({ stockUrl: [hopper.url], salesUrl: [sales.url], identityUrl: [identity.url] });
+    const hopping = await startTestGateway({
+      stockUrl: [hopper.url],
+      salesUrl: [sales.url],
+      identityUrl: [identity.url],
+    });
     try {
       const answer = await new Promise<http.IncomingMessage>((resolve, reject) => {
-        const request = http.request(`${hopping.url}/api/products`, { headers: { connection: 'keep-alive, x-client-hop', 'x-client-hop': 'secret', te: 'trailers', 'proxy-authorization': 'Basic eA==', 'x-end-to-end': 'kept' } }, resolve);
+        const request = http.request(
+          `${hopping.url}/api/products`,
+          {
+            headers: {
+              connection: 'keep-alive, x-client-hop',
+              'x-client-hop': 'secret',
+              te: 'trailers',
+              'proxy-authorization': 'Basic eA==',
+              'x-end-to-end': 'kept',
+            },
+          },
+          resolve,
+        );
         request.on('error', reject).end();
       });
       answer.resume();
       const { headers } = hopper.seen.at(-1)!;
       expect(headers).to.include({ 'x-end-to-end': 'kept' });
-      for (const name of ['x-client-hop', 'te', 'proxy-authorization']) expect(headers, name).not.to.have.property(name);
+      for (const name of ['x-client-hop', 'te', 'proxy-authorization'])
+        expect(headers, name).not.to.have.property(name);
       expect(answer.headers).to.include({ 'x-end-to-end': 'kept' });
       expect(answer.headers).not.to.have.property('x-upstream-hop');
     } finally {
@@ -83,7 +126,11 @@ describe('the gateway in front of the services', function () {
   });
 
   it('answers 502 UPSTREAM_UNAVAILABLE within a second when the service is down', async () => {
-    const down = await startTestGateway({ stockUrl: [await deadPort()], salesUrl: [sales.url], identityUrl: [identity.url] });
+    const down = await startTestGateway({
+      stockUrl: [await deadPort()],
+      salesUrl: [sales.url],
+      identityUrl: [identity.url],
+    });
     try {
       const started = Date.now();
       const response = await fetch(`${down.url}/api/products/1`);
@@ -101,7 +148,12 @@ describe('the gateway in front of the services', function () {
       if (request.url === '/health/ready') response.writeHead(200).end();
       // Otherwise: never answers.
     });
-    const waiting = await startTestGateway({ stockUrl: [hung.url], salesUrl: [sales.url], identityUrl: [identity.url], upstreamTimeoutMs: 300 });
+    const waiting = await startTestGateway({
+      stockUrl: [hung.url],
+      salesUrl: [sales.url],
+      identityUrl: [identity.url],
+      upstreamTimeoutMs: 300,
+    });
     try {
       const started = Date.now();
       const response = await fetch(`${waiting.url}/api/products/1`);
@@ -123,7 +175,12 @@ describe('the gateway in front of the services', function () {
       response.write('{"partial":');
       // The other 89 bytes never come.
     });
-    const waiting = await startTestGateway({ stockUrl: [stalling.url], salesUrl: [sales.url], identityUrl: [identity.url], upstreamTimeoutMs: 300 });
+    const waiting = await startTestGateway({
+      stockUrl: [stalling.url],
+      salesUrl: [sales.url],
+      identityUrl: [identity.url],
+      upstreamTimeoutMs: 300,
+    });
     try {
       const response = await fetch(`${waiting.url}/api/products/1`);
       expect(response.status).to.equal(504);
@@ -139,9 +196,19 @@ describe('the gateway in front of the services', function () {
       const body = Buffer.alloc(size, 'x');
       const sized = await startUpstream((request, response) => {
         if (request.url === '/health/ready') return void response.writeHead(200).end();
-        response.writeHead(201, { 'content-type': 'application/octet-stream', 'content-length': String(size), etag: `"${size}"` }).end(body);
+        response
+          .writeHead(201, {
+            'content-type': 'application/octet-stream',
+            'content-length': String(size),
+            etag: `"${size}"`,
+          })
+          .end(body);
       });
-      const passing = await startTestGateway({ stockUrl: [sized.url], salesUrl: [sales.url], identityUrl: [identity.url] });
+      const passing = await startTestGateway({
+        stockUrl: [sized.url],
+        salesUrl: [sales.url],
+        identityUrl: [identity.url],
+      });
       try {
         const response = await fetch(`${passing.url}/api/products`);
         expect(response.status, `${size} bytes`).to.equal(201);
@@ -169,7 +236,11 @@ describe('the gateway in front of the services', function () {
         response.on('close', () => clearInterval(timer));
       }, delay);
     });
-    const streaming = await startTestGateway({ stockUrl: [slow.url], salesUrl: [sales.url], identityUrl: [identity.url] });
+    const streaming = await startTestGateway({
+      stockUrl: [slow.url],
+      salesUrl: [sales.url],
+      identityUrl: [identity.url],
+    });
     try {
       const gone: Promise<unknown>[] = [];
       for (let i = 0; i < 40; i++) {
@@ -190,8 +261,13 @@ describe('the gateway in front of the services', function () {
       expect(slow.seen.length, 'some reached the upstream').to.be.at.least(20);
       await eventually('every upstream request to be cancelled', 5_000, () => cancelled === slow.seen.length);
       expect((await fetch(`${streaming.url}/api/orders`)).status, 'still serving').to.equal(200);
-      expect(streaming.logs.filter((entry) => entry.level === 'error'), 'a client that goes away is not the gateway\'s error').to.deep.equal([]);
-      const gave = streaming.logs.filter((entry) => entry.message === 'request' && entry.path === '/api/products').map((entry) => entry.status);
+      expect(
+        streaming.logs.filter((entry) => entry.level === 'error'),
+        "a client that goes away is not the gateway's error",
+      ).to.deep.equal([]);
+      const gave = streaming.logs
+        .filter((entry) => entry.message === 'request' && entry.path === '/api/products')
+        .map((entry) => entry.status);
       expect(gave, 'those gone before the answer are logged 499').to.include(499);
     } finally {
       await streaming.stop();
@@ -200,10 +276,19 @@ describe('the gateway in front of the services', function () {
   });
 
   it('refuses a body over GATEWAY_BODY_LIMIT_BYTES with 413, declared or streamed, before the service takes it', async () => {
-    const capped = await startTestGateway({ stockUrl: [stock.url], salesUrl: [sales.url], identityUrl: [identity.url], bodyLimitBytes: 1024 });
+    const capped = await startTestGateway({
+      stockUrl: [stock.url],
+      salesUrl: [sales.url],
+      identityUrl: [identity.url],
+      bodyLimitBytes: 1024,
+    });
     try {
       const before = sales.seen.length;
-      const declared = await fetch(`${capped.url}/api/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(2048) });
+      const declared = await fetch(`${capped.url}/api/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: 'x'.repeat(2048),
+      });
       expect(declared.status).to.equal(413);
       expect(await declared.json()).to.include({ code: 'PAYLOAD_TOO_LARGE' });
       const streamed = await fetch(`${capped.url}/api/orders`, {
@@ -219,7 +304,11 @@ describe('the gateway in front of the services', function () {
       } as RequestInit);
       expect(streamed.status).to.equal(413);
       expect(sales.seen.slice(before).filter((request) => request.body.length > 1024)).to.deep.equal([]);
-      const small = await fetch(`${capped.url}/api/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"lines":[]}' });
+      const small = await fetch(`${capped.url}/api/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"lines":[]}',
+      });
       expect(small.status).to.equal(200);
       expect(sales.seen.at(-1)!.body).to.equal('{"lines":[]}');
     } finally {
@@ -249,10 +338,14 @@ describe('the gateway in front of the services', function () {
     try {
       const response = await fetch(`${streaming.url}/api/products`);
       const reader = response.body!.getReader();
-      expect(new TextDecoder().decode((await reader.read()).value), 'the first chunk, while the upstream is still writing').to.equal('first ');
+      expect(
+        new TextDecoder().decode((await reader.read()).value),
+        'the first chunk, while the upstream is still writing',
+      ).to.equal('first ');
       finish();
       let rest = '';
-      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+        rest += new TextDecoder().decode(chunk.value);
       expect(rest).to.equal('last');
 
       let sendSecond!: () => void;
@@ -287,7 +380,11 @@ describe('the gateway balancing the instances of a service', function () {
 
   beforeEach(async () => {
     instances = await Promise.all([startUpstream(echo('stock a')), startUpstream(echo('stock b'))]);
-    gateway = await startTestGateway({ stockUrl: instances.map((i) => i.url), salesUrl: [instances[0]!.url], identityUrl: [instances[0]!.url] });
+    gateway = await startTestGateway({
+      stockUrl: instances.map((i) => i.url),
+      salesUrl: [instances[0]!.url],
+      identityUrl: [instances[0]!.url],
+    });
   });
   afterEach(async () => {
     await gateway?.stop();
@@ -328,14 +425,28 @@ describe('the gateway balancing the instances of a service', function () {
       request.socket.destroy();
     });
     const survivor = await startUpstream(echo('survivor'));
-    const risky = await startTestGateway({ stockUrl: [breaker.url, survivor.url], salesUrl: [survivor.url], identityUrl: [survivor.url] });
+    const risky = await startTestGateway({
+      stockUrl: [breaker.url, survivor.url],
+      salesUrl: [survivor.url],
+      identityUrl: [survivor.url],
+    });
     try {
       const outcomes: number[] = [];
-      for (let i = 0; i < 4; i++) outcomes.push((await fetch(`${risky.url}/api/products`, { method: 'POST', body: '{}' })).status);
-      expect(outcomes.filter((status) => status === 502), 'a POST the breaker took is not sent again').to.have.length.greaterThan(0);
-      const withKey = await fetch(`${risky.url}/api/products`, { method: 'POST', body: '{"a":1}', headers: { 'idempotency-key': 'k-1' } });
+      for (let i = 0; i < 4; i++)
+        outcomes.push((await fetch(`${risky.url}/api/products`, { method: 'POST', body: '{}' })).status);
+      expect(
+        outcomes.filter((status) => status === 502),
+        'a POST the breaker took is not sent again',
+      ).to.have.length.greaterThan(0);
+      const withKey = await fetch(`${risky.url}/api/products`, {
+        method: 'POST',
+        body: '{"a":1}',
+        headers: { 'idempotency-key': 'k-1' },
+      });
       expect(withKey.status).to.equal(200);
-      expect(survivor.seen.filter((request) => request.headers['idempotency-key'] === 'k-1').map((request) => request.body)).to.deep.equal(['{"a":1}']);
+      expect(
+        survivor.seen.filter((request) => request.headers['idempotency-key'] === 'k-1').map((request) => request.body),
+      ).to.deep.equal(['{"a":1}']);
     } finally {
       await risky.stop();
       await Promise.all([breaker.kill(), survivor.kill()]);
@@ -345,16 +456,38 @@ describe('the gateway balancing the instances of a service', function () {
   it('balances POSTs with a body when one instance died unnoticed: the connection is refused, so each goes once, whole, to the live one', async () => {
     const [live, dead] = await Promise.all([startUpstream(echo('live')), startUpstream(echo('dead'))]);
     // Readiness asked once, at start: the gateway learns of the death only from the refused connection.
-    const unwatched = await startTestGateway({ stockUrl: [live.url, dead.url], salesUrl: [live.url], identityUrl: [live.url], upstreamCheckMs: 60_000 });
+    const unwatched = await startTestGateway({
+      stockUrl: [live.url, dead.url],
+      salesUrl: [live.url],
+      identityUrl: [live.url],
+      upstreamCheckMs: 60_000,
+    });
     try {
       await eventually('the gateway’s first readiness check', 5_000, () => dead.readinessChecks > 0);
       await dead.kill();
       const bodies = Array.from({ length: 6 }, (_, i) => JSON.stringify({ name: `Lamp ${i}`, price: i + 1 }));
       const statuses: number[] = [];
-      for (const body of bodies) statuses.push((await fetch(`${unwatched.url}/api/products`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).status);
+      for (const body of bodies)
+        statuses.push(
+          (
+            await fetch(`${unwatched.url}/api/products`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body,
+            })
+          ).status,
+        );
       expect(statuses).to.deep.equal(Array(6).fill(200));
-      expect(live.seen.map((request) => [request.method, request.body])).to.deep.equal(bodies.map((body) => ['POST', body]));
-      expect(unwatched.logs.filter((line) => line.message === 'an upstream instance cannot be reached; it gets no traffic until it answers again'), 'the dead one was tried').to.have.length(1);
+      expect(live.seen.map((request) => [request.method, request.body])).to.deep.equal(
+        bodies.map((body) => ['POST', body]),
+      );
+      expect(
+        unwatched.logs.filter(
+          (line) =>
+            line.message === 'an upstream instance cannot be reached; it gets no traffic until it answers again',
+        ),
+        'the dead one was tried',
+      ).to.have.length(1);
     } finally {
       await unwatched.stop();
       await live.kill();
@@ -367,12 +500,29 @@ describe('the gateway balancing the instances of a service', function () {
       request.socket.destroy();
     });
     const survivor = await startUpstream(echo('survivor'));
-    const risky = await startTestGateway({ stockUrl: [breaker.url, survivor.url], salesUrl: [survivor.url], identityUrl: [survivor.url] });
+    const risky = await startTestGateway({
+      stockUrl: [breaker.url, survivor.url],
+      salesUrl: [survivor.url],
+      identityUrl: [survivor.url],
+    });
     try {
       const bodies = Array.from({ length: 6 }, (_, i) => JSON.stringify({ order: i }));
       const outcomes = new Map<string, number>();
-      for (const body of bodies) outcomes.set(body, (await fetch(`${risky.url}/api/products`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).status);
-      expect([...outcomes.values()].filter((status) => status === 502), 'the breaker took one at least').to.have.length.greaterThan(0);
+      for (const body of bodies)
+        outcomes.set(
+          body,
+          (
+            await fetch(`${risky.url}/api/products`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body,
+            })
+          ).status,
+        );
+      expect(
+        [...outcomes.values()].filter((status) => status === 502),
+        'the breaker took one at least',
+      ).to.have.length.greaterThan(0);
       for (const body of bodies) {
         const taken = [...breaker.seen, ...survivor.seen].filter((request) => request.body === body).length;
         expect(taken, `${body}: applied at most once`).to.equal(1);
@@ -392,7 +542,11 @@ describe('the gateway balancing the instances of a service', function () {
       return echo('draining')(request, response, '');
     });
     const steady = await startUpstream(echo('steady'));
-    const balanced = await startTestGateway({ stockUrl: [draining.url, steady.url], salesUrl: [steady.url], identityUrl: [steady.url] });
+    const balanced = await startTestGateway({
+      stockUrl: [draining.url, steady.url],
+      salesUrl: [steady.url],
+      identityUrl: [steady.url],
+    });
     const sent = async (count: number) => {
       for (let i = 0; i < count; i++) expect((await fetch(`${balanced.url}/api/products/${i}`)).status).to.equal(200);
     };
@@ -400,7 +554,11 @@ describe('the gateway balancing the instances of a service', function () {
       await sent(4);
       expect(draining.seen.length).to.equal(2);
       ready = false;
-      await eventually('readiness to show the instance not ready', 5_000, async () => (await readinessChecks(balanced))[`stock ${draining.url}`] === 'not ready');
+      await eventually(
+        'readiness to show the instance not ready',
+        5_000,
+        async () => (await readinessChecks(balanced))[`stock ${draining.url}`] === 'not ready',
+      );
       const whileNotReady = draining.seen.length;
       await sent(10);
       expect(draining.seen.length, 'no request while its readiness answers 503').to.equal(whileNotReady);
@@ -424,14 +582,25 @@ describe('the gateway balancing the instances of a service', function () {
       response.writeHead(200).end();
     });
     const steady = await startUpstream(echo('steady'));
-    const balanced = await startTestGateway({ stockUrl: [busy.url, steady.url], salesUrl: [steady.url], identityUrl: [steady.url] });
+    const balanced = await startTestGateway({
+      stockUrl: [busy.url, steady.url],
+      salesUrl: [steady.url],
+      identityUrl: [steady.url],
+    });
     const stateOfBusy = async () => (await readinessChecks(balanced))[`stock ${busy.url}`];
     try {
       await eventually('the first readiness check', 5_000, () => busy.readinessChecks > 0);
       unanswered = UNANSWERED_PROBES_TO_OUT - 1;
       const asked = busy.readinessChecks;
-      await eventually('the late probes and one answered after them', 10_000, () => busy.readinessChecks >= asked + UNANSWERED_PROBES_TO_OUT);
-      expect(balanced.logs.filter((entry) => entry.url === busy.url), 'never out of rotation').to.deep.equal([]);
+      await eventually(
+        'the late probes and one answered after them',
+        10_000,
+        () => busy.readinessChecks >= asked + UNANSWERED_PROBES_TO_OUT,
+      );
+      expect(
+        balanced.logs.filter((entry) => entry.url === busy.url),
+        'never out of rotation',
+      ).to.deep.equal([]);
       expect(await stateOfBusy()).to.equal('ready');
       unanswered = UNANSWERED_PROBES_TO_OUT;
       await eventually('the instance to be taken out', 10_000, async () => (await stateOfBusy()) === 'not ready');
@@ -445,16 +614,28 @@ describe('the gateway balancing the instances of a service', function () {
   it('reports each instance in readiness on the metrics listener, and is not ready while a service has none', async () => {
     const ready = await fetch(`${gateway.metricsUrl}/health/ready`);
     expect(ready.status).to.equal(200);
-    expect(((await ready.json()) as { checks: Record<string, string> }).checks).to.include({ stock: 'up', [`stock ${instances[0]!.url}`]: 'ready', [`stock ${instances[1]!.url}`]: 'ready' });
+    expect(((await ready.json()) as { checks: Record<string, string> }).checks).to.include({
+      stock: 'up',
+      [`stock ${instances[0]!.url}`]: 'ready',
+      [`stock ${instances[1]!.url}`]: 'ready',
+    });
     await Promise.all(instances.map((instance) => instance.kill()));
     // Each service's instances are asked on their own schedule: wait until all three have noticed.
     let problem: { code?: string; checks?: Record<string, string> } = {};
     await eventually('readiness to name every service down', 5_000, async () => {
       const response = await fetch(`${gateway.metricsUrl}/health/ready`);
       problem = (await response.json()) as typeof problem;
-      return response.status === 503 && problem.checks?.stock === 'down' && problem.checks.sales === 'down' && problem.checks.identity === 'down';
+      return (
+        response.status === 503 &&
+        problem.checks?.stock === 'down' &&
+        problem.checks.sales === 'down' &&
+        problem.checks.identity === 'down'
+      );
     });
     expect(problem).to.include({ code: 'NOT_READY' });
-    expect(problem.checks).to.include({ [`stock ${instances[0]!.url}`]: 'not ready', [`stock ${instances[1]!.url}`]: 'not ready' });
+    expect(problem.checks).to.include({
+      [`stock ${instances[0]!.url}`]: 'not ready',
+      [`stock ${instances[1]!.url}`]: 'not ready',
+    });
   });
 });

@@ -2,7 +2,14 @@ import { eventually } from '@platform/test-kit';
 import { rawHttpRequest } from '@platform/test-kit';
 import { expect } from 'chai';
 import net from 'node:net';
-import { echo, type GatewayUnderTest, readinessChecks, startTestGateway, startUpstream, type TestUpstream } from './support';
+import {
+  echo,
+  type GatewayUnderTest,
+  readinessChecks,
+  startTestGateway,
+  startUpstream,
+  type TestUpstream,
+} from './support';
 
 const UNREACHABLE = 'an upstream instance cannot be reached; it gets no traffic until it answers again';
 
@@ -15,7 +22,9 @@ async function startGarbledUpstream(): Promise<{ url: string; readonly answered:
       head += chunk.toString('latin1');
       if (!head.includes('\r\n\r\n')) return;
       if (head.startsWith('GET /health/ready ')) {
-        socket.end('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 18\r\nConnection: close\r\n\r\n{"status":"ready"}');
+        socket.end(
+          'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 18\r\nConnection: close\r\n\r\n{"status":"ready"}',
+        );
       } else {
         answered++;
         socket.end('HTTP/1.1 200 OK\r\nContent-Length: twelve\r\nConnection: close\r\n\r\n');
@@ -33,7 +42,8 @@ async function startGarbledUpstream(): Promise<{ url: string; readonly answered:
   };
 }
 
-const raw = (gateway: GatewayUnderTest, method: string, target: string) => rawHttpRequest(gateway.url, `${method} ${target} HTTP/1.1\r\nHost: gateway.test\r\nConnection: close\r\n\r\n`);
+const raw = (gateway: GatewayUnderTest, method: string, target: string) =>
+  rawHttpRequest(gateway.url, `${method} ${target} HTTP/1.1\r\nHost: gateway.test\r\nConnection: close\r\n\r\n`);
 
 describe('what takes an upstream instance out of the gateway’s rotation', function () {
   this.timeout(30_000);
@@ -44,7 +54,12 @@ describe('what takes an upstream instance out of the gateway’s rotation', func
   // Readiness is asked once, at start: what takes an instance out here is the request path alone, nothing brings it back.
   beforeEach(async () => {
     [a, b] = await Promise.all([startUpstream(echo('a')), startUpstream(echo('b'))]);
-    gateway = await startTestGateway({ stockUrl: [a.url, b.url], salesUrl: [a.url, b.url], identityUrl: [a.url, b.url], upstreamCheckMs: 60_000 });
+    gateway = await startTestGateway({
+      stockUrl: [a.url, b.url],
+      salesUrl: [a.url, b.url],
+      identityUrl: [a.url, b.url],
+      upstreamCheckMs: 60_000,
+    });
     await eventually('the first readiness checks', 5_000, () => a.readinessChecks >= 3 && b.readinessChecks >= 3);
   });
   afterEach(async () => {
@@ -55,7 +70,11 @@ describe('what takes an upstream instance out of the gateway’s rotation', func
   const everyInstanceReady = async () => {
     const checks = await readinessChecks(gateway);
     for (const service of ['stock', 'sales', 'identity']) {
-      expect(checks, service).to.include({ [service]: 'up', [`${service} ${a.url}`]: 'ready', [`${service} ${b.url}`]: 'ready' });
+      expect(checks, service).to.include({
+        [service]: 'up',
+        [`${service} ${a.url}`]: 'ready',
+        [`${service} ${b.url}`]: 'ready',
+      });
     }
   };
 
@@ -81,7 +100,10 @@ describe('what takes an upstream instance out of the gateway’s rotation', func
     }
     expect([...a.seen, ...b.seen], 'nothing was forwarded').to.deep.equal([]);
     await everyInstanceReady();
-    expect(gateway.logs.filter((line) => line.level === 'warn').map((line) => line.message), 'no warning but the start’s').to.deep.equal(['tokens are not checked at the edge: AUTH_ISSUER is not set (the services may still check them)']);
+    expect(
+      gateway.logs.filter((line) => line.level === 'warn').map((line) => line.message),
+      'no warning but the start’s',
+    ).to.deep.equal(['tokens are not checked at the edge: AUTH_ISSUER is not set (the services may still check them)']);
     for (let i = 0; i < 4; i++) expect((await fetch(`${gateway.url}/identity/jwks`)).status).to.equal(200);
     expect([a.seen.length, b.seen.length], 'both still take turns').to.deep.equal([2, 2]);
   });
@@ -89,9 +111,16 @@ describe('what takes an upstream instance out of the gateway’s rotation', func
   it('keeps an instance that answers 5xx in rotation, and passes its answer on as it is', async () => {
     const failing = await startUpstream((request, response) => {
       if (request.url === '/health/ready') return void response.writeHead(200).end();
-      response.writeHead(503, { 'content-type': 'application/problem+json' }).end('{"status":503,"code":"DATABASE_UNAVAILABLE"}');
+      response
+        .writeHead(503, { 'content-type': 'application/problem+json' })
+        .end('{"status":503,"code":"DATABASE_UNAVAILABLE"}');
     });
-    const mixed = await startTestGateway({ stockUrl: [failing.url, a.url], salesUrl: [a.url], identityUrl: [a.url], upstreamCheckMs: 60_000 });
+    const mixed = await startTestGateway({
+      stockUrl: [failing.url, a.url],
+      salesUrl: [a.url],
+      identityUrl: [a.url],
+      upstreamCheckMs: 60_000,
+    });
     try {
       await eventually('the first readiness check', 5_000, () => failing.readinessChecks > 0);
       const statuses: number[] = [];
@@ -108,9 +137,18 @@ describe('what takes an upstream instance out of the gateway’s rotation', func
 
   it('keeps an instance whose answer is not valid HTTP in rotation: each GET it fails goes to the other, and the next comes back to it', async () => {
     const garbled = await startGarbledUpstream();
-    const mixed = await startTestGateway({ stockUrl: [garbled.url, a.url], salesUrl: [a.url], identityUrl: [a.url], upstreamCheckMs: 60_000 });
+    const mixed = await startTestGateway({
+      stockUrl: [garbled.url, a.url],
+      salesUrl: [a.url],
+      identityUrl: [a.url],
+      upstreamCheckMs: 60_000,
+    });
     try {
-      await eventually('the first readiness check', 5_000, async () => (await readinessChecks(mixed))[`stock ${garbled.url}`] === 'ready');
+      await eventually(
+        'the first readiness check',
+        5_000,
+        async () => (await readinessChecks(mixed))[`stock ${garbled.url}`] === 'ready',
+      );
       const before = a.seen.length;
       const statuses: number[] = [];
       for (let i = 0; i < 6; i++) statuses.push((await fetch(`${mixed.url}/api/products/${i}`)).status);
@@ -128,9 +166,18 @@ describe('what takes an upstream instance out of the gateway’s rotation', func
 
   it('answers 502 when the only instance answers what is not HTTP, and keeps it: readiness stays 200', async () => {
     const garbled = await startGarbledUpstream();
-    const alone = await startTestGateway({ stockUrl: [garbled.url], salesUrl: [a.url], identityUrl: [a.url], upstreamCheckMs: 60_000 });
+    const alone = await startTestGateway({
+      stockUrl: [garbled.url],
+      salesUrl: [a.url],
+      identityUrl: [a.url],
+      upstreamCheckMs: 60_000,
+    });
     try {
-      await eventually('the first readiness check', 5_000, async () => (await readinessChecks(alone))[`stock ${garbled.url}`] === 'ready');
+      await eventually(
+        'the first readiness check',
+        5_000,
+        async () => (await readinessChecks(alone))[`stock ${garbled.url}`] === 'ready',
+      );
       for (let i = 0; i < 3; i++) {
         const response = await fetch(`${alone.url}/api/products`);
         expect(response.status).to.equal(502);

@@ -1,4 +1,9 @@
-import { callBehindReadinessThroughStop, callDirectlyThroughStop, type ServiceProcess, startServiceProcess } from '@platform/test-kit';
+import {
+  callBehindReadinessThroughStop,
+  callDirectlyThroughStop,
+  type ServiceProcess,
+  startServiceProcess,
+} from '@platform/test-kit';
 import { expect } from 'chai';
 import { join } from 'node:path';
 import { echo, startUpstream, type TestUpstream } from './support';
@@ -11,7 +16,14 @@ const MAIN = join(import.meta.dirname, '..', 'src', 'main.ts');
  * limit (all the load comes from one address).
  */
 function startGatewayProcess(upstream: TestUpstream): ServiceProcess {
-  return startServiceProcess(MAIN, { STOCK_URL: upstream.url, SALES_URL: upstream.url, IDENTITY_URL: upstream.url, METRICS_PORT: '0', RATE_LIMIT_PER_MINUTE: '0', AUTH_ISSUER: undefined });
+  return startServiceProcess(MAIN, {
+    STOCK_URL: upstream.url,
+    SALES_URL: upstream.url,
+    IDENTITY_URL: upstream.url,
+    METRICS_PORT: '0',
+    RATE_LIMIT_PER_MINUTE: '0',
+    AUTH_ISSUER: undefined,
+  });
 }
 
 describe('the gateway stopping under load', function () {
@@ -30,7 +42,12 @@ describe('the gateway stopping under load', function () {
   it('fails no request of keep-alive clients behind a balancer that follows its readiness when SIGTERM arrives', async () => {
     gateway = startGatewayProcess(upstream);
     const port = await gateway.port();
-    const { sent, stopped, failures } = await callBehindReadinessThroughStop({ port, path: '/api/products?limit=5', stopAfter: 200, stop: () => gateway!.child.kill('SIGTERM') });
+    const { sent, stopped, failures } = await callBehindReadinessThroughStop({
+      port,
+      path: '/api/products?limit=5',
+      stopAfter: 200,
+      stop: () => gateway!.child.kill('SIGTERM'),
+    });
     expect(stopped, 'SIGTERM was sent mid-load').to.equal(true);
     expect(sent).to.be.greaterThan(100);
     expect(failures).to.deep.equal([]);
@@ -40,7 +57,12 @@ describe('the gateway stopping under load', function () {
   it('cuts no request of 32 keep-alive clients that call it directly through a SIGTERM: each is answered, or refused a new connection once it stops accepting', async () => {
     gateway = startGatewayProcess(upstream);
     const port = await gateway.port();
-    const { outcomes, stopped, answeredAfterStop } = await callDirectlyThroughStop({ port, path: '/api/products?limit=5', stopAfter: 1000, stop: () => gateway!.child.kill('SIGTERM') });
+    const { outcomes, stopped, answeredAfterStop } = await callDirectlyThroughStop({
+      port,
+      path: '/api/products?limit=5',
+      stopAfter: 1000,
+      stop: () => gateway!.child.kill('SIGTERM'),
+    });
     expect(stopped, 'SIGTERM was sent mid-load').to.equal(true);
     const { 'status 200': ok = 0, ECONNREFUSED: refused = 0, ...failures } = outcomes;
     expect(failures, 'every request was answered 200 or refused a new connection').to.deep.equal({});

@@ -27,13 +27,17 @@ export interface TestUpstream {
 export type Handler = (request: IncomingMessage, response: ServerResponse, body: string) => void | Promise<void>;
 
 /** Answers `{ upstream, path }` with 200, ready on /health/ready: what most tests route to. */
-export const echo = (name: string): Handler => (request, response) => {
-  if (request.url === '/health/ready') {
-    response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ready"}');
-    return;
-  }
-  response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ upstream: name, path: request.url }));
-};
+export const echo =
+  (name: string): Handler =>
+  (request, response) => {
+    if (request.url === '/health/ready') {
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ready"}');
+      return;
+    }
+    response
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ upstream: name, path: request.url }));
+  };
 
 /** A real HTTP server on an ephemeral port of loopback that records what reaches it. */
 export async function startUpstream(handler: Handler, port = 0): Promise<TestUpstream> {
@@ -93,16 +97,34 @@ export interface GatewayUnderTest {
 const DOCS = join(import.meta.dirname, '..', '..', '..', 'docs');
 
 /** The descriptions main.ts hands the gateway, for tests that serve /swagger. */
-export const OPENAPI_FILES = { stockOpenApiFile: join(DOCS, 'openapi.yaml'), salesOpenApiFile: join(DOCS, 'sales.openapi.yaml') };
+export const OPENAPI_FILES = {
+  stockOpenApiFile: join(DOCS, 'openapi.yaml'),
+  salesOpenApiFile: join(DOCS, 'sales.openapi.yaml'),
+};
 
 /** The gateway as main starts it, on ephemeral ports (its own and the metrics listener's), with upstream checks every 100 ms and no rate limit unless told. */
 export async function startTestGateway(config: Partial<GatewayConfig>): Promise<GatewayUnderTest> {
   const logs: Record<string, unknown>[] = [];
   const gateway = await startGateway(
-    { ...DEFAULT_CONFIG, ...OPENAPI_FILES, port: 0, host: '127.0.0.1', metricsPort: 0, shutdownDelayMs: 0, upstreamCheckMs: 100, rateLimitPerMinute: 0, ...config },
+    {
+      ...DEFAULT_CONFIG,
+      ...OPENAPI_FILES,
+      port: 0,
+      host: '127.0.0.1',
+      metricsPort: 0,
+      shutdownDelayMs: 0,
+      upstreamCheckMs: 100,
+      rateLimitPerMinute: 0,
+      ...config,
+    },
     { logger: capturingLogger('gateway', logs) },
   );
-  return { url: gateway.url, metricsUrl: gateway.metricsUrl, logs, stop: async () => void (await gateway.close({ immediate: true })) };
+  return {
+    url: gateway.url,
+    metricsUrl: gateway.metricsUrl,
+    logs,
+    stop: async () => void (await gateway.close({ immediate: true })),
+  };
 }
 
 /** What readiness names on the metrics listener: each service (up, down) and each instance (ready, not ready). */
@@ -110,4 +132,3 @@ export async function readinessChecks(gateway: GatewayUnderTest): Promise<Record
   const body = (await (await fetch(`${gateway.metricsUrl}/health/ready`)).json()) as { checks: Record<string, string> };
   return body.checks;
 }
-

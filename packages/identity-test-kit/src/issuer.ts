@@ -1,5 +1,13 @@
 import { Apis, Scopes } from '@commerce/contracts';
-import { DEFAULT_CONFIG, type IdentityClient, type IdentityConfig, type RunningIdentityService, rotateKeysFile, type SigningKey, startIdentityService } from '@commerce/identity';
+import {
+  DEFAULT_CONFIG,
+  type IdentityClient,
+  type IdentityConfig,
+  type RunningIdentityService,
+  rotateKeysFile,
+  type SigningKey,
+  startIdentityService,
+} from '@commerce/identity';
 import { capturingLogger } from '@platform/test-kit';
 import { importJWK, type JWTPayload, SignJWT } from 'jose';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,12 +20,24 @@ const { stock, sales } = Scopes;
 
 /** Clients for every test that needs tokens: a stock integration, a checkout, a reporting tool, two buyers, an orders administrator and the payment provider. */
 export const CLIENTS: readonly IdentityClient[] = [
-  { clientId: 'inventory-sync', clientSecret: 'inventory-sync-secret-0123456789abcdef', scopes: [stock.read, stock.write] },
-  { clientId: 'checkout', clientSecret: 'checkout-secret-0123456789abcdefghijklm', scopes: [stock.read, stock.reserve, sales.write] },
+  {
+    clientId: 'inventory-sync',
+    clientSecret: 'inventory-sync-secret-0123456789abcdef',
+    scopes: [stock.read, stock.write],
+  },
+  {
+    clientId: 'checkout',
+    clientSecret: 'checkout-secret-0123456789abcdefghijklm',
+    scopes: [stock.read, stock.reserve, sales.write],
+  },
   { clientId: 'reporting', clientSecret: 'reporting-secret-0123456789abcdefghijkl', scopes: [sales.read] },
   { clientId: 'buyer-a', clientSecret: 'buyer-a-secret-0123456789abcdefghijklmno', scopes: [sales.read, sales.write] },
   { clientId: 'buyer-b', clientSecret: 'buyer-b-secret-0123456789abcdefghijklmno', scopes: [sales.read, sales.write] },
-  { clientId: 'orders-admin', clientSecret: 'orders-admin-secret-0123456789abcdefghij', scopes: [sales.admin, stock.read] },
+  {
+    clientId: 'orders-admin',
+    clientSecret: 'orders-admin-secret-0123456789abcdefghij',
+    scopes: [sales.admin, stock.read],
+  },
   { clientId: 'payment-provider', clientSecret: 'payment-provider-secret-0123456789abcdef', scopes: [sales.pay] },
 ];
 
@@ -33,7 +53,12 @@ export function scratchFolder(): IdentityFiles {
   const folder = mkdtempSync(join(tmpdir(), 'identity-'));
   const clientsFile = join(folder, 'clients.json');
   writeFileSync(clientsFile, JSON.stringify(CLIENTS), { mode: 0o600 });
-  return { folder, clientsFile, keysFile: join(folder, 'keys', 'signing-keys.json'), remove: () => rmSync(folder, { recursive: true, force: true }) };
+  return {
+    folder,
+    clientsFile,
+    keysFile: join(folder, 'keys', 'signing-keys.json'),
+    remove: () => rmSync(folder, { recursive: true, force: true }),
+  };
 }
 
 export interface IdentityUnderTest {
@@ -48,16 +73,25 @@ export interface IdentityUnderTest {
 }
 
 /** The identity service in this process, on an ephemeral port, reading the folder's files. */
-export async function startIdentity(files: Pick<IdentityFiles, 'clientsFile' | 'keysFile'>, config: Partial<IdentityConfig> = {}): Promise<IdentityUnderTest> {
+export async function startIdentity(
+  files: Pick<IdentityFiles, 'clientsFile' | 'keysFile'>,
+  config: Partial<IdentityConfig> = {},
+): Promise<IdentityUnderTest> {
   const logs: Record<string, unknown>[] = [];
-  const service = await startIdentityService({ ...DEFAULT_CONFIG, port: 0, host: '127.0.0.1', ...files, ...config }, { logger: capturingLogger('identity', logs) });
+  const service = await startIdentityService(
+    { ...DEFAULT_CONFIG, port: 0, host: '127.0.0.1', ...files, ...config },
+    { logger: capturingLogger('identity', logs) },
+  );
   return {
     service,
     files,
     logs,
     token: (clientId, resource, scope) => tokenFor(service.issuer, clientId, resource, scope),
     async rotateKeys() {
-      const { current } = await rotateKeysFile(files.keysFile, config.accessTokenTtlSeconds ?? DEFAULT_CONFIG.accessTokenTtlSeconds);
+      const { current } = await rotateKeysFile(
+        files.keysFile,
+        config.accessTokenTtlSeconds ?? DEFAULT_CONFIG.accessTokenTtlSeconds,
+      );
       await service.reload();
       return current.kid;
     },
@@ -66,8 +100,14 @@ export async function startIdentity(files: Pick<IdentityFiles, 'clientsFile' | '
 }
 
 /** POSTs a client-credentials request to the token endpoint, with HTTP Basic (RFC 6749 §2.3.1 form-encodes both parts first). */
-export function requestToken(tokenEndpoint: string, client: Pick<IdentityClient, 'clientId' | 'clientSecret'>, fields: Record<string, string>): Promise<Response> {
-  const credentials = Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64');
+export function requestToken(
+  tokenEndpoint: string,
+  client: Pick<IdentityClient, 'clientId' | 'clientSecret'>,
+  fields: Record<string, string>,
+): Promise<Response> {
+  const credentials = Buffer.from(
+    `${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`,
+  ).toString('base64');
   return fetch(tokenEndpoint, {
     method: 'POST',
     headers: { authorization: `Basic ${credentials}`, 'content-type': 'application/x-www-form-urlencoded' },
@@ -107,7 +147,14 @@ export function callWith(url: string, token?: string, init: RequestInit = {}): P
 }
 
 /** A token signed with the issuer's real signing key (from its keys file): a good one's `claims`, with only what `changes` says different. */
-export async function forgedToken(keysFile: string, claims: JWTPayload, changes: JWTPayload = {}, header: Record<string, unknown> = {}): Promise<string> {
+export async function forgedToken(
+  keysFile: string,
+  claims: JWTPayload,
+  changes: JWTPayload = {},
+  header: Record<string, unknown> = {},
+): Promise<string> {
   const key = signingKeyOf(keysFile);
-  return new SignJWT({ ...claims, ...changes }).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: key.kid, ...header }).sign(await importJWK(key, 'ES256'));
+  return new SignJWT({ ...claims, ...changes })
+    .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: key.kid, ...header })
+    .sign(await importJWK(key, 'ES256'));
 }

@@ -27,7 +27,9 @@ const now = () => Math.floor(Date.now() / 1000);
 /** What a refused token gets: 401 problem+json and an RFC 6750 challenge with a reason. */
 export async function expectInvalidToken(response: Response, description: string): Promise<void> {
   expect(response.status).to.equal(401);
-  expect(response.headers.get('www-authenticate')).to.equal(`Bearer error="invalid_token", error_description="${description}"`);
+  expect(response.headers.get('www-authenticate')).to.equal(
+    `Bearer error="invalid_token", error_description="${description}"`,
+  );
   expect(response.headers.get('content-type')).to.equal('application/problem+json');
   expect(await response.json()).to.include({ status: 401, code: 'INVALID_TOKEN', detail: description });
 }
@@ -40,7 +42,11 @@ export async function expectInvalidToken(response: Response, description: string
  * changed payload, a missing scope; and a key rotation accepted without a
  * restart.
  */
-export function tokenChecksContract(name: string, checks: TokenChecks, start: (identity: IdentityUnderTest) => Promise<GuardedApi>): void {
+export function tokenChecksContract(
+  name: string,
+  checks: TokenChecks,
+  start: (identity: IdentityUnderTest) => Promise<GuardedApi>,
+): void {
   describe(`token checks: ${name}`, function () {
     this.timeout(30_000);
     let files: ReturnType<typeof scratchFolder>;
@@ -62,7 +68,8 @@ export function tokenChecksContract(name: string, checks: TokenChecks, start: (i
       files?.remove();
     });
 
-    const forged = (changes: JWTPayload, header: Record<string, unknown> = {}) => forgedToken(files.keysFile, claims, changes, header);
+    const forged = (changes: JWTPayload, header: Record<string, unknown> = {}) =>
+      forgedToken(files.keysFile, claims, changes, header);
 
     it('lets a good token through, and a forged-alike one, so the refusals below are each about one thing', async () => {
       expect((await api.call(await good())).status).to.be.within(200, 299);
@@ -78,7 +85,10 @@ export function tokenChecksContract(name: string, checks: TokenChecks, start: (i
     });
 
     it('refuses an expired token', async () => {
-      await expectInvalidToken(await api.call(await forged({ iat: now() - 700, exp: now() - 60 })), 'The access token has expired.');
+      await expectInvalidToken(
+        await api.call(await forged({ iat: now() - 700, exp: now() - 60 })),
+        'The access token has expired.',
+      );
     });
 
     it('refuses a token that is not valid yet', async () => {
@@ -86,29 +96,46 @@ export function tokenChecksContract(name: string, checks: TokenChecks, start: (i
     });
 
     it('refuses a token from another issuer', async () => {
-      await expectInvalidToken(await api.call(await forged({ iss: 'https://issuer.example.test' })), 'The access token comes from another issuer.');
+      await expectInvalidToken(
+        await api.call(await forged({ iss: 'https://issuer.example.test' })),
+        'The access token comes from another issuer.',
+      );
     });
 
     it('refuses a token for an audience no API here serves', async () => {
-      await expectInvalidToken(await api.call(await forged({ aud: 'urn:commerce:billing' })), 'The access token is meant for another service.');
+      await expectInvalidToken(
+        await api.call(await forged({ aud: 'urn:commerce:billing' })),
+        'The access token is meant for another service.',
+      );
     });
 
     const { otherAudience } = checks;
     if (otherAudience) {
       it(`refuses a token for another API (${otherAudience.audience})`, async () => {
         const { client, audience, scope } = otherAudience;
-        await expectInvalidToken(await api.call(await identity.token(client, audience, scope)), 'The access token is meant for another service.');
+        await expectInvalidToken(
+          await api.call(await identity.token(client, audience, scope)),
+          'The access token is meant for another service.',
+        );
       });
     }
 
     it('refuses an unsigned token (alg none)', async () => {
-      await expectInvalidToken(await api.call(`${b64({ alg: 'none', typ: 'at+jwt' })}.${b64(claims)}.`), 'The access token is not signed with ES256.');
+      await expectInvalidToken(
+        await api.call(`${b64({ alg: 'none', typ: 'at+jwt' })}.${b64(claims)}.`),
+        'The access token is not signed with ES256.',
+      );
     });
 
     it('refuses an HS256 token whose secret is the issuer’s public key', async () => {
       const key = signingKeyOf(files.keysFile);
-      const publicPem = createPublicKey({ key: { kty: key.kty, crv: key.crv, x: key.x, y: key.y }, format: 'jwk' }).export({ type: 'spki', format: 'pem' });
-      const token = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: key.kid }).sign(new Uint8Array(Buffer.from(publicPem)));
+      const publicPem = createPublicKey({
+        key: { kty: key.kty, crv: key.crv, x: key.x, y: key.y },
+        format: 'jwk',
+      }).export({ type: 'spki', format: 'pem' });
+      const token = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: key.kid })
+        .sign(new Uint8Array(Buffer.from(publicPem)));
       await expectInvalidToken(await api.call(token), 'The access token is not signed with ES256.');
     });
 
@@ -116,12 +143,20 @@ export function tokenChecksContract(name: string, checks: TokenChecks, start: (i
       const { privateKey, publicKey } = await generateKeyPair('ES256');
       const kid = await calculateJwkThumbprint(await exportJWK(publicKey));
       const token = await new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid }).sign(privateKey);
-      await expectInvalidToken(await api.call(token), 'The access token is signed with a key the issuer does not publish.');
+      await expectInvalidToken(
+        await api.call(token),
+        'The access token is signed with a key the issuer does not publish.',
+      );
     });
 
     it('refuses a token whose payload was changed after signing', async () => {
       const [header, , signature] = (await good()).split('.');
-      await expectInvalidToken(await api.call(`${header}.${b64({ ...claims, client_id: 'somebody-else', sub: 'somebody-else' })}.${signature}`), 'The access token signature is not valid.');
+      await expectInvalidToken(
+        await api.call(
+          `${header}.${b64({ ...claims, client_id: 'somebody-else', sub: 'somebody-else' })}.${signature}`,
+        ),
+        'The access token signature is not valid.',
+      );
     });
 
     if (checks.scopes) {

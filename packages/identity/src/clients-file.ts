@@ -13,30 +13,48 @@ const CLIENT_SECRET = /^[\x21-\x7e]{32,512}$/;
 const PROPERTIES = new Set(['clientId', 'clientSecret', 'scopes']);
 
 function parse(path: string): unknown {
-  if (!existsSync(path)) throw new Error(`The clients file ${path} (IDENTITY_CLIENTS_FILE) does not exist; it holds [{ "clientId", "clientSecret", "scopes": [...] }].`);
+  if (!existsSync(path))
+    throw new Error(
+      `The clients file ${path} (IDENTITY_CLIENTS_FILE) does not exist; it holds [{ "clientId", "clientSecret", "scopes": [...] }].`,
+    );
   // The secrets are in it in plain text: as private as the keys file. Writable by others would let them add a client.
   const mode = statSync(path).mode & 0o777;
-  if ((mode & 0o077) !== 0) throw new Error(`The clients file ${path} can be read or written by other users (mode ${mode.toString(8)}); chmod 600 it.`);
+  if ((mode & 0o077) !== 0)
+    throw new Error(
+      `The clients file ${path} can be read or written by other users (mode ${mode.toString(8)}); chmod 600 it.`,
+    );
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new Error(`The clients file ${path} is not valid JSON: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+    throw new Error(`The clients file ${path} is not valid JSON: ${(error as Error).message.split('\n')[0]}`, {
+      cause: error,
+    });
   }
 }
 
 function client(entry: unknown, where: string, seen: Set<string>): IdentityClient {
-  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new Error(`${where} must be an object with clientId, clientSecret and scopes.`);
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
+    throw new Error(`${where} must be an object with clientId, clientSecret and scopes.`);
   const unknown = Object.keys(entry).filter((key) => !PROPERTIES.has(key));
-  if (unknown.length > 0) throw new Error(`${where} has unknown propert${unknown.length > 1 ? 'ies' : 'y'} ${unknown.map((k) => JSON.stringify(k)).join(', ')}; known: clientId, clientSecret, scopes.`);
+  if (unknown.length > 0)
+    throw new Error(
+      `${where} has unknown propert${unknown.length > 1 ? 'ies' : 'y'} ${unknown.map((k) => JSON.stringify(k)).join(', ')}; known: clientId, clientSecret, scopes.`,
+    );
   const { clientId, clientSecret, scopes } = entry as Record<string, unknown>;
-  if (typeof clientId !== 'string' || !CLIENT_ID.test(clientId)) throw new Error(`${where}: clientId must be 1 to 128 letters, digits, ".", "_", "~" or "-", starting with a letter or digit.`);
+  if (typeof clientId !== 'string' || !CLIENT_ID.test(clientId))
+    throw new Error(
+      `${where}: clientId must be 1 to 128 letters, digits, ".", "_", "~" or "-", starting with a letter or digit.`,
+    );
   const named = `${where} (${clientId})`;
   if (seen.has(clientId)) throw new Error(`${named}: clientId is listed twice.`);
   seen.add(clientId);
-  if (typeof clientSecret !== 'string' || !CLIENT_SECRET.test(clientSecret)) throw new Error(`${named}: clientSecret must be 32 to 512 visible ASCII characters.`);
-  if (!Array.isArray(scopes) || scopes.length === 0) throw new Error(`${named}: scopes must be a non-empty array of ${ALL_SCOPES.join(', ')}.`);
+  if (typeof clientSecret !== 'string' || !CLIENT_SECRET.test(clientSecret))
+    throw new Error(`${named}: clientSecret must be 32 to 512 visible ASCII characters.`);
+  if (!Array.isArray(scopes) || scopes.length === 0)
+    throw new Error(`${named}: scopes must be a non-empty array of ${ALL_SCOPES.join(', ')}.`);
   const unknownScope = scopes.find((scope) => typeof scope !== 'string' || !ALL_SCOPES.includes(scope));
-  if (unknownScope !== undefined) throw new Error(`${named}: unknown scope ${JSON.stringify(unknownScope)}; known: ${ALL_SCOPES.join(', ')}.`);
+  if (unknownScope !== undefined)
+    throw new Error(`${named}: unknown scope ${JSON.stringify(unknownScope)}; known: ${ALL_SCOPES.join(', ')}.`);
   return { clientId, clientSecret, scopes: [...new Set(scopes as string[])] };
 }
 

@@ -1,4 +1,14 @@
-import { defaults, type Env, integer, oneOf, readSettings, type Setting, serverSettings, type Settings, text } from '@platform/runtime';
+import {
+  defaults,
+  type Env,
+  integer,
+  oneOf,
+  readSettings,
+  type Setting,
+  serverSettings,
+  type Settings,
+  text,
+} from '@platform/runtime';
 import { resolve } from 'node:path';
 
 /** The public issuer URL, or empty for http://<host>:<port> of this instance. */
@@ -13,7 +23,11 @@ function issuerUrl(variable: string): Setting<string> {
         ? 'an absolute URL'
         : !/^https?:$/.test(url.protocol)
           ? 'an http or https URL'
-          : url.search || url.hash || url.username || url.password || value !== `${url.origin}${url.pathname.replace(/\/$/, '')}`
+          : url.search ||
+              url.hash ||
+              url.username ||
+              url.password ||
+              value !== `${url.origin}${url.pathname.replace(/\/$/, '')}`
             ? 'a URL as written in canonical form (lower-case host, no default port) with no query, fragment, credentials or trailing slash: tokens carry it verbatim in iss'
             : undefined;
       if (problem) throw new Error(`${name} must be ${problem}, not ${JSON.stringify(value)}.`);
@@ -39,7 +53,11 @@ export type IdentityConfig = Settings<typeof IDENTITY_SETTINGS>;
 
 /** Defaults, then the configuration file (IDENTITY_CONFIG), then the environment; the files' paths resolved against `cwd`. */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): IdentityConfig {
-  const settings = readSettings(IDENTITY_SETTINGS, { env, cwd, file: { variable: 'IDENTITY_CONFIG', fallback: 'identity.config.json' } });
+  const settings = readSettings(IDENTITY_SETTINGS, {
+    env,
+    cwd,
+    file: { variable: 'IDENTITY_CONFIG', fallback: 'identity.config.json' },
+  });
   return { ...settings, clientsFile: resolve(cwd, settings.clientsFile), keysFile: resolve(cwd, settings.keysFile) };
 }
 

@@ -44,7 +44,9 @@ function formDecoded(value: string): string {
 
 /** The one API every scope belongs to, or undefined (no scope, an unknown one, or scopes of two APIs). */
 export function apiOfScopes(scopes: readonly string[]): string | undefined {
-  const apis = new Set(scopes.map((scope) => Object.keys(RESOURCES).find((resource) => RESOURCES[resource]!.includes(scope))));
+  const apis = new Set(
+    scopes.map((scope) => Object.keys(RESOURCES).find((resource) => RESOURCES[resource]!.includes(scope))),
+  );
   const [api] = apis;
   return apis.size === 1 && api !== undefined ? api : undefined;
 }
@@ -58,15 +60,19 @@ function resourceServer(clients: readonly IdentityClient[], accessTokenTtlSecond
   const allowedTo = new Map(clients.map((client) => [client.clientId, new Set(client.scopes)]));
   return (ctx: KoaContextWithOIDC, resource: string, client: { clientId: string }) => {
     // oidc-provider refuses several resources itself, but only after calling this hook for each.
-    if (Array.isArray(ctx.oidc.params?.resource)) throw new errors.InvalidTarget('only one resource indicator is supported per token request');
+    if (Array.isArray(ctx.oidc.params?.resource))
+      throw new errors.InvalidTarget('only one resource indicator is supported per token request');
     const apiScopes = RESOURCES[resource];
-    if (!apiScopes) throw new errors.InvalidTarget(`unknown resource indicator; known: ${Object.keys(RESOURCES).join(', ')}`);
+    if (!apiScopes)
+      throw new errors.InvalidTarget(`unknown resource indicator; known: ${Object.keys(RESOURCES).join(', ')}`);
     const allowed = apiScopes.filter((scope) => allowedTo.get(client.clientId)?.has(scope));
     if (allowed.length === 0) throw new errors.InvalidTarget('this client is not allowed to access this resource');
     const requested = requestedScopes(ctx);
     for (const scope of requested) {
-      if (!apiScopes.includes(scope)) throw new errors.InvalidScope('requested scope is not valid for this resource', scope);
-      if (!allowed.includes(scope)) throw new errors.InvalidScope('requested scope is not allowed for this client', scope);
+      if (!apiScopes.includes(scope))
+        throw new errors.InvalidScope('requested scope is not valid for this resource', scope);
+      if (!allowed.includes(scope))
+        throw new errors.InvalidScope('requested scope is not allowed for this client', scope);
     }
     // No scope asked for: every scope the client holds on this API. The handler reads params.scope after this hook.
     if (requested.length === 0) ctx.oidc.params!.scope = allowed.join(' ');
@@ -88,7 +94,14 @@ function resourceServer(clients: readonly IdentityClient[], accessTokenTtlSecond
  * it prints nothing. Client metadata is checked now, not on the first
  * request, so a bad client stops the start.
  */
-export async function createProvider({ issuer, keys, clients, accessTokenTtlSeconds, trustProxy, logger }: ProviderOptions): Promise<Provider> {
+export async function createProvider({
+  issuer,
+  keys,
+  clients,
+  accessTokenTtlSeconds,
+  trustProxy,
+  logger,
+}: ProviderOptions): Promise<Provider> {
   const configuration: Configuration = {
     adapter: NoStorageAdapter,
     jwks: providerJwks(keys) as Configuration['jwks'],
@@ -126,7 +139,9 @@ export async function createProvider({ issuer, keys, clients, accessTokenTtlSeco
         defaultResource(ctx) {
           const api = apiOfScopes(requestedScopes(ctx));
           if (api) return api;
-          throw new errors.InvalidTarget(`the resource parameter is required (${Object.keys(RESOURCES).join(' or ')}), unless every requested scope belongs to one of them`);
+          throw new errors.InvalidTarget(
+            `the resource parameter is required (${Object.keys(RESOURCES).join(' or ')}), unless every requested scope belongs to one of them`,
+          );
         },
         useGrantedResource: () => false,
         getResourceServerInfo: resourceServer(clients, accessTokenTtlSeconds),
@@ -155,9 +170,15 @@ export async function createProvider({ issuer, keys, clients, accessTokenTtlSeco
   provider.on('grant.error', (ctx, error) => {
     // The client hears a generic invalid_client; the log says why, and which client id was claimed.
     const clientId = ctx.oidc.client?.clientId ?? claimedClientId(ctx);
-    logger.warn('token request refused', { clientId, error: error.error, detail: error.error_detail ?? error.error_description });
+    logger.warn('token request refused', {
+      clientId,
+      error: error.error,
+      detail: error.error_detail ?? error.error_description,
+    });
   });
-  provider.on('server_error', (_ctx, error) => logger.error('oidc-provider failed', { error: error.stack ?? String(error) }));
+  provider.on('server_error', (_ctx, error) =>
+    logger.error('oidc-provider failed', { error: error.stack ?? String(error) }),
+  );
   for (const client of clients) await provider.Client.find(client.clientId);
   return provider;
 }

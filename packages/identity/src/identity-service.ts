@@ -54,7 +54,12 @@ function watchFiles(files: readonly string[], changed: () => void, logger: Logge
   return [...new Set(files.map((file) => dirname(file)))].map((folder) =>
     watch(folder, (_event, name) => {
       if (name && names.has(name)) changed();
-    }).on('error', (error) => logger.warn('cannot watch for key rotations any more; send SIGHUP after rotating', { folder, error: String(error) })),
+    }).on('error', (error) =>
+      logger.warn('cannot watch for key rotations any more; send SIGHUP after rotating', {
+        folder,
+        error: String(error),
+      }),
+    ),
   );
 }
 
@@ -63,7 +68,10 @@ function watchFiles(files: readonly string[], changed: () => void, logger: Logge
  * file on a first start) and serves. Nothing is kept between requests but
  * what the two files say, so instances sharing them issue equally valid tokens.
  */
-export async function startIdentityService(config: IdentityConfig, options: StartOptions = {}): Promise<RunningIdentityService> {
+export async function startIdentityService(
+  config: IdentityConfig,
+  options: StartOptions = {},
+): Promise<RunningIdentityService> {
   const logger = options.logger ?? createLogger('identity', config.logLevel, config.logFormat);
   const listener = await listen(config);
   try {
@@ -77,9 +85,20 @@ export async function startIdentityService(config: IdentityConfig, options: Star
       const keys = await readKeysFile(config.keysFile);
       const read = JSON.stringify([clients, keys]);
       if (read === fingerprint) return undefined;
-      const provider = await createProvider({ issuer, keys, clients, accessTokenTtlSeconds: config.accessTokenTtlSeconds, trustProxy: config.trustProxy === 'true', logger });
+      const provider = await createProvider({
+        issuer,
+        keys,
+        clients,
+        accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+        trustProxy: config.trustProxy === 'true',
+        logger,
+      });
       fingerprint = read;
-      logger.info('signing keys and clients loaded', { signingKid: keys.keys[0]!.kid, publishedKids: keys.keys.map((key) => key.kid), clients: clients.length });
+      logger.info('signing keys and clients loaded', {
+        signingKid: keys.keys[0]!.kid,
+        publishedKids: keys.keys.map((key) => key.kid),
+        clients: clients.length,
+      });
       return provider;
     };
     let provider = (await build())!;
@@ -87,11 +106,18 @@ export async function startIdentityService(config: IdentityConfig, options: Star
       try {
         provider = (await build()) ?? provider;
       } catch (error) {
-        logger.error('reloading the keys or clients failed; the previous ones stay in use', { error: (error as Error).message });
+        logger.error('reloading the keys or clients failed; the previous ones stay in use', {
+          error: (error as Error).message,
+        });
       }
     });
 
-    const http = createIdentityApp({ logger, mountPath: new URL(issuer).pathname.replace(/\/$/, ''), provider: () => provider, trustProxy: config.trustProxy === 'true' });
+    const http = createIdentityApp({
+      logger,
+      mountPath: new URL(issuer).pathname.replace(/\/$/, ''),
+      provider: () => provider,
+      trustProxy: config.trustProxy === 'true',
+    });
     const server = serve(listener, http, config, logger);
     const watchers = watchFiles([config.keysFile, config.clientsFile], () => void reload(), logger);
     let closing: Promise<boolean> | undefined;

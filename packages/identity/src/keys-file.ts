@@ -1,6 +1,15 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import { randomUUID } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 
 /** A private ES256 key. Only the first key of the file signs; `retiredAt` is when a later one stopped signing. */
@@ -24,13 +33,23 @@ const JWK_MEMBERS = new Set(['kty', 'crv', 'x', 'y', 'd', 'kid', 'alg', 'use', '
 
 async function signingKey(key: unknown, at: string): Promise<SigningKey> {
   const k = key as Record<string, unknown>;
-  if (typeof key !== 'object' || key === null || k.kty !== 'EC' || k.crv !== 'P-256' || typeof k.d !== 'string' || typeof k.kid !== 'string' || !k.kid) {
+  if (
+    typeof key !== 'object' ||
+    key === null ||
+    k.kty !== 'EC' ||
+    k.crv !== 'P-256' ||
+    typeof k.d !== 'string' ||
+    typeof k.kid !== 'string' ||
+    !k.kid
+  ) {
     throw new Error(`${at} is not a private EC P-256 JWK with a kid.`);
   }
   const unknown = Object.keys(k).filter((name) => !JWK_MEMBERS.has(name));
   if (unknown.length > 0) throw new Error(`${at} has unknown members ${unknown.join(', ')}.`);
-  if ((k.alg ?? 'ES256') !== 'ES256' || (k.use ?? 'sig') !== 'sig') throw new Error(`${at} must be for alg ES256 and use sig.`);
-  if (k.retiredAt !== undefined && (typeof k.retiredAt !== 'string' || Number.isNaN(Date.parse(k.retiredAt)))) throw new Error(`${at} has a retiredAt that is not a date.`);
+  if ((k.alg ?? 'ES256') !== 'ES256' || (k.use ?? 'sig') !== 'sig')
+    throw new Error(`${at} must be for alg ES256 and use sig.`);
+  if (k.retiredAt !== undefined && (typeof k.retiredAt !== 'string' || Number.isNaN(Date.parse(k.retiredAt))))
+    throw new Error(`${at} has a retiredAt that is not a date.`);
   try {
     await importJWK({ ...(k as JWK), retiredAt: undefined } as JWK, 'ES256');
   } catch (error) {
@@ -45,17 +64,23 @@ async function signingKey(key: unknown, at: string): Promise<SigningKey> {
  */
 export async function readKeysFile(path: string): Promise<KeyRing> {
   const mode = statSync(path).mode & 0o777;
-  if ((mode & 0o077) !== 0) throw new Error(`The keys file ${path} can be read by other users (mode ${mode.toString(8)}); chmod 600 it.`);
+  if ((mode & 0o077) !== 0)
+    throw new Error(`The keys file ${path} can be read by other users (mode ${mode.toString(8)}); chmod 600 it.`);
   let parsed: { keys?: unknown };
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8')) as typeof parsed;
   } catch (error) {
-    throw new Error(`The keys file ${path} is not valid JSON: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+    throw new Error(`The keys file ${path} is not valid JSON: ${(error as Error).message.split('\n')[0]}`, {
+      cause: error,
+    });
   }
-  if (!Array.isArray(parsed?.keys) || parsed.keys.length === 0) throw new Error(`The keys file ${path} must be a JWKS ({ "keys": [...] }) with at least one key.`);
+  if (!Array.isArray(parsed?.keys) || parsed.keys.length === 0)
+    throw new Error(`The keys file ${path} must be a JWKS ({ "keys": [...] }) with at least one key.`);
   const keys = await Promise.all(parsed.keys.map((key, index) => signingKey(key, `Key ${index + 1} of ${path}`)));
-  if (new Set(keys.map((key) => key.kid)).size !== keys.length) throw new Error(`The keys file ${path} has two keys with one kid.`);
-  if (keys[0]!.retiredAt) throw new Error(`The keys file ${path} starts with a retired key; the first key is the one that signs.`);
+  if (new Set(keys.map((key) => key.kid)).size !== keys.length)
+    throw new Error(`The keys file ${path} has two keys with one kid.`);
+  if (keys[0]!.retiredAt)
+    throw new Error(`The keys file ${path} starts with a retired key; the first key is the one that signs.`);
   return { keys };
 }
 

@@ -1,4 +1,11 @@
-import { createKeysFileIfMissing, type KeyRing, newSigningKey, readKeysFile, type SigningKey, writeKeysFile } from './keys-file';
+import {
+  createKeysFileIfMissing,
+  type KeyRing,
+  newSigningKey,
+  readKeysFile,
+  type SigningKey,
+  writeKeysFile,
+} from './keys-file';
 
 /**
  * How long past `retiredAt + token TTL` a key stays published: an instance
@@ -20,7 +27,8 @@ export interface Rotation {
  */
 export function rotate(ring: KeyRing, fresh: SigningKey, now: Date, tokenTtlSeconds: number): Rotation {
   const retired = ring.keys.map((key) => (key.retiredAt ? key : { ...key, retiredAt: now.toISOString() }));
-  const stillNeeded = (key: SigningKey) => Date.parse(key.retiredAt!) + (tokenTtlSeconds + RETIREMENT_MARGIN_SECONDS) * 1000 > now.getTime();
+  const stillNeeded = (key: SigningKey) =>
+    Date.parse(key.retiredAt!) + (tokenTtlSeconds + RETIREMENT_MARGIN_SECONDS) * 1000 > now.getTime();
   return {
     ring: { keys: [fresh, ...retired.filter(stillNeeded)] },
     current: fresh,

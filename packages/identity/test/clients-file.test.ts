@@ -15,11 +15,14 @@ describe('the clients file', () => {
   });
   afterEach(() => rmSync(folder, { recursive: true, force: true }));
 
-  const write = (content: unknown) => writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content), { mode: 0o600 });
+  const write = (content: unknown) =>
+    writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content), { mode: 0o600 });
 
   it('gives each client its id, secret and scopes, each scope once', () => {
     write([{ clientId: 'checkout', clientSecret: SECRET, scopes: ['stock:reserve', 'orders:write', 'stock:reserve'] }]);
-    expect(readClientsFile(file)).to.deep.equal([{ clientId: 'checkout', clientSecret: SECRET, scopes: ['stock:reserve', 'orders:write'] }]);
+    expect(readClientsFile(file)).to.deep.equal([
+      { clientId: 'checkout', clientSecret: SECRET, scopes: ['stock:reserve', 'orders:write'] },
+    ]);
   });
 
   const refusals: [string, unknown, RegExp][] = [
@@ -27,9 +30,21 @@ describe('the clients file', () => {
     ['not an array', { clientId: 'a' }, /must hold a JSON array of clients/],
     ['no clients', [], /lists no clients/],
     ['an entry that is not an object', ['checkout'], /Client 1 of .* must be an object/],
-    ['a misspelt property', [{ clientId: 'a', clientSecret: SECRET, scope: ['stock:read'] }], /Client 1 of .* has unknown property "scope"; known: clientId, clientSecret, scopes/],
-    ['a missing clientId', [{ clientSecret: SECRET, scopes: ['stock:read'] }], /Client 1 of .*: clientId must be 1 to 128 letters/],
-    ['a clientId with a colon', [{ clientId: 'a:b', clientSecret: SECRET, scopes: ['stock:read'] }], /clientId must be/],
+    [
+      'a misspelt property',
+      [{ clientId: 'a', clientSecret: SECRET, scope: ['stock:read'] }],
+      /Client 1 of .* has unknown property "scope"; known: clientId, clientSecret, scopes/,
+    ],
+    [
+      'a missing clientId',
+      [{ clientSecret: SECRET, scopes: ['stock:read'] }],
+      /Client 1 of .*: clientId must be 1 to 128 letters/,
+    ],
+    [
+      'a clientId with a colon',
+      [{ clientId: 'a:b', clientSecret: SECRET, scopes: ['stock:read'] }],
+      /clientId must be/,
+    ],
     [
       'a clientId listed twice',
       [
@@ -38,10 +53,26 @@ describe('the clients file', () => {
       ],
       /Client 2 of .* \(a\): clientId is listed twice/,
     ],
-    ['a short secret', [{ clientId: 'a', clientSecret: 'short', scopes: ['stock:read'] }], /\(a\): clientSecret must be 32 to 512 visible ASCII characters/],
-    ['a secret with a space', [{ clientId: 'a', clientSecret: `${SECRET} x`, scopes: ['stock:read'] }], /clientSecret must be 32 to 512 visible ASCII/],
-    ['no scopes', [{ clientId: 'a', clientSecret: SECRET, scopes: [] }], /\(a\): scopes must be a non-empty array of stock:read/],
-    ['an unknown scope', [{ clientId: 'a', clientSecret: SECRET, scopes: ['stock:read', 'stock:delete'] }], /\(a\): unknown scope "stock:delete"; known: stock:read, stock:write, stock:reserve, orders:read, orders:write, orders:admin, orders:pay/],
+    [
+      'a short secret',
+      [{ clientId: 'a', clientSecret: 'short', scopes: ['stock:read'] }],
+      /\(a\): clientSecret must be 32 to 512 visible ASCII characters/,
+    ],
+    [
+      'a secret with a space',
+      [{ clientId: 'a', clientSecret: `${SECRET} x`, scopes: ['stock:read'] }],
+      /clientSecret must be 32 to 512 visible ASCII/,
+    ],
+    [
+      'no scopes',
+      [{ clientId: 'a', clientSecret: SECRET, scopes: [] }],
+      /\(a\): scopes must be a non-empty array of stock:read/,
+    ],
+    [
+      'an unknown scope',
+      [{ clientId: 'a', clientSecret: SECRET, scopes: ['stock:read', 'stock:delete'] }],
+      /\(a\): unknown scope "stock:delete"; known: stock:read, stock:write, stock:reserve, orders:read, orders:write, orders:admin, orders:pay/,
+    ],
   ];
   for (const [what, content, message] of refusals) {
     it(`is refused in one line naming the file: ${what}`, () => {
@@ -58,7 +89,9 @@ describe('the clients file', () => {
     it(`is refused when other users may read or write it (mode ${mode.toString(8)}): it holds the secrets in plain text`, () => {
       write([{ clientId: 'checkout', clientSecret: SECRET, scopes: ['stock:read'] }]);
       chmodSync(file, mode);
-      expect(() => readClientsFile(file)).to.throw(`The clients file ${file} can be read or written by other users (mode ${mode.toString(8)}); chmod 600 it.`);
+      expect(() => readClientsFile(file)).to.throw(
+        `The clients file ${file} can be read or written by other users (mode ${mode.toString(8)}); chmod 600 it.`,
+      );
     });
   }
 
@@ -69,6 +102,8 @@ describe('the clients file', () => {
   });
 
   it('is refused when missing, with what it should hold', () => {
-    expect(() => readClientsFile(file)).to.throw(`The clients file ${file} (IDENTITY_CLIENTS_FILE) does not exist; it holds [{ "clientId", "clientSecret", "scopes": [...] }].`);
+    expect(() => readClientsFile(file)).to.throw(
+      `The clients file ${file} (IDENTITY_CLIENTS_FILE) does not exist; it holds [{ "clientId", "clientSecret", "scopes": [...] }].`,
+    );
   });
 });

@@ -51,7 +51,8 @@ export async function startFakeIssuer({ host = '127.0.0.1' }: FakeIssuerOptions 
   const server = http.createServer((request, response) => {
     if (request.url === '/jwks') fetches++;
     if (!state.up) return void response.writeHead(503).end();
-    const json = (body: unknown) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const json = (body: unknown) =>
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (request.url === '/.well-known/openid-configuration') return json({ issuer, jwks_uri: state.jwksUri });
     if (request.url === '/jwks') return json({ keys: state.published.map((key) => key.publicJwk) });
     response.writeHead(404).end();
@@ -87,7 +88,17 @@ export async function startFakeIssuer({ host = '127.0.0.1' }: FakeIssuerOptions 
     },
     async token(audience, claims = {}, key = state.published[0]!) {
       const now = Math.floor(Date.now() / 1000);
-      return new SignJWT({ iss: issuer, aud: audience, sub: 'inventory-sync', client_id: 'inventory-sync', scope: Scopes.stock.read, jti: randomUUID(), iat: now, exp: now + 600, ...claims })
+      return new SignJWT({
+        iss: issuer,
+        aud: audience,
+        sub: 'inventory-sync',
+        client_id: 'inventory-sync',
+        scope: Scopes.stock.read,
+        jti: randomUUID(),
+        iat: now,
+        exp: now + 600,
+        ...claims,
+      })
         .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: key.kid })
         .sign(key.privateKey);
     },

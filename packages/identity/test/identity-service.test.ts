@@ -3,7 +3,19 @@ import { expect } from 'chai';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { randomUUID } from 'node:crypto';
 import { rotateKeysFile } from '../src';
-import { CLIENTS, decodePart, type IdentityUnderTest, kidsAt, requestToken, SALES, scratchFolder, STOCK, signingKeyOf, startIdentity, tokenFor } from '@commerce/identity-test-kit';
+import {
+  CLIENTS,
+  decodePart,
+  type IdentityUnderTest,
+  kidsAt,
+  requestToken,
+  SALES,
+  scratchFolder,
+  STOCK,
+  signingKeyOf,
+  startIdentity,
+  tokenFor,
+} from '@commerce/identity-test-kit';
 
 describe('the identity service', function () {
   let files: ReturnType<typeof scratchFolder>;
@@ -19,7 +31,11 @@ describe('the identity service', function () {
     files.remove();
   });
 
-  const [inventorySync, checkout, reporting] = CLIENTS as [(typeof CLIENTS)[0], (typeof CLIENTS)[0], (typeof CLIENTS)[0]];
+  const [inventorySync, checkout, reporting] = CLIENTS as [
+    (typeof CLIENTS)[0],
+    (typeof CLIENTS)[0],
+    (typeof CLIENTS)[0],
+  ];
 
   it('publishes its metadata at {issuer}/.well-known/openid-configuration: the client credentials grant and the APIs’ scopes only', async () => {
     expect(issuer).to.equal(`http://127.0.0.1:${identity.service.port}`);
@@ -28,7 +44,15 @@ describe('the identity service', function () {
     const metadata = (await response.json()) as Record<string, unknown>;
     expect(metadata).to.include({ issuer, jwks_uri: `${issuer}/jwks`, token_endpoint: `${issuer}/token` });
     expect(metadata.grant_types_supported).to.deep.equal(['client_credentials']);
-    expect(metadata.scopes_supported).to.deep.equal(['stock:read', 'stock:write', 'stock:reserve', 'orders:read', 'orders:write', 'orders:admin', 'orders:pay']);
+    expect(metadata.scopes_supported).to.deep.equal([
+      'stock:read',
+      'stock:write',
+      'stock:reserve',
+      'orders:read',
+      'orders:write',
+      'orders:admin',
+      'orders:pay',
+    ]);
     expect(metadata.token_endpoint_auth_methods_supported).to.deep.equal(['client_secret_basic', 'client_secret_post']);
     expect(metadata).not.to.have.property('authorization_endpoint');
   });
@@ -36,7 +60,9 @@ describe('the identity service', function () {
   it('publishes the public part of its keys, never the private one', async () => {
     const { keys } = (await (await fetch(`${issuer}/jwks`)).json()) as { keys: Record<string, unknown>[] };
     const signing = signingKeyOf(files.keysFile);
-    expect(keys).to.deep.equal([{ kty: 'EC', crv: 'P-256', use: 'sig', alg: 'ES256', kid: signing.kid, x: signing.x, y: signing.y }]);
+    expect(keys).to.deep.equal([
+      { kty: 'EC', crv: 'P-256', use: 'sig', alg: 'ES256', kid: signing.kid, x: signing.x, y: signing.y },
+    ]);
   });
 
   for (const [resource, client, scope, expected] of [
@@ -47,11 +73,26 @@ describe('the identity service', function () {
     it(`issues an RFC 9068 JWT access token for ${resource} to ${client.clientId} (scope ${scope ?? 'not asked: every one it holds there'})`, async () => {
       const response = await requestToken(`${issuer}/token`, client, { resource, ...(scope && { scope }) });
       expect(response.status).to.equal(200);
-      const body = (await response.json()) as { access_token: string; token_type: string; expires_in: number; scope: string };
+      const body = (await response.json()) as {
+        access_token: string;
+        token_type: string;
+        expires_in: number;
+        scope: string;
+      };
       expect(body).to.include({ token_type: 'Bearer', expires_in: 600, scope: expected });
-      expect(decodePart(body.access_token, 0)).to.deep.equal({ alg: 'ES256', typ: 'at+jwt', kid: signingKeyOf(files.keysFile).kid });
+      expect(decodePart(body.access_token, 0)).to.deep.equal({
+        alg: 'ES256',
+        typ: 'at+jwt',
+        kid: signingKeyOf(files.keysFile).kid,
+      });
       const claims = decodePart(body.access_token, 1);
-      expect(claims).to.include({ iss: issuer, aud: resource, sub: client.clientId, client_id: client.clientId, scope: expected });
+      expect(claims).to.include({
+        iss: issuer,
+        aud: resource,
+        sub: client.clientId,
+        client_id: client.clientId,
+        scope: expected,
+      });
       expect(claims.jti).to.be.a('string');
       expect((claims.exp as number) - (claims.iat as number)).to.equal(600);
     });
@@ -60,7 +101,12 @@ describe('the identity service', function () {
   it('takes the client’s credentials in the body too (client_secret_post)', async () => {
     const response = await fetch(`${issuer}/token`, {
       method: 'POST',
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: checkout.clientId, client_secret: checkout.clientSecret, resource: SALES }),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: checkout.clientId,
+        client_secret: checkout.clientSecret,
+        resource: SALES,
+      }),
     });
     expect(response.status).to.equal(200);
     expect(((await response.json()) as { scope: string }).scope).to.equal('orders:write');
@@ -71,7 +117,12 @@ describe('the identity service', function () {
       fetch(`${issuer}/token`, {
         method: 'POST',
         headers: { origin },
-        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: reporting.clientId, client_secret: reporting.clientSecret, resource: SALES }),
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: reporting.clientId,
+          client_secret: reporting.clientSecret,
+          resource: SALES,
+        }),
       });
     expect((await fromPage(new URL(issuer).origin)).status).to.equal(200);
     const elsewhere = await fromPage('https://evil.example.test');
@@ -87,39 +138,100 @@ describe('the identity service', function () {
     expect(decodePart(body.access_token, 1)).to.include({ aud: STOCK });
   });
 
-  const refusals: [string, Parameters<typeof requestToken>[1], Record<string, string>, number, Record<string, string>][] = [
-    ['a wrong secret', { clientId: inventorySync.clientId, clientSecret: `${inventorySync.clientSecret}x` }, { resource: STOCK }, 401, { error: 'invalid_client' }],
-    ['an unknown client', { clientId: 'nobody', clientSecret: inventorySync.clientSecret }, { resource: STOCK }, 401, { error: 'invalid_client' }],
-    ['a scope the client is not allowed', inventorySync, { resource: STOCK, scope: 'stock:read stock:reserve' }, 400, { error: 'invalid_scope', scope: 'stock:reserve' }],
-    ['a scope of the other API', inventorySync, { resource: STOCK, scope: 'orders:read' }, 400, { error: 'invalid_scope', scope: 'orders:read' }],
+  const refusals: [
+    string,
+    Parameters<typeof requestToken>[1],
+    Record<string, string>,
+    number,
+    Record<string, string>,
+  ][] = [
+    [
+      'a wrong secret',
+      { clientId: inventorySync.clientId, clientSecret: `${inventorySync.clientSecret}x` },
+      { resource: STOCK },
+      401,
+      { error: 'invalid_client' },
+    ],
+    [
+      'an unknown client',
+      { clientId: 'nobody', clientSecret: inventorySync.clientSecret },
+      { resource: STOCK },
+      401,
+      { error: 'invalid_client' },
+    ],
+    [
+      'a scope the client is not allowed',
+      inventorySync,
+      { resource: STOCK, scope: 'stock:read stock:reserve' },
+      400,
+      { error: 'invalid_scope', scope: 'stock:reserve' },
+    ],
+    [
+      'a scope of the other API',
+      inventorySync,
+      { resource: STOCK, scope: 'orders:read' },
+      400,
+      { error: 'invalid_scope', scope: 'orders:read' },
+    ],
     ['no resource and no scope', inventorySync, {}, 400, { error: 'invalid_target' }],
-    ['no resource and scopes of both APIs', checkout, { scope: 'stock:read orders:write' }, 400, { error: 'invalid_target' }],
+    [
+      'no resource and scopes of both APIs',
+      checkout,
+      { scope: 'stock:read orders:write' },
+      400,
+      { error: 'invalid_target' },
+    ],
     ['an unknown resource', inventorySync, { resource: 'urn:commerce:billing' }, 400, { error: 'invalid_target' }],
     ['an API the client has no scope on', inventorySync, { resource: SALES }, 400, { error: 'invalid_target' }],
-    ['another grant', inventorySync, { resource: STOCK, grant_type: 'password' }, 400, { error: 'unsupported_grant_type' }],
+    [
+      'another grant',
+      inventorySync,
+      { resource: STOCK, grant_type: 'password' },
+      400,
+      { error: 'unsupported_grant_type' },
+    ],
     // RFC 6749 §3.3: one space between scopes. oidc-provider 8 let two through; 9 holds requests to the syntax.
-    ['two spaces between scopes', inventorySync, { resource: STOCK, scope: 'stock:read  stock:write' }, 400, { error: 'invalid_scope' }],
+    [
+      'two spaces between scopes',
+      inventorySync,
+      { resource: STOCK, scope: 'stock:read  stock:write' },
+      400,
+      { error: 'invalid_scope' },
+    ],
   ];
   for (const [what, client, fields, status, error] of refusals) {
     it(`refuses a token request with ${what}, in OAuth's error format, and logs why`, async () => {
       const response = await requestToken(`${issuer}/token`, client, fields);
       expect(response.status).to.equal(status);
       expect(await response.json()).to.include(error);
-      expect(identity.logs.filter((line) => line.message === 'token request refused').at(-1)).to.include({ error: error.error });
+      expect(identity.logs.filter((line) => line.message === 'token request refused').at(-1)).to.include({
+        error: error.error,
+      });
     });
   }
 
   it('logs the client id an unknown client claimed, in Basic credentials or in the body', async () => {
     const refusedAs = () => identity.logs.filter((line) => line.message === 'token request refused').at(-1);
-    await requestToken(`${issuer}/token`, { clientId: 'no.body~1', clientSecret: inventorySync.clientSecret }, { resource: STOCK });
+    await requestToken(
+      `${issuer}/token`,
+      { clientId: 'no.body~1', clientSecret: inventorySync.clientSecret },
+      { resource: STOCK },
+    );
     expect(refusedAs()).to.include({ clientId: 'no.body~1', error: 'invalid_client' });
-    const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: 'nobody-2', client_secret: inventorySync.clientSecret });
+    const body = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: 'nobody-2',
+      client_secret: inventorySync.clientSecret,
+    });
     await fetch(`${issuer}/token`, { method: 'POST', body });
     expect(refusedAs()).to.include({ clientId: 'nobody-2', error: 'invalid_client' });
   });
 
   it('issues Bearer tokens only: a DPoP proof binds no token to a key, as the APIs take Bearer tokens', async () => {
-    const metadata = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+    const metadata = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Record<
+      string,
+      unknown
+    >;
     expect(metadata).not.to.have.property('dpop_signing_alg_values_supported');
     const { privateKey, publicKey } = await generateKeyPair('ES256');
     const proof = await new SignJWT({ htm: 'POST', htu: `${issuer}/token`, jti: randomUUID() })
@@ -158,7 +270,11 @@ describe('the identity service', function () {
     try {
       const verifier = createTokenVerifier({ issuer, audience: STOCK });
       const token = await tokenFor(twin.service.url, 'inventory-sync', STOCK);
-      expect(await verifier.verify(token)).to.deep.equal({ subject: 'inventory-sync', clientId: 'inventory-sync', scopes: ['stock:read', 'stock:write'] });
+      expect(await verifier.verify(token)).to.deep.equal({
+        subject: 'inventory-sync',
+        clientId: 'inventory-sync',
+        scopes: ['stock:read', 'stock:write'],
+      });
     } finally {
       await twin.stop();
     }
@@ -194,9 +310,17 @@ describe('the identity service behind a gateway at /identity', () => {
   it('serves under the issuer’s path and, trusting the proxy, advertises public URLs', async () => {
     const identity = await startIdentity(files, { issuer: PUBLIC, trustProxy: 'true' });
     try {
-      const response = await fetch(`${identity.service.url}/identity/.well-known/openid-configuration`, { headers: forwarded });
-      expect(await response.json()).to.include({ issuer: PUBLIC, jwks_uri: `${PUBLIC}/jwks`, token_endpoint: `${PUBLIC}/token` });
-      expect((await fetch(`${identity.service.url}/.well-known/openid-configuration`, { headers: forwarded })).status).to.equal(404);
+      const response = await fetch(`${identity.service.url}/identity/.well-known/openid-configuration`, {
+        headers: forwarded,
+      });
+      expect(await response.json()).to.include({
+        issuer: PUBLIC,
+        jwks_uri: `${PUBLIC}/jwks`,
+        token_endpoint: `${PUBLIC}/token`,
+      });
+      expect(
+        (await fetch(`${identity.service.url}/.well-known/openid-configuration`, { headers: forwarded })).status,
+      ).to.equal(404);
       const logged = identity.logs.filter((line) => line.message === 'request').map((line) => [line.path, line.status]);
       expect(logged).to.deep.equal([
         ['/identity/.well-known/openid-configuration', 200],
@@ -210,8 +334,13 @@ describe('the identity service behind a gateway at /identity', () => {
   it('ignores X-Forwarded-* unless told to trust them', async () => {
     const identity = await startIdentity(files, { issuer: 'http://api.example.test/identity' });
     try {
-      const response = await fetch(`${identity.service.url}/identity/.well-known/openid-configuration`, { headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' } });
-      expect(await response.json()).to.include({ issuer: 'http://api.example.test/identity', jwks_uri: `${identity.service.url}/identity/jwks` });
+      const response = await fetch(`${identity.service.url}/identity/.well-known/openid-configuration`, {
+        headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' },
+      });
+      expect(await response.json()).to.include({
+        issuer: 'http://api.example.test/identity',
+        jwks_uri: `${identity.service.url}/identity/jwks`,
+      });
     } finally {
       await identity.stop();
     }
@@ -224,7 +353,12 @@ describe('the identity service behind a gateway at /identity', () => {
       const response = await fetch(`${identity.service.url}/identity/token`, {
         method: 'POST',
         headers: forwarded,
-        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret, resource: SALES }),
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: client.clientId,
+          client_secret: client.clientSecret,
+          resource: SALES,
+        }),
       });
       const token = ((await response.json()) as { access_token: string }).access_token;
       expect(decodePart(token, 1).iss).to.equal(PUBLIC);

@@ -8,14 +8,20 @@ import { startResourceServer } from './resource-server';
 
 const STOCK = 'urn:commerce:stock';
 
-const refusal = (verifier: TokenVerifier, token: string) => verifier.verify(token).then(() => undefined, (error: unknown) => error as Error & { code?: string; cause?: Error });
+const refusal = (verifier: TokenVerifier, token: string) =>
+  verifier.verify(token).then(
+    () => undefined,
+    (error: unknown) => error as Error & { code?: string; cause?: Error },
+  );
 
 /** A server elsewhere that publishes the issuer's very keys: were the verifier to fetch them, it would accept the issuer's tokens. */
 async function startMirror(issuer: FakeIssuer) {
   let fetches = 0;
   const server = http.createServer((_request, response) => {
     fetches++;
-    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: issuer.published.map((key) => key.publicJwk) }));
+    response
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ keys: issuer.published.map((key) => key.publicJwk) }));
   });
   server.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
@@ -53,7 +59,12 @@ describe('the verifier and where the issuer’s key set may be', function () {
     it('refuses a jwks_uri on another origin (host, port or scheme), fetches nothing there, answers 503 and says why once; takes the tokens once the issuer names its own', async () => {
       const port = new URL(issuer.issuer).port;
       const token = await issuer.token(STOCK);
-      for (const elsewhere of ['http://evil.example/jwks', mirror.jwks, `https://127.0.0.1:${port}/jwks`, `http://localhost:${port}/jwks`]) {
+      for (const elsewhere of [
+        'http://evil.example/jwks',
+        mirror.jwks,
+        `https://127.0.0.1:${port}/jwks`,
+        `http://localhost:${port}/jwks`,
+      ]) {
         issuer.jwksUri = elsewhere;
         const verifier = createTokenVerifier({ issuer: issuer.issuer, audience: STOCK, logger, keySetCooldownMs: 50 });
         const error = await refusal(verifier, token);
@@ -75,7 +86,9 @@ describe('the verifier and where the issuer’s key set may be', function () {
           expect(response.headers.get('retry-after')).to.equal('1');
           expect(await response.json()).to.include({ code: 'AUTH_ISSUER_UNAVAILABLE' });
         }
-        expect(logs.map(({ level, message }) => [level, message])).to.deep.equal([['error', 'the token issuer’s metadata is refused; requests that need a token answer 503 until it is mended']]);
+        expect(logs.map(({ level, message }) => [level, message])).to.deep.equal([
+          ['error', 'the token issuer’s metadata is refused; requests that need a token answer 503 until it is mended'],
+        ]);
         expect(logs[0]!.fields.error).to.include(`names the key set ${mirror.jwks}`);
 
         issuer.jwksUri = `${issuer.issuer}/jwks`;
@@ -100,14 +113,32 @@ describe('the verifier and where the issuer’s key set may be', function () {
       const port = new URL(issuer.issuer).port;
       const token = await issuer.token(STOCK);
       issuer.jwksUri = `http://127.0.0.1:${port}/jwks`;
-      const internal = createTokenVerifier({ issuer: issuer.issuer, discoveryUrl: issuer.discoveryUrl, audience: STOCK, logger, keySetCooldownMs: 50 });
+      const internal = createTokenVerifier({
+        issuer: issuer.issuer,
+        discoveryUrl: issuer.discoveryUrl,
+        audience: STOCK,
+        logger,
+        keySetCooldownMs: 50,
+      });
       expect(await internal.verify(token)).to.include({ subject: 'inventory-sync' });
       // On the issuer's own origin it is used too (whether this machine's localhost reaches 127.0.0.1 is not this test's business).
       issuer.jwksUri = `${issuer.issuer}/jwks`;
-      const onIssuer = createTokenVerifier({ issuer: issuer.issuer, discoveryUrl: issuer.discoveryUrl, audience: STOCK, logger, keySetCooldownMs: 50 });
+      const onIssuer = createTokenVerifier({
+        issuer: issuer.issuer,
+        discoveryUrl: issuer.discoveryUrl,
+        audience: STOCK,
+        logger,
+        keySetCooldownMs: 50,
+      });
       expect((await refusal(onIssuer, token))?.cause?.message ?? 'verified').not.to.include('its keys are not trusted');
       issuer.jwksUri = mirror.jwks;
-      const verifier = createTokenVerifier({ issuer: issuer.issuer, discoveryUrl: issuer.discoveryUrl, audience: STOCK, logger, keySetCooldownMs: 50 });
+      const verifier = createTokenVerifier({
+        issuer: issuer.issuer,
+        discoveryUrl: issuer.discoveryUrl,
+        audience: STOCK,
+        logger,
+        keySetCooldownMs: 50,
+      });
       const error = await refusal(verifier, token);
       expect(error).to.include({ code: 'AUTH_ISSUER_UNAVAILABLE' });
       expect(error?.cause?.message).to.equal(

@@ -6,8 +6,11 @@ import { type FakeIssuer, newKeyPair, startFakeIssuer } from './fake-issuer';
 
 const STOCK = 'urn:commerce:stock';
 
-
-const refusal = (verifier: TokenVerifier, token: string) => verifier.verify(token).then(() => undefined, (error: unknown) => error);
+const refusal = (verifier: TokenVerifier, token: string) =>
+  verifier.verify(token).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 
 describe('the verifier’s key set and its memory of verified tokens', function () {
   this.timeout(20_000);
@@ -19,8 +22,17 @@ describe('the verifier’s key set and its memory of verified tokens', function 
     error: (message: string) => logs.push({ level: 'error', message }),
   };
   /** A short maximum age and cooldown, so that what takes 10 minutes in production takes a fraction of a second. */
-  const verifierFor = (options: { keySetMaxAgeMs?: number; keySetCooldownMs?: number; clockToleranceSeconds?: number } = {}) =>
-    createTokenVerifier({ issuer: issuer.issuer, audience: STOCK, logger, keySetMaxAgeMs: 200, keySetCooldownMs: 50, ...options });
+  const verifierFor = (
+    options: { keySetMaxAgeMs?: number; keySetCooldownMs?: number; clockToleranceSeconds?: number } = {},
+  ) =>
+    createTokenVerifier({
+      issuer: issuer.issuer,
+      audience: STOCK,
+      logger,
+      keySetMaxAgeMs: 200,
+      keySetCooldownMs: 50,
+      ...options,
+    });
 
   beforeEach(async () => {
     issuer = await startFakeIssuer();
@@ -46,7 +58,9 @@ describe('the verifier’s key set and its memory of verified tokens', function 
     issuer.up = true;
     await sleep(100);
     expect(await verifier.verify(await issuer.token(STOCK))).to.include({ subject: 'inventory-sync' });
-    await eventually('the recovery to be told', 5_000, async () => logs.some((line) => line.message === 'the token issuer answers again'));
+    await eventually('the recovery to be told', 5_000, async () =>
+      logs.some((line) => line.message === 'the token issuer answers again'),
+    );
   });
 
   it('asks the issuer for a key it does not hold, answering 503 while the issuer is down and accepting the token once it is back', async () => {
@@ -59,16 +73,25 @@ describe('the verifier’s key set and its memory of verified tokens', function 
     const unavailable = await refusal(verifier, signedWithNewKey);
     expect(unavailable).to.include({ name: 'UnavailableError', code: 'AUTH_ISSUER_UNAVAILABLE' });
     issuer.up = true;
-    await eventually('the token to be accepted once the issuer answers', 5_000, async () => (await refusal(verifier, signedWithNewKey)) === undefined);
+    await eventually(
+      'the token to be accepted once the issuer answers',
+      5_000,
+      async () => (await refusal(verifier, signedWithNewKey)) === undefined,
+    );
   });
 
   it('fetches the key set at most once per cooldown however many unknown kids arrive, refusing them with 401', async () => {
     const verifier = verifierFor({ keySetCooldownMs: 1_000, keySetMaxAgeMs: 600_000 });
     await verifier.verify(await issuer.token(STOCK));
     const before = issuer.jwksFetches;
-    const strangers = await Promise.all(Array.from({ length: 20 }, async () => issuer.token(STOCK, {}, await newKeyPair())));
+    const strangers = await Promise.all(
+      Array.from({ length: 20 }, async () => issuer.token(STOCK, {}, await newKeyPair())),
+    );
     const refusals = await Promise.all(strangers.map((token) => refusal(verifier, token)));
-    for (const error of refusals) expect(error).to.be.instanceOf(InvalidTokenError).and.have.property('message', 'The access token is signed with a key the issuer does not publish.');
+    for (const error of refusals)
+      expect(error)
+        .to.be.instanceOf(InvalidTokenError)
+        .and.have.property('message', 'The access token is signed with a key the issuer does not publish.');
     expect(issuer.jwksFetches - before).to.equal(1);
   });
 
@@ -80,8 +103,15 @@ describe('the verifier’s key set and its memory of verified tokens', function 
     await sleep(250);
     // This call sees the set is old and has it fetched again; the next ones see the new set.
     await verifier.verify(token).catch(() => undefined);
-    await eventually('the withdrawn key’s token to be refused', 5_000, async () => (await refusal(verifier, token)) instanceof InvalidTokenError);
-    expect(await refusal(verifier, token)).to.have.property('message', 'The access token is signed with a key the issuer does not publish.');
+    await eventually(
+      'the withdrawn key’s token to be refused',
+      5_000,
+      async () => (await refusal(verifier, token)) instanceof InvalidTokenError,
+    );
+    expect(await refusal(verifier, token)).to.have.property(
+      'message',
+      'The access token is signed with a key the issuer does not publish.',
+    );
   });
 
   it('remembers a verified token no longer than its exp', async () => {
@@ -91,7 +121,9 @@ describe('the verifier’s key set and its memory of verified tokens', function 
     expect(await verifier.verify(token)).to.include({ subject: 'inventory-sync' });
     expect(await verifier.verify(token), 'from memory').to.include({ subject: 'inventory-sync' });
     await sleep(exp * 1000 - Date.now() + 50);
-    expect(await refusal(verifier, token)).to.be.instanceOf(InvalidTokenError).and.have.property('message', 'The access token has expired.');
+    expect(await refusal(verifier, token))
+      .to.be.instanceOf(InvalidTokenError)
+      .and.have.property('message', 'The access token has expired.');
   });
 
   it('remembers nothing of a token it refused, nor of another verifier’s audience', async () => {
@@ -99,10 +131,14 @@ describe('the verifier’s key set and its memory of verified tokens', function 
     const sales = createTokenVerifier({ issuer: issuer.issuer, audience: 'urn:commerce:sales', keySetCooldownMs: 50 });
     const token = await issuer.token(STOCK);
     expect(await stock.verify(token)).to.include({ subject: 'inventory-sync' });
-    expect(await refusal(sales, token)).to.be.instanceOf(InvalidTokenError).and.have.property('message', 'The access token is meant for another service.');
+    expect(await refusal(sales, token))
+      .to.be.instanceOf(InvalidTokenError)
+      .and.have.property('message', 'The access token is meant for another service.');
     const [header, payload, signature] = token.split('.');
     const tampered = `${header}.${payload}.${signature!.slice(0, -2)}${signature!.endsWith('AA') ? 'BA' : 'AA'}`;
     expect(await refusal(stock, tampered)).to.be.instanceOf(InvalidTokenError);
-    expect(await refusal(stock, tampered), 'not remembered as good after a refusal').to.be.instanceOf(InvalidTokenError);
+    expect(await refusal(stock, tampered), 'not remembered as good after a refusal').to.be.instanceOf(
+      InvalidTokenError,
+    );
   });
 });

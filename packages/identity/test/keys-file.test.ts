@@ -4,7 +4,16 @@ import { calculateJwkThumbprint } from 'jose';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createKeysFileIfMissing, type KeyRing, newSigningKey, providerJwks, RETIREMENT_MARGIN_SECONDS, readKeysFile, rotate, rotateKeysFile } from '../src';
+import {
+  createKeysFileIfMissing,
+  type KeyRing,
+  newSigningKey,
+  providerJwks,
+  RETIREMENT_MARGIN_SECONDS,
+  readKeysFile,
+  rotate,
+  rotateKeysFile,
+} from '../src';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;
@@ -40,16 +49,38 @@ describe('the signing keys file', () => {
   it('is refused when other users may read it', async () => {
     await createKeysFileIfMissing(file);
     chmodSync(file, 0o644);
-    await expect(readKeysFile(file)).to.be.rejectedWith(`The keys file ${file} can be read by other users (mode 644); chmod 600 it.`);
+    await expect(readKeysFile(file)).to.be.rejectedWith(
+      `The keys file ${file} can be read by other users (mode 644); chmod 600 it.`,
+    );
   });
 
   const malformed: [string, (ring: KeyRing) => unknown, RegExp][] = [
     ['not a JWKS', () => [1, 2], /must be a JWKS \(\{ "keys": \[...\] \}\) with at least one key/],
-    ['a public key only', ({ keys: [key] }) => ({ keys: [{ ...key, d: undefined }] }), /Key 1 of .* is not a private EC P-256 JWK with a kid/],
-    ['a key meant for HS256', ({ keys: [key] }) => ({ keys: [{ ...key, alg: 'HS256' }] }), /Key 1 of .* must be for alg ES256 and use sig/],
-    ['a broken coordinate', ({ keys: [key] }) => ({ keys: [{ ...key, x: 'AAAA' }] }), /Key 1 of .* is not a usable key/],
-    ['two keys with one kid', ({ keys: [key] }) => ({ keys: [key, { ...key, retiredAt: new Date().toISOString() }] }), /has two keys with one kid/],
-    ['a retired key first', ({ keys: [key] }) => ({ keys: [{ ...key, retiredAt: new Date().toISOString() }] }), /starts with a retired key/],
+    [
+      'a public key only',
+      ({ keys: [key] }) => ({ keys: [{ ...key, d: undefined }] }),
+      /Key 1 of .* is not a private EC P-256 JWK with a kid/,
+    ],
+    [
+      'a key meant for HS256',
+      ({ keys: [key] }) => ({ keys: [{ ...key, alg: 'HS256' }] }),
+      /Key 1 of .* must be for alg ES256 and use sig/,
+    ],
+    [
+      'a broken coordinate',
+      ({ keys: [key] }) => ({ keys: [{ ...key, x: 'AAAA' }] }),
+      /Key 1 of .* is not a usable key/,
+    ],
+    [
+      'two keys with one kid',
+      ({ keys: [key] }) => ({ keys: [key, { ...key, retiredAt: new Date().toISOString() }] }),
+      /has two keys with one kid/,
+    ],
+    [
+      'a retired key first',
+      ({ keys: [key] }) => ({ keys: [{ ...key, retiredAt: new Date().toISOString() }] }),
+      /starts with a retired key/,
+    ],
   ];
   for (const [what, change, message] of malformed) {
     it(`is refused in one line when it holds ${what}`, async () => {
@@ -60,7 +91,9 @@ describe('the signing keys file', () => {
   }
 
   it('goes to oidc-provider without the retirement bookkeeping', async () => {
-    const ring = { keys: [await newSigningKey(), { ...(await newSigningKey()), retiredAt: '2026-01-01T00:00:00.000Z' }] };
+    const ring = {
+      keys: [await newSigningKey(), { ...(await newSigningKey()), retiredAt: '2026-01-01T00:00:00.000Z' }],
+    };
     expect(providerJwks(ring).keys.map((key) => Object.keys(key).sort())).to.deep.equal([
       ['alg', 'crv', 'd', 'kid', 'kty', 'use', 'x', 'y'],
       ['alg', 'crv', 'd', 'kid', 'kty', 'use', 'x', 'y'],

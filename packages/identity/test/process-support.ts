@@ -12,4 +12,3 @@ export function runScript(script: string, env: Record<string, string>): ServiceP
 export async function issuerOf(running: ServiceProcess): Promise<string> {
   return String((await running.listening()).issuer);
 }
-

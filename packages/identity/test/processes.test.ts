@@ -30,15 +30,27 @@ describe('the identity service as a process', function () {
     const response = await fetch(`${issuer}/token`, {
       method: 'POST',
       headers: { origin: new URL(issuer).origin },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret, resource: STOCK }),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: client.clientId,
+        client_secret: client.clientSecret,
+        resource: STOCK,
+      }),
     });
     expect(response.status).to.equal(200);
     expect(response.headers.get('access-control-allow-origin')).to.equal(new URL(issuer).origin);
     expect(await running.stop()).to.equal(0);
     expect(running.stderr.filter(Boolean)).to.deep.equal([]);
     const lines = running.stdout.filter(Boolean);
-    expect(lines.every((line) => /^\{.*\}$/.test(line)), lines.join('\n')).to.equal(true);
-    expect(lines.map((line) => JSON.parse(line).message)).to.include.members(['created the signing keys file', 'access token issued', 'stopped']);
+    expect(
+      lines.every((line) => /^\{.*\}$/.test(line)),
+      lines.join('\n'),
+    ).to.equal(true);
+    expect(lines.map((line) => JSON.parse(line).message)).to.include.members([
+      'created the signing keys file',
+      'access token issued',
+      'stopped',
+    ]);
     expect(lines.join('\n')).not.to.match(/oidc-provider|WARNING|NOTICE/i);
   });
 
@@ -62,7 +74,10 @@ describe('the identity service as a process', function () {
       const after = await tokenFor(issuer, 'inventory-sync', STOCK);
       expect(decodePart(after, 0).kid).to.equal(newKid);
       expect((await callWith(`${stock.url}/api/products`, after)).status).to.equal(200);
-      expect((await callWith(`${stock.url}/api/products`, before)).status, 'a token signed before the rotation').to.equal(200);
+      expect(
+        (await callWith(`${stock.url}/api/products`, before)).status,
+        'a token signed before the rotation',
+      ).to.equal(200);
     } finally {
       await stock.close();
     }
@@ -70,11 +85,18 @@ describe('the identity service as a process', function () {
 
   describe('a start that fails says so in one line and exits 1', () => {
     const cases: [string, () => Promise<Record<string, string>>, RegExp][] = [
-      ['a missing clients file', async () => ({ IDENTITY_CLIENTS_FILE: `${files.folder}/none.json` }), /The clients file .*none\.json \(IDENTITY_CLIENTS_FILE\) does not exist/],
+      [
+        'a missing clients file',
+        async () => ({ IDENTITY_CLIENTS_FILE: `${files.folder}/none.json` }),
+        /The clients file .*none\.json \(IDENTITY_CLIENTS_FILE\) does not exist/,
+      ],
       [
         'a client with an unknown scope',
         async () => {
-          writeFileSync(files.clientsFile, JSON.stringify([{ clientId: 'a', clientSecret: 's'.repeat(32), scopes: ['stock:admin'] }]));
+          writeFileSync(
+            files.clientsFile,
+            JSON.stringify([{ clientId: 'a', clientSecret: 's'.repeat(32), scopes: ['stock:admin'] }]),
+          );
           return {};
         },
         /Client 1 of .*clients\.json \(a\): unknown scope "stock:admin"/,
@@ -96,8 +118,16 @@ describe('the identity service as a process', function () {
         },
         /The keys file .*signing-keys\.json can be read by other users \(mode 640\); chmod 600 it\./,
       ],
-      ['an ISSUER with a trailing slash', async () => ({ ISSUER: 'https://api.example.test/identity/' }), /ISSUER must be a URL as written in canonical form .* no .* trailing slash/],
-      ['an ACCESS_TOKEN_TTL_SECONDS out of range', async () => ({ ACCESS_TOKEN_TTL_SECONDS: '5' }), /ACCESS_TOKEN_TTL_SECONDS must be an integer from 10 to 86400/],
+      [
+        'an ISSUER with a trailing slash',
+        async () => ({ ISSUER: 'https://api.example.test/identity/' }),
+        /ISSUER must be a URL as written in canonical form .* no .* trailing slash/,
+      ],
+      [
+        'an ACCESS_TOKEN_TTL_SECONDS out of range',
+        async () => ({ ACCESS_TOKEN_TTL_SECONDS: '5' }),
+        /ACCESS_TOKEN_TTL_SECONDS must be an integer from 10 to 86400/,
+      ],
       [
         'a port already in use',
         async () => {
@@ -115,7 +145,9 @@ describe('the identity service as a process', function () {
         expect(await failed.exited).to.equal(1);
         const stderr = failed.stderr.filter(Boolean);
         expect(stderr, stderr.join('\n')).to.have.length(1);
-        expect(stderr[0]).to.match(/^identity service failed to start: /).and.match(message);
+        expect(stderr[0])
+          .to.match(/^identity service failed to start: /)
+          .and.match(message);
       });
     }
   });

@@ -20,15 +20,19 @@ import { type ResourceServer, startResourceServer } from './resource-server';
 
 const now = () => Math.floor(Date.now() / 1000);
 
-tokenChecksContract('a minimal resource server on the platform', { otherAudience: { client: 'checkout', audience: SALES, scope: 'orders:write' }, scopes: true }, async (identity) => {
-  const server = await startResourceServer(createTokenVerifier({ issuer: identity.service.issuer, audience: STOCK }));
-  return {
-    call: (token) => callWith(`${server.url}/api/products`, token),
-    good: { client: 'inventory-sync', audience: STOCK, scope: 'stock:read' },
-    needsAnotherScope: (token) => callWith(`${server.url}/api/products`, token, { method: 'POST' }),
-    close: () => server.close(),
-  };
-});
+tokenChecksContract(
+  'a minimal resource server on the platform',
+  { otherAudience: { client: 'checkout', audience: SALES, scope: 'orders:write' }, scopes: true },
+  async (identity) => {
+    const server = await startResourceServer(createTokenVerifier({ issuer: identity.service.issuer, audience: STOCK }));
+    return {
+      call: (token) => callWith(`${server.url}/api/products`, token),
+      good: { client: 'inventory-sync', audience: STOCK, scope: 'stock:read' },
+      needsAnotherScope: (token) => callWith(`${server.url}/api/products`, token, { method: 'POST' }),
+      close: () => server.close(),
+    };
+  },
+);
 
 describe('a service checking access tokens, beyond the contract', function () {
   let files: ReturnType<typeof scratchFolder>;
@@ -53,16 +57,24 @@ describe('a service checking access tokens, beyond the contract', function () {
     files.remove();
   });
 
-  const forged = (changes: JWTPayload, header: Record<string, unknown> = {}) => forgedToken(files.keysFile, claims, changes, header);
+  const forged = (changes: JWTPayload, header: Record<string, unknown> = {}) =>
+    forgedToken(files.keysFile, claims, changes, header);
 
   it('lets a token with the scope through and hands the route its principal', async () => {
     const response = await callWith(products, await tokenFor(issuer, 'inventory-sync', STOCK, 'stock:read'));
     expect(response.status).to.equal(200);
-    expect(await response.json()).to.deep.equal({ subject: 'inventory-sync', clientId: 'inventory-sync', scopes: ['stock:read'] });
+    expect(await response.json()).to.deep.equal({
+      subject: 'inventory-sync',
+      clientId: 'inventory-sync',
+      scopes: ['stock:read'],
+    });
   });
 
   it('refuses an Authorization header that holds no bearer token', async () => {
-    await expectInvalidToken(await fetch(products, { headers: { authorization: 'Bearer two words' } }), 'The Authorization header does not hold a bearer token.');
+    await expectInvalidToken(
+      await fetch(products, { headers: { authorization: 'Bearer two words' } }),
+      'The Authorization header does not hold a bearer token.',
+    );
     await expectInvalidToken(await callWith(products, 'not-a-jwt'), 'The access token is malformed.');
   });
 
@@ -71,25 +83,41 @@ describe('a service checking access tokens, beyond the contract', function () {
   });
 
   it('refuses a token that is not an access token (typ JWT)', async () => {
-    await expectInvalidToken(await callWith(products, await forged({}, { typ: 'JWT' })), 'The token is not an access token (typ at+jwt).');
+    await expectInvalidToken(
+      await callWith(products, await forged({}, { typ: 'JWT' })),
+      'The token is not an access token (typ at+jwt).',
+    );
   });
 
   it('refuses a token without a claim RFC 9068 requires', async () => {
-    await expectInvalidToken(await callWith(products, await forged({ client_id: undefined })), 'The access token has no client_id claim.');
+    await expectInvalidToken(
+      await callWith(products, await forged({ client_id: undefined })),
+      'The access token has no client_id claim.',
+    );
   });
 
   it('refuses an HS256 token whose secret is the issuer’s public key (as bytes)', async () => {
     const key = signingKeyOf(files.keysFile);
-    const publicPem = createPublicKey({ key: { kty: key.kty, crv: key.crv, x: key.x, y: key.y }, format: 'jwk' }).export({ type: 'spki', format: 'pem' });
-    for (const secret of [Buffer.from(publicPem), Buffer.from(JSON.stringify({ kty: key.kty, crv: key.crv, x: key.x, y: key.y }))]) {
-      const token = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: key.kid }).sign(new Uint8Array(secret));
+    const publicPem = createPublicKey({
+      key: { kty: key.kty, crv: key.crv, x: key.x, y: key.y },
+      format: 'jwk',
+    }).export({ type: 'spki', format: 'pem' });
+    for (const secret of [
+      Buffer.from(publicPem),
+      Buffer.from(JSON.stringify({ kty: key.kty, crv: key.crv, x: key.x, y: key.y })),
+    ]) {
+      const token = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: key.kid })
+        .sign(new Uint8Array(secret));
       await expectInvalidToken(await callWith(products, token), 'The access token is not signed with ES256.');
     }
   });
 
   it('refuses a token signed by another key under the issuer’s kid', async () => {
     const { privateKey } = await generateKeyPair('ES256');
-    const token = await new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: signingKeyOf(files.keysFile).kid }).sign(privateKey);
+    const token = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: signingKeyOf(files.keysFile).kid })
+      .sign(privateKey);
     await expectInvalidToken(await callWith(products, token), 'The access token signature is not valid.');
   });
 

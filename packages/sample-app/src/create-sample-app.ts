@@ -23,7 +23,9 @@ async function noSniff(ctx: Koa.Context, next: Koa.Next): Promise<void> {
 
 function logUnexpected(error: unknown, ctx: Koa.Context): void {
   const detail = error instanceof Error ? error.stack : String(error);
-  console.error(JSON.stringify({ level: 'error', msg: 'unhandled error', method: ctx.method, path: ctx.path, error: detail }));
+  console.error(
+    JSON.stringify({ level: 'error', msg: 'unhandled error', method: ctx.method, path: ctx.path, error: detail }),
+  );
 }
 
 export function createSampleApp({ specFile, now = () => new Date(), random = Math.random }: SampleAppOptions): Koa {

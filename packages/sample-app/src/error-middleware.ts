@@ -8,7 +8,8 @@ import { ProblemError } from './problem-error';
  */
 export function errorMiddleware(logUnexpected: (error: unknown, ctx: Context) => void): Middleware {
   return problemMiddleware({
-    toProblem: (error) => (error instanceof ProblemError ? problem(error.status, error.code, error.message, error.errors) : undefined),
+    toProblem: (error) =>
+      error instanceof ProblemError ? problem(error.status, error.code, error.message, error.errors) : undefined,
     logUnexpected,
   });
 }

@@ -20,6 +20,7 @@ export function decodeGreetName(rawSegment: string): string {
   }
   // Code points, not UTF-16 units: an emoji counts as one character, as a person would count it.
   const length = [...name].length;
-  if (length < 1 || length > MAX_NAME_CODE_POINTS) throw invalidName(`must be 1 to ${MAX_NAME_CODE_POINTS} characters long`);
+  if (length < 1 || length > MAX_NAME_CODE_POINTS)
+    throw invalidName(`must be 1 to ${MAX_NAME_CODE_POINTS} characters long`);
   return name;
 }

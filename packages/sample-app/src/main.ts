@@ -13,7 +13,8 @@ const logger: Logger = {
 };
 
 /** Where this workspace keeps the sample app's contract; SPEC_FILE points elsewhere. */
-const specFile = process.env.SPEC_FILE ?? fileURLToPath(new URL('../../../docs/sample-app.openapi.yaml', import.meta.url));
+const specFile =
+  process.env.SPEC_FILE ?? fileURLToPath(new URL('../../../docs/sample-app.openapi.yaml', import.meta.url));
 
 /**
  * The platform's listener and stop, without readiness (the sample app has
@@ -25,9 +26,16 @@ async function start() {
   const port = parsePort(process.env.PORT);
   const host = parseHost(process.env.HOST);
   const listener = await listen({ port, host, requestTimeoutMs: 30_000, headersTimeoutMs: 10_000 });
-  const running = serve(listener, { app: createSampleApp({ specFile }), drain: () => undefined }, { shutdownDelayMs: 0, shutdownGraceMs: 10_000 }, logger);
+  const running = serve(
+    listener,
+    { app: createSampleApp({ specFile }), drain: () => undefined },
+    { shutdownDelayMs: 0, shutdownGraceMs: 10_000 },
+    logger,
+  );
   const where = isLoopback(host) ? `; on ${host} only (set HOST to listen elsewhere)` : '';
-  console.log(`sample app listening on ${displayUrl(host, running.port)} (node ${process.version}; docs at /swagger)${where}`);
+  console.log(
+    `sample app listening on ${displayUrl(host, running.port)} (node ${process.version}; docs at /swagger)${where}`,
+  );
   return running;
 }
 
@@ -38,5 +46,8 @@ const running = await start().catch((error: unknown) => {
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   // close() is safe to call again: a second signal waits for the same stop.
-  process.on(signal, () => void running.close({ immediate: signal === 'SIGINT' }).then((clean) => process.exit(clean ? 0 : 1)));
+  process.on(
+    signal,
+    () => void running.close({ immediate: signal === 'SIGINT' }).then((clean) => process.exit(clean ? 0 : 1)),
+  );
 }

@@ -1,5 +1,16 @@
 /** The summaries of the .NET `webapi` template, in its order. */
-export const SUMMARIES = ['Freezing', 'Bracing', 'Chilly', 'Cool', 'Mild', 'Warm', 'Balmy', 'Hot', 'Sweltering', 'Scorching'] as const;
+export const SUMMARIES = [
+  'Freezing',
+  'Bracing',
+  'Chilly',
+  'Cool',
+  'Mild',
+  'Warm',
+  'Balmy',
+  'Hot',
+  'Sweltering',
+  'Scorching',
+] as const;
 
 export const FORECAST_DAYS = 5;
 export const MIN_TEMPERATURE_C = -20;

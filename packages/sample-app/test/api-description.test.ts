@@ -55,7 +55,9 @@ describe('the API description', () => {
   it('has the two tags, and tags each operation with exactly one of them, under a unique operationId', () => {
     const tagNames = description.tags.map((tag) => tag.name);
     expect(tagNames).to.deep.equal(['WeatherForecast', 'User']);
-    const operations = Object.values(description.paths).flatMap((item) => HTTP_METHODS.flatMap((method) => (item[method] ? [item[method]] : [])));
+    const operations = Object.values(description.paths).flatMap((item) =>
+      HTTP_METHODS.flatMap((method) => (item[method] ? [item[method]] : [])),
+    );
     expect(operations).to.have.lengthOf(2);
     for (const operation of operations) {
       expect(operation.tags).to.have.lengthOf(1);
@@ -68,9 +70,15 @@ describe('the API description', () => {
   it('describes every route the router serves, and nothing it does not', () => {
     const served = routersOf(server.app)
       .flatMap((router) => router.stack)
-      .flatMap((layer) => layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method} ${String(layer.path).replace(/:(\w+)/g, '{$1}')}`));
+      .flatMap((layer) =>
+        layer.methods
+          .filter((method) => method !== 'HEAD')
+          .map((method) => `${method} ${String(layer.path).replace(/:(\w+)/g, '{$1}')}`),
+      );
     const described = Object.entries(description.paths).flatMap(([path, item]) =>
-      HTTP_METHODS.filter((method) => method !== 'head' && item[method]).map((method) => `${method.toUpperCase()} ${path}`),
+      HTTP_METHODS.filter((method) => method !== 'head' && item[method]).map(
+        (method) => `${method.toUpperCase()} ${path}`,
+      ),
     );
     expect(served).to.have.lengthOf.above(0);
     expect(served.sort()).to.deep.equal(described.sort());

@@ -54,7 +54,12 @@ describe('errors', () => {
 
     it('answers 405 also to methods the router does not implement at all', async () => {
       // The router itself says 501 to PROPFIND: for a client it is the same 405.
-      for (const [method, path] of [['PATCH', '/weatherforecast'], ['PROPFIND', '/weatherforecast'], ['DELETE', '/api/user/greet/Ada'], ['PUT', '/api/user/greet/Ada']] as const) {
+      for (const [method, path] of [
+        ['PATCH', '/weatherforecast'],
+        ['PROPFIND', '/weatherforecast'],
+        ['DELETE', '/api/user/greet/Ada'],
+        ['PUT', '/api/user/greet/Ada'],
+      ] as const) {
         const response = await fetch(`${server.url}${path}`, { method });
         expect(response.status, `${method} ${path}`).to.equal(405);
         expect(response.headers.get('allow'), `${method} ${path}`).to.equal('HEAD, GET');
@@ -71,7 +76,10 @@ describe('errors', () => {
     });
 
     it('answers 405 with Allow: GET, HEAD to other methods on /swagger and under it', async () => {
-      for (const [method, path] of [['POST', '/swagger'], ['DELETE', '/swagger/openapi.json']]) {
+      for (const [method, path] of [
+        ['POST', '/swagger'],
+        ['DELETE', '/swagger/openapi.json'],
+      ]) {
         const response = await fetch(`${server.url}${path}`, { method });
         expect(response.status, `${method} ${path}`).to.equal(405);
         expect(response.headers.get('allow')).to.equal('GET, HEAD');

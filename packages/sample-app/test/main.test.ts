@@ -10,7 +10,9 @@ const MAIN = join(import.meta.dirname, '../src/main.ts');
 /** main.ts with PORT, and HOST unset unless given. */
 function startMain(port: string, host?: string): ChildProcessWithoutNullStreams {
   const { HOST: _unset, ...env } = process.env;
-  return spawn(process.execPath, ['--import', 'tsx', MAIN], { env: { ...env, PORT: port, ...(host !== undefined && { HOST: host }) } });
+  return spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    env: { ...env, PORT: port, ...(host !== undefined && { HOST: host }) },
+  });
 }
 
 async function firstLine(stream: NodeJS.ReadableStream): Promise<string> {
@@ -72,12 +74,17 @@ describe('main', function () {
 
   it('listens on 127.0.0.1 only unless HOST says otherwise, and says so', async () => {
     // 127.0.0.2 is this machine too (127.0.0.0/8 is loopback), but only a socket bound to every interface answers there.
-    for (const [host, shown, elsewhere] of [[undefined, '127.0.0.1', 'ECONNREFUSED'], ['0.0.0.0', 'localhost', 'connected']] as const) {
+    for (const [host, shown, elsewhere] of [
+      [undefined, '127.0.0.1', 'ECONNREFUSED'],
+      ['0.0.0.0', 'localhost', 'connected'],
+    ] as const) {
       const child = startMain('0', host);
       try {
         const line = await firstLine(child.stdout);
         const port = Number(/:(\d+) /.exec(line)?.[1]);
-        expect(line).to.equal(`sample app listening on http://${shown}:${port} (node ${process.version}; docs at /swagger)${host ? '' : '; on 127.0.0.1 only (set HOST to listen elsewhere)'}`);
+        expect(line).to.equal(
+          `sample app listening on http://${shown}:${port} (node ${process.version}; docs at /swagger)${host ? '' : '; on 127.0.0.1 only (set HOST to listen elsewhere)'}`,
+        );
         expect(await connectOutcome('127.0.0.1', port)).to.equal('connected');
         expect(await connectOutcome('127.0.0.2', port), String(host)).to.equal(elsewhere);
       } finally {

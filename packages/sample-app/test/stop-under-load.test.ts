@@ -11,7 +11,10 @@ describe('the sample app stopping under load', function () {
 
   it('cuts no request of 32 keep-alive clients through a SIGTERM: each is answered, or refused a new connection once it stops accepting', async () => {
     const { HOST: _unset, ...env } = process.env;
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN], { env: { ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+      env: { ...env, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     try {
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => (output += String(chunk)));
@@ -21,7 +24,12 @@ describe('the sample app stopping under load', function () {
       }
       const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output)![1]);
       const exited = once(child, 'exit');
-      const { outcomes, stopped } = await callDirectlyThroughStop({ port, path: '/weatherforecast', stopAfter: 1000, stop: () => child.kill('SIGTERM') });
+      const { outcomes, stopped } = await callDirectlyThroughStop({
+        port,
+        path: '/weatherforecast',
+        stopAfter: 1000,
+        stop: () => child.kill('SIGTERM'),
+      });
       expect(stopped, 'SIGTERM was sent mid-load').to.equal(true);
       const { 'status 200': ok = 0, ECONNREFUSED: refused = 0, ...failures } = outcomes;
       expect(failures, 'every request was answered 200 or refused a new connection').to.deep.equal({});

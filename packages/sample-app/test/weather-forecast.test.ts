@@ -12,19 +12,35 @@ describe('forecastWeather', () => {
   it('answers the five days from tomorrow, in UTC, across a year end', () => {
     // 23:30 UTC on 30 December is already 31 December east of UTC: tomorrow must still be the 31st.
     const forecasts = forecastWeather({ now: () => new Date('2024-12-30T23:30:00Z'), random: Math.random });
-    expect(forecasts.map((forecast) => forecast.date)).to.deep.equal(['2024-12-31', '2025-01-01', '2025-01-02', '2025-01-03', '2025-01-04']);
+    expect(forecasts.map((forecast) => forecast.date)).to.deep.equal([
+      '2024-12-31',
+      '2025-01-01',
+      '2025-01-02',
+      '2025-01-03',
+      '2025-01-04',
+    ]);
   });
 
   it('counts 29 February in a leap year', () => {
     const forecasts = forecastWeather({ now: () => new Date('2024-02-27T00:00:00Z'), random: Math.random });
-    expect(forecasts.map((forecast) => forecast.date)).to.deep.equal(['2024-02-28', '2024-02-29', '2024-03-01', '2024-03-02', '2024-03-03']);
+    expect(forecasts.map((forecast) => forecast.date)).to.deep.equal([
+      '2024-02-28',
+      '2024-02-29',
+      '2024-03-01',
+      '2024-03-02',
+      '2024-03-03',
+    ]);
   });
 
   it('spans -20 to 55 °C and the whole summary list, ends included', () => {
     const coldest = forecastWeather({ now: () => new Date(), random: () => 0 });
     const hottest = forecastWeather({ now: () => new Date(), random: () => 0.999999 });
-    expect(coldest.map((forecast) => [forecast.temperatureC, forecast.summary])).to.deep.equal(Array(5).fill([MIN_TEMPERATURE_C, 'Freezing']));
-    expect(hottest.map((forecast) => [forecast.temperatureC, forecast.summary])).to.deep.equal(Array(5).fill([MAX_TEMPERATURE_C, 'Scorching']));
+    expect(coldest.map((forecast) => [forecast.temperatureC, forecast.summary])).to.deep.equal(
+      Array(5).fill([MIN_TEMPERATURE_C, 'Freezing']),
+    );
+    expect(hottest.map((forecast) => [forecast.temperatureC, forecast.summary])).to.deep.equal(
+      Array(5).fill([MAX_TEMPERATURE_C, 'Scorching']),
+    );
   });
 
   it('draws the temperature, then the summary, from the injected source', () => {
@@ -45,17 +61,28 @@ describe('GET /weatherforecast', () => {
   afterEach(() => server.close());
 
   it('answers five forecasts as JSON, from tomorrow, each of the documented shape', async () => {
-    server = await startSampleServer({ now: () => now, random: sequence(0.1, 0.2, 0.9, 0.95, 0.42, 0.01, 0.77, 0.5, 0.3, 0.66) });
+    server = await startSampleServer({
+      now: () => now,
+      random: sequence(0.1, 0.2, 0.9, 0.95, 0.42, 0.01, 0.77, 0.5, 0.3, 0.66),
+    });
     const response = await fetch(`${server.url}/weatherforecast`);
 
     expect(response.status).to.equal(200);
     expect(response.headers.get('content-type')).to.equal('application/json; charset=utf-8');
     const body = (await response.json()) as Record<string, unknown>[];
     expect(body).to.be.an('array').with.lengthOf(5);
-    expect(body.map((forecast) => forecast.date)).to.deep.equal(['2025-03-10', '2025-03-11', '2025-03-12', '2025-03-13', '2025-03-14']);
+    expect(body.map((forecast) => forecast.date)).to.deep.equal([
+      '2025-03-10',
+      '2025-03-11',
+      '2025-03-12',
+      '2025-03-13',
+      '2025-03-14',
+    ]);
     for (const forecast of body) {
       expect(forecast).to.have.all.keys('date', 'temperatureC', 'temperatureF', 'summary');
-      expect(forecast.date).to.be.a('string').and.match(/^\d{4}-\d{2}-\d{2}$/);
+      expect(forecast.date)
+        .to.be.a('string')
+        .and.match(/^\d{4}-\d{2}-\d{2}$/);
       expect(Number.isInteger(forecast.temperatureC), 'temperatureC is an integer').to.equal(true);
       expect(forecast.temperatureC).to.be.within(-20, 55);
       expect(forecast.temperatureF).to.equal(32 + Math.trunc((forecast.temperatureC as number) / 0.5556));

@@ -32,7 +32,8 @@ export class Money {
     if (!Number.isFinite(value)) return new Invalid('must be a finite number');
     if (value < 0) return new Invalid('must not be negative');
     const text = value.toString();
-    if (/e/i.test(text)) return new Invalid(value < 1 ? 'must have at most 2 decimal places' : 'must be at most 9999999999999.99');
+    if (/e/i.test(text))
+      return new Invalid(value < 1 ? 'must have at most 2 decimal places' : 'must be at most 9999999999999.99');
     const [units = '', fraction = ''] = text.split('.');
     if (fraction.length > 2) return new Invalid('must have at most 2 decimal places');
     if (units.length > 13) return new Invalid('must be at most 9999999999999.99');

@@ -9,7 +9,14 @@ const why = (value: number) => {
 
 describe('Money', () => {
   it('reads JSON numbers exactly, up to 15 significant digits', () => {
-    for (const [value, text] of [[0, '0.00'], [0.1, '0.10'], [19.99, '19.99'], [1234567890.12, '1234567890.12'], [9999999999999.99, '9999999999999.99'], [100, '100.00']] as const) {
+    for (const [value, text] of [
+      [0, '0.00'],
+      [0.1, '0.10'],
+      [19.99, '19.99'],
+      [1234567890.12, '1234567890.12'],
+      [9999999999999.99, '9999999999999.99'],
+      [100, '100.00'],
+    ] as const) {
       const money = Money.parse(value);
       expect(money).to.be.instanceOf(Money);
       expect((money as Money).toString()).to.equal(text);

@@ -31,7 +31,10 @@ function anchorsOf(markdown: string): Set<string> {
   const seen = new Map<string, number>();
   for (const [, heading] of prose(markdown).matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
     const text = heading!.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
-    const slug = text.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const slug = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
     const count = seen.get(slug) ?? 0;
     seen.set(slug, count + 1);
     anchors.add(count === 0 ? slug : `${slug}-${count}`);

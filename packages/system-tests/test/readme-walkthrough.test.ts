@@ -16,8 +16,15 @@ describe("the sales API page's order walkthrough", function () {
     const script = docShellBlock('docs/sales-api.md', 'An order, start to finish')
       .replaceAll('http://localhost:8080', system.stock.url)
       .replaceAll('http://localhost:8082', system.sales.url);
-    const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', `${script}\n`], { timeout: 60_000 });
+    const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', `${script}\n`], {
+      timeout: 60_000,
+    });
     const answers = jsonAnswers(stdout);
-    expect(answers.map((a) => a.status ?? `${a.quantityInStock}/${a.reservedQuantity}`)).to.deep.equal(['reserved', '3/2', 'paid', '1/0']);
+    expect(answers.map((a) => a.status ?? `${a.quantityInStock}/${a.reservedQuantity}`)).to.deep.equal([
+      'reserved',
+      '3/2',
+      'paid',
+      '1/0',
+    ]);
   });
 });

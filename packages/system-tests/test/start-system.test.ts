@@ -32,15 +32,31 @@ describe('pnpm start:system', function () {
     });
 
   it('starts the four services, serves the README walkthrough, and stops them one at a time on Ctrl-C', async () => {
-    const ports = { GATEWAY_PORT: await freePort(), STOCK_PORT: await freePort(), SALES_PORT: await freePort(), IDENTITY_PORT: await freePort(), GATEWAY_METRICS_PORT: await freePort() };
+    const ports = {
+      GATEWAY_PORT: await freePort(),
+      STOCK_PORT: await freePort(),
+      SALES_PORT: await freePort(),
+      IDENTITY_PORT: await freePort(),
+      GATEWAY_METRICS_PORT: await freePort(),
+    };
     const portSettings = Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)]));
     const settings = { ...portSettings, AMQP_URL: vhost.url, DATA_DIR: data };
     const system = startServiceProcess(START_SYSTEM, settings, { detached: true });
     try {
-      await eventually('the system to be up', 90_000, async () => system.stdout.some((line) => line.startsWith('The system is up')) || (system.child.exitCode !== null ? Promise.reject(new Error(system.stderr.join('\n'))) : false));
+      await eventually(
+        'the system to be up',
+        90_000,
+        async () =>
+          system.stdout.some((line) => line.startsWith('The system is up')) ||
+          (system.child.exitCode !== null ? Promise.reject(new Error(system.stderr.join('\n'))) : false),
+      );
       const gateway = `http://localhost:${ports.GATEWAY_PORT}`;
       expect(system.stdout.join('\n')).to.include(`Everything goes through the gateway: ${gateway}`);
-      for (const service of ['identity', 'stock', 'sales', 'gateway']) expect(system.stdout.some((line) => line.startsWith(`${service.padEnd(8)} │ {`)), service).to.equal(true);
+      for (const service of ['identity', 'stock', 'sales', 'gateway'])
+        expect(
+          system.stdout.some((line) => line.startsWith(`${service.padEnd(8)} │ {`)),
+          service,
+        ).to.equal(true);
       const clients = join(data, 'identity-clients.json');
       expect(statSync(clients).mode & 0o777).to.equal(0o600);
 
@@ -49,7 +65,9 @@ describe('pnpm start:system', function () {
         .replaceAll('data/identity-clients.json', clients);
       const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { timeout: 60_000 });
       const answers = jsonAnswers(stdout);
-      expect(answers.map((answer) => answer.status ?? `${answer.quantityInStock}/${answer.reservedQuantity}`)).to.deep.equal(['reserved', 'paid', '1/0', 401]);
+      expect(
+        answers.map((answer) => answer.status ?? `${answer.quantityInStock}/${answer.reservedQuantity}`),
+      ).to.deep.equal(['reserved', 'paid', '1/0', 401]);
       expect(answers[0]).to.include({ buyer: 'demo' });
 
       // A terminal's Ctrl-C: SIGINT to the whole foreground process group.
@@ -60,7 +78,10 @@ describe('pnpm start:system', function () {
       const order = ['gateway', 'sales', 'stock', 'identity'];
       expect(stopLines(system.stdout)).to.deep.equal(order.flatMap((name) => [`${name} stopping`, `${name} stopped`]));
       for (const port of Object.values(ports)) {
-        const refused = await fetch(`http://127.0.0.1:${port}/health/live`).then(() => false, () => true);
+        const refused = await fetch(`http://127.0.0.1:${port}/health/live`).then(
+          () => false,
+          () => true,
+        );
         expect(refused, `port ${port} closed`).to.equal(true);
       }
     } finally {
@@ -73,6 +94,8 @@ describe('pnpm start:system', function () {
     const system = startServiceProcess(START_SYSTEM, { AMQP_URL: 'amqp://guest:guest@127.0.0.1:1', DATA_DIR: data });
     expect(await system.exited).to.equal(1);
     expect(system.stderr.filter(Boolean)).to.have.length(1);
-    expect(system.stderr[0]).to.match(/^start:system: RabbitMQ is not reachable at amqp:\/\/guest:\*\*\*@127\.0\.0\.1:1 .*rabbitmq-server -detached/);
+    expect(system.stderr[0]).to.match(
+      /^start:system: RabbitMQ is not reachable at amqp:\/\/guest:\*\*\*@127\.0\.0\.1:1 .*rabbitmq-server -detached/,
+    );
   });
 });

@@ -1,4 +1,11 @@
-import { type Backend, createScratchVhost, type ScratchVhost, type ServiceProcess, scratchDatabaseFor, startServiceProcess } from '@platform/test-kit';
+import {
+  type Backend,
+  createScratchVhost,
+  type ScratchVhost,
+  type ServiceProcess,
+  scratchDatabaseFor,
+  startServiceProcess,
+} from '@platform/test-kit';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -28,10 +35,18 @@ export async function launch(service: keyof typeof MAINS, env: Record<string, st
 }
 
 /** A fresh database for a service, and how to remove it. */
-export const scratchDatabase = (backend: Exclude<Backend, 'memory'>, context: Mocha.Context, name: string) => scratchDatabaseFor(backend, context, name);
+export const scratchDatabase = (backend: Exclude<Backend, 'memory'>, context: Mocha.Context, name: string) =>
+  scratchDatabaseFor(backend, context, name);
 
-export async function json<T = Record<string, unknown>>(method: string, url: string, body?: unknown): Promise<{ status: number; body: T; headers: Headers }> {
-  const response = await fetch(url, { method, ...(body !== undefined && { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
+export async function json<T = Record<string, unknown>>(
+  method: string,
+  url: string,
+  body?: unknown,
+): Promise<{ status: number; body: T; headers: Headers }> {
+  const response = await fetch(url, {
+    method,
+    ...(body !== undefined && { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as T };
 }
@@ -55,8 +70,11 @@ export interface Product {
 /** Every order sales has, oldest first, through its keyset pages. */
 export async function allOrders(salesUrl: string): Promise<Order[]> {
   const orders: Order[] = [];
-  for (let after: string | undefined; ; ) {
-    const { status, body, headers } = await json<Order[]>('GET', `${salesUrl}/api/orders?limit=1000${after ? `&after=${after}` : ''}`);
+  for (let after: string | undefined; ;) {
+    const { status, body, headers } = await json<Order[]>(
+      'GET',
+      `${salesUrl}/api/orders?limit=1000${after ? `&after=${after}` : ''}`,
+    );
     if (status !== 200) throw new Error(`listing orders answered ${status}`);
     orders.push(...body);
     if (!headers.get('link')) return orders;
@@ -75,8 +93,11 @@ export function countByStatus(orders: readonly Order[]): Record<string, number> 
 export async function ledgerSums(stockUrl: string, productId: number): Promise<{ quantity: number; reserved: number }> {
   let quantity = 0;
   let reserved = 0;
-  for (let after = 0; ; ) {
-    const { body, headers } = await json<{ id: number; quantityDelta: number; reservedDelta: number }[]>('GET', `${stockUrl}/api/products/${productId}/stock-movements?limit=1000&after=${after}`);
+  for (let after = 0; ;) {
+    const { body, headers } = await json<{ id: number; quantityDelta: number; reservedDelta: number }[]>(
+      'GET',
+      `${stockUrl}/api/products/${productId}/stock-movements?limit=1000&after=${after}`,
+    );
     for (const movement of body) {
       quantity += movement.quantityDelta;
       reserved += movement.reservedDelta;
@@ -98,7 +119,11 @@ export interface OrderSystem {
 }
 
 /** Stock and sales as processes, each on a fresh database of `backend`, both on a fresh RabbitMQ vhost; sales reads stock directly. */
-export async function startOrderSystem(backend: Exclude<Backend, 'memory'>, context: Mocha.Context, env: { stock?: Record<string, string>; sales?: Record<string, string> } = {}): Promise<OrderSystem> {
+export async function startOrderSystem(
+  backend: Exclude<Backend, 'memory'>,
+  context: Mocha.Context,
+  env: { stock?: Record<string, string>; sales?: Record<string, string> } = {},
+): Promise<OrderSystem> {
   const vhost = await createScratchVhost(context);
   const cleanUps: (() => Promise<void>)[] = [vhost.drop];
   const processes: { stock?: RunningProcess; sales?: RunningProcess } = {};
@@ -114,7 +139,12 @@ export async function startOrderSystem(backend: Exclude<Backend, 'memory'>, cont
     const common = { AMQP_URL: vhost.url, OUTBOX_POLL_MS: '50', DB_CREATE_DATABASE: 'true' };
     const stockEnv = { ...common, DATABASE_URL: stockDb.url, ...env.stock };
     processes.stock = await launch('stock', stockEnv);
-    processes.sales = await launch('sales', { ...common, DATABASE_URL: salesDb.url, STOCK_URL: processes.stock.url, ...env.sales });
+    processes.sales = await launch('sales', {
+      ...common,
+      DATABASE_URL: salesDb.url,
+      STOCK_URL: processes.stock.url,
+      ...env.sales,
+    });
     return {
       vhost,
       stockEnv,
@@ -138,8 +168,12 @@ export async function startOrderSystem(backend: Exclude<Backend, 'memory'>, cont
  * one that starts the services), as a test runs it.
  */
 export function docShellBlock(page: string, section: string): string {
-  const text = readFileSync(join(PACKAGES, '..', page), 'utf8').split(`\n## ${section}\n`)[1]!.split('\n## ')[0]!;
-  const block = [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!).find((candidate) => candidate.includes('curl'));
+  const text = readFileSync(join(PACKAGES, '..', page), 'utf8')
+    .split(`\n## ${section}\n`)[1]!
+    .split('\n## ')[0]!;
+  const block = [...text.matchAll(/```sh\n([\s\S]*?)```/g)]
+    .map((match) => match[1]!)
+    .find((candidate) => candidate.includes('curl'));
   if (!block) throw new Error(`${page}, section "${section}", has no shell block with curl`);
   return block;
 }

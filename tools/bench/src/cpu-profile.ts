@@ -1,6 +1,10 @@
 /** A V8 .cpuprofile: a call tree, and which node was on top at each sample. */
 export interface CpuProfile {
-  readonly nodes: readonly { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[];
+  readonly nodes: readonly {
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number };
+    children?: number[];
+  }[];
   readonly samples: readonly number[];
 }
 
@@ -80,7 +84,12 @@ const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;
 
 /** A flame graph (root at the bottom) of the busy samples, one colour per area of the code, as a standalone SVG. */
 export function flameGraphSvg(profile: CpuProfile, title: string): string {
-  interface Cell { name: string; area: string; samples: number; children: Map<string, Cell> }
+  interface Cell {
+    name: string;
+    area: string;
+    samples: number;
+    children: Map<string, Cell>;
+  }
   const root: Cell = { name: 'all', area: '', samples: 0, children: new Map() };
   for (const { frames, samples } of stacks(profile).values()) {
     if (frames[frames.length - 1]?.name.startsWith('(idle)')) continue;
@@ -88,14 +97,28 @@ export function flameGraphSvg(profile: CpuProfile, title: string): string {
     let cell = root;
     for (const frame of frames) {
       let next = cell.children.get(frame.name);
-      if (!next) cell.children.set(frame.name, (next = { name: frame.name, area: frame.area, samples: 0, children: new Map() }));
+      if (!next)
+        cell.children.set(frame.name, (next = { name: frame.name, area: frame.area, samples: 0, children: new Map() }));
       next.samples += samples;
       cell = next;
     }
   }
   const width = 1200;
   const rowHeight = 16;
-  const palette = ['#e8743b', '#4e79a7', '#59a14f', '#edc948', '#b07aa1', '#76b7b2', '#ff9da7', '#9c755f', '#bab0ac', '#f28e2b', '#8cd17d', '#d37295'];
+  const palette = [
+    '#e8743b',
+    '#4e79a7',
+    '#59a14f',
+    '#edc948',
+    '#b07aa1',
+    '#76b7b2',
+    '#ff9da7',
+    '#9c755f',
+    '#bab0ac',
+    '#f28e2b',
+    '#8cd17d',
+    '#d37295',
+  ];
   const colours = new Map<string, string>();
   const colour = (area: string) => {
     if (!colours.has(area)) colours.set(area, palette[colours.size % palette.length]!);
@@ -107,9 +130,13 @@ export function flameGraphSvg(profile: CpuProfile, title: string): string {
     const w = (cell.samples / root.samples) * width;
     if (w < 0.5) return;
     depth = Math.max(depth, level);
-    rects.push(`<g><title>${escape(cell.name)} (${escape(cell.area)}): ${((100 * cell.samples) / root.samples).toFixed(1)} %</title><rect x="${x.toFixed(1)}" y="LEVEL${level}" width="${w.toFixed(1)}" height="${rowHeight - 1}" fill="${colour(cell.area)}"/>${
-      w > 60 ? `<text x="${(x + 3).toFixed(1)}" y="TEXT${level}" font-size="10">${escape(cell.name.slice(0, Math.floor(w / 6)))}</text>` : ''
-    }</g>`);
+    rects.push(
+      `<g><title>${escape(cell.name)} (${escape(cell.area)}): ${((100 * cell.samples) / root.samples).toFixed(1)} %</title><rect x="${x.toFixed(1)}" y="LEVEL${level}" width="${w.toFixed(1)}" height="${rowHeight - 1}" fill="${colour(cell.area)}"/>${
+        w > 60
+          ? `<text x="${(x + 3).toFixed(1)}" y="TEXT${level}" font-size="10">${escape(cell.name.slice(0, Math.floor(w / 6)))}</text>`
+          : ''
+      }</g>`,
+    );
     let childX = x;
     for (const child of [...cell.children.values()].sort((a, b) => a.name.localeCompare(b.name))) {
       draw(child, childX, level + 1);
@@ -125,7 +152,10 @@ export function flameGraphSvg(profile: CpuProfile, title: string): string {
     .join('\n')
     .replace(/y="LEVEL(\d+)"/g, (_m, l: string) => `y="${top + graphHeight - (Number(l) + 1) * rowHeight}"`)
     .replace(/y="TEXT(\d+)"/g, (_m, l: string) => `y="${top + graphHeight - (Number(l) + 1) * rowHeight + 11}"`);
-  const legend = areas.map((area, i) => `<rect x="${10 + (i % 4) * 300}" y="${legendY + Math.floor(i / 4) * 16}" width="10" height="10" fill="${colour(area)}"/><text x="${24 + (i % 4) * 300}" y="${legendY + 9 + Math.floor(i / 4) * 16}" font-size="11">${escape(area)}</text>`);
+  const legend = areas.map(
+    (area, i) =>
+      `<rect x="${10 + (i % 4) * 300}" y="${legendY + Math.floor(i / 4) * 16}" width="10" height="10" fill="${colour(area)}"/><text x="${24 + (i % 4) * 300}" y="${legendY + 9 + Math.floor(i / 4) * 16}" font-size="11">${escape(area)}</text>`,
+  );
   const height = legendY + Math.ceil(areas.length / 4) * 16 + 10;
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif"><rect width="100%" height="100%" fill="white"/><text x="10" y="18" font-size="13" font-weight="bold">${escape(title)}</text>\n${body}\n${legend.join('\n')}\n</svg>\n`;
 }

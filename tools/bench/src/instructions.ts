@@ -44,7 +44,11 @@ function waitForPort(child: ChildProcess, errors: () => string): Promise<number>
   });
 }
 
-async function count(target: Target, workloadName: string, scratch: string): Promise<{ perRequest: number; requests: number }> {
+async function count(
+  target: Target,
+  workloadName: string,
+  scratch: string,
+): Promise<{ perRequest: number; requests: number }> {
   const workload = WORKLOADS.find((w) => w.name === workloadName)!;
   const products = Number(options.products);
   const databaseUrl = await prepareStorage(target.storage, products, scratch);
@@ -73,10 +77,17 @@ async function count(target: Target, workloadName: string, scratch: string): Pro
     // Warm-up: under valgrind V8 needs thousands of requests before its code stops changing.
     await autocannon({ url: base, connections: 8, amount: Number(options.warm), requests, timeout: 60 });
     execFileSync('callgrind_control', ['--instr=on', String(child.pid)], { stdio: 'ignore' });
-    const measured = await autocannon({ url: base, connections: 8, amount: Number(options.requests), requests, timeout: 60 });
+    const measured = await autocannon({
+      url: base,
+      connections: 8,
+      amount: Number(options.requests),
+      requests,
+      timeout: 60,
+    });
     execFileSync('callgrind_control', ['--instr=off', String(child.pid)], { stdio: 'ignore' });
     const answered = measured.requests.total - measured.non2xx - measured.errors;
-    if (answered !== Number(options.requests)) throw new Error(`${measured.non2xx} non-2xx answers and ${measured.errors} errors while counting`);
+    if (answered !== Number(options.requests))
+      throw new Error(`${measured.non2xx} non-2xx answers and ${measured.errors} errors while counting`);
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     await exited;
@@ -97,8 +108,14 @@ try {
 
 const comparisons = (options['compare-with'] ?? '').split(',').filter(Boolean);
 const compared: Target[] = comparisons.flatMap((checkout) => servicesAt(checkout, basename(checkout)));
-const targets = [...TARGETS, ...compared].filter((t) => !t.workloads && (!options.only || options.only.split(',').some((o) => t.name.toLowerCase().includes(o.toLowerCase()))));
-const workloads = options.workloads.split(',').map((name) => WORKLOADS.find((w) => w.name.toLowerCase().includes(name.toLowerCase()))?.name ?? name);
+const targets = [...TARGETS, ...compared].filter(
+  (t) =>
+    !t.workloads &&
+    (!options.only || options.only.split(',').some((o) => t.name.toLowerCase().includes(o.toLowerCase()))),
+);
+const workloads = options.workloads
+  .split(',')
+  .map((name) => WORKLOADS.find((w) => w.name.toLowerCase().includes(name.toLowerCase()))?.name ?? name);
 const scratch = mkdtempSync(join(tmpdir(), 'stock-instructions-'));
 const rows: { workload: string; target: string; perRequest: number; baseline?: string }[] = [];
 try {
@@ -106,7 +123,9 @@ try {
     for (const target of targets) {
       const { perRequest } = await count(target, workload, scratch);
       rows.push({ workload, target: target.name, perRequest, ...(target.baseline && { baseline: target.baseline }) });
-      process.stderr.write(`${workload.padEnd(20)} ${target.name.padEnd(44)} ${(perRequest / 1000).toFixed(1)}k instructions per request\n`);
+      process.stderr.write(
+        `${workload.padEnd(20)} ${target.name.padEnd(44)} ${(perRequest / 1000).toFixed(1)}k instructions per request\n`,
+      );
     }
   }
 } finally {
@@ -114,7 +133,11 @@ try {
 }
 const ratio = (row: (typeof rows)[number]) => {
   const baseline = rows.find((r) => r.workload === row.workload && r.target === row.baseline);
-  return baseline ? `${(baseline.perRequest / row.perRequest).toFixed(2)} of ${row.baseline}` : row.baseline ? '' : 'baseline';
+  return baseline
+    ? `${(baseline.perRequest / row.perRequest).toFixed(2)} of ${row.baseline}`
+    : row.baseline
+      ? ''
+      : 'baseline';
 };
 const table = [
   `Instructions per request on the main thread (callgrind), after ${options.warm} requests of warm-up, over ${options.requests}; Node ${process.version}. A ratio is the baseline's count over the target's: like req/s, higher is better.`,
@@ -125,5 +148,8 @@ const table = [
 ].join('\n');
 mkdirSync(options.out, { recursive: true });
 writeFileSync(join(options.out, 'instructions.md'), `${table}\n`);
-writeFileSync(join(options.out, 'instructions.json'), JSON.stringify({ at: new Date().toISOString(), node: process.version, options, rows }, null, 2));
+writeFileSync(
+  join(options.out, 'instructions.json'),
+  JSON.stringify({ at: new Date().toISOString(), node: process.version, options, rows }, null, 2),
+);
 process.stdout.write(`${table}\n`);

@@ -20,7 +20,11 @@ export function percentile(sorted: readonly number[], fraction: number): number 
  * included, so a stall is charged to every request it delays. Measured to the
  * microsecond, where autocannon reports whole milliseconds.
  */
-export async function pacedLatency(base: string, path: () => string, { rate, seconds, headers = {} }: { rate: number; seconds: number; headers?: Record<string, string> }): Promise<LatencySummary> {
+export async function pacedLatency(
+  base: string,
+  path: () => string,
+  { rate, seconds, headers = {} }: { rate: number; seconds: number; headers?: Record<string, string> },
+): Promise<LatencySummary> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
   const total = Math.round(rate * seconds);
   const samples: number[] = [];
@@ -43,7 +47,7 @@ export async function pacedLatency(base: string, path: () => string, { rate, sec
     });
   const inFlight: Promise<void>[] = [];
   const start = performance.now();
-  for (let sent = 0; sent < total; ) {
+  for (let sent = 0; sent < total;) {
     const now = performance.now();
     for (; sent < total && start + (sent * 1000) / rate <= now; sent++) inFlight.push(get());
     await new Promise((resolve) => setTimeout(resolve, 1));
@@ -53,5 +57,10 @@ export async function pacedLatency(base: string, path: () => string, { rate, sec
   if (failures.length > 0) throw new Error(`${failures.length} of ${total} requests failed, first: ${failures[0]}`);
   samples.sort((a, b) => a - b);
   const ms = (value: number) => Math.round(value * 1000) / 1000;
-  return { requests: samples.length, p50Ms: ms(percentile(samples, 0.5)), p90Ms: ms(percentile(samples, 0.9)), p99Ms: ms(percentile(samples, 0.99)) };
+  return {
+    requests: samples.length,
+    p50Ms: ms(percentile(samples, 0.5)),
+    p90Ms: ms(percentile(samples, 0.9)),
+    p99Ms: ms(percentile(samples, 0.99)),
+  };
 }

@@ -23,18 +23,36 @@ const { values: options } = parseArgs({
 });
 const target = TARGETS.find((t) => t.name === options.target);
 const workload = WORKLOADS.find((w) => w.name === options.workload);
-if (!target || !workload) throw new Error(`Usage: pnpm bench:profile --target <${TARGETS.map((t) => t.name).join(' | ')}> --workload <${WORKLOADS.map((w) => w.name).join(' | ')}>`);
+if (!target || !workload)
+  throw new Error(
+    `Usage: pnpm bench:profile --target <${TARGETS.map((t) => t.name).join(' | ')}> --workload <${WORKLOADS.map((w) => w.name).join(' | ')}>`,
+  );
 const products = Number(options.products);
 const directory = mkdtempSync(join(tmpdir(), 'stock-profile-'));
 const url = await prepareStorage(target.storage, products, directory);
-const { child, base, token } = await startTarget(target.script, url, '10', target.env, ['--cpu-prof', `--cpu-prof-dir=${directory}`]);
+const { child, base, token } = await startTarget(target.script, url, '10', target.env, [
+  '--cpu-prof',
+  `--cpu-prof-dir=${directory}`,
+]);
 // A target that checks tokens hands one out; every request carries it, as in pnpm bench.
-const requests = workload.requests({ products }).map((request) => (token ? { ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } } : request));
+const requests = workload
+  .requests({ products })
+  .map((request) =>
+    token ? { ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } } : request,
+  );
 try {
   if (target.storage === 'memory') await seedOverHttp(base, products, token);
   await autocannon({ url: base, connections: 8, amount: 2000, requests });
-  const saturated = await autocannon({ url: base, connections: Number(options.connections), duration: Number(options.seconds), requests });
-  if (saturated.non2xx > 0 || saturated.errors > 0) throw new Error(`${saturated.non2xx} answers other than 2xx and ${saturated.errors} errors: the profile would not show the work asked for`);
+  const saturated = await autocannon({
+    url: base,
+    connections: Number(options.connections),
+    duration: Number(options.seconds),
+    requests,
+  });
+  if (saturated.non2xx > 0 || saturated.errors > 0)
+    throw new Error(
+      `${saturated.non2xx} answers other than 2xx and ${saturated.errors} errors: the profile would not show the work asked for`,
+    );
 } finally {
   await stop(child);
 }
@@ -48,8 +66,15 @@ mkdirSync(options.out, { recursive: true });
 const slug = `${target.name}-${workload.name}`.replace(/[^a-z0-9]+/gi, '-').toLowerCase();
 // The raw profile too: it opens in Chrome DevTools and speedscope.
 writeFileSync(join(options.out, `profile-${slug}.cpuprofile`), raw);
-writeFileSync(join(options.out, `flame-${slug}.svg`), flameGraphSvg(profile, `${target.name}, ${workload.name}: CPU by stack (seeding and warm-up included)`));
-const table = (rows: { area: string; share: number }[]) => rows.slice(0, 15).map(({ area, share }) => `| ${area} | ${(share * 100).toFixed(1)} % |`).join('\n');
+writeFileSync(
+  join(options.out, `flame-${slug}.svg`),
+  flameGraphSvg(profile, `${target.name}, ${workload.name}: CPU by stack (seeding and warm-up included)`),
+);
+const table = (rows: { area: string; share: number }[]) =>
+  rows
+    .slice(0, 15)
+    .map(({ area, share }) => `| ${area} | ${(share * 100).toFixed(1)} % |`)
+    .join('\n');
 const report = `${target.name}, ${workload.name}\n\nSelf time by area (busy samples):\n\n| area | share |\n| --- | ---: |\n${table(selfTimeByArea(profile))}\n\nInclusive time by area:\n\n| area | share |\n| --- | ---: |\n${table(inclusiveTimeByArea(profile))}\n`;
 writeFileSync(join(options.out, `profile-${slug}.md`), report);
 process.stdout.write(report);

@@ -66,7 +66,10 @@ export function summarise(measurements: Measurement[], targets: readonly Target[
   return rows.map((row) => {
     const base = rows.find((r) => r.workload === row.workload && r.target === row.baseline);
     if (!base) return row;
-    const added = layers.has(row.target) && row.fixedRateP50Ms !== undefined && base.fixedRateP50Ms !== undefined ? { addedP50Ms: row.fixedRateP50Ms - base.fixedRateP50Ms } : {};
+    const added =
+      layers.has(row.target) && row.fixedRateP50Ms !== undefined && base.fixedRateP50Ms !== undefined
+        ? { addedP50Ms: row.fixedRateP50Ms - base.fixedRateP50Ms }
+        : {};
     return { ...row, ratio: row.requestsPerSecond / base.requestsPerSecond, ...added };
   });
 }
@@ -84,7 +87,9 @@ export function addedCostTable(rows: Row[], meta: Record<string, unknown>): stri
   ];
   for (const row of layers) {
     const base = rows.find((r) => r.workload === row.workload && r.target === row.baseline)!;
-    lines.push(`| ${row.workload} | ${row.target} | ${row.baseline} | **${row.ratio!.toFixed(2)}** | ${ms(row.fixedRateP50Ms!)} | ${ms(base.fixedRateP50Ms!)} | **${ms(row.addedP50Ms!)}** |`);
+    lines.push(
+      `| ${row.workload} | ${row.target} | ${row.baseline} | **${row.ratio!.toFixed(2)}** | ${ms(row.fixedRateP50Ms!)} | ${ms(base.fixedRateP50Ms!)} | **${ms(row.addedP50Ms!)}** |`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -97,7 +102,8 @@ export function markdownTable(rows: Row[], meta: Record<string, unknown>): strin
     '| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | --- |',
   ];
   for (const row of rows) {
-    const ratio = row.ratio === undefined ? (row.baseline ? '' : 'baseline') : `**${row.ratio.toFixed(2)}** of ${row.baseline}`;
+    const ratio =
+      row.ratio === undefined ? (row.baseline ? '' : 'baseline') : `**${row.ratio.toFixed(2)}** of ${row.baseline}`;
     const cpu = Math.round(row.cpuMicrosPerRequest);
     const latency = `${row.p50Ms} | ${row.p99Ms}`;
     const rate = Math.round(row.requestsPerSecond);
@@ -194,8 +200,12 @@ export function chartSvg(rows: Row[]): string {
       const row = rated.find((r) => r.workload === workload && r.target === target);
       if (!row) return;
       const x = x0 + s * barWidth;
-      parts.push(`<rect x="${x}" y="${y(row.ratio!)}" width="${barWidth - 3}" height="${bottom - y(row.ratio!)}" fill="${colours[s % colours.length]}"/>`);
-      parts.push(`<text x="${x + (barWidth - 3) / 2}" y="${y(row.ratio!) - 3}" text-anchor="middle">${row.ratio!.toFixed(2)}</text>`);
+      parts.push(
+        `<rect x="${x}" y="${y(row.ratio!)}" width="${barWidth - 3}" height="${bottom - y(row.ratio!)}" fill="${colours[s % colours.length]}"/>`,
+      );
+      parts.push(
+        `<text x="${x + (barWidth - 3) / 2}" y="${y(row.ratio!) - 3}" text-anchor="middle">${row.ratio!.toFixed(2)}</text>`,
+      );
     });
     parts.push(`<text x="${x0 + (groupWidth - 20) / 2}" y="${bottom + 16}" text-anchor="middle">${workload}</text>`);
   });

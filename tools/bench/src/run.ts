@@ -70,10 +70,14 @@ const sinceCompared = (t: Target): Change => ({
 const changes: Change[] = [...compared.map(sinceCompared), ...onNode20.changes];
 /** A name given as `=name` must be the whole name; otherwise any target whose name contains it. */
 const matches = (name: string, given: string) =>
-  given.startsWith('=') ? name.toLowerCase() === given.slice(1).toLowerCase() : name.toLowerCase().includes(given.toLowerCase());
+  given.startsWith('=')
+    ? name.toLowerCase() === given.slice(1).toLowerCase()
+    : name.toLowerCase().includes(given.toLowerCase());
 const named = (t: Target) => !options.only || options.only.split(',').some((o) => matches(t.name, o));
 const targets = [...TARGETS, ...compared, ...onNode20.targets].filter(named);
-const workloads = WORKLOADS.filter((w) => !options.workloads || options.workloads.split(',').some((o) => w.name.toLowerCase().includes(o.toLowerCase())));
+const workloads = WORKLOADS.filter(
+  (w) => !options.workloads || options.workloads.split(',').some((o) => w.name.toLowerCase().includes(o.toLowerCase())),
+);
 const scratch = mkdtempSync(join(tmpdir(), 'stock-bench-'));
 /** The layers whose added latency is reported, and their baselines: each gets a fixed-rate GET one timed to the microsecond. */
 const timedPrecisely = new Set(targets.filter((t) => t.addsLatency).flatMap((t) => [t.name, t.baseline!]));
@@ -114,7 +118,8 @@ function runtimeTargets(commit: string, node20: string): { targets: Target[]; ch
 
 async function stockOf(base: string, token?: string): Promise<number> {
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-  return ((await (await fetch(`${base}/api/products/1`, { headers })).json()) as { quantityInStock: number }).quantityInStock;
+  return ((await (await fetch(`${base}/api/products/1`, { headers })).json()) as { quantityInStock: number })
+    .quantityInStock;
 }
 
 /** The hot product's stock once requests the saturated run left in flight have landed. */
@@ -133,35 +138,62 @@ async function measure(target: Target, rep: number): Promise<Measurement[]> {
   const runtime = { ...(target.node && { node: target.node }), ...(target.cwd && { cwd: target.cwd }) };
   const { child, base, token } = await startTarget(target.script, databaseUrl, options.pool, target.env, [], runtime);
   // A target that checks tokens hands one out; every request of the workloads carries it.
-  const withToken = (requests: autocannon.Request[]) => (token ? requests.map((request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } })) : requests);
+  const withToken = (requests: autocannon.Request[]) =>
+    token
+      ? requests.map((request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } }))
+      : requests;
   const results: Measurement[] = [];
   try {
     if (target.storage === 'memory') await seedOverHttp(base, products, token);
     // Warm-up: JIT, pools and caches, excluded from every figure.
-    await autocannon({ url: base, connections: 8, amount: 1000, requests: withToken(WORKLOADS[0]!.requests({ products })) });
+    await autocannon({
+      url: base,
+      connections: 8,
+      amount: 1000,
+      requests: withToken(WORKLOADS[0]!.requests({ products })),
+    });
     for (const workload of workloads.filter((w) => !target.workloads || target.workloads.includes(w.name))) {
       const requests = withToken(workload.requests({ products }));
       const cpuBefore = cpuSeconds(child.pid!);
       const clock = performance.now();
       // Saturation for a fixed time: autocannon stops a fixed amount only on a whole-second tick, which would quantise req/s.
-      const saturated = await autocannon({ url: base, connections: Number(options.connections), duration: Number(options.seconds), requests });
+      const saturated = await autocannon({
+        url: base,
+        connections: Number(options.connections),
+        duration: Number(options.seconds),
+        requests,
+      });
       const seconds = (performance.now() - clock) / 1000;
       const cpuUsed = cpuSeconds(child.pid!) - cpuBefore;
       const cpu = cpuUsed / seconds;
       // Latency at a fixed rate, with a fixed amount: every request is answered, so the stock check below is exact.
       const stockBefore = await settledStock(base, token);
-      const paced = await autocannon({ url: base, connections: 16, overallRate: Number(options.rate), amount: Number(options.rate) * Number(options['rate-seconds']), requests });
-      const failures = saturated.non2xx + saturated.errors + saturated.timeouts + paced.non2xx + paced.errors + paced.timeouts;
+      const paced = await autocannon({
+        url: base,
+        connections: 16,
+        overallRate: Number(options.rate),
+        amount: Number(options.rate) * Number(options['rate-seconds']),
+        requests,
+      });
+      const failures =
+        saturated.non2xx + saturated.errors + saturated.timeouts + paced.non2xx + paced.errors + paced.timeouts;
       // autocannon's latencies are whole milliseconds, too coarse for what a layer adds: an open-loop run timed in microseconds.
       const precise =
         workload.name === 'GET one' && timedPrecisely.has(target.name)
-          ? await pacedLatency(base, randomProduct, { rate: Number(options.rate), seconds: Number(options['rate-seconds']), ...(token && { headers: { authorization: `Bearer ${token}` } }) })
+          ? await pacedLatency(base, randomProduct, {
+              rate: Number(options.rate),
+              seconds: Number(options['rate-seconds']),
+              ...(token && { headers: { authorization: `Bearer ${token}` } }),
+            })
           : undefined;
       let check = 'ok';
       if (workload.name.startsWith('stock')) {
         const stockAfter = await stockOf(base, token);
         const consumed = stockBefore - stockAfter;
-        check = consumed === paced['2xx'] && stockAfter >= 0 ? `ok (${paced['2xx']} sold = stock consumed)` : `MISMATCH: ${paced['2xx']} successes, ${consumed} consumed`;
+        check =
+          consumed === paced['2xx'] && stockAfter >= 0
+            ? `ok (${paced['2xx']} sold = stock consumed)`
+            : `MISMATCH: ${paced['2xx']} successes, ${consumed} consumed`;
       }
       if (failures > 0) check = `${failures} failed requests; ${check}`;
       const measurement: Measurement = {
@@ -191,7 +223,9 @@ async function measure(target: Target, rep: number): Promise<Measurement[]> {
 
 const all: Measurement[] = [];
 const started = Date.now();
-log(`${targets.length} targets × ${workloads.length} workloads × ${reps} reps; ${options.seconds} s at saturation (${options.connections} connections), latency at ${options.rate} req/s`);
+log(
+  `${targets.length} targets × ${workloads.length} workloads × ${reps} reps; ${options.seconds} s at saturation (${options.connections} connections), latency at ${options.rate} req/s`,
+);
 for (let rep = 1; rep <= reps; rep++) {
   // Interleaved: every target once per repetition, so drift in the machine spreads over all of them.
   for (const [index, target] of targets.entries()) {
@@ -204,7 +238,13 @@ await adminQuery(`drop database if exists "${BENCH_DB}" with (force)`).catch(() 
 
 const summary = summarise(all, targets);
 mkdirSync(options.out, { recursive: true });
-const meta = { date: new Date().toISOString(), node: process.version, ...options, reps, wallSeconds: Math.round((Date.now() - started) / 1000) };
+const meta = {
+  date: new Date().toISOString(),
+  node: process.version,
+  ...options,
+  reps,
+  wallSeconds: Math.round((Date.now() - started) / 1000),
+};
 writeFileSync(join(options.out, 'results.json'), `${JSON.stringify({ meta, summary, measurements: all }, null, 2)}\n`);
 const report = [
   markdownTable(summary, meta),

@@ -84,8 +84,17 @@ async function streamAll(size: number, oldSpaceMiB?: number) {
     }
     clearInterval(sampler);
     if (count !== size) throw new Error(`streamed ${count} products of ${size}`);
-    const result = { products: count, megabytes: bytes / 2 ** 20, seconds: (performance.now() - started) / 1000, rssBeforeMiB, rssPeakMiB, rssAfterMiB: rssMiB(child.pid!) };
-    log(`  streamed ${count.toLocaleString('en')} products${oldSpaceMiB ? ` (heap capped at ${oldSpaceMiB} MiB)` : ''} (${result.megabytes.toFixed(0)} MiB) in ${result.seconds.toFixed(1)} s; RSS ${rssBeforeMiB.toFixed(0)} → peak ${rssPeakMiB.toFixed(0)} → ${result.rssAfterMiB.toFixed(0)} MiB`);
+    const result = {
+      products: count,
+      megabytes: bytes / 2 ** 20,
+      seconds: (performance.now() - started) / 1000,
+      rssBeforeMiB,
+      rssPeakMiB,
+      rssAfterMiB: rssMiB(child.pid!),
+    };
+    log(
+      `  streamed ${count.toLocaleString('en')} products${oldSpaceMiB ? ` (heap capped at ${oldSpaceMiB} MiB)` : ''} (${result.megabytes.toFixed(0)} MiB) in ${result.seconds.toFixed(1)} s; RSS ${rssBeforeMiB.toFixed(0)} → peak ${rssPeakMiB.toFixed(0)} → ${result.rssAfterMiB.toFixed(0)} MiB`,
+    );
     return result;
   } finally {
     await stop(child);
@@ -95,27 +104,42 @@ async function streamAll(size: number, oldSpaceMiB?: number) {
 try {
   for (const size of sizes) await seed(size);
 
-  const instances = await Promise.all([small, large].map(async (size) => ({ size, ...(await startTarget('service.ts', databaseUrl(dbName(size)), '10')) })));
-  const runs: Record<number, { one: LatencySummary[]; page: LatencySummary[] }> = { [small]: { one: [], page: [] }, [large]: { one: [], page: [] } };
+  const instances = await Promise.all(
+    [small, large].map(async (size) => ({
+      size,
+      ...(await startTarget('service.ts', databaseUrl(dbName(size)), '10')),
+    })),
+  );
+  const runs: Record<number, { one: LatencySummary[]; page: LatencySummary[] }> = {
+    [small]: { one: [], page: [] },
+    [large]: { one: [], page: [] },
+  };
   try {
-    for (const { base, size } of instances) for (const kind of ['one', 'page'] as const) await pacedLatency(base, paths[kind](size), { ...pace, seconds: 2 }); // warm-up
+    for (const { base, size } of instances)
+      for (const kind of ['one', 'page'] as const) await pacedLatency(base, paths[kind](size), { ...pace, seconds: 2 }); // warm-up
     for (let rep = 1; rep <= Number(options.reps); rep++) {
       for (const { base, size } of rep % 2 ? instances : [...instances].reverse()) {
         for (const kind of ['one', 'page'] as const) {
           const result = await pacedLatency(base, paths[kind](size), pace);
           runs[size]![kind].push(result);
-          log(`  rep ${rep} · ${size.toLocaleString('en')} products · ${kind === 'one' ? 'GET one' : 'page of 50'}: p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms`);
+          log(
+            `  rep ${rep} · ${size.toLocaleString('en')} products · ${kind === 'one' ? 'GET one' : 'page of 50'}: p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms`,
+          );
         }
       }
     }
   } finally {
     await Promise.all(instances.map(({ child }) => stop(child)));
   }
-  const latencyAt = (size: number, kind: 'one' | 'page') => ({ p50Ms: median(runs[size]![kind].map((r) => r.p50Ms)), p99Ms: median(runs[size]![kind].map((r) => r.p99Ms)) });
+  const latencyAt = (size: number, kind: 'one' | 'page') => ({
+    p50Ms: median(runs[size]![kind].map((r) => r.p50Ms)),
+    p99Ms: median(runs[size]![kind].map((r) => r.p99Ms)),
+  });
   // Each repetition measures both sizes back to back, so the ratio within a repetition is free of the
   // machine's drift; the median of those ratios is the figure reported.
   const pairedRatio = (kind: 'one' | 'page', figure: 'p50Ms' | 'p99Ms') =>
-    Math.round(median(runs[large]![kind].map((run, rep) => run[figure] / runs[small]![kind][rep]![figure])) * 100) / 100;
+    Math.round(median(runs[large]![kind].map((run, rep) => run[figure] / runs[small]![kind][rep]![figure])) * 100) /
+    100;
   const latency = {
     one: { small: latencyAt(small, 'one'), large: latencyAt(large, 'one') },
     page: { small: latencyAt(small, 'page'), large: latencyAt(large, 'page') },
@@ -129,14 +153,30 @@ try {
 
   // V8 lets garbage pile up while memory is plentiful, so the peak RSS of an uncapped run says little;
   // the same stream under a 64 MiB cap on the old generation shows what the list really needs.
-  const streams = { tenth: await streamAll(tenth), large: await streamAll(large), capped: await streamAll(large, CAPPED_OLD_SPACE_MIB) };
+  const streams = {
+    tenth: await streamAll(tenth),
+    large: await streamAll(large),
+    capped: await streamAll(large, CAPPED_OLD_SPACE_MIB),
+  };
 
-  const summary = { date: new Date().toISOString(), node: process.version, ...pace, reps: Number(options.reps), small, large, latency, ratios, runs, streams };
+  const summary = {
+    date: new Date().toISOString(),
+    node: process.version,
+    ...pace,
+    reps: Number(options.reps),
+    small,
+    large,
+    latency,
+    ratios,
+    runs,
+    streams,
+  };
   mkdirSync(options.out, { recursive: true });
   writeFileSync(join(options.out, 'scale.json'), `${JSON.stringify(summary, null, 2)}\n`);
   const n = (size: number) => size.toLocaleString('en');
   const ms = (value: number) => value.toFixed(2);
-  const rss = (s: typeof streams.large) => `${s.rssBeforeMiB.toFixed(0)} → ${s.rssPeakMiB.toFixed(0)} → ${s.rssAfterMiB.toFixed(0)}`;
+  const rss = (s: typeof streams.large) =>
+    `${s.rssBeforeMiB.toFixed(0)} → ${s.rssPeakMiB.toFixed(0)} → ${s.rssAfterMiB.toFixed(0)}`;
   const md = [
     `Run ${summary.date.slice(0, 16)}Z, Node ${summary.node}; latency at a fixed ${pace.rate} req/s for ${pace.seconds} s, open loop, medians of ${summary.reps} alternating runs; the ratio is the median of the ${summary.reps} per-run ratios.`,
     '',
@@ -153,5 +193,6 @@ try {
   writeFileSync(join(options.out, 'scale.md'), `${md}\n`);
   process.stdout.write(`${md}\n`);
 } finally {
-  for (const size of sizes) await adminQuery(`drop database if exists "${dbName(size)}" with (force)`).catch(() => undefined);
+  for (const size of sizes)
+    await adminQuery(`drop database if exists "${dbName(size)}" with (force)`).catch(() => undefined);
 }

@@ -27,7 +27,11 @@ export async function seedOverHttp(base: string, products: number, token?: strin
   const authorization: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   for (let i = 1; i <= products; i++) {
     const quantityInStock = i === 1 ? HOT_PRODUCT_STOCK : (i * 31) % 1000;
-    const response = await fetch(`${base}/api/products`, { method: 'POST', headers: { 'content-type': 'application/json', ...authorization }, body: JSON.stringify({ name: `Product ${i}`, price: 1.5, quantityInStock }) });
+    const response = await fetch(`${base}/api/products`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...authorization },
+      body: JSON.stringify({ name: `Product ${i}`, price: 1.5, quantityInStock }),
+    });
     if (response.status !== 201) throw new Error(`seeding over HTTP failed: ${response.status}`);
   }
 }

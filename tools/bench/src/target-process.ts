@@ -77,6 +77,8 @@ export function cpuSeconds(pid: number): number {
 
 /** Resident memory of the process, in MiB, from /proc. */
 export function rssMiB(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'))!;
   return Number(line.replace(/\D+/g, '')) / 1024;
 }

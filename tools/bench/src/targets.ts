@@ -22,11 +22,31 @@ export interface Target {
 /** The service runs as `pnpm start` runs it: info access log on stdout, metrics, request ids. */
 export const TARGETS: readonly Target[] = [
   { name: 'service · memory', storage: 'memory', script: 'service.ts', baseline: 'Koa + @koa/router + Map' },
-  { name: 'service · memory, access log off', storage: 'memory', script: 'service.ts', baseline: 'Koa + @koa/router + Map', env: { LOG_LEVEL: 'warn' } },
+  {
+    name: 'service · memory, access log off',
+    storage: 'memory',
+    script: 'service.ts',
+    baseline: 'Koa + @koa/router + Map',
+    env: { LOG_LEVEL: 'warn' },
+  },
   { name: 'service · SQLite', storage: 'sqlite', script: 'service.ts', baseline: 'node:http + better-sqlite3' },
   { name: 'service · PostgreSQL', storage: 'postgresql', script: 'service.ts', baseline: 'node:http + pg' },
-  { name: 'gateway → service · memory', storage: 'memory', script: 'gateway.ts', baseline: 'service · memory', workloads: ['GET one'], addsLatency: true },
-  { name: 'service · memory, tokens checked', storage: 'memory', script: 'service-with-tokens.ts', baseline: 'service · memory', workloads: ['GET one', 'POST'], addsLatency: true },
+  {
+    name: 'gateway → service · memory',
+    storage: 'memory',
+    script: 'gateway.ts',
+    baseline: 'service · memory',
+    workloads: ['GET one'],
+    addsLatency: true,
+  },
+  {
+    name: 'service · memory, tokens checked',
+    storage: 'memory',
+    script: 'service-with-tokens.ts',
+    baseline: 'service · memory',
+    workloads: ['GET one', 'POST'],
+    addsLatency: true,
+  },
   {
     name: 'gateway → service · memory, tokens checked at both',
     storage: 'memory',
@@ -41,7 +61,12 @@ export const TARGETS: readonly Target[] = [
   { name: 'node:http + better-sqlite3', storage: 'sqlite', script: 'raw-sqlite.ts' },
   { name: 'node:http + pg', storage: 'postgresql', script: 'raw-pg.ts' },
   { name: 'Koa + @koa/router + pg', storage: 'postgresql', script: 'koa-pg.ts', baseline: 'node:http + pg' },
-  { name: 'node:http + pg, not prepared', storage: 'postgresql', script: 'raw-pg-unprepared.ts', baseline: 'node:http + pg' },
+  {
+    name: 'node:http + pg, not prepared',
+    storage: 'postgresql',
+    script: 'raw-pg-unprepared.ts',
+    baseline: 'node:http + pg',
+  },
   { name: 'Fastify + pg', storage: 'postgresql', script: 'fastify-pg.ts', baseline: 'node:http + pg' },
 ];
 

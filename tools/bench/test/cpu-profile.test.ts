@@ -1,7 +1,11 @@
 import { expect } from 'chai';
 import { areaOf, type CpuProfile, flameGraphSvg, inclusiveTimeByArea, selfTimeByArea } from '../src/cpu-profile';
 
-const frame = (id: number, functionName: string, url: string, children: number[] = []) => ({ id, callFrame: { functionName, url, lineNumber: 0 }, children });
+const frame = (id: number, functionName: string, url: string, children: number[] = []) => ({
+  id,
+  callFrame: { functionName, url, lineNumber: 0 },
+  children,
+});
 
 /** root → handler (ours) → stringify (a dependency); root → (idle). Samples: 3 in stringify, 1 in handler, 4 idle. */
 const profile: CpuProfile = {
@@ -17,7 +21,11 @@ const profile: CpuProfile = {
 describe('the CPU profile summary', () => {
   it('names the area of a script: a workspace package, a dependency, or node', () => {
     expect(areaOf('file:///work/main/packages/platform/koa/src/serve.ts')).to.equal('packages/platform/koa');
-    expect(areaOf('file:///work/main/node_modules/.pnpm/@koa+router@15.7.0_koa@3.3.0/node_modules/@koa/router/dist/index.mjs')).to.equal('@koa/router');
+    expect(
+      areaOf(
+        'file:///work/main/node_modules/.pnpm/@koa+router@15.7.0_koa@3.3.0/node_modules/@koa/router/dist/index.mjs',
+      ),
+    ).to.equal('@koa/router');
     expect(areaOf('node:internal/http')).to.equal('node');
   });
 

@@ -35,7 +35,9 @@ describe('pacedLatency', () => {
   });
 
   it('fails when a request is not answered 200, rather than reporting it as fast', async () => {
-    await expect(pacedLatency(base, () => '/missing', { rate: 100, seconds: 0.1 })).to.be.rejectedWith('10 of 10 requests failed, first: status 404');
+    await expect(pacedLatency(base, () => '/missing', { rate: 100, seconds: 0.1 })).to.be.rejectedWith(
+      '10 of 10 requests failed, first: status 404',
+    );
   });
 
   it('reads percentiles by nearest rank', () => {

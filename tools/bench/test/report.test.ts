@@ -30,7 +30,14 @@ const measured = (target: string, rep: number, requestsPerSecond: number, worklo
 
 describe('the benchmark report', () => {
   const rows = summarise(
-    [measured('service', 1, 900), measured('raw', 1, 1000), measured('service', 2, 300), measured('raw', 2, 2000), measured('service', 3, 600), measured('raw', 3, 1500)],
+    [
+      measured('service', 1, 900),
+      measured('raw', 1, 1000),
+      measured('service', 2, 300),
+      measured('raw', 2, 2000),
+      measured('service', 3, 600),
+      measured('raw', 3, 1500),
+    ],
     targets,
   );
 
@@ -45,7 +52,16 @@ describe('the benchmark report', () => {
   });
 
   it('prints a row per target and workload, CPU per request beside req/s, ratios against their baseline', () => {
-    const table = markdownTable(rows, { date: '2026-11-22T08:00:00.000Z', node: 'v20', reps: 3, seconds: 5, connections: 32, rate: 400, pool: 10, products: 1000 });
+    const table = markdownTable(rows, {
+      date: '2026-11-22T08:00:00.000Z',
+      node: 'v20',
+      reps: 3,
+      seconds: 5,
+      connections: 32,
+      rate: 400,
+      pool: 10,
+      products: 1000,
+    });
     expect(table).to.contain('| GET one | service | 600 | 1667 | **0.40** of raw | 2 | 20 | 0.50 | ok |');
     expect(table).to.contain('| GET one | raw | 1500 | 667 | baseline |');
   });
@@ -100,9 +116,20 @@ describe('the benchmark report', () => {
       { name: 'service', storage: 'memory', script: 'service.ts', baseline: 'raw' },
       { name: 'raw', storage: 'memory', script: 'raw-map.ts' },
     ];
-    const timed = (target: string, rep: number, requestsPerSecond: number, fixedRateP50Ms: number): Measurement => ({ ...measured(target, rep, requestsPerSecond), fixedRateP50Ms });
+    const timed = (target: string, rep: number, requestsPerSecond: number, fixedRateP50Ms: number): Measurement => ({
+      ...measured(target, rep, requestsPerSecond),
+      fixedRateP50Ms,
+    });
     const summary = summarise(
-      [timed('gateway', 1, 400, 1.9), timed('service', 1, 1000, 1.2), timed('gateway', 2, 500, 2.5), timed('service', 2, 1100, 1.0), timed('gateway', 3, 300, 2.2), timed('service', 3, 900, 1.1), measured('raw', 1, 2000)],
+      [
+        timed('gateway', 1, 400, 1.9),
+        timed('service', 1, 1000, 1.2),
+        timed('gateway', 2, 500, 2.5),
+        timed('service', 2, 1100, 1.0),
+        timed('gateway', 3, 300, 2.2),
+        timed('service', 3, 900, 1.1),
+        measured('raw', 1, 2000),
+      ],
       layered,
     );
     const gateway = summary.find((row) => row.target === 'gateway')!;

@@ -85,8 +85,7 @@ function requests(): { workload: string; method: string; path: string; body?: st
   return WORKLOADS.map((workload) => {
     const template = workload.requests({ products: PRODUCTS })[0]!;
     const setup = template.setupRequest as
-      | ((request: autocannon.Request, context: object) => autocannon.Request)
-      | undefined;
+      ((request: autocannon.Request, context: object) => autocannon.Request) | undefined;
     const request = setup ? setup({ ...template }, {}) : template;
     return {
       workload: workload.name,

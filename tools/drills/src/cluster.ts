@@ -1,5 +1,14 @@
 import { CLIENTS, SALES, STOCK, tokenFor } from '@commerce/identity-test-kit';
-import { adminQuery, databaseUrl, type FreezableProxy, freePort, freezableProxy, RABBITMQ_URL, rabbitmqctl, vhostUrl } from '@platform/test-kit';
+import {
+  adminQuery,
+  databaseUrl,
+  type FreezableProxy,
+  freePort,
+  freezableProxy,
+  RABBITMQ_URL,
+  rabbitmqctl,
+  vhostUrl,
+} from '@platform/test-kit';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -64,18 +73,30 @@ export class Instance {
     this.starts++;
     LIVE.add(child);
     child.once('exit', () => LIVE.delete(child));
-    child.stdout!.on('data', lines((line) => this.read(line)));
-    child.stderr!.on('data', lines((line) => this.read(line)));
+    child.stdout!.on(
+      'data',
+      lines((line) => this.read(line)),
+    );
+    child.stderr!.on(
+      'data',
+      lines((line) => this.read(line)),
+    );
     const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
     const deadline = Date.now() + 60_000;
     for (;;) {
       if (child.exitCode !== null || child.signalCode !== null) {
         await closed; // its last words are still in the pipe
-        throw new Error(`${this.name} exited (${child.exitCode ?? child.signalCode}) while starting: ${this.tail.slice(-5).join(' | ')}`);
+        throw new Error(
+          `${this.name} exited (${child.exitCode ?? child.signalCode}) while starting: ${this.tail.slice(-5).join(' | ')}`,
+        );
       }
-      const live = await fetch(`${this.url}/health/live`, { signal: AbortSignal.timeout(1_000) }).then((r) => r.status === 200, () => false);
+      const live = await fetch(`${this.url}/health/live`, { signal: AbortSignal.timeout(1_000) }).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (live) return;
-      if (Date.now() > deadline) throw new Error(`${this.name} did not come up in 60 s:\n${this.tail.slice(-10).join('\n')}`);
+      if (Date.now() > deadline)
+        throw new Error(`${this.name} did not come up in 60 s:\n${this.tail.slice(-10).join('\n')}`);
       await sleep(100);
     }
   }
@@ -87,8 +108,11 @@ export class Instance {
    */
   async stop(signal: NodeJS.Signals = 'SIGTERM', killAfterMs = 30_000): Promise<number | string> {
     const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return child?.exitCode ?? child?.signalCode ?? 'not running';
-    const exited = new Promise<number | string>((resolve) => child.once('exit', (code, sig) => resolve(code ?? sig ?? 'unknown')));
+    if (!child || child.exitCode !== null || child.signalCode !== null)
+      return child?.exitCode ?? child?.signalCode ?? 'not running';
+    const exited = new Promise<number | string>((resolve) =>
+      child.once('exit', (code, sig) => resolve(code ?? sig ?? 'unknown')),
+    );
     child.kill(signal);
     let timer: NodeJS.Timeout | undefined;
     const hung = new Promise<'hung'>((resolve) => (timer = setTimeout(() => resolve('hung'), killAfterMs)));
@@ -121,14 +145,19 @@ export class Instance {
 
   /** Whether its readiness answers 200 now. */
   async ready(): Promise<boolean> {
-    return fetch(`${this.url}/health/ready`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.status === 200, () => false);
+    return fetch(`${this.url}/health/ready`, { signal: AbortSignal.timeout(2_000) }).then(
+      (r) => r.status === 200,
+      () => false,
+    );
   }
 
   /** Resident memory of the process, in MiB (from /proc). */
   rssMiB(): number | undefined {
     if (!this.pid) return undefined;
     try {
-      const line = readFileSync(`/proc/${this.pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+      const line = readFileSync(`/proc/${this.pid}/status`, 'utf8')
+        .split('\n')
+        .find((l) => l.startsWith('VmRSS:'));
       return line ? Number(line.replace(/\D+/g, '')) / 1024 : undefined;
     } catch {
       return undefined;
@@ -328,7 +357,14 @@ export class Cluster {
     };
     for (let i = 0; i < (this.options.stock ?? 2); i++) {
       const name = `stock ${String.fromCharCode(97 + i)}`;
-      this.instances.push(new Instance('stock', name, await freePort(), { ...common, DATABASE_URL: databaseUrl(this.databases.stock), ...this.options.stockEnv, ...(await brokerFor(name)) }));
+      this.instances.push(
+        new Instance('stock', name, await freePort(), {
+          ...common,
+          DATABASE_URL: databaseUrl(this.databases.stock),
+          ...this.options.stockEnv,
+          ...(await brokerFor(name)),
+        }),
+      );
     }
     for (let i = 0; i < (this.options.sales ?? 2); i++) {
       const name = `sales ${String.fromCharCode(97 + i)}`;
@@ -350,8 +386,12 @@ export class Cluster {
       // Its issuer's origin, never a client's Host; its metrics listener on a port of its own, kept across restarts.
       PUBLIC_URL: gatewayUrl,
       METRICS_PORT: String(await freePort()),
-      STOCK_URL: this.of('stock').map((i) => i.url).join(','),
-      SALES_URL: this.of('sales').map((i) => i.url).join(','),
+      STOCK_URL: this.of('stock')
+        .map((i) => i.url)
+        .join(','),
+      SALES_URL: this.of('sales')
+        .map((i) => i.url)
+        .join(','),
       IDENTITY_URL: identity.url,
       AUTH_ISSUER: issuer,
       AUTH_DISCOVERY_URL: common.AUTH_DISCOVERY_URL,
@@ -374,7 +414,13 @@ export class Cluster {
     for (;;) {
       const states = await Promise.all(this.instances.map((instance) => instance.ready()));
       if (states.every(Boolean)) return;
-      if (Date.now() > deadline) throw new Error(`not ready after ${timeoutMs} ms: ${this.instances.filter((_, i) => !states[i]).map((i) => i.name).join(', ')}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `not ready after ${timeoutMs} ms: ${this.instances
+            .filter((_, i) => !states[i])
+            .map((i) => i.name)
+            .join(', ')}`,
+        );
       await sleep(200);
     }
   }
@@ -391,7 +437,8 @@ export class Cluster {
         await Promise.allSettled(this.of(role).map((instance) => instance.stop('SIGTERM', 15_000)));
       }
       await Promise.allSettled([...this.proxies.values()].map((proxy) => proxy.close()));
-      for (const name of Object.values(this.databases)) await adminQuery(`drop database if exists "${name}" with (force)`).catch(() => undefined);
+      for (const name of Object.values(this.databases))
+        await adminQuery(`drop database if exists "${name}" with (force)`).catch(() => undefined);
       await rabbitmqctl('delete_vhost', this.vhost).catch(() => undefined);
       rmSync(this.folder, { recursive: true, force: true });
       RUNNING.delete(this);

@@ -17,7 +17,14 @@ export const SHORT = {
   kill: { workers: 2, downMs: 1_000, betweenMs: 1_500 } satisfies KillSize,
   postgres: { workers: 2, quietMs: 1_500, downMs: 3_000 } satisfies PostgresSize,
   rabbit: { workers: 2, quietMs: 1_500, downMs: 2_000 } satisfies RabbitSize,
-  soak: { minutes: 1, workers: 2, pauseMs: 20, judgeSlopes: false, retentionSeconds: 10, sweepMs: 5_000 } satisfies SoakSize,
+  soak: {
+    minutes: 1,
+    workers: 2,
+    pauseMs: 20,
+    judgeSlopes: false,
+    retentionSeconds: 10,
+    sweepMs: 5_000,
+  } satisfies SoakSize,
 };
 
 /** Every drill by the name `pnpm drills <name>` takes, in the order they run, at full size and at CI's. */
@@ -25,7 +32,13 @@ export const DRILLS: Record<string, { full(): Promise<DrillResult>; short(): Pro
   concurrency: { full: () => concurrencyDrill(FULL_CONCURRENCY), short: () => concurrencyDrill(SHORT.concurrency) },
   'rolling-restart': { full: () => rollingRestartDrill(FULL_ROLLING), short: () => rollingRestartDrill(SHORT.rolling) },
   'kill-nine': { full: () => killNineDrill(FULL_KILL), short: () => killNineDrill(SHORT.kill) },
-  'postgres-restart': { full: () => postgresRestartDrill(FULL_POSTGRES), short: () => postgresRestartDrill(SHORT.postgres) },
-  'rabbitmq-restart': { full: () => rabbitmqRestartDrill(FULL_RABBIT), short: () => rabbitmqRestartDrill(SHORT.rabbit) },
+  'postgres-restart': {
+    full: () => postgresRestartDrill(FULL_POSTGRES),
+    short: () => postgresRestartDrill(SHORT.postgres),
+  },
+  'rabbitmq-restart': {
+    full: () => rabbitmqRestartDrill(FULL_RABBIT),
+    short: () => rabbitmqRestartDrill(SHORT.rabbit),
+  },
   soak: { full: () => soakDrill(FULL_SOAK), short: () => soakDrill(SHORT.soak) },
 };

@@ -16,7 +16,11 @@ export interface Tally {
 
 export const tally = (): Tally => ({ sent: 0, succeeded: 0, failed: 0, failures: {} });
 
-export function count(into: Tally, outcome: Outcome, expected: (status: number) => boolean = (status) => status >= 200 && status < 300): boolean {
+export function count(
+  into: Tally,
+  outcome: Outcome,
+  expected: (status: number) => boolean = (status) => status >= 200 && status < 300,
+): boolean {
   into.sent++;
   const ok = 'status' in outcome && expected(outcome.status);
   if (ok) into.succeeded++;
@@ -31,11 +35,18 @@ export function count(into: Tally, outcome: Outcome, expected: (status: number) 
 }
 
 /** A JSON request, never throwing: the answer's status and parsed body, or the error that stood for one. */
-export async function call(url: string, init: { method?: string; token?: string; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<Outcome> {
+export async function call(
+  url: string,
+  init: { method?: string; token?: string; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<Outcome> {
   try {
     const response = await fetch(url, {
       method: init.method ?? 'GET',
-      headers: { ...(init.token && { authorization: `Bearer ${init.token}` }), ...(init.body !== undefined && { 'content-type': 'application/json' }), ...init.headers },
+      headers: {
+        ...(init.token && { authorization: `Bearer ${init.token}` }),
+        ...(init.body !== undefined && { 'content-type': 'application/json' }),
+        ...init.headers,
+      },
       ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
       signal: AbortSignal.timeout(init.timeoutMs ?? 30_000),
     });
@@ -57,7 +68,11 @@ export async function call(url: string, init: { method?: string; token?: string;
  * Runs `step` in `workers` loops until stopped: a steady stream of requests,
  * each worker waiting for its answer before the next (and `pauseMs` after it).
  */
-export function steady(workers: number, pauseMs: number, step: (worker: number, i: number) => Promise<void>): { stop(): Promise<void> } {
+export function steady(
+  workers: number,
+  pauseMs: number,
+  step: (worker: number, i: number) => Promise<void>,
+): { stop(): Promise<void> } {
   let running = true;
   const loops = Array.from({ length: workers }, async (_, worker) => {
     for (let i = 0; running; i++) {
@@ -78,7 +93,11 @@ export const key = () => randomUUID();
 /** Asks `check` until it answers something other than undefined or false, or throws after `timeoutMs`. */
 
 /** Runs `work` on every item, `concurrency` at a time; rejects with the first failure, after the others in flight. */
-export async function inPool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<unknown>): Promise<void> {
+export async function inPool<T>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T) => Promise<unknown>,
+): Promise<void> {
   let next = 0;
   const results = await Promise.allSettled(
     Array.from({ length: Math.min(concurrency, items.length) }, async () => {

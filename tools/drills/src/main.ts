@@ -14,7 +14,10 @@ import { markdownReport, type NamedResult, writeIntoOperations } from './report'
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const RESULTS = join(ROOT, 'drills-results');
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { short: { type: 'boolean', default: false }, 'no-docs': { type: 'boolean', default: false } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { short: { type: 'boolean', default: false }, 'no-docs': { type: 'boolean', default: false } },
+});
 const names = positionals.length > 0 ? positionals : Object.keys(DRILLS);
 const unknown = names.filter((name) => !DRILLS[name]);
 if (unknown.length > 0) {
@@ -36,19 +39,40 @@ for (const name of names) {
   const started = Date.now();
   process.stderr.write(`${clock()}  ${name}…\n`);
   const drill = DRILLS[name]!;
-  const result = await (values.short ? drill.short() : drill.full()).catch(
-    (error: Error): NamedResult => ({ name, drill: name, requests: 0, failed: 0, convergedMs: undefined, figures: {}, kept: [], broken: [`the drill could not run: ${error.message.split('\n')[0]}`] }),
-  );
+  const result = await (values.short ? drill.short() : drill.full()).catch((error: Error): NamedResult => ({
+    name,
+    drill: name,
+    requests: 0,
+    failed: 0,
+    convergedMs: undefined,
+    figures: {},
+    kept: [],
+    broken: [`the drill could not run: ${error.message.split('\n')[0]}`],
+  }));
   results.push({ ...result, name });
-  process.stderr.write(`${clock()}  ${name}: ${result.broken.length === 0 ? 'held' : `${result.broken.length} broken`} in ${Math.round((Date.now() - started) / 1000)} s\n`);
+  process.stderr.write(
+    `${clock()}  ${name}: ${result.broken.length === 0 ? 'held' : `${result.broken.length} broken`} in ${Math.round((Date.now() - started) / 1000)} s\n`,
+  );
 }
-const meta = { date: new Date().toISOString().slice(0, 16).replace('T', ' ') + 'Z', node: process.version, mode: values.short ? 'short' : 'full' };
+const meta = {
+  date: new Date().toISOString().slice(0, 16).replace('T', ' ') + 'Z',
+  node: process.version,
+  mode: values.short ? 'short' : 'full',
+};
 const report = markdownReport(results, meta);
 mkdirSync(RESULTS, { recursive: true });
-writeFileSync(join(RESULTS, 'results.json'), `${JSON.stringify({ meta, results: results.map(({ logs: _, ...rest }) => rest) }, null, 2)}\n`);
+writeFileSync(
+  join(RESULTS, 'results.json'),
+  `${JSON.stringify({ meta, results: results.map(({ logs: _, ...rest }) => rest) }, null, 2)}\n`,
+);
 writeFileSync(join(RESULTS, 'results.md'), report);
 for (const result of results.filter((r) => r.logs)) {
-  writeFileSync(join(RESULTS, `${result.name}.log`), Object.entries(result.logs!).map(([name, lines]) => `== ${name}\n${lines.join('\n')}\n`).join('\n'));
+  writeFileSync(
+    join(RESULTS, `${result.name}.log`),
+    Object.entries(result.logs!)
+      .map(([name, lines]) => `== ${name}\n${lines.join('\n')}\n`)
+      .join('\n'),
+  );
 }
 const intoDocs = !values['no-docs'] && !values.short && positionals.length === 0;
 if (intoDocs) writeIntoOperations(join(ROOT, 'docs', 'operations.md'), report);

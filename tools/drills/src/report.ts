@@ -16,14 +16,23 @@ export const row = (cells: readonly (string | number)[]) => `| ${cells.join(' | 
 export const header = () => [row(COLUMNS), row(['---', '---:', '---:', '---:', '---'])];
 
 /** The drills as a markdown table, then each drill's figures and checks. */
-export function markdownReport(results: readonly NamedResult[], meta: { date: string; node: string; mode: string }): string {
+export function markdownReport(
+  results: readonly NamedResult[],
+  meta: { date: string; node: string; mode: string },
+): string {
   const lines = [
     `Run ${meta.date} (${meta.mode}), Node ${meta.node}, on this 2-core VM with PostgreSQL, RabbitMQ and the load generator on the same cores.`,
     '',
     ...header(),
     ...results.map((r) => {
       const checks = r.kept.length + r.broken.length;
-      return row([`${r.drill} (\`${r.name}\`)`, r.requests, r.failed, seconds(r.convergedMs), r.broken.length === 0 ? `${checks} of ${checks}` : `**${r.kept.length} of ${checks}**`]);
+      return row([
+        `${r.drill} (\`${r.name}\`)`,
+        r.requests,
+        r.failed,
+        seconds(r.convergedMs),
+        r.broken.length === 0 ? `${checks} of ${checks}` : `**${r.kept.length} of ${checks}**`,
+      ]);
     }),
     '',
   ];
@@ -52,5 +61,8 @@ export function drillsSection(text: string): string {
 export function writeIntoOperations(path: string, report: string): void {
   const text = readFileSync(path, 'utf8');
   drillsSection(text);
-  writeFileSync(path, `${text.slice(0, text.indexOf(BEGIN) + BEGIN.length)}\n\n${report.trim()}\n\n${text.slice(text.indexOf(END))}`);
+  writeFileSync(
+    path,
+    `${text.slice(0, text.indexOf(BEGIN) + BEGIN.length)}\n\n${report.trim()}\n\n${text.slice(text.indexOf(END))}`,
+  );
 }

@@ -25,7 +25,10 @@ export class Findings {
   /** Records whether `what` held. */
   check(what: string, held: boolean, detail?: unknown): void {
     if (held) this.kept.push(what);
-    else this.broken.push(`${what}${detail === undefined ? '' : `: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`}`);
+    else
+      this.broken.push(
+        `${what}${detail === undefined ? '' : `: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`}`,
+      );
   }
 
   result(drill: string, requests: number, failed: number, convergedMs: number | undefined): DrillResult {
@@ -48,7 +51,11 @@ export interface DrillContext {
  * ends the drill as a broken check, keeping what it had found so far and
  * each process's last log lines. `body` answers the drill's time to converge.
  */
-export async function runDrill(title: string, options: ClusterOptions, body: (context: DrillContext) => Promise<number | undefined>): Promise<DrillResult> {
+export async function runDrill(
+  title: string,
+  options: ClusterOptions,
+  body: (context: DrillContext) => Promise<number | undefined>,
+): Promise<DrillResult> {
   const findings = new Findings();
   const requests = tally();
   let cluster: Cluster | undefined;
@@ -77,7 +84,10 @@ export async function runDrill(title: string, options: ClusterOptions, body: (co
 /** Each process's warnings and errors, then its last lines: what a broken check's report keeps. */
 function logsOf(cluster: Cluster): Record<string, string[]> {
   return Object.fromEntries(
-    cluster.instances.map((instance) => [instance.name, ['-- warnings and errors', ...instance.problems, '-- last lines', ...instance.tail]]),
+    cluster.instances.map((instance) => [
+      instance.name,
+      ['-- warnings and errors', ...instance.problems, '-- last lines', ...instance.tail],
+    ]),
   );
 }
 
@@ -94,8 +104,13 @@ export interface Order {
 }
 
 export async function createProduct(cluster: Cluster, name: string, quantityInStock: number): Promise<number> {
-  const created = await call(`${cluster.url}/api/products`, { method: 'POST', token: await cluster.token('stockWriter'), body: { name, price: 9.99, quantityInStock } });
-  if (!('status' in created) || created.status !== 201) throw new Error(`could not create ${name}: ${JSON.stringify(created)}`);
+  const created = await call(`${cluster.url}/api/products`, {
+    method: 'POST',
+    token: await cluster.token('stockWriter'),
+    body: { name, price: 9.99, quantityInStock },
+  });
+  if (!('status' in created) || created.status !== 201)
+    throw new Error(`could not create ${name}: ${JSON.stringify(created)}`);
   return (created.body as { id: number }).id;
 }
 
@@ -108,8 +123,10 @@ export async function product(cluster: Cluster, id: number): Promise<Product> {
 /** Every order, through the gateway with the administrator's token, page by page. */
 export async function allOrders(cluster: Cluster): Promise<Order[]> {
   const orders: Order[] = [];
-  for (let after = ''; ; ) {
-    const answer = await call(`${cluster.url}/api/orders?limit=1000${after && `&after=${after}`}`, { token: await cluster.token('ordersAdmin') });
+  for (let after = ''; ;) {
+    const answer = await call(`${cluster.url}/api/orders?limit=1000${after && `&after=${after}`}`, {
+      token: await cluster.token('ordersAdmin'),
+    });
     if (!('status' in answer) || answer.status !== 200) throw new Error(`listing orders: ${JSON.stringify(answer)}`);
     const page = answer.body as Order[];
     orders.push(...page);
@@ -128,27 +145,51 @@ export function histogram(values: readonly (string | number)[]): Record<string, 
 export const byStatus = (orders: readonly Order[]) => histogram(orders.map((order) => order.status));
 
 /** The sums of a product's ledger and how many movements of each kind it has, from stock's database (the truth, not an API's view of it). */
-export async function ledger(cluster: Cluster, productId: number): Promise<{ quantity: number; reserved: number; kinds: Record<string, number> }> {
-  const rows = await cluster.query('stock', `select "kind", count(*)::int as "n", coalesce(sum("quantity_delta"), 0)::int as "q", coalesce(sum("reserved_delta"), 0)::int as "r" from "stock_movement" where "product_id" = ${Number(productId)} group by "kind"`);
+export async function ledger(
+  cluster: Cluster,
+  productId: number,
+): Promise<{ quantity: number; reserved: number; kinds: Record<string, number> }> {
+  const rows = await cluster.query(
+    'stock',
+    `select "kind", count(*)::int as "n", coalesce(sum("quantity_delta"), 0)::int as "q", coalesce(sum("reserved_delta"), 0)::int as "r" from "stock_movement" where "product_id" = ${Number(productId)} group by "kind"`,
+  );
   const kinds = Object.fromEntries(rows.map((row) => [String(row.kind), Number(row.n)]));
-  return { quantity: rows.reduce((sum, row) => sum + Number(row.q), 0), reserved: rows.reduce((sum, row) => sum + Number(row.r), 0), kinds };
+  return {
+    quantity: rows.reduce((sum, row) => sum + Number(row.q), 0),
+    reserved: rows.reduce((sum, row) => sum + Number(row.r), 0),
+    kinds,
+  };
 }
 
 /** Checks the ledger of `productId` sums to its quantities. */
 export async function checkLedger(findings: Findings, cluster: Cluster, productId: number): Promise<void> {
   const [current, sums] = [await product(cluster, productId), await ledger(cluster, productId)];
-  findings.check(`the ledger of product ${productId} sums to its stock and its holds`, sums.quantity === current.quantityInStock && sums.reserved === current.reservedQuantity, { sums, current });
+  findings.check(
+    `the ledger of product ${productId} sums to its stock and its holds`,
+    sums.quantity === current.quantityInStock && sums.reserved === current.reservedQuantity,
+    { sums, current },
+  );
 }
 
 /** Waits until no order is pending (stock answered every placed event); answers how long it took. */
-export async function settled(cluster: Cluster, expected: number, timeoutMs: number, final = false): Promise<{ orders: Order[]; ms: number }> {
+export async function settled(
+  cluster: Cluster,
+  expected: number,
+  timeoutMs: number,
+  final = false,
+): Promise<{ orders: Order[]; ms: number }> {
   const started = Date.now();
   let last: Order[] = [];
-  const orders = await eventually(final ? 'every order to be final' : 'every order to leave pending', timeoutMs, async () => {
-    const all = (last = await allOrders(cluster));
-    const open = final ? ['pending', 'reserved', 'paid'] : ['pending'];
-    return all.length >= expected && all.every((order) => !open.includes(order.status)) && all;
-  }, DRILL_POLL_MS).catch((error: Error) => {
+  const orders = await eventually(
+    final ? 'every order to be final' : 'every order to leave pending',
+    timeoutMs,
+    async () => {
+      const all = (last = await allOrders(cluster));
+      const open = final ? ['pending', 'reserved', 'paid'] : ['pending'];
+      return all.length >= expected && all.every((order) => !open.includes(order.status)) && all;
+    },
+    DRILL_POLL_MS,
+  ).catch((error: Error) => {
     throw new Error(`${error.message} (${expected} expected, ${JSON.stringify(byStatus(last))} seen)`);
   });
   return { orders, ms: Date.now() - started };
@@ -170,7 +211,10 @@ export async function metric(instance: Instance, name: string, labels: Record<st
 export async function tableSizes(cluster: Cluster): Promise<Record<string, number>> {
   const sizes: Record<string, number> = {};
   for (const service of ['stock', 'sales'] as const) {
-    const [row] = await cluster.query(service, `select (select count(*) from "outbox_message")::int as "outbox", (select count(*) from "outbox_message" where "published_at" is null)::int as "unpublished", (select count(*) from "idempotency_key" where "scope" in ('stock-service', 'sales-service'))::int as "inbox"`);
+    const [row] = await cluster.query(
+      service,
+      `select (select count(*) from "outbox_message")::int as "outbox", (select count(*) from "outbox_message" where "published_at" is null)::int as "unpublished", (select count(*) from "idempotency_key" where "scope" in ('stock-service', 'sales-service'))::int as "inbox"`,
+    );
     sizes[`${service} outbox`] = Number(row!.outbox);
     sizes[`${service} unpublished`] = Number(row!.unpublished);
     sizes[`${service} inbox`] = Number(row!.inbox);
@@ -179,7 +223,10 @@ export async function tableSizes(cluster: Cluster): Promise<Record<string, numbe
 }
 
 /** The consumer (its queue, the scope of its inbox entries) of each service's events. */
-const CONSUMER_OF = { stock: { service: 'sales', queue: 'sales-service' }, sales: { service: 'stock', queue: 'stock-service' } } as const;
+const CONSUMER_OF = {
+  stock: { service: 'sales', queue: 'sales-service' },
+  sales: { service: 'stock', queue: 'stock-service' },
+} as const;
 
 /** What became of the events one service published, from both databases and every instance's metrics. */
 export interface EventFlow {
@@ -198,19 +245,36 @@ export interface EventFlow {
 /** "stock's", "sales'". */
 export const whose = (service: string) => (service.endsWith('s') ? `${service}'` : `${service}'s`);
 
-export const sum = (values: Record<string, number> | readonly number[]) => Object.values(values).reduce((a, b) => a + b, 0);
+export const sum = (values: Record<string, number> | readonly number[]) =>
+  Object.values(values).reduce((a, b) => a + b, 0);
 
 /** The event flow out of each service: its outbox, its relays' publishes, the other service's inbox and consumers. */
 export async function eventFlows(cluster: Cluster): Promise<Record<'stock' | 'sales', EventFlow>> {
   const flows = {} as Record<'stock' | 'sales', EventFlow>;
   for (const publisher of ['stock', 'sales'] as const) {
     const consumer = CONSUMER_OF[publisher];
-    const [outbox] = await cluster.query(publisher, `select count(*)::int as "written", count(*) filter (where "published_at" is null)::int as "unpublished" from "outbox_message"`);
-    const [inbox] = await cluster.query(consumer.service, `select count(*)::int as "consumed" from "idempotency_key" where "scope" = '${consumer.queue}'`);
-    const publishedBy = Object.fromEntries(await Promise.all(cluster.of(publisher).map(async (instance) => [instance.name, await metric(instance, 'messaging_events_published_total')] as const)));
+    const [outbox] = await cluster.query(
+      publisher,
+      `select count(*)::int as "written", count(*) filter (where "published_at" is null)::int as "unpublished" from "outbox_message"`,
+    );
+    const [inbox] = await cluster.query(
+      consumer.service,
+      `select count(*)::int as "consumed" from "idempotency_key" where "scope" = '${consumer.queue}'`,
+    );
+    const publishedBy = Object.fromEntries(
+      await Promise.all(
+        cluster
+          .of(publisher)
+          .map(
+            async (instance) => [instance.name, await metric(instance, 'messaging_events_published_total')] as const,
+          ),
+      ),
+    );
     const consumers = cluster.of(consumer.service);
     const all = await Promise.all(consumers.map((instance) => metric(instance, 'messaging_events_consumed_total')));
-    const duplicates = await Promise.all(consumers.map((instance) => metric(instance, 'messaging_events_consumed_total', { outcome: 'duplicate' })));
+    const duplicates = await Promise.all(
+      consumers.map((instance) => metric(instance, 'messaging_events_consumed_total', { outcome: 'duplicate' })),
+    );
     flows[publisher] = {
       written: Number(outbox!.written),
       unpublished: Number(outbox!.unpublished),
@@ -225,8 +289,13 @@ export async function eventFlows(cluster: Cluster): Promise<Record<'stock' | 'sa
 
 /** Waits until every event of both services is published and recorded by its consumer's inbox; answers the flows then. */
 export function eventsDelivered(cluster: Cluster, timeoutMs: number): Promise<Record<'stock' | 'sales', EventFlow>> {
-  return eventually('every event published and in its consumer’s inbox', timeoutMs, async () => {
-    const flows = await eventFlows(cluster);
-    return Object.values(flows).every((flow) => flow.unpublished === 0 && flow.consumed === flow.written) && flows;
-  }, DRILL_POLL_MS);
+  return eventually(
+    'every event published and in its consumer’s inbox',
+    timeoutMs,
+    async () => {
+      const flows = await eventFlows(cluster);
+      return Object.values(flows).every((flow) => flow.unpublished === 0 && flow.consumed === flow.written) && flows;
+    },
+    DRILL_POLL_MS,
+  );
 }

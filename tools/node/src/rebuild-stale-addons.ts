@@ -23,12 +23,18 @@ export function* packagesWithAddons(store: string): Generator<{ name: string; di
     const modules = join(store, id, 'node_modules');
     if (!existsSync(modules)) continue;
     for (const entry of readdirSync(modules)) {
-      const names = entry.startsWith('@') ? readdirSync(join(modules, entry)).map((name) => `${entry}/${name}`) : [entry];
+      const names = entry.startsWith('@')
+        ? readdirSync(join(modules, entry)).map((name) => `${entry}/${name}`)
+        : [entry];
       for (const name of names) {
         const dir = join(modules, name);
         if (lstatSync(dir).isSymbolicLink()) continue;
         const release = join(dir, 'build', 'Release');
-        const compiled = existsSync(release) ? readdirSync(release).filter((file) => file.endsWith('.node')).map((file) => join(release, file)) : [];
+        const compiled = existsSync(release)
+          ? readdirSync(release)
+              .filter((file) => file.endsWith('.node'))
+              .map((file) => join(release, file))
+          : [];
         const prebuilt = join(dir, 'prebuilds', PREBUILT);
         const addons = existsSync(prebuilt) ? [...compiled, prebuilt] : compiled;
         if (addons.length > 0) yield { name, dir, addons };
@@ -62,7 +68,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.log(`${stale.join(', ')}: built for another Node; rebuilding for Node ${process.version} (ADR 0017)`);
     // The pnpm running this install (npx's, or one on the PATH), on this Node.
     const pnpm = process.env.npm_execpath;
-    if (pnpm) execFileSync(process.execPath, [pnpm, 'rebuild', '--recursive', ...stale], { cwd: root, stdio: 'inherit' });
+    if (pnpm)
+      execFileSync(process.execPath, [pnpm, 'rebuild', '--recursive', ...stale], { cwd: root, stdio: 'inherit' });
     else execFileSync('pnpm', ['rebuild', '--recursive', ...stale], { cwd: root, stdio: 'inherit' });
     const still = staleAddonPackages(root);
     if (still.length > 0) throw new Error(`${still.join(', ')}: still built for another Node after the rebuild`);

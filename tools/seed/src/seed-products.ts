@@ -21,7 +21,10 @@ export function seededProduct(index: number): ProductDetails {
 }
 
 /** Migrates, then appends `count` products with multi-row inserts; answers how long it took. */
-export async function seedProducts(databaseUrl: string, { count, batchSize = 1000, firstStock, onProgress }: SeedOptions): Promise<number> {
+export async function seedProducts(
+  databaseUrl: string,
+  { count, batchSize = 1000, firstStock, onProgress }: SeedOptions,
+): Promise<number> {
   const started = Date.now();
   // Seeding makes a database on purpose: a missing one is created.
   const database = await openStockDatabase(databaseUrl, { createDatabase: true });
@@ -30,12 +33,18 @@ export async function seedProducts(databaseUrl: string, { count, batchSize = 100
     const em = database.orm.em.fork();
     // MikroORM 7 takes the mapping itself, not its name.
     const product = database.orm.getMetadata().getByClassName('Product').class;
-    for (let done = 0; done < count; ) {
+    for (let done = 0; done < count;) {
       const rows = [];
       for (let i = 0; i < batchSize && done + i < count; i++) {
         const details = seededProduct(done + i + 1);
         const { name, description, price } = details;
-        rows.push({ name, description, price, quantityInStock: done + i === 0 && firstStock !== undefined ? firstStock : details.quantityInStock, version: 1 });
+        rows.push({
+          name,
+          description,
+          price,
+          quantityInStock: done + i === 0 && firstStock !== undefined ? firstStock : details.quantityInStock,
+          version: 1,
+        });
       }
       await em.insertMany(product, rows);
       done += rows.length;

@@ -13,7 +13,12 @@ describe('seedProducts', () => {
   it('migrates a new database and loads every product, in batches, reporting progress', async () => {
     const url = `sqlite:${join(directory, 'seeded.db')}`;
     const progress: number[] = [];
-    await seedProducts(url, { count: 2_345, batchSize: 1_000, firstStock: 777, onProgress: (done) => progress.push(done) });
+    await seedProducts(url, {
+      count: 2_345,
+      batchSize: 1_000,
+      firstStock: 777,
+      onProgress: (done) => progress.push(done),
+    });
 
     expect(progress).to.deep.equal([1_000, 2_000, 2_345]);
     const database = await openStockDatabase(url);

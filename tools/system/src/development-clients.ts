@@ -16,7 +16,11 @@ export interface Client {
  * sales calling stock, an administrator of orders, and the payment provider,
  * which alone confirms payments (ADR 0016). A buyer holds no stock scope.
  */
-export const DEVELOPMENT_CLIENTS: readonly { readonly clientId: string; readonly scopes: readonly string[]; readonly role: string }[] = [
+export const DEVELOPMENT_CLIENTS: readonly {
+  readonly clientId: string;
+  readonly scopes: readonly string[];
+  readonly role: string;
+}[] = [
   { clientId: 'demo', scopes: [sales.read, sales.write], role: 'a buyer' },
   { clientId: 'stock-admin', scopes: [stock.read, stock.write, stock.reserve], role: 'a person managing stock' },
   { clientId: 'sales-service', scopes: [stock.read], role: 'sales, to read stock' },
@@ -54,10 +58,20 @@ function read(path: string): Client[] {
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new Error(`${path} is not a JSON clients file (${(error as Error).message.split('\n')[0]}); fix it, or delete it to have the development clients written again.`, { cause: error });
+    throw new Error(
+      `${path} is not a JSON clients file (${(error as Error).message.split('\n')[0]}); fix it, or delete it to have the development clients written again.`,
+      { cause: error },
+    );
   }
-  if (!Array.isArray(parsed) || parsed.some((entry) => typeof entry !== 'object' || entry === null || typeof (entry as Client).clientId !== 'string')) {
-    throw new Error(`${path} must hold a JSON array of clients ({ "clientId", "clientSecret", "scopes" }); fix it, or delete it to have the development clients written again.`);
+  if (
+    !Array.isArray(parsed) ||
+    parsed.some(
+      (entry) => typeof entry !== 'object' || entry === null || typeof (entry as Client).clientId !== 'string',
+    )
+  ) {
+    throw new Error(
+      `${path} must hold a JSON array of clients ({ "clientId", "clientSecret", "scopes" }); fix it, or delete it to have the development clients written again.`,
+    );
   }
   return parsed as Client[];
 }
@@ -70,19 +84,30 @@ function read(path: string): Client[] {
  */
 export function developmentClientsFile(path: string): ClientsFile {
   if (!existsSync(path)) {
-    const clients = DEVELOPMENT_CLIENTS.map(({ clientId, scopes }) => ({ clientId, clientSecret: secret(), scopes: [...scopes] }));
+    const clients = DEVELOPMENT_CLIENTS.map(({ clientId, scopes }) => ({
+      clientId,
+      clientSecret: secret(),
+      scopes: [...scopes],
+    }));
     writeWhole(path, clients);
     return { clients, created: true, added: [], notices: [] };
   }
   const existing = read(path);
-  const missing = DEVELOPMENT_CLIENTS.filter(({ clientId }) => !existing.some((client) => client.clientId === clientId));
-  const clients = [...existing, ...missing.map(({ clientId, scopes }) => ({ clientId, clientSecret: secret(), scopes: [...scopes] }))];
+  const missing = DEVELOPMENT_CLIENTS.filter(
+    ({ clientId }) => !existing.some((client) => client.clientId === clientId),
+  );
+  const clients = [
+    ...existing,
+    ...missing.map(({ clientId, scopes }) => ({ clientId, clientSecret: secret(), scopes: [...scopes] })),
+  ];
   if (missing.length > 0) writeWhole(path, clients);
   const notices: string[] = [];
   const demo = existing.find((client) => client.clientId === 'demo');
   const stockScopes = Array.isArray(demo?.scopes) ? demo.scopes.filter((scope) => scope.startsWith('stock:')) : [];
   if (stockScopes.length > 0) {
-    notices.push(`demo in ${path} still holds ${stockScopes.join(', ')}, which a buyer no longer gets (stock-admin manages stock); remove them from it, or delete the file to have the development clients written again.`);
+    notices.push(
+      `demo in ${path} still holds ${stockScopes.join(', ')}, which a buyer no longer gets (stock-admin manages stock); remove them from it, or delete the file to have the development clients written again.`,
+    );
   }
   return { clients, created: false, added: missing.map(({ clientId }) => clientId), notices };
 }

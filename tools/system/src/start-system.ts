@@ -24,7 +24,12 @@ const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 const env = process.env;
 const port = (variable: string, fallback: number) => Number(env[variable] ?? fallback);
-const PORTS = { gateway: port('GATEWAY_PORT', 8000), stock: port('STOCK_PORT', 8080), sales: port('SALES_PORT', 8082), identity: port('IDENTITY_PORT', 8083) };
+const PORTS = {
+  gateway: port('GATEWAY_PORT', 8000),
+  stock: port('STOCK_PORT', 8080),
+  sales: port('SALES_PORT', 8082),
+  identity: port('IDENTITY_PORT', 8083),
+};
 /** The gateway's metrics listener (its /metrics, and readiness naming each instance), on loopback. */
 const GATEWAY_METRICS_PORT = port('GATEWAY_METRICS_PORT', 9464);
 const AMQP_URL = env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -112,7 +117,8 @@ function start(name: keyof typeof PORTS, main: string, extra: Record<string, str
     relay(child.stdout!, process.stdout);
     relay(child.stderr!, process.stderr);
     void exited.then((code) => {
-      if (!listening) rejectStart(new Error(`the ${name} service exited (${code}) before it listened; its last lines are above`));
+      if (!listening)
+        rejectStart(new Error(`the ${name} service exited (${code}) before it listened; its last lines are above`));
       else if (!stopping) {
         process.stderr.write(`start:system: the ${name} service stopped (${code}); stopping the others\n`);
         void stopAll(1);
@@ -153,7 +159,9 @@ process.on('exit', () => killAll(running));
 
 const brokerProblem = await brokerIsReachable();
 if (brokerProblem) {
-  fail(`RabbitMQ is not reachable at ${redactedAmqpUrl(AMQP_URL)} (${brokerProblem}); start it (Debian: rabbitmq-server -detached, after apt-get install rabbitmq-server) or set AMQP_URL.`);
+  fail(
+    `RabbitMQ is not reachable at ${redactedAmqpUrl(AMQP_URL)} (${brokerProblem}); start it (Debian: rabbitmq-server -detached, after apt-get install rabbitmq-server) or set AMQP_URL.`,
+  );
 }
 let clientsFile: ReturnType<typeof developmentClientsFile>;
 try {
@@ -163,17 +171,33 @@ try {
 }
 const { clients: known, created, added, notices } = clientsFile;
 const where = relative(process.cwd(), CLIENTS_FILE) || CLIENTS_FILE;
-if (added.length > 0) process.stdout.write(`start:system: added the development client${added.length > 1 ? 's' : ''} ${added.join(', ')} to ${where} (written by an older start:system), with random secrets\n`);
+if (added.length > 0)
+  process.stdout.write(
+    `start:system: added the development client${added.length > 1 ? 's' : ''} ${added.join(', ')} to ${where} (written by an older start:system), with random secrets\n`,
+  );
 for (const notice of notices) process.stderr.write(`start:system: ${notice}\n`);
 const salesClient = known.find((client) => client.clientId === 'sales-service')!;
 
 // Tokens name the gateway's /identity as their issuer; the services read its keys from the issuer directly.
-const auth = { AUTH_ISSUER: ISSUER, AUTH_DISCOVERY_URL: `${internal('identity')}/identity/.well-known/openid-configuration` };
+const auth = {
+  AUTH_ISSUER: ISSUER,
+  AUTH_DISCOVERY_URL: `${internal('identity')}/identity/.well-known/openid-configuration`,
+};
 const messaging = { AMQP_URL };
 try {
-  await start('identity', 'packages/identity/src/main.ts', { ISSUER, TRUST_PROXY: 'true', IDENTITY_CLIENTS_FILE: CLIENTS_FILE, IDENTITY_KEYS_FILE: join(DATA, 'identity-keys.json') });
+  await start('identity', 'packages/identity/src/main.ts', {
+    ISSUER,
+    TRUST_PROXY: 'true',
+    IDENTITY_CLIENTS_FILE: CLIENTS_FILE,
+    IDENTITY_KEYS_FILE: join(DATA, 'identity-keys.json'),
+  });
   await Promise.all([
-    start('stock', 'packages/stock/service/src/main.ts', { ...auth, ...messaging, DATABASE_URL: `sqlite:${join(DATA, 'stock.db')}`, DB_CREATE_DATABASE: 'true' }),
+    start('stock', 'packages/stock/service/src/main.ts', {
+      ...auth,
+      ...messaging,
+      DATABASE_URL: `sqlite:${join(DATA, 'stock.db')}`,
+      DB_CREATE_DATABASE: 'true',
+    }),
     start('sales', 'packages/sales/service/src/main.ts', {
       ...auth,
       ...messaging,
@@ -200,7 +224,8 @@ try {
   await stopAll(1);
 }
 
-const secretOf = (clientId: string) => `"$(node -pe 'JSON.parse(require("fs").readFileSync("${where}")).find((c) => c.clientId === "${clientId}").clientSecret')"`;
+const secretOf = (clientId: string) =>
+  `"$(node -pe 'JSON.parse(require("fs").readFileSync("${where}")).find((c) => c.clientId === "${clientId}").clientSecret')"`;
 process.stdout.write(
   [
     '',

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { developmentClientsFile } from '../src/development-clients';
 
-const scopesById = (path: string) => Object.fromEntries(readClientsFile(path).map((client) => [client.clientId, client.scopes]));
+const scopesById = (path: string) =>
+  Object.fromEntries(readClientsFile(path).map((client) => [client.clientId, client.scopes]));
 
 describe("start:system's development clients file", () => {
   let folder = '';
@@ -28,7 +29,10 @@ describe("start:system's development clients file", () => {
       'orders-admin': ['orders:admin', 'stock:read'],
       'payment-provider': ['orders:pay'],
     });
-    expect(new Set(readClientsFile(file).map((client) => client.clientSecret)).size, 'a secret of its own each').to.equal(5);
+    expect(
+      new Set(readClientsFile(file).map((client) => client.clientSecret)).size,
+      'a secret of its own each',
+    ).to.equal(5);
   });
 
   it('is left as it is when it has every development client', () => {
@@ -40,7 +44,11 @@ describe("start:system's development clients file", () => {
 
   it('from an older start:system gets the clients it lacks, keeps its own as they are, and points out a buyer still holding stock scopes', () => {
     const old = [
-      { clientId: 'demo', clientSecret: 'd'.repeat(43), scopes: ['stock:read', 'stock:write', 'stock:reserve', 'orders:read', 'orders:write'] },
+      {
+        clientId: 'demo',
+        clientSecret: 'd'.repeat(43),
+        scopes: ['stock:read', 'stock:write', 'stock:reserve', 'orders:read', 'orders:write'],
+      },
       { clientId: 'sales-service', clientSecret: 's'.repeat(43), scopes: ['stock:read'] },
       { clientId: 'orders-admin', clientSecret: 'o'.repeat(43), scopes: ['orders:admin', 'stock:read'] },
     ];
@@ -65,7 +73,10 @@ describe("start:system's development clients file", () => {
     mkdirSync(dirname(file));
     for (const content of ['[{"clientId": ', '{"clientId": "demo"}']) {
       writeFileSync(file, content, { mode: 0o600 });
-      expect(() => developmentClientsFile(file)).to.throw(/fix it, or delete it to have the development clients written again\.$/).with.property('message').that.does.not.include('\n');
+      expect(() => developmentClientsFile(file))
+        .to.throw(/fix it, or delete it to have the development clients written again\.$/)
+        .with.property('message')
+        .that.does.not.include('\n');
       expect(readFileSync(file, 'utf8'), 'left alone').to.equal(content);
     }
   });

@@ -93,7 +93,11 @@ export async function runOnce<Tx extends { readonly idempotency: IdempotencyReco
  * when nothing is recorded yet; the same key with another fingerprint throws
  * IdempotencyKeyReusedError, as runOnce would.
  */
-export async function recordedResult<Tx extends { readonly idempotency: IdempotencyRecords }, T>(unitOfWork: UnitOfWork<Tx>, request: IdempotentRequest, format: ResultFormat<T>): Promise<OnceResult<T> | undefined> {
+export async function recordedResult<Tx extends { readonly idempotency: IdempotencyRecords }, T>(
+  unitOfWork: UnitOfWork<Tx>,
+  request: IdempotentRequest,
+  format: ResultFormat<T>,
+): Promise<OnceResult<T> | undefined> {
   const record = await unitOfWork.run((tx) => tx.idempotency.find(request), { singleCall: true });
   if (!record) return undefined;
   if (record.fingerprint !== request.fingerprint) throw new IdempotencyKeyReusedError(request.key);
@@ -108,6 +112,15 @@ export const textResult: ResultFormat<string> = { serialise: (text) => text, des
  * of its type and data the fingerprint, so a redelivery has no second effect
  * and a different message reusing the id is refused.
  */
-export function inboxEntry(consumer: string, message: { readonly id: string; readonly type: string; readonly data: unknown }): IdempotentRequest {
-  return { scope: consumer, key: message.id, fingerprint: createHash('sha256').update(`${message.type}\n${JSON.stringify(message.data)}`).digest('hex') };
+export function inboxEntry(
+  consumer: string,
+  message: { readonly id: string; readonly type: string; readonly data: unknown },
+): IdempotentRequest {
+  return {
+    scope: consumer,
+    key: message.id,
+    fingerprint: createHash('sha256')
+      .update(`${message.type}\n${JSON.stringify(message.data)}`)
+      .digest('hex'),
+  };
 }

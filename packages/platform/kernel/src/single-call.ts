@@ -11,7 +11,10 @@ export function allowingOneCall<T extends object>(members: T): T {
       const value = Reflect.get(target, property) as unknown;
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) => {
-        if (called) throw new Error(`A unit of work run with singleCall made a second call (${String(property)}): run it as a transaction instead.`);
+        if (called)
+          throw new Error(
+            `A unit of work run with singleCall made a second call (${String(property)}): run it as a transaction instead.`,
+          );
         called = true;
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };

@@ -30,7 +30,9 @@ describe('allValid', () => {
         return e;
       }
     })();
-    expect(error).to.be.instanceOf(ValidationError).and.to.deep.include({ errors: { a: ['is wrong'], c: ['is worse'] }, code: 'VALIDATION_FAILED' });
+    expect(error)
+      .to.be.instanceOf(ValidationError)
+      .and.to.deep.include({ errors: { a: ['is wrong'], c: ['is worse'] }, code: 'VALIDATION_FAILED' });
   });
 });
 
@@ -51,7 +53,8 @@ interface Tx {
 function scripted(claims: IdempotencyClaim[]) {
   const complete = sinon.spy(async (_request: unknown, _result: string) => {});
   const unitOfWork: UnitOfWork<Tx> = {
-    run: async (work) => work({ idempotency: { claim: async () => claims.shift()!, complete, find: async () => undefined } }),
+    run: async (work) =>
+      work({ idempotency: { claim: async () => claims.shift()!, complete, find: async () => undefined } }),
   };
   return { unitOfWork, complete };
 }
@@ -62,26 +65,41 @@ const request = { scope: 's', key: 'k', fingerprint: 'f' };
 describe('runOnce', () => {
   it('runs the work and records its result when the key is claimed', async () => {
     const { unitOfWork, complete } = scripted([{ status: 'claimed' }]);
-    expect(await runOnce(unitOfWork, request, text, async () => 'done')).to.deep.equal({ value: 'done', replayed: false });
+    expect(await runOnce(unitOfWork, request, text, async () => 'done')).to.deep.equal({
+      value: 'done',
+      replayed: false,
+    });
     sinon.assert.calledOnceWithExactly(complete, request, 'done');
   });
 
   it('answers the recorded result without running the work, and refuses another fingerprint', async () => {
     const work = sinon.spy(async () => 'again');
-    const { unitOfWork } = scripted([{ status: 'recorded', fingerprint: 'f', result: 'first' }, { status: 'recorded', fingerprint: 'other', result: 'first' }]);
+    const { unitOfWork } = scripted([
+      { status: 'recorded', fingerprint: 'f', result: 'first' },
+      { status: 'recorded', fingerprint: 'other', result: 'first' },
+    ]);
     expect(await runOnce(unitOfWork, request, text, work)).to.deep.equal({ value: 'first', replayed: true });
     await expect(runOnce(unitOfWork, request, text, work)).to.be.rejectedWith(IdempotencyKeyReusedError);
     sinon.assert.notCalled(work);
   });
 
   it('looks again while another transaction holds the key, then answers its result', async () => {
-    const { unitOfWork } = scripted([{ status: 'pending' }, { status: 'pending' }, { status: 'recorded', fingerprint: 'f', result: 'theirs' }]);
-    expect(await runOnce(unitOfWork, request, text, async () => 'mine')).to.deep.equal({ value: 'theirs', replayed: true });
+    const { unitOfWork } = scripted([
+      { status: 'pending' },
+      { status: 'pending' },
+      { status: 'recorded', fingerprint: 'f', result: 'theirs' },
+    ]);
+    expect(await runOnce(unitOfWork, request, text, async () => 'mine')).to.deep.equal({
+      value: 'theirs',
+      replayed: true,
+    });
   });
 
   it('records nothing when the work throws', async () => {
     const { unitOfWork, complete } = scripted([{ status: 'claimed' }]);
-    await expect(runOnce(unitOfWork, request, text, async () => Promise.reject(new Error('boom')))).to.be.rejectedWith('boom');
+    await expect(runOnce(unitOfWork, request, text, async () => Promise.reject(new Error('boom')))).to.be.rejectedWith(
+      'boom',
+    );
     sinon.assert.notCalled(complete);
   });
 });
@@ -91,7 +109,7 @@ describe('timeOrderedId', () => {
 
   const millisecondsOf = (id: string) => parseInt(id.replace(/-/g, '').slice(0, 12), 16);
 
-  it('is a UUID version 7 carrying the milliseconds it was made at, when they are later than the last id\'s', () => {
+  it("is a UUID version 7 carrying the milliseconds it was made at, when they are later than the last id's", () => {
     const at = millisecondsOf(timeOrderedId()) + 5;
     const id = timeOrderedId(at);
     expect(id).to.match(UUID_V7);
@@ -100,7 +118,11 @@ describe('timeOrderedId', () => {
 
   it('sorts in the order the ids were made, within one millisecond and under a clock that stands still or steps back', () => {
     const now = Date.now() + 60_000;
-    const ids = [...Array.from({ length: 5000 }, () => timeOrderedId(now)), timeOrderedId(now - 1000), timeOrderedId(now + 1)];
+    const ids = [
+      ...Array.from({ length: 5000 }, () => timeOrderedId(now)),
+      timeOrderedId(now - 1000),
+      timeOrderedId(now + 1),
+    ];
     expect(ids.every((id) => UUID_V7.test(id))).to.equal(true);
     expect([...ids].sort()).to.deep.equal(ids);
     expect(new Set(ids).size).to.equal(ids.length);

@@ -21,7 +21,10 @@ export function contentCodingOf(header: string): string | undefined {
 }
 
 function tooLarge(limit: number): RequestError {
-  return new RequestError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit % 1024 === 0 ? `${limit / 1024} KiB` : `${limit} bytes`}.`);
+  return new RequestError(
+    'PAYLOAD_TOO_LARGE',
+    `The request body is larger than ${limit % 1024 === 0 ? `${limit / 1024} KiB` : `${limit} bytes`}.`,
+  );
 }
 
 /**

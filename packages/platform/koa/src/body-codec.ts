@@ -10,7 +10,12 @@ export { INT32_MAX };
  * parser for the field, so the edge decodes straight into domain values and
  * every rule stays written once, in the domain.
  */
-export function field<A, I>(name: string, isType: (u: unknown) => u is I, typeName: string, parse: Parser<I, A>): t.Type<A, unknown, unknown> {
+export function field<A, I>(
+  name: string,
+  isType: (u: unknown) => u is I,
+  typeName: string,
+  parse: Parser<I, A>,
+): t.Type<A, unknown, unknown> {
   return new t.Type<A, unknown, unknown>(
     name,
     (_u): _u is A => false,
@@ -24,13 +29,26 @@ export function field<A, I>(name: string, isType: (u: unknown) => u is I, typeNa
 }
 
 /** Absent (or null, as clients of nullable models send) takes the default; anything else must decode. */
-export function optional<A, D extends A | undefined>(codec: t.Type<A, unknown, unknown>, fallback: D): t.Type<A | D, unknown, unknown> {
-  return new t.Type<A | D, unknown, unknown>(codec.name, codec.is, (u, c) => (u == null ? t.success(fallback) : codec.validate(u, c)), (a) => a);
+export function optional<A, D extends A | undefined>(
+  codec: t.Type<A, unknown, unknown>,
+  fallback: D,
+): t.Type<A | D, unknown, unknown> {
+  return new t.Type<A | D, unknown, unknown>(
+    codec.name,
+    codec.is,
+    (u, c) => (u == null ? t.success(fallback) : codec.validate(u, c)),
+    (a) => a,
+  );
 }
 
 /** Absent or null is "is required", before any type check. */
 export function required<A>(codec: t.Type<A, unknown, unknown>): t.Type<A, unknown, unknown> {
-  return new t.Type<A, unknown, unknown>(codec.name, codec.is, (u, c) => (u == null ? t.failure(u, c, 'is required') : codec.validate(u, c)), codec.encode);
+  return new t.Type<A, unknown, unknown>(
+    codec.name,
+    codec.is,
+    (u, c) => (u == null ? t.failure(u, c, 'is required') : codec.validate(u, c)),
+    codec.encode,
+  );
 }
 
 export const isString = (u: unknown): u is string => typeof u === 'string';
@@ -41,7 +59,11 @@ const lowerCaseNames = new WeakMap<t.Props, ReadonlyMap<string, string>>();
 /** A codec's property names by their lower case, worked out once per codec. */
 function lowerCaseNamesOf(codec: { readonly props: t.Props }): ReadonlyMap<string, string> {
   let names = lowerCaseNames.get(codec.props);
-  if (!names) lowerCaseNames.set(codec.props, (names = new Map(Object.keys(codec.props).map((name) => [name.toLowerCase(), name]))));
+  if (!names)
+    lowerCaseNames.set(
+      codec.props,
+      (names = new Map(Object.keys(codec.props).map((name) => [name.toLowerCase(), name]))),
+    );
   return names;
 }
 
@@ -53,7 +75,11 @@ function lowerCaseNamesOf(codec: { readonly props: t.Props }): ReadonlyMap<strin
  * silently taking its default would be a worse surprise. The same name given
  * twice exactly never gets here: jsonObjectBody refuses it while reading.
  */
-export function decodeBody<P extends t.Props>(codec: t.TypeC<P>, body: Record<string, unknown>, noun: string): t.TypeOf<t.TypeC<P>> {
+export function decodeBody<P extends t.Props>(
+  codec: t.TypeC<P>,
+  body: Record<string, unknown>,
+  noun: string,
+): t.TypeOf<t.TypeC<P>> {
   // No prototype: a client's key "__proto__" must become an entry, not this object's prototype.
   const errors: FieldErrors = Object.create(null) as FieldErrors;
   const canonical: Record<string, unknown> = {};

@@ -11,7 +11,10 @@ function requestErrorOf(code: string | undefined): RequestError {
     case 'HPE_HEADER_OVERFLOW':
       return new RequestError('HEADERS_TOO_LARGE', 'The request headers are larger than this server accepts.');
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return new RequestError('PAYLOAD_TOO_LARGE', 'The chunk extensions of the request body are larger than this server accepts.');
+      return new RequestError(
+        'PAYLOAD_TOO_LARGE',
+        'The chunk extensions of the request body are larger than this server accepts.',
+      );
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return new RequestError('REQUEST_TIMEOUT', 'The request did not arrive whole in time.');
     default:
@@ -47,6 +50,11 @@ export function clientErrorHandler(logger?: Logger): (error: Error, socket: Dupl
       'Connection: close',
     ];
     socket.end(`${head.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
-    logger?.info('request refused by the HTTP parser', { status: problem.status, code: problem.code, cause: code, requestId });
+    logger?.info('request refused by the HTTP parser', {
+      status: problem.status,
+      code: problem.code,
+      cause: code,
+      requestId,
+    });
   };
 }

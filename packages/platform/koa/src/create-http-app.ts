@@ -49,7 +49,13 @@ function outsideTheApi<State, Context>(middleware: Middleware<State, Context>): 
  * id, headers, access log and metrics; problem+json for every error; /swagger,
  * health and metrics endpoints. The service then mounts its own routers.
  */
-export function createHttpApp({ logger, toProblem, isReady = async () => true, readinessChecks, docs }: HttpAppOptions): HttpApp {
+export function createHttpApp({
+  logger,
+  toProblem,
+  isReady = async () => true,
+  readinessChecks,
+  docs,
+}: HttpAppOptions): HttpApp {
   let draining = false;
   const app = new Koa();
   app.silent = true; // errors are logged by the problem middleware, once, with context
@@ -59,10 +65,19 @@ export function createHttpApp({ logger, toProblem, isReady = async () => true, r
     problemMiddleware({
       toProblem,
       logUnexpected: (error, ctx) =>
-        logger.error('unhandled error', { method: ctx.method, path: ctx.path, requestId: requestIdOf(ctx), error: error instanceof Error ? error.stack : String(error) }),
+        logger.error('unhandled error', {
+          method: ctx.method,
+          path: ctx.path,
+          requestId: requestIdOf(ctx),
+          error: error instanceof Error ? error.stack : String(error),
+        }),
     }),
   );
-  const operations = operationsRouter({ isReady: async () => !draining && (await isReady()), ...(readinessChecks && { checks: readinessChecks }), metrics });
+  const operations = operationsRouter({
+    isReady: async () => !draining && (await isReady()),
+    ...(readinessChecks && { checks: readinessChecks }),
+    metrics,
+  });
   const outside: Middleware[] = [operations.routes() as Middleware, operations.allowedMethods() as Middleware];
   if (docs) outside.unshift(swaggerDocs(docs));
   app.use(outsideTheApi(compose(outside)));

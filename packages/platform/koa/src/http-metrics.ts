@@ -16,7 +16,13 @@ interface ScrapedMetric {
   readonly help: string;
   readonly type: 'counter' | 'histogram';
   readonly aggregator: 'sum';
-  get(): Promise<{ name: string; help: string; type: string; aggregator: 'sum'; values: { labels: Record<string, string | number>; value: number; metricName?: string }[] }>;
+  get(): Promise<{
+    name: string;
+    help: string;
+    type: string;
+    aggregator: 'sum';
+    values: { labels: Record<string, string | number>; value: number; metricName?: string }[];
+  }>;
 }
 
 /**
@@ -31,14 +37,23 @@ export class HttpMetrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
-    this.register({ name: 'http_requests_total', help: 'HTTP requests by route, method and status', type: 'counter', values: (s) => [{ labels: s.labels, value: s.count }] });
+    this.register({
+      name: 'http_requests_total',
+      help: 'HTTP requests by route, method and status',
+      type: 'counter',
+      values: (s) => [{ labels: s.labels, value: s.count }],
+    });
     this.register({
       name: 'http_request_duration_seconds',
       help: 'HTTP request latency by route, method and status',
       type: 'histogram',
       values: (s) => {
         let cumulative = 0;
-        const buckets = BUCKETS.map((le, i) => ({ labels: { le, ...s.labels }, value: (cumulative += s.buckets[i]!), metricName: 'http_request_duration_seconds_bucket' }));
+        const buckets = BUCKETS.map((le, i) => ({
+          labels: { le, ...s.labels },
+          value: (cumulative += s.buckets[i]!),
+          metricName: 'http_request_duration_seconds_bucket',
+        }));
         return [
           ...buckets,
           { labels: { le: '+Inf', ...s.labels }, value: s.count, metricName: 'http_request_duration_seconds_bucket' },
@@ -54,7 +69,12 @@ export class HttpMetrics {
    * when it answers undefined). `collect` may query the database: when it
    * fails, the gauge is left out of that scrape, and readiness says why.
    */
-  addGauge(name: string, help: string, labelName: string, collect: () => Promise<Readonly<Record<string, number>> | undefined> | Readonly<Record<string, number>> | undefined): void {
+  addGauge(
+    name: string,
+    help: string,
+    labelName: string,
+    collect: () => Promise<Readonly<Record<string, number>> | undefined> | Readonly<Record<string, number>> | undefined,
+  ): void {
     new Gauge({
       name,
       help,
@@ -81,16 +101,44 @@ export class HttpMetrics {
     let byStatus = byMethod.get(method);
     if (!byStatus) byMethod.set(method, (byStatus = new Map()));
     let series = byStatus.get(status);
-    if (!series) byStatus.set(status, (series = { labels: { route, method, status: String(status) }, count: 0, sum: 0, buckets: new Array<number>(BUCKETS.length).fill(0) }));
+    if (!series)
+      byStatus.set(
+        status,
+        (series = {
+          labels: { route, method, status: String(status) },
+          count: 0,
+          sum: 0,
+          buckets: new Array<number>(BUCKETS.length).fill(0),
+        }),
+      );
     series.count += 1;
     series.sum += seconds;
     const bucket = BUCKETS.findIndex((le) => seconds <= le);
     if (bucket >= 0) series.buckets[bucket]! += 1;
   }
 
-  private register({ name, help, type, values }: { name: string; help: string; type: 'counter' | 'histogram'; values: (series: Series) => { labels: Record<string, string | number>; value: number; metricName?: string }[] }): void {
-    const all = () => [...this.series.values()].flatMap((byMethod) => [...byMethod.values()].flatMap((byStatus) => [...byStatus.values()]));
-    const metric: ScrapedMetric = { name, help, type, aggregator: 'sum', get: async () => ({ name, help, type, aggregator: 'sum', values: all().flatMap(values) }) };
+  private register({
+    name,
+    help,
+    type,
+    values,
+  }: {
+    name: string;
+    help: string;
+    type: 'counter' | 'histogram';
+    values: (series: Series) => { labels: Record<string, string | number>; value: number; metricName?: string }[];
+  }): void {
+    const all = () =>
+      [...this.series.values()].flatMap((byMethod) =>
+        [...byMethod.values()].flatMap((byStatus) => [...byStatus.values()]),
+      );
+    const metric: ScrapedMetric = {
+      name,
+      help,
+      type,
+      aggregator: 'sum',
+      get: async () => ({ name, help, type, aggregator: 'sum', values: all().flatMap(values) }),
+    };
     (this.registry as PromRegistry).registerMetric(metric as never);
   }
 }

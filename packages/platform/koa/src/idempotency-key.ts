@@ -25,7 +25,9 @@ export function idempotencyKeyOf(ctx: Context, scope: string, payload: unknown):
   if (!key) return undefined;
   if (!KEY.test(key)) throw new ValidationError({ 'Idempotency-Key': ['must be 1 to 255 visible ASCII characters'] });
   const caller = principalOf(ctx)?.subject ?? OPEN_SERVICE_CALLER;
-  const fingerprint = createHash('sha256').update(`${ctx.path}\n${JSON.stringify(payload)}`).digest('hex');
+  const fingerprint = createHash('sha256')
+    .update(`${ctx.path}\n${JSON.stringify(payload)}`)
+    .digest('hex');
   return { scope: `${scope}:${createHash('sha256').update(caller).digest('base64url')}`, key, fingerprint };
 }
 

@@ -38,8 +38,16 @@ function unsupported(detail: string): RequestError {
 function checkFraming(ctx: Context): string {
   const transfer = ctx.get('Transfer-Encoding');
   // Node removes chunked framing only: any other transfer coding would reach the parser still encoded.
-  if (transfer && transfer.toLowerCase().split(',').some((coding) => coding.trim() !== 'chunked')) {
-    throw unsupported(`The body uses a transfer coding other than chunked (${transfer}); send a compressed body with Content-Encoding instead.`);
+  if (
+    transfer &&
+    transfer
+      .toLowerCase()
+      .split(',')
+      .some((coding) => coding.trim() !== 'chunked')
+  ) {
+    throw unsupported(
+      `The body uses a transfer coding other than chunked (${transfer}); send a compressed body with Content-Encoding instead.`,
+    );
   }
   if (!ctx.request.length && !transfer) throw new RequestError('BODY_REQUIRED', 'A JSON object body is required.');
   const contentType = ctx.get('Content-Type');
@@ -47,7 +55,10 @@ function checkFraming(ctx: Context): string {
   if (contentType !== 'application/json') {
     if (!ctx.is('application/json')) throw unsupported('The body must be application/json.');
     const charset = charsetsOf(contentType).find((declared) => !UTF8.has(declared));
-    if (charset !== undefined) throw unsupported(`The body must be UTF-8 (charset=utf-8, or none), not ${charset ? `charset=${charset}` : 'an empty charset'}.`);
+    if (charset !== undefined)
+      throw unsupported(
+        `The body must be UTF-8 (charset=utf-8, or none), not ${charset ? `charset=${charset}` : 'an empty charset'}.`,
+      );
   }
   const coding = contentCodingOf(ctx.get('Content-Encoding'));
   if (!coding) throw unsupported('The body must use one content coding of gzip, deflate, br or identity, or none.');
@@ -85,7 +96,8 @@ export function jsonObjectBody(limit: string): Middleware {
     const body = parse(text);
     if (Array.isArray(body)) throw new RequestError('BODY_NOT_AN_OBJECT', 'The body must be a JSON object.');
     const repeated = repeatedProperties(text);
-    if (repeated.length > 0) throw new ValidationError(Object.fromEntries(repeated.map((path) => [path, ['is given more than once']])));
+    if (repeated.length > 0)
+      throw new ValidationError(Object.fromEntries(repeated.map((path) => [path, ['is given more than once']])));
     ctx.request.body = body;
     await next();
   };

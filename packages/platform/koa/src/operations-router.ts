@@ -24,7 +24,12 @@ export function operationsRouter({ isReady, checks, metrics }: OperationsRouterO
   });
   router.get('/health/ready', async (ctx) => {
     const [ready, states] = await Promise.all([isReady(), checks?.()]);
-    if (!ready) throw new RequestError('NOT_READY', 'This instance is shutting down or cannot reach what it depends on.', states && { checks: states });
+    if (!ready)
+      throw new RequestError(
+        'NOT_READY',
+        'This instance is shutting down or cannot reach what it depends on.',
+        states && { checks: states },
+      );
     ctx.body = { status: 'ready', ...(states && { checks: states }) };
   });
   router.get('/metrics', async (ctx) => {

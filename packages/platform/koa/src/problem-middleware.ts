@@ -38,7 +38,10 @@ export function problemMiddleware({ toProblem, logUnexpected }: ProblemMiddlewar
     // know: an Allow that lists methods means the path exists, so 405; an empty one means 404.
     const pathExists = Boolean(ctx.response.get('Allow'));
     if (ctx.status === 405 || (ctx.status === 501 && pathExists)) {
-      sendProblem(ctx, problem(405, 'METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}; see the Allow header.`));
+      sendProblem(
+        ctx,
+        problem(405, 'METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}; see the Allow header.`),
+      );
     } else if (ctx.status === 404 || ctx.status === 501) {
       ctx.remove('Allow');
       sendProblem(ctx, problem(404, 'ROUTE_NOT_FOUND', `No resource at ${ctx.path}.`));

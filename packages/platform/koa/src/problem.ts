@@ -29,4 +29,8 @@ export function problemFromHttpError(error: unknown): Problem | undefined {
   return problem(status, 'BAD_REQUEST', detail);
 }
 
-export const INTERNAL_ERROR: Problem = problem(500, 'INTERNAL_ERROR', 'The server failed to handle this request. It has been logged.');
+export const INTERNAL_ERROR: Problem = problem(
+  500,
+  'INTERNAL_ERROR',
+  'The server failed to handle this request. It has been logged.',
+);

@@ -29,7 +29,9 @@ function accessLevelOf(ctx: Context): 'info' | 'debug' {
 
 /** The route label of a finished request: the router's pattern, never the raw path. */
 function routeOf(ctx: Context): string {
-  return (ctx as { _matchedRoute?: string })._matchedRoute ?? (ctx.path.startsWith('/swagger') ? '/swagger' : 'unmatched');
+  return (
+    (ctx as { _matchedRoute?: string })._matchedRoute ?? (ctx.path.startsWith('/swagger') ? '/swagger' : 'unmatched')
+  );
 }
 
 /**

@@ -57,8 +57,19 @@ export interface RunningServer {
 
 /** Until the service is ready, every request gets a 503 that says so. */
 function starting(_request: http.IncomingMessage, response: http.ServerResponse): void {
-  const body = JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503, detail: 'The service is starting.', code: 'NOT_READY' });
-  response.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '1', 'x-request-id': randomUUID(), 'content-length': Buffer.byteLength(body) });
+  const body = JSON.stringify({
+    type: 'about:blank',
+    title: 'Service Unavailable',
+    status: 503,
+    detail: 'The service is starting.',
+    code: 'NOT_READY',
+  });
+  response.writeHead(503, {
+    'content-type': 'application/problem+json',
+    'retry-after': '1',
+    'x-request-id': randomUUID(),
+    'content-length': Buffer.byteLength(body),
+  });
   response.end(body);
 }
 
@@ -72,13 +83,23 @@ export async function listen({ port, host, requestTimeoutMs, headersTimeoutMs }:
   server.requestTimeout = requestTimeoutMs;
   server.headersTimeout = Math.min(headersTimeoutMs, requestTimeoutMs);
   try {
-    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host || undefined, () => resolve()));
+    await new Promise<void>((resolve, reject) =>
+      server.once('error', reject).listen(port, host || undefined, () => resolve()),
+    );
   } catch (error) {
     const code = (error as { code?: string }).code;
     const where = host ? `${host}:${port}` : `port ${port}`;
-    if (code === 'EADDRINUSE') throw new Error(`Cannot listen on ${where}: it is already in use. Stop what uses it, or set PORT to another port.`, { cause: error });
-    if (code === 'EACCES') throw new Error(`Cannot listen on ${where}: permission denied. Use a port above 1023, or set PORT.`, { cause: error });
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new Error(`Cannot listen on ${where}: HOST is not an address of this machine.`, { cause: error });
+    if (code === 'EADDRINUSE')
+      throw new Error(
+        `Cannot listen on ${where}: it is already in use. Stop what uses it, or set PORT to another port.`,
+        { cause: error },
+      );
+    if (code === 'EACCES')
+      throw new Error(`Cannot listen on ${where}: permission denied. Use a port above 1023, or set PORT.`, {
+        cause: error,
+      });
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+      throw new Error(`Cannot listen on ${where}: HOST is not an address of this machine.`, { cause: error });
     throw error;
   }
   const bound = (server.address() as AddressInfo).port;
@@ -97,7 +118,12 @@ export async function listen({ port, host, requestTimeoutMs, headersTimeoutMs }:
 }
 
 /** Hands the listener's requests to the app, and answers how to stop gracefully (a bare Koa app may pass a `drain` that does nothing: it has no readiness to turn). */
-export function serve(listener: Listener, http: Pick<HttpApp, 'app' | 'drain'>, options: ServeOptions, logger: Logger): RunningServer {
+export function serve(
+  listener: Listener,
+  http: Pick<HttpApp, 'app' | 'drain'>,
+  options: ServeOptions,
+  logger: Logger,
+): RunningServer {
   const { server, connections } = listener;
   const handleAsync = http.app.callback();
   // Koa's handler answers its own errors: nothing waits for the promise.
@@ -133,17 +159,28 @@ export function serve(listener: Listener, http: Pick<HttpApp, 'app' | 'drain'>, 
     endKeepAlive();
     if (immediate) server.closeIdleConnections();
     const grace = new AbortController();
-    const graceOver = sleep(options.shutdownGraceMs, 'grace over' as const, { signal: grace.signal }).catch(() => 'closed' as const);
+    const graceOver = sleep(options.shutdownGraceMs, 'grace over' as const, { signal: grace.signal }).catch(
+      () => 'closed' as const,
+    );
     const first = await Promise.race([closed.then(() => 'closed' as const), graceOver]);
     grace.abort();
     if (first === 'closed') return true;
     server.closeIdleConnections();
     const busy = [...connections].filter((socket) => !socket.destroyed);
-    if (busy.length > 0) logger.warn('shutdown grace period over: closing the remaining connections', { graceMs: options.shutdownGraceMs, connections: busy.length });
+    if (busy.length > 0)
+      logger.warn('shutdown grace period over: closing the remaining connections', {
+        graceMs: options.shutdownGraceMs,
+        connections: busy.length,
+      });
     for (const socket of busy) socket.destroy();
     await closed;
     return busy.length === 0;
   };
   let closing: Promise<boolean> | undefined;
-  return { server, url: listener.url, port: listener.port, close: (closeOptions = {}) => (closing ??= stop(closeOptions)) };
+  return {
+    server,
+    url: listener.url,
+    port: listener.port,
+    close: (closeOptions = {}) => (closing ??= stop(closeOptions)),
+  };
 }

@@ -8,7 +8,10 @@ const OPEN_WARNING = 'access tokens are not checked: AUTH_ISSUER is not set, so 
 describe('accessControl: a service with tokens off or on', () => {
   it('runs open when AUTH_ISSUER is empty, and says so in one warning, however many requests and guards follow', async () => {
     const { lines, logger } = recordingLogger();
-    const access = accessControl(tokenVerifierFor({ authIssuer: '', authAudience: 'urn:commerce:stock', authDiscoveryUrl: '' }, logger), logger);
+    const access = accessControl(
+      tokenVerifierFor({ authIssuer: '', authAudience: 'urn:commerce:stock', authDiscoveryUrl: '' }, logger),
+      logger,
+    );
     expect(access.enabled).to.equal(false);
     const http = createHttpApp({ logger, toProblem: problemsFor<never>({}) });
     const router = new Router({ prefix: '/api' });
@@ -19,7 +22,8 @@ describe('accessControl: a service with tokens off or on', () => {
     http.route(router);
     const server = await listen(http.app);
     try {
-      for (let i = 0; i < 3; i++) expect((await fetch(`${server.url}/api/things`, { method: 'POST' })).status).to.equal(201);
+      for (let i = 0; i < 3; i++)
+        expect((await fetch(`${server.url}/api/things`, { method: 'POST' })).status).to.equal(201);
     } finally {
       await server.close();
     }
@@ -28,7 +32,13 @@ describe('accessControl: a service with tokens off or on', () => {
 
   it('checks tokens and says nothing of it when AUTH_ISSUER is set', async () => {
     const { lines, logger } = recordingLogger();
-    const access = accessControl(tokenVerifierFor({ authIssuer: 'http://127.0.0.1:9', authAudience: 'urn:commerce:stock', authDiscoveryUrl: '' }, logger), logger);
+    const access = accessControl(
+      tokenVerifierFor(
+        { authIssuer: 'http://127.0.0.1:9', authAudience: 'urn:commerce:stock', authDiscoveryUrl: '' },
+        logger,
+      ),
+      logger,
+    );
     expect(access.enabled).to.equal(true);
     const http = createHttpApp({ logger, toProblem: problemsFor<never>({}) });
     const router = new Router({ prefix: '/api' });

@@ -4,8 +4,15 @@ import * as t from 'io-ts';
 import { decodeBody, decodeInteger, field, isNumber, isString, optional, required } from '../src';
 
 const Thing = t.type({
-  name: required(field('Name', isString, 'a string', (value: string) => (value.trim() ? value.trim() : new Invalid('must not be blank')))),
-  size: optional(field('Size', isNumber, 'a number', (value: number) => value), 1),
+  name: required(
+    field('Name', isString, 'a string', (value: string) =>
+      value.trim() ? value.trim() : new Invalid('must not be blank'),
+    ),
+  ),
+  size: optional(
+    field('Size', isNumber, 'a number', (value: number) => value),
+    1,
+  ),
 });
 
 const errorsOf = (body: Record<string, unknown>) => {
@@ -25,14 +32,21 @@ describe('decodeBody', () => {
   });
 
   it('names every bad field at once: wrong types, broken rules, unknown and doubled properties', () => {
-    expect(errorsOf({ name: ' ', size: 'big' })).to.deep.equal({ name: ['must not be blank'], size: ['must be a number'] });
+    expect(errorsOf({ name: ' ', size: 'big' })).to.deep.equal({
+      name: ['must not be blank'],
+      size: ['must be a number'],
+    });
     expect(errorsOf({ size: 2 })).to.deep.equal({ name: ['is required'] });
     expect(errorsOf({ name: 'a', colour: 'red' })).to.deep.equal({ colour: ['is not a property of a thing'] });
-    expect(errorsOf({ name: 'a', Name: 'b' })).to.deep.equal({ name: ['is given more than once (property names are case-insensitive)'] });
+    expect(errorsOf({ name: 'a', Name: 'b' })).to.deep.equal({
+      name: ['is given more than once (property names are case-insensitive)'],
+    });
   });
 
   it('names __proto__ as the unknown property it is, as JSON.parse hands it over', () => {
-    const errors = errorsOf(JSON.parse('{"name":"a","__proto__":{"size":2},"constructor":1}') as Record<string, unknown>)!;
+    const errors = errorsOf(
+      JSON.parse('{"name":"a","__proto__":{"size":2},"constructor":1}') as Record<string, unknown>,
+    )!;
     expect(Object.keys(errors)).to.deep.equal(['__proto__', 'constructor']);
     expect(Object.getOwnPropertyDescriptor(errors, '__proto__')?.value).to.deep.equal(['is not a property of a thing']);
   });

@@ -19,7 +19,11 @@ describe('createHttpApp', () => {
 
   before(async () => {
     log = recordingLogger();
-    http = createHttpApp({ logger: log.logger, toProblem: problemsFor({ TEAPOT: 418 }, () => ({ spout: 'short' })), isReady: async () => ready });
+    http = createHttpApp({
+      logger: log.logger,
+      toProblem: problemsFor({ TEAPOT: 418 }, () => ({ spout: 'short' })),
+      isReady: async () => ready,
+    });
     const router = new Router({ prefix: '/api/things' });
     router.get('/teapot', () => {
       throw new Teapot();
@@ -56,11 +60,21 @@ describe('createHttpApp', () => {
     const response = await get('/api/things/teapot');
     expect(response.status).to.equal(418);
     expect(response.headers.get('content-type')).to.equal('application/problem+json');
-    expect(await response.json()).to.deep.equal({ type: 'about:blank', title: "I'm a Teapot", status: 418, detail: 'I am a teapot.', code: 'TEAPOT', spout: 'short', instance: '/api/things/teapot' });
+    expect(await response.json()).to.deep.equal({
+      type: 'about:blank',
+      title: "I'm a Teapot",
+      status: 418,
+      detail: 'I am a teapot.',
+      code: 'TEAPOT',
+      spout: 'short',
+      instance: '/api/things/teapot',
+    });
   });
 
   it('answers a ValidationError with 400 and the fields, and an unexpected error with a bare 500 it logs once', async () => {
-    expect(await (await get('/api/things/invalid')).json()).to.include({ status: 400, code: 'VALIDATION_FAILED' }).and.deep.include({ errors: { size: ['must be small'] } });
+    expect(await (await get('/api/things/invalid')).json())
+      .to.include({ status: 400, code: 'VALIDATION_FAILED' })
+      .and.deep.include({ errors: { size: ['must be small'] } });
     const broken = await get('/api/things/broken', { headers: { 'X-Request-Id': 'broken-1' } });
     expect(broken.status).to.equal(500);
     expect(await broken.text()).not.to.contain('secret cause');
@@ -78,13 +92,26 @@ describe('createHttpApp', () => {
   });
 
   it('takes one JSON object body and refuses everything else with the matching problem', async () => {
-    const post = (body: string | undefined, type = 'application/json') => get('/api/things', { method: 'POST', headers: { 'content-type': type }, ...(body !== undefined && { body }) });
+    const post = (body: string | undefined, type = 'application/json') =>
+      get('/api/things', { method: 'POST', headers: { 'content-type': type }, ...(body !== undefined && { body }) });
     expect((await post('{"a":1}')).status).to.equal(201);
     const codes = [];
-    for (const [body, type] of [[undefined], ['{"a":'], ['[1]'], ['{"a":1}', 'text/plain'], [JSON.stringify({ a: 'x'.repeat(2000) })]] as const) {
+    for (const [body, type] of [
+      [undefined],
+      ['{"a":'],
+      ['[1]'],
+      ['{"a":1}', 'text/plain'],
+      [JSON.stringify({ a: 'x'.repeat(2000) })],
+    ] as const) {
       codes.push(((await (await post(body, type)).json()) as { code: string }).code);
     }
-    expect(codes).to.deep.equal(['BODY_REQUIRED', 'MALFORMED_JSON', 'BODY_NOT_AN_OBJECT', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE']);
+    expect(codes).to.deep.equal([
+      'BODY_REQUIRED',
+      'MALFORMED_JSON',
+      'BODY_NOT_AN_OBJECT',
+      'UNSUPPORTED_MEDIA_TYPE',
+      'PAYLOAD_TOO_LARGE',
+    ]);
   });
 
   it('serves liveness, readiness from its check, and Prometheus metrics of the requests so far', async () => {

@@ -1,6 +1,13 @@
 import Router from '@koa/router';
 import { expect } from 'chai';
-import { authenticate, createHttpApp, idempotencyKeyOf, InvalidTokenError, problemsFor, type TokenVerifier } from '../src';
+import {
+  authenticate,
+  createHttpApp,
+  idempotencyKeyOf,
+  InvalidTokenError,
+  problemsFor,
+  type TokenVerifier,
+} from '../src';
 import { type Listening, listen, recordingLogger } from './support';
 
 /** Tokens named after their subject. */
@@ -53,11 +60,17 @@ describe('idempotencyKeyOf: an Idempotency-Key is its caller’s own', () => {
     expect(a).to.deep.include({ status: 200 });
     expect(a.body).to.include({ scope: SCOPE_OF['shop-a'], key: 'k-1' });
     expect(b.body).to.include({ scope: SCOPE_OF['shop-b'], key: 'k-1', fingerprint: a.body.fingerprint });
-    expect((await post('/api/holds', { authorization: 'Bearer shop-a', 'idempotency-key': 'k-1' })).body, 'the same subject again').to.deep.equal(a.body);
+    expect(
+      (await post('/api/holds', { authorization: 'Bearer shop-a', 'idempotency-key': 'k-1' })).body,
+      'the same subject again',
+    ).to.deep.equal(a.body);
   });
 
   it('scopes it by `anonymous` on a route nobody authenticates (a service without tokens: every caller is the same one)', async () => {
-    expect((await post('/open/holds', { 'idempotency-key': 'k-1' })).body).to.include({ scope: SCOPE_OF.anonymous, key: 'k-1' });
+    expect((await post('/open/holds', { 'idempotency-key': 'k-1' })).body).to.include({
+      scope: SCOPE_OF.anonymous,
+      key: 'k-1',
+    });
   });
 
   it('answers no key when none is sent, and a 400 for a key that is not 1 to 255 visible ASCII characters', async () => {

@@ -22,9 +22,17 @@ describe('jsonObjectBody', () => {
   after(async () => server?.close());
 
   const post = async (body: string | Buffer | undefined, headers: Record<string, string> = {}) => {
-    const response = await fetch(`${server.url}/api/things`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, ...(body !== undefined && { body }) });
+    const response = await fetch(`${server.url}/api/things`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      ...(body !== undefined && { body }),
+    });
     const text = await response.text();
-    return { status: response.status, type: response.headers.get('content-type'), json: JSON.parse(text) as Record<string, unknown> };
+    return {
+      status: response.status,
+      type: response.headers.get('content-type'),
+      json: JSON.parse(text) as Record<string, unknown>,
+    };
   };
   const codeOf = async (body: string | Buffer | undefined, headers: Record<string, string> = {}) => {
     const { status, json } = await post(body, headers);
@@ -32,10 +40,19 @@ describe('jsonObjectBody', () => {
   };
   /** A request fetch would not send: its own Transfer-Encoding header, chunks written as given. */
   const rawPost = (headers: string, ...chunks: (string | Buffer)[]) =>
-    rawHttpRequest(server.url, `POST /api/things HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nConnection: close\r\n${headers}\r\n`, ...chunks);
+    rawHttpRequest(
+      server.url,
+      `POST /api/things HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nConnection: close\r\n${headers}\r\n`,
+      ...chunks,
+    );
 
   it('takes one JSON object in UTF-8, charset=utf-8 or none, with its text as sent', async () => {
-    for (const type of ['application/json', 'application/json; charset=utf-8', 'application/json;charset="UTF-8"', 'Application/JSON; Charset=utf8']) {
+    for (const type of [
+      'application/json',
+      'application/json; charset=utf-8',
+      'application/json;charset="UTF-8"',
+      'Application/JSON; Charset=utf8',
+    ]) {
       expect(await post('{"name":"Zoë 🚀","n":[1,{"x":null}]}', { 'content-type': type }), type).to.deep.equal({
         status: 201,
         type: 'application/json; charset=utf-8',
@@ -45,10 +62,25 @@ describe('jsonObjectBody', () => {
   });
 
   it('answers 415 for a body declared in another charset, before reading it', async () => {
-    for (const charset of ['latin1', 'iso-8859-1', 'utf-16', 'UTF-16LE', 'us-ascii', 'bogus', '', '""', 'latin1; charset=utf-8', 'utf-8;charset=latin1']) {
-      expect(await codeOf('{"a":1}', { 'content-type': `application/json; charset=${charset}` }), charset).to.equal('415 UNSUPPORTED_MEDIA_TYPE');
+    for (const charset of [
+      'latin1',
+      'iso-8859-1',
+      'utf-16',
+      'UTF-16LE',
+      'us-ascii',
+      'bogus',
+      '',
+      '""',
+      'latin1; charset=utf-8',
+      'utf-8;charset=latin1',
+    ]) {
+      expect(await codeOf('{"a":1}', { 'content-type': `application/json; charset=${charset}` }), charset).to.equal(
+        '415 UNSUPPORTED_MEDIA_TYPE',
+      );
     }
-    expect(await codeOf('{"a":1}', { 'content-type': 'application/json; charset' })).to.equal('415 UNSUPPORTED_MEDIA_TYPE');
+    expect(await codeOf('{"a":1}', { 'content-type': 'application/json; charset' })).to.equal(
+      '415 UNSUPPORTED_MEDIA_TYPE',
+    );
   });
 
   it('answers 400 for bytes that are not UTF-8, rather than reading them as something else', async () => {
@@ -61,7 +93,10 @@ describe('jsonObjectBody', () => {
     for (const body of bodies) {
       const { status, json } = await post(body);
       expect(status, body.toString('hex')).to.equal(400);
-      expect(json, body.toString('hex')).to.include({ code: 'MALFORMED_JSON', detail: 'The request body is not valid UTF-8.' });
+      expect(json, body.toString('hex')).to.include({
+        code: 'MALFORMED_JSON',
+        detail: 'The request body is not valid UTF-8.',
+      });
     }
   });
 
@@ -73,13 +108,18 @@ describe('jsonObjectBody', () => {
       return json.errors;
     };
     expect(await errorsOf('{"price":1,"price":2}')).to.deep.equal({ price: ['is given more than once'] });
-    expect(await errorsOf('{"name":"a", "\\u006eame" : "b","x":{"y":1,"y":1}}')).to.deep.equal({ name: ['is given more than once'], 'x.y': ['is given more than once'] });
+    expect(await errorsOf('{"name":"a", "\\u006eame" : "b","x":{"y":1,"y":1}}')).to.deep.equal({
+      name: ['is given more than once'],
+      'x.y': ['is given more than once'],
+    });
     expect(await errorsOf('{"a":[0,{"b":{},"b":[]}]}')).to.deep.equal({ 'a[1].b': ['is given more than once'] });
     expect(await post('{"a":{"x":1},"b":{"x":"x"},"c":["x","x"],"x":"a,\\"x\\":"}')).to.include({ status: 201 });
   });
 
   it('keeps __proto__ and constructor as plain properties, and pollutes nothing', async () => {
-    const { status, json } = await post('{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}');
+    const { status, json } = await post(
+      '{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}',
+    );
     expect(status).to.equal(201);
     expect(Object.keys(json)).to.deep.equal(['__proto__', 'constructor']);
     expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
@@ -97,11 +137,23 @@ describe('jsonObjectBody', () => {
 
   it('reads gzip, deflate, br and identity in any case, and refuses other codings with 415 and corrupt ones with 400', async () => {
     const body = '{"coded":true}';
-    for (const [coding, encoded] of [['GZIP', gzipSync(body)], ['Gzip', gzipSync(body)], ['DEFLATE', deflateSync(body)], ['Br', brotliCompressSync(body)], ['Identity', Buffer.from(body)], [' gzip ', gzipSync(body)]] as const) {
-      expect(await post(encoded, { 'content-encoding': coding }), coding).to.deep.include({ status: 201, json: { coded: true } });
+    for (const [coding, encoded] of [
+      ['GZIP', gzipSync(body)],
+      ['Gzip', gzipSync(body)],
+      ['DEFLATE', deflateSync(body)],
+      ['Br', brotliCompressSync(body)],
+      ['Identity', Buffer.from(body)],
+      [' gzip ', gzipSync(body)],
+    ] as const) {
+      expect(await post(encoded, { 'content-encoding': coding }), coding).to.deep.include({
+        status: 201,
+        json: { coded: true },
+      });
     }
     for (const coding of ['zstd', 'gzip, gzip', 'x-gzip', 'compress']) {
-      expect(await codeOf(gzipSync(body), { 'content-encoding': coding }), coding).to.equal('415 UNSUPPORTED_MEDIA_TYPE');
+      expect(await codeOf(gzipSync(body), { 'content-encoding': coding }), coding).to.equal(
+        '415 UNSUPPORTED_MEDIA_TYPE',
+      );
     }
     expect(await codeOf('not gzip at all', { 'content-encoding': 'gzip' })).to.equal('400 MALFORMED_JSON');
     expect(await codeOf(gzipSync(body).subarray(0, 12), { 'content-encoding': 'gzip' })).to.equal('400 MALFORMED_JSON');
@@ -112,7 +164,11 @@ describe('jsonObjectBody', () => {
   it('applies the limit to the decoded body, so a small gzip bomb is refused with 413', async () => {
     const big = JSON.stringify({ a: 'x'.repeat(2000) });
     expect(await codeOf(big)).to.equal('413 PAYLOAD_TOO_LARGE');
-    for (const [coding, encoded] of [['gzip', gzipSync(big)], ['deflate', deflateSync(big)], ['br', brotliCompressSync(big)]] as const) {
+    for (const [coding, encoded] of [
+      ['gzip', gzipSync(big)],
+      ['deflate', deflateSync(big)],
+      ['br', brotliCompressSync(big)],
+    ] as const) {
       expect(encoded.length, coding).to.be.below(1024);
       expect(await codeOf(encoded, { 'content-encoding': coding }), coding).to.equal('413 PAYLOAD_TOO_LARGE');
     }
@@ -137,11 +193,21 @@ describe('jsonObjectBody', () => {
     expect(JSON.parse(chunked.body)).to.deep.equal({ a: 1 });
     const gzipped = gzipSync('{"a":1}');
     for (const codings of ['gzip, chunked', 'Identity, chunked', 'deflate,chunked']) {
-      const response = await rawPost(`Transfer-Encoding: ${codings}\r\n`, `${gzipped.length.toString(16)}\r\n`, gzipped, '\r\n0\r\n\r\n');
+      const response = await rawPost(
+        `Transfer-Encoding: ${codings}\r\n`,
+        `${gzipped.length.toString(16)}\r\n`,
+        gzipped,
+        '\r\n0\r\n\r\n',
+      );
       expect(response.status, codings).to.be.within(400, 499);
       expect(response.headers['content-type'], codings).to.equal('application/problem+json');
     }
-    const gzipThenChunked = await rawPost('Transfer-Encoding: gzip, chunked\r\n', `${gzipped.length.toString(16)}\r\n`, gzipped, '\r\n0\r\n\r\n');
+    const gzipThenChunked = await rawPost(
+      'Transfer-Encoding: gzip, chunked\r\n',
+      `${gzipped.length.toString(16)}\r\n`,
+      gzipped,
+      '\r\n0\r\n\r\n',
+    );
     expect(gzipThenChunked.status).to.equal(415);
     expect(JSON.parse(gzipThenChunked.body)).to.include({ code: 'UNSUPPORTED_MEDIA_TYPE' });
   });

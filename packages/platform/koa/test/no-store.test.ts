@@ -43,9 +43,17 @@ describe('Cache-Control: no-store on answers that depend on the access token', (
 
   it('marks a 200 no-store, and leaves its ETag and the 304 of a conditional GET working', async () => {
     const ok = await get('/api/things/1', reader);
-    expect([ok.status, ok.headers.get('cache-control'), ok.headers.get('etag')]).to.deep.equal([200, 'no-store', '"3"']);
+    expect([ok.status, ok.headers.get('cache-control'), ok.headers.get('etag')]).to.deep.equal([
+      200,
+      'no-store',
+      '"3"',
+    ]);
     const notModified = await get('/api/things/1', { ...reader, 'if-none-match': '"3"' });
-    expect([notModified.status, notModified.headers.get('cache-control'), notModified.headers.get('etag')]).to.deep.equal([304, 'no-store', '"3"']);
+    expect([
+      notModified.status,
+      notModified.headers.get('cache-control'),
+      notModified.headers.get('etag'),
+    ]).to.deep.equal([304, 'no-store', '"3"']);
   });
 
   it('marks the problems a verified caller gets no-store: a 400 thrown by the route, a 403 for a scope its token lacks', async () => {
@@ -54,7 +62,10 @@ describe('Cache-Control: no-store on answers that depend on the access token', (
       ['POST', '/api/things', 403],
     ] as const) {
       const response = await fetch(`${server.url}${path}`, { method, headers: reader });
-      expect([response.status, response.headers.get('cache-control')], `${method} ${path}`).to.deep.equal([status, 'no-store']);
+      expect([response.status, response.headers.get('cache-control')], `${method} ${path}`).to.deep.equal([
+        status,
+        'no-store',
+      ]);
     }
   });
 
@@ -67,7 +78,10 @@ describe('Cache-Control: no-store on answers that depend on the access token', (
       ['GET', '/health/live', reader, 200],
     ] as const) {
       const response = await fetch(`${server.url}${path}`, { method, headers });
-      expect([response.status, response.headers.get('cache-control')], `${method} ${path}`).to.deep.equal([status, null]);
+      expect([response.status, response.headers.get('cache-control')], `${method} ${path}`).to.deep.equal([
+        status,
+        null,
+      ]);
     }
   });
 });

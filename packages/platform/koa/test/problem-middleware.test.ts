@@ -9,7 +9,12 @@ class Teapot extends Error {}
 async function serve(handler: Koa.Middleware, logUnexpected = sinon.spy()) {
   const app = new Koa();
   app.silent = true;
-  app.use(problemMiddleware({ toProblem: (e) => (e instanceof Teapot ? problem(418, 'TEAPOT', 'short and stout') : undefined), logUnexpected }));
+  app.use(
+    problemMiddleware({
+      toProblem: (e) => (e instanceof Teapot ? problem(418, 'TEAPOT', 'short and stout') : undefined),
+      logUnexpected,
+    }),
+  );
   app.use(handler);
   const server = app.listen(0);
   await new Promise((resolve) => server.once('listening', resolve));
@@ -28,7 +33,14 @@ describe('problemMiddleware', () => {
       expect(response.status).to.equal(418);
       expect(response.headers.get('location')).to.equal(null);
       expect(response.headers.get('content-type')).to.equal('application/problem+json');
-      expect(await response.json()).to.deep.equal({ type: 'about:blank', title: "I'm a Teapot", status: 418, detail: 'short and stout', code: 'TEAPOT', instance: '/brew' });
+      expect(await response.json()).to.deep.equal({
+        type: 'about:blank',
+        title: "I'm a Teapot",
+        status: 418,
+        detail: 'short and stout',
+        code: 'TEAPOT',
+        instance: '/brew',
+      });
     } finally {
       app.close();
     }

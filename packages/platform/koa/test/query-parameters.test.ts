@@ -22,11 +22,18 @@ describe('queryParameters', () => {
 
   const get = async (path: string) => {
     const response = await fetch(`${server.url}${path}`);
-    return { status: response.status, type: response.headers.get('content-type'), body: (await response.json()) as Record<string, unknown> };
+    return {
+      status: response.status,
+      type: response.headers.get('content-type'),
+      body: (await response.json()) as Record<string, unknown>,
+    };
   };
 
   it('lets the declared parameters through, to be decoded where they are used', async () => {
-    expect(await get('/api/things?limit=2&after=x')).to.deep.include({ status: 200, body: { query: { limit: '2', after: 'x' } } });
+    expect(await get('/api/things?limit=2&after=x')).to.deep.include({
+      status: 200,
+      body: { query: { limit: '2', after: 'x' } },
+    });
     expect(await get('/api/things/7')).to.deep.include({ status: 200, body: { id: '7' } });
     expect((await get('/api/things?')).status).to.equal(200);
   });
@@ -40,7 +47,9 @@ describe('queryParameters', () => {
       Limit: ['is not a query parameter of this operation (limit, after)'],
       colour: ['is not a query parameter of this operation (limit, after)'],
     });
-    expect((await get('/api/things/7?limit=1')).body.errors).to.deep.equal({ limit: ['is not a query parameter of this operation (it takes none)'] });
+    expect((await get('/api/things/7?limit=1')).body.errors).to.deep.equal({
+      limit: ['is not a query parameter of this operation (it takes none)'],
+    });
   });
 
   it('names a parameter called __proto__ like any other', async () => {

@@ -25,7 +25,8 @@ export async function listen(app: Koa): Promise<Listening> {
 /** A logger that keeps what it is told. */
 export function recordingLogger() {
   const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
-  const write = (level: string) => (message: string, fields?: Record<string, unknown>) => void lines.push({ level, message, ...(fields && { fields }) });
+  const write = (level: string) => (message: string, fields?: Record<string, unknown>) =>
+    void lines.push({ level, message, ...(fields && { fields }) });
   const log = ({ level, message, ...fields }: LogEntry) => write(level)(message, fields);
   return { lines, logger: { log, info: write('info'), warn: write('warn'), error: write('error') } };
 }

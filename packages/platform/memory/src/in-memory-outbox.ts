@@ -24,14 +24,25 @@ export class InMemoryOutbox implements Outbox {
 
   async add(envelope: OutboxEnvelope): Promise<void> {
     const occurredAt = Date.parse(envelope.occurredAt);
-    if (Number.isNaN(occurredAt)) throw new Error(`The event ${envelope.id} has no valid occurredAt: "${envelope.occurredAt}".`);
+    if (Number.isNaN(occurredAt))
+      throw new Error(`The event ${envelope.id} has no valid occurredAt: "${envelope.occurredAt}".`);
     if (this.table.get(envelope.id, this.tx)) throw new Error(`The outbox already holds an event ${envelope.id}.`);
-    const record = { id: envelope.id, type: envelope.type, payload: JSON.stringify(envelope), occurredAt, publishedAt: undefined, attempts: 0, nextAttemptAt: 0, lockedUntil: 0 };
+    const record = {
+      id: envelope.id,
+      type: envelope.type,
+      payload: JSON.stringify(envelope),
+      occurredAt,
+      publishedAt: undefined,
+      attempts: 0,
+      nextAttemptAt: 0,
+      lockedUntil: 0,
+    };
     this.table.set(envelope.id, record, this.tx);
   }
 }
 
-const byAge = (a: OutboxMessageRecord, b: OutboxMessageRecord) => a.occurredAt - b.occurredAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byAge = (a: OutboxMessageRecord, b: OutboxMessageRecord) =>
+  a.occurredAt - b.occurredAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** The relay's side of the in-memory outbox: each call is a transaction of its own, and they take turns. */
 export class InMemoryOutboxStore implements OutboxStore {
@@ -42,10 +53,18 @@ export class InMemoryOutboxStore implements OutboxStore {
 
   claim(batch: number, leaseMs: number, now: number): Promise<ClaimedOutboxMessage[]> {
     return this.database.transaction(async (tx) => {
-      const due = [...this.table.values(tx)].filter((row) => row.publishedAt === undefined && row.nextAttemptAt <= now && row.lockedUntil <= now);
+      const due = [...this.table.values(tx)].filter(
+        (row) => row.publishedAt === undefined && row.nextAttemptAt <= now && row.lockedUntil <= now,
+      );
       const claimed = due.sort(byAge).slice(0, batch);
       for (const row of claimed) this.table.set(row.id, { ...row, lockedUntil: now + leaseMs }, tx);
-      return claimed.map(({ id, type, payload, occurredAt, attempts }) => ({ id, type, payload, occurredAt, attempts }));
+      return claimed.map(({ id, type, payload, occurredAt, attempts }) => ({
+        id,
+        type,
+        payload,
+        occurredAt,
+        attempts,
+      }));
     });
   }
 
@@ -61,7 +80,8 @@ export class InMemoryOutboxStore implements OutboxStore {
   retryLater(id: string, attempts: number, nextAttemptAt: number): Promise<void> {
     return this.database.transaction(async (tx) => {
       const row = this.table.get(id, tx);
-      if (row && row.publishedAt === undefined) this.table.set(id, { ...row, attempts, nextAttemptAt, lockedUntil: 0 }, tx);
+      if (row && row.publishedAt === undefined)
+        this.table.set(id, { ...row, attempts, nextAttemptAt, lockedUntil: 0 }, tx);
     });
   }
 
@@ -73,7 +93,9 @@ export class InMemoryOutboxStore implements OutboxStore {
 
   deletePublished(before: number, batch: number): Promise<number> {
     return this.database.transaction(async (tx) => {
-      const old = [...this.table.values(tx)].filter((row) => row.publishedAt !== undefined && row.publishedAt < before).slice(0, batch);
+      const old = [...this.table.values(tx)]
+        .filter((row) => row.publishedAt !== undefined && row.publishedAt < before)
+        .slice(0, batch);
       for (const row of old) this.table.delete(row.id, tx);
       return old.length;
     });

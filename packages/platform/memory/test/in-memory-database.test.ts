@@ -21,7 +21,10 @@ describe('InMemoryDatabase', () => {
       expect(table.delete(1, tx)).to.equal(true);
       table.set(2, 'TWO', tx);
       table.set(3, 'three', tx);
-      expect([...table.entries(tx)]).to.deep.equal([[2, 'TWO'], [3, 'three']]);
+      expect([...table.entries(tx)]).to.deep.equal([
+        [2, 'TWO'],
+        [3, 'three'],
+      ]);
       expect([...table.values()]).to.deep.equal(['one', 'two']);
     });
     expect([...table.values()]).to.deep.equal(['TWO', 'three']);

@@ -36,15 +36,28 @@ export class Broker {
 
   constructor(private readonly options: BrokerOptions) {
     const { url, connectionName, logger } = options;
-    this.connection = new Connection({ url, connectionName, retryLow: 250, retryHigh: options.maxRetryDelayMs ?? 5_000, connectionTimeout: 5_000, acquireTimeout: 5_000, heartbeat: 10 });
+    this.connection = new Connection({
+      url,
+      connectionName,
+      retryLow: 250,
+      retryHigh: options.maxRetryDelayMs ?? 5_000,
+      connectionTimeout: 5_000,
+      acquireTimeout: 5_000,
+      heartbeat: 10,
+    });
     const where = redactedAmqpUrl(url);
     this.connection.on('connection', () => {
-      if (this.state !== 'up') logger.info(this.state === 'down' ? 'RabbitMQ is reachable again' : 'connected to RabbitMQ', { broker: where });
+      if (this.state !== 'up')
+        logger.info(this.state === 'down' ? 'RabbitMQ is reachable again' : 'connected to RabbitMQ', { broker: where });
       this.state = 'up';
     });
     this.connection.on('error', (error: unknown) => {
       if (this.closed) return;
-      if (this.state !== 'down') logger.warn('RabbitMQ is not reachable; retrying in the background (events wait in the outbox meanwhile)', { broker: where, error: String(error) });
+      if (this.state !== 'down')
+        logger.warn('RabbitMQ is not reachable; retrying in the background (events wait in the outbox meanwhile)', {
+          broker: where,
+          error: String(error),
+        });
       this.state = 'down';
     });
   }

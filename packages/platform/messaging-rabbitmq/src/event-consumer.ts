@@ -11,7 +11,17 @@ export interface ConsumableEvent {
   readonly occurredAt: string;
 }
 
-export type Decoded<E> = { readonly ok: true; readonly event: E } | { readonly ok: false; readonly failure: { readonly reason: string; readonly message: string; readonly id?: string; readonly type?: string } };
+export type Decoded<E> =
+  | { readonly ok: true; readonly event: E }
+  | {
+      readonly ok: false;
+      readonly failure: {
+        readonly reason: string;
+        readonly message: string;
+        readonly id?: string;
+        readonly type?: string;
+      };
+    };
 
 /** How the broker delivered a message. */
 export interface Delivery {
@@ -80,7 +90,11 @@ export class EventConsumer<E extends ConsumableEvent> {
         .then(() => broker.connection.queueDeclare(deadLetters.queue))
         .then(() => broker.connection.queueBind(deadLetters.binding))
         .catch((error: unknown) => {
-          if (!this.stopping) logger.warn('could not declare the dead-letter queue yet; it is declared again on the next connection', { queue: deadLetters.queue.queue, error: String(error) });
+          if (!this.stopping)
+            logger.warn('could not declare the dead-letter queue yet; it is declared again on the next connection', {
+              queue: deadLetters.queue.queue,
+              error: String(error),
+            });
         }));
     broker.connection.on('connection', declareDeadLetters);
     declareDeadLetters();
@@ -93,7 +107,10 @@ export class EventConsumer<E extends ConsumableEvent> {
   private consume(topology: ReturnType<typeof consumerTopology>, asDeclared = false): void {
     const { broker, spec, logger } = this.options;
     const concurrency = this.options.concurrency ?? 4;
-    const consumer = broker.connection.createConsumer({ ...topology, qos: { prefetchCount: concurrency * 2 }, concurrency, requeue: true }, (message) => this.onMessage(message));
+    const consumer = broker.connection.createConsumer(
+      { ...topology, qos: { prefetchCount: concurrency * 2 }, concurrency, requeue: true },
+      (message) => this.onMessage(message),
+    );
     this.consumer = consumer;
     consumer.once('ready', () => this.markReady?.());
     consumer.on('error', (error: unknown) => {
@@ -104,10 +121,16 @@ export class EventConsumer<E extends ConsumableEvent> {
         return;
       }
       if (changed) {
-        logger.error('the queue exists with other arguments than this instance declares, and cannot be consumed; delete it once it is drained, and it is declared again', { queue: spec.queue, error: String(error) });
+        logger.error(
+          'the queue exists with other arguments than this instance declares, and cannot be consumed; delete it once it is drained, and it is declared again',
+          { queue: spec.queue, error: String(error) },
+        );
         return;
       }
-      logger.warn('the consumer could not set up its queue yet; it retries by itself', { queue: spec.queue, error: String(error) });
+      logger.warn('the consumer could not set up its queue yet; it retries by itself', {
+        queue: spec.queue,
+        error: String(error),
+      });
     });
   }
 
@@ -118,12 +141,21 @@ export class EventConsumer<E extends ConsumableEvent> {
    * the queue is consumed as it stands, its own limit in force, and one line
    * says how to change it.
    */
-  private async consumeAsDeclared(refused: Consumer, topology: ReturnType<typeof consumerTopology>, error: unknown): Promise<void> {
+  private async consumeAsDeclared(
+    refused: Consumer,
+    topology: ReturnType<typeof consumerTopology>,
+    error: unknown,
+  ): Promise<void> {
     const { spec, logger } = this.options;
     const current = /current is '(\d+)'/.exec(String(error))?.[1];
     logger.error(
       `queue ${spec.queue} keeps the delivery limit it was declared with${current === undefined ? '' : ` (${Number(current) + 1} failures)`}, not the ${this.deliveryLimit} of MESSAGING_DELIVERY_LIMIT: RabbitMQ cannot change an existing queue's arguments. It is consumed as it stands. To lower the limit, apply a policy (rabbitmqctl set_policy --apply-to queues <name> '^${spec.queue}$' '{"delivery-limit": ${this.deliveryLimit - 1}}'); to raise it, stop every consumer, let the queue drain, delete it and start again (docs/operations.md).`,
-      { queue: spec.queue, deliveryLimit: this.deliveryLimit, ...(current !== undefined && { queueDeliveryLimit: Number(current) + 1 }), error: String(error) },
+      {
+        queue: spec.queue,
+        deliveryLimit: this.deliveryLimit,
+        ...(current !== undefined && { queueDeliveryLimit: Number(current) + 1 }),
+        error: String(error),
+      },
     );
     await refused.close();
     if (this.stopping) return;
@@ -146,11 +178,21 @@ export class EventConsumer<E extends ConsumableEvent> {
 
   private async onMessage(message: AsyncMessage): Promise<ConsumerStatus> {
     const { decode, handle, logger, metrics } = this.options;
-    const delivery: Delivery = { redelivered: message.redelivered, failedDeliveries: Number(message.headers?.['x-delivery-count'] ?? 0) || 0 };
+    const delivery: Delivery = {
+      redelivered: message.redelivered,
+      failedDeliveries: Number(message.headers?.['x-delivery-count'] ?? 0) || 0,
+    };
     const decoded = decode(message.body);
     if (!decoded.ok) {
       const { reason, message: why, id, type } = decoded.failure;
-      logger.error('dead-lettering a message that is not an event this service knows', { queue: this.options.spec.queue, messageId: message.messageId ?? id, routingKey: message.routingKey, type, reason, error: why });
+      logger.error('dead-lettering a message that is not an event this service knows', {
+        queue: this.options.spec.queue,
+        messageId: message.messageId ?? id,
+        routingKey: message.routingKey,
+        type,
+        reason,
+        error: why,
+      });
       metrics?.deadLettered(reason);
       return ConsumerStatus.DROP;
     }
@@ -165,7 +207,13 @@ export class EventConsumer<E extends ConsumableEvent> {
         return ConsumerStatus.ACK;
       } catch (error) {
         if (isTransient(error) && !this.stopping) {
-          if (!this.transientFailing) logger.warn('events cannot be handled right now; each is held and retried until it can', { queue: this.options.spec.queue, eventId: event.id, type: event.type, error: String(error) });
+          if (!this.transientFailing)
+            logger.warn('events cannot be handled right now; each is held and retried until it can', {
+              queue: this.options.spec.queue,
+              eventId: event.id,
+              type: event.type,
+              error: String(error),
+            });
           this.transientFailing = true;
           await this.pause(wait);
           if (!this.stopping) continue;
@@ -173,11 +221,24 @@ export class EventConsumer<E extends ConsumableEvent> {
         }
         const failures = delivery.failedDeliveries + 1;
         if (failures >= this.deliveryLimit) {
-          logger.error('dead-lettering an event whose handler failed on every delivery', { queue: this.options.spec.queue, eventId: event.id, type: event.type, failures, error: errorText(error) });
+          logger.error('dead-lettering an event whose handler failed on every delivery', {
+            queue: this.options.spec.queue,
+            eventId: event.id,
+            type: event.type,
+            failures,
+            error: errorText(error),
+          });
           metrics?.deadLettered('handler-failed');
           return ConsumerStatus.DROP;
         }
-        logger.warn('an event handler failed; the message goes back to the queue', { queue: this.options.spec.queue, eventId: event.id, type: event.type, failures, deliveryLimit: this.deliveryLimit, error: errorText(error) });
+        logger.warn('an event handler failed; the message goes back to the queue', {
+          queue: this.options.spec.queue,
+          eventId: event.id,
+          type: event.type,
+          failures,
+          deliveryLimit: this.deliveryLimit,
+          error: errorText(error),
+        });
         // A short pause, growing with the failures, so that a failing message does not spin at once through its deliveries.
         await this.pause(100 * failures);
         return ConsumerStatus.REQUEUE;

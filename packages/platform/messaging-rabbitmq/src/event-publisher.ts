@@ -11,7 +11,10 @@ export interface OutgoingEvent {
 
 /** No queue is bound to the event's type yet (its consumer never started): the broker returned it, so it is not published. */
 export class UnroutableEventError extends Error {
-  constructor(readonly eventId: string, readonly type: string) {
+  constructor(
+    readonly eventId: string,
+    readonly type: string,
+  ) {
     super(`No queue is bound to ${type} on ${EVENTS_EXCHANGE}: event ${eventId} was returned, not published.`);
     this.name = 'UnroutableEventError';
   }
@@ -34,7 +37,10 @@ export class EventPublisher {
   private readonly returned = new Set<string>();
 
   constructor(broker: Broker) {
-    this.publisher = broker.connection.createPublisher({ confirm: true, exchanges: [{ exchange: EVENTS_EXCHANGE, type: 'topic', durable: true }] });
+    this.publisher = broker.connection.createPublisher({
+      confirm: true,
+      exchanges: [{ exchange: EVENTS_EXCHANGE, type: 'topic', durable: true }],
+    });
     this.publisher.on('basic.return', (message) => {
       if (message.messageId) this.returned.add(message.messageId);
     });
@@ -42,7 +48,15 @@ export class EventPublisher {
 
   async publish({ id, type, payload }: OutgoingEvent): Promise<void> {
     await this.publisher.send(
-      { exchange: EVENTS_EXCHANGE, routingKey: type, messageId: id, type, durable: true, mandatory: true, contentType: 'application/json' },
+      {
+        exchange: EVENTS_EXCHANGE,
+        routingKey: type,
+        messageId: id,
+        type,
+        durable: true,
+        mandatory: true,
+        contentType: 'application/json',
+      },
       Buffer.from(payload, 'utf8'),
     );
     await new Promise((resolve) => setImmediate(resolve));

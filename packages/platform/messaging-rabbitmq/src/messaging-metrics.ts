@@ -27,16 +27,60 @@ export class MessagingMetrics {
 
   constructor(registry: Registry, gauges: MessagingGauges = {}) {
     const registers = [registry];
-    this.publishedTotal = new Counter({ name: 'messaging_events_published_total', help: 'Events the broker confirmed, by type', labelNames: ['type'], registers });
-    this.publishFailuresTotal = new Counter({ name: 'messaging_publish_failures_total', help: 'Publish attempts that failed and will be retried, by type', labelNames: ['type'], registers });
-    this.consumedTotal = new Counter({ name: 'messaging_events_consumed_total', help: 'Events handled and acked, by type and outcome', labelNames: ['type', 'outcome'], registers });
-    this.redeliveredTotal = new Counter({ name: 'messaging_events_redelivered_total', help: 'Deliveries of a message that was delivered before, by type', labelNames: ['type'], registers });
-    this.deadLetteredTotal = new Counter({ name: 'messaging_events_dead_lettered_total', help: 'Messages this instance sent to the dead-letter queue, by reason', labelNames: ['reason'], registers });
-    this.lag = new Histogram({ name: 'messaging_event_lag_seconds', help: 'From an event occurring to its consumer committing its effect, by type', labelNames: ['type'], buckets: LAG_BUCKETS, registers });
+    this.publishedTotal = new Counter({
+      name: 'messaging_events_published_total',
+      help: 'Events the broker confirmed, by type',
+      labelNames: ['type'],
+      registers,
+    });
+    this.publishFailuresTotal = new Counter({
+      name: 'messaging_publish_failures_total',
+      help: 'Publish attempts that failed and will be retried, by type',
+      labelNames: ['type'],
+      registers,
+    });
+    this.consumedTotal = new Counter({
+      name: 'messaging_events_consumed_total',
+      help: 'Events handled and acked, by type and outcome',
+      labelNames: ['type', 'outcome'],
+      registers,
+    });
+    this.redeliveredTotal = new Counter({
+      name: 'messaging_events_redelivered_total',
+      help: 'Deliveries of a message that was delivered before, by type',
+      labelNames: ['type'],
+      registers,
+    });
+    this.deadLetteredTotal = new Counter({
+      name: 'messaging_events_dead_lettered_total',
+      help: 'Messages this instance sent to the dead-letter queue, by reason',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.lag = new Histogram({
+      name: 'messaging_event_lag_seconds',
+      help: 'From an event occurring to its consumer committing its effect, by type',
+      labelNames: ['type'],
+      buckets: LAG_BUCKETS,
+      registers,
+    });
     const { outboxBacklog, deadLetters, brokerConnected } = gauges;
-    if (outboxBacklog) scrapedGauge(registry, 'messaging_outbox_backlog', 'Events in the outbox not yet published', outboxBacklog);
-    if (deadLetters) scrapedGauge(registry, 'messaging_dead_letter_messages', "Messages waiting in this service's dead-letter queue", deadLetters);
-    if (brokerConnected) scrapedGauge(registry, 'messaging_broker_connected', '1 when this instance is connected to RabbitMQ, else 0', async () => (brokerConnected() ? 1 : 0));
+    if (outboxBacklog)
+      scrapedGauge(registry, 'messaging_outbox_backlog', 'Events in the outbox not yet published', outboxBacklog);
+    if (deadLetters)
+      scrapedGauge(
+        registry,
+        'messaging_dead_letter_messages',
+        "Messages waiting in this service's dead-letter queue",
+        deadLetters,
+      );
+    if (brokerConnected)
+      scrapedGauge(
+        registry,
+        'messaging_broker_connected',
+        '1 when this instance is connected to RabbitMQ, else 0',
+        async () => (brokerConnected() ? 1 : 0),
+      );
   }
 
   published(type: string): void {

@@ -27,7 +27,15 @@ export interface RelayOptions extends RelaySettings {
   readonly now?: () => number;
 }
 
-const DEFAULTS: Required<RelaySettings> = { batchSize: 100, leaseMs: 30_000, pollMs: 250, backoffMs: 500, maxBackoffMs: 60_000, publishTimeoutMs: 10_000, stopTimeoutMs: 5_000 };
+const DEFAULTS: Required<RelaySettings> = {
+  batchSize: 100,
+  leaseMs: 30_000,
+  pollMs: 250,
+  backoffMs: 500,
+  maxBackoffMs: 60_000,
+  publishTimeoutMs: 10_000,
+  stopTimeoutMs: 5_000,
+};
 
 /** The wait before attempt `attempts + 1`: doubling, capped, with a fifth of jitter so that relays do not retry in step. */
 export function backoffDelay(attempts: number, base: number, max: number, random: () => number = Math.random): number {
@@ -55,7 +63,9 @@ export class OutboxRelay {
   private failing = false;
 
   constructor(private readonly options: RelayOptions) {
-    const given = Object.fromEntries(Object.entries(options).filter(([key, value]) => Object.hasOwn(DEFAULTS, key) && value !== undefined));
+    const given = Object.fromEntries(
+      Object.entries(options).filter(([key, value]) => Object.hasOwn(DEFAULTS, key) && value !== undefined),
+    );
     this.settings = { ...DEFAULTS, ...given };
     this.now = options.now ?? Date.now;
   }
@@ -101,7 +111,9 @@ export class OutboxRelay {
       this.now(),
     );
     for (const message of confirmed) this.options.metrics?.published(message.type);
-    const failed = claimed.flatMap((message, i) => (outcomes[i]!.status === 'rejected' ? [[message, (outcomes[i] as PromiseRejectedResult).reason] as const] : []));
+    const failed = claimed.flatMap((message, i) =>
+      outcomes[i]!.status === 'rejected' ? [[message, (outcomes[i] as PromiseRejectedResult).reason] as const] : [],
+    );
     for (const [message, reason] of failed) await this.retryLater(message, reason);
     this.reportHealth(failed.length === 0 ? undefined : failed[0]![1]);
     return claimed.length;
@@ -110,7 +122,10 @@ export class OutboxRelay {
   private publish(message: ClaimedOutboxMessage): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no confirm within ${this.settings.publishTimeoutMs} ms`)), this.settings.publishTimeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`no confirm within ${this.settings.publishTimeoutMs} ms`)),
+        this.settings.publishTimeoutMs,
+      );
     });
     return Promise.race([this.options.publisher.publish(message), timeout]).finally(() => clearTimeout(timer));
   }
@@ -120,12 +135,20 @@ export class OutboxRelay {
     const delay = backoffDelay(attempts, this.settings.backoffMs, this.settings.maxBackoffMs);
     this.options.metrics?.publishFailed(message.type);
     await this.options.store.retryLater(message.id, attempts, this.now() + delay);
-    if (attempts === 1 || attempts % 10 === 0) this.options.logger.warn('an event could not be published yet; it stays in the outbox and is retried', { eventId: message.id, type: message.type, attempts, retryInMs: delay, error: String(reason) });
+    if (attempts === 1 || attempts % 10 === 0)
+      this.options.logger.warn('an event could not be published yet; it stays in the outbox and is retried', {
+        eventId: message.id,
+        type: message.type,
+        attempts,
+        retryInMs: delay,
+        error: String(reason),
+      });
   }
 
   /** Logs the relay starting to fail and working again once each, not on every round. */
   private reportHealth(error: unknown): void {
-    if (error !== undefined && !this.failing) this.options.logger.warn('the outbox relay cannot publish; events wait in the outbox', { error: String(error) });
+    if (error !== undefined && !this.failing)
+      this.options.logger.warn('the outbox relay cannot publish; events wait in the outbox', { error: String(error) });
     if (error === undefined && this.failing) this.options.logger.info('the outbox relay publishes again');
     this.failing = error !== undefined;
   }

@@ -6,7 +6,10 @@ import type { Outbox, UnitOfWork } from '@platform/kernel';
  * instead of at its next poll. Nothing is told of one that rolled back or
  * wrote no event. Polling stays the guarantee; this only saves latency.
  */
-export function wakingTheRelay<Tx extends { readonly outbox: Outbox }>(unitOfWork: UnitOfWork<Tx>, wake: () => void): UnitOfWork<Tx> {
+export function wakingTheRelay<Tx extends { readonly outbox: Outbox }>(
+  unitOfWork: UnitOfWork<Tx>,
+  wake: () => void,
+): UnitOfWork<Tx> {
   return {
     async run(work, options) {
       // A single call (a hot row's one conditional write) goes through as it is: no use case writes an event that way.

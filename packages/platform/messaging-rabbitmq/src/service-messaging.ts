@@ -55,7 +55,10 @@ export class ServiceMessaging<E extends ConsumableEvent = ConsumableEvent> imple
     this.metrics = registry
       ? new MessagingMetrics(registry, {
           outboxBacklog: () => outbox.countUnpublished(),
-          deadLetters: async () => (this.broker.isConnected ? (await this.broker.connection.queueDeclare({ queue: deadLetterQueue, passive: true })).messageCount : undefined),
+          deadLetters: async () =>
+            this.broker.isConnected
+              ? (await this.broker.connection.queueDeclare({ queue: deadLetterQueue, passive: true })).messageCount
+              : undefined,
           brokerConnected: () => this.broker.isConnected,
         })
       : undefined;
@@ -70,10 +73,20 @@ export class ServiceMessaging<E extends ConsumableEvent = ConsumableEvent> imple
   /** Starts relaying the outbox and consuming the queue. */
   start(): this {
     const { options, metrics } = this;
-    this.relay ??= new OutboxRelay({ store: options.outbox, publisher: this.publisher, logger: options.logger, ...(metrics && { metrics }), ...options.relay }).start();
+    this.relay ??= new OutboxRelay({
+      store: options.outbox,
+      publisher: this.publisher,
+      logger: options.logger,
+      ...(metrics && { metrics }),
+      ...options.relay,
+    }).start();
     this.consumer ??= new EventConsumer<E>({
       broker: this.broker,
-      spec: { queue: options.service, routingKeys: options.consumes, ...(options.deliveryLimit !== undefined && { deliveryLimit: options.deliveryLimit }) },
+      spec: {
+        queue: options.service,
+        routingKeys: options.consumes,
+        ...(options.deliveryLimit !== undefined && { deliveryLimit: options.deliveryLimit }),
+      },
       decode: options.decode,
       handle: options.handle,
       logger: options.logger,
@@ -119,7 +132,13 @@ export interface EventHandler<E extends ConsumableEvent> {
 /** A service's messaging from its settings and its handler; undefined when AMQP_URL is not set. */
 export function messagingFor<E extends ConsumableEvent>(
   settings: MessagingSettings,
-  parts: { readonly service: string; readonly handler: EventHandler<E>; readonly outbox: OutboxStore; readonly logger: MessagingLogger; readonly registry: Registry },
+  parts: {
+    readonly service: string;
+    readonly handler: EventHandler<E>;
+    readonly outbox: OutboxStore;
+    readonly logger: MessagingLogger;
+    readonly registry: Registry;
+  },
 ): ServiceMessaging<E> | undefined {
   if (!settings.amqpUrl) return undefined;
   const { service, handler, outbox, logger, registry } = parts;

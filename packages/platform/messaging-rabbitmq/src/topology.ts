@@ -29,7 +29,10 @@ export function deadLetterQueueOf(queue: string): string {
  * `reject-publish` overflow: the message leaves the queue only once the
  * dead-letter queue has it.
  */
-export function queueArguments(queue: string, deliveryLimit = DEFAULT_DELIVERY_LIMIT): NonNullable<ConsumerProps['queueOptions']>['arguments'] {
+export function queueArguments(
+  queue: string,
+  deliveryLimit = DEFAULT_DELIVERY_LIMIT,
+): NonNullable<ConsumerProps['queueOptions']>['arguments'] {
   return {
     'x-queue-type': 'quorum',
     'x-delivery-limit': deliveryLimit - 1,
@@ -41,7 +44,11 @@ export function queueArguments(queue: string, deliveryLimit = DEFAULT_DELIVERY_L
 }
 
 /** Every declaration a consumer's channel makes, again after every reconnection: idempotent, as RabbitMQ declarations are. */
-export function consumerTopology({ queue, routingKeys, deliveryLimit }: QueueSpec): Pick<ConsumerProps, 'queue' | 'queueOptions' | 'exchanges' | 'queueBindings'> {
+export function consumerTopology({
+  queue,
+  routingKeys,
+  deliveryLimit,
+}: QueueSpec): Pick<ConsumerProps, 'queue' | 'queueOptions' | 'exchanges' | 'queueBindings'> {
   return {
     queue,
     queueOptions: { queue, durable: true, arguments: queueArguments(queue, deliveryLimit) },

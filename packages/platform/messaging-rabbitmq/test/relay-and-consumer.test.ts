@@ -5,7 +5,17 @@ import { createScratchVhost, type ScratchVhost } from '@platform/test-kit';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { Registry } from 'prom-client';
-import { Broker, type Decoded, deadLetterQueueOf, EventConsumer, EventPublisher, MessagingMetrics, OutboxRelay, UnroutableEventError, wakingTheRelay } from '../src/index';
+import {
+  Broker,
+  type Decoded,
+  deadLetterQueueOf,
+  EventConsumer,
+  EventPublisher,
+  MessagingMetrics,
+  OutboxRelay,
+  UnroutableEventError,
+  wakingTheRelay,
+} from '../src/index';
 import { collect, envelope, memoryOutbox, quietLogger } from './support';
 
 chai.use(chaiAsPromised);
@@ -20,9 +30,22 @@ interface TestEvent {
 
 /** Accepts any envelope whose type starts with "test.". */
 function decodeTest(body: unknown): Decoded<TestEvent> {
-  const value = Buffer.isBuffer(body) ? (() => { try { return JSON.parse(String(body)) as unknown; } catch { return undefined; } })() : body;
+  const value = Buffer.isBuffer(body)
+    ? (() => {
+        try {
+          return JSON.parse(String(body)) as unknown;
+        } catch {
+          return undefined;
+        }
+      })()
+    : body;
   const candidate = value as Partial<TestEvent> | undefined;
-  if (typeof candidate?.id === 'string' && typeof candidate.type === 'string' && candidate.type.startsWith('test.') && typeof candidate.occurredAt === 'string') {
+  if (
+    typeof candidate?.id === 'string' &&
+    typeof candidate.type === 'string' &&
+    candidate.type.startsWith('test.') &&
+    typeof candidate.occurredAt === 'string'
+  ) {
     return { ok: true, event: candidate as TestEvent };
   }
   return { ok: false, failure: { reason: 'not-an-envelope', message: 'not a test event' } };
@@ -55,7 +78,9 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     const probe = collect(broker, 'probe-order', ['test.ordered']);
     await probe.ready;
     const outbox = memoryOutbox();
-    const events = Array.from({ length: 50 }, (_, n) => envelope('test.ordered', { n }, new Date(Date.UTC(2026, 10, 23, 12, 0, 0, n))));
+    const events = Array.from({ length: 50 }, (_, n) =>
+      envelope('test.ordered', { n }, new Date(Date.UTC(2026, 10, 23, 12, 0, 0, n))),
+    );
     await outbox.write(...events);
     const publisher = new EventPublisher(broker);
     const relay = new OutboxRelay({ store: outbox.store, publisher, logger: quietLogger, batchSize: 20 });
@@ -65,7 +90,12 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     await eventually('every event at the probe', 5_000, () => probe.messages.length === 50);
     expect(probe.messages.map((m) => m.messageId)).to.deep.equal(events.map((e) => e.id));
     const first = probe.messages[0]!;
-    expect(first).to.include({ routingKey: 'test.ordered', exchange: 'commerce.events', durable: true, contentType: 'application/json' });
+    expect(first).to.include({
+      routingKey: 'test.ordered',
+      exchange: 'commerce.events',
+      durable: true,
+      contentType: 'application/json',
+    });
     expect(first.body).to.deep.equal(events[0]);
     expect(await outbox.store.countUnpublished()).to.equal(0);
     await publisher.close();
@@ -77,8 +107,16 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     const lonely = envelope('test.unbound');
     await outbox.write(lonely);
     const publisher = new EventPublisher(broker);
-    await expect(publisher.publish({ id: lonely.id, type: lonely.type, payload: JSON.stringify(lonely) })).to.be.rejectedWith(UnroutableEventError);
-    const relay = new OutboxRelay({ store: outbox.store, publisher, logger: quietLogger, backoffMs: 50, maxBackoffMs: 200 });
+    await expect(
+      publisher.publish({ id: lonely.id, type: lonely.type, payload: JSON.stringify(lonely) }),
+    ).to.be.rejectedWith(UnroutableEventError);
+    const relay = new OutboxRelay({
+      store: outbox.store,
+      publisher,
+      logger: quietLogger,
+      backoffMs: 50,
+      maxBackoffMs: 200,
+    });
     expect(await relay.relayOnce()).to.equal(1);
     expect(await outbox.store.countUnpublished(), 'a returned event stays').to.equal(1);
     const probe = collect(broker, 'probe-unbound', ['test.unbound']);
@@ -95,9 +133,20 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
   it('keeps every event while the broker cannot be reached, counting the attempts, and loses none', async () => {
     const outbox = memoryOutbox();
     await outbox.write(envelope('test.nowhere'), envelope('test.nowhere'));
-    const unreachable = new Broker({ url: 'amqp://guest:guest@127.0.0.1:1/', connectionName: 'nowhere', logger: quietLogger });
+    const unreachable = new Broker({
+      url: 'amqp://guest:guest@127.0.0.1:1/',
+      connectionName: 'nowhere',
+      logger: quietLogger,
+    });
     const publisher = new EventPublisher(unreachable);
-    const relay = new OutboxRelay({ store: outbox.store, publisher, logger: quietLogger, publishTimeoutMs: 300, backoffMs: 10, maxBackoffMs: 10 });
+    const relay = new OutboxRelay({
+      store: outbox.store,
+      publisher,
+      logger: quietLogger,
+      publishTimeoutMs: 300,
+      backoffMs: 10,
+      maxBackoffMs: 10,
+    });
     expect(await relay.relayOnce()).to.equal(2);
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(await relay.relayOnce()).to.equal(2);
@@ -122,10 +171,12 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     });
     await eventually('the relay to find the outbox empty and sleep', 5_000, () => rounds === 1);
     await unitOfWork.run(async () => 'no event');
-    await expect(unitOfWork.run(async (tx) => {
-      await tx.outbox.add(envelope('test.woken'));
-      throw new Error('rolled back');
-    })).to.be.rejectedWith('rolled back');
+    await expect(
+      unitOfWork.run(async (tx) => {
+        await tx.outbox.add(envelope('test.woken'));
+        throw new Error('rolled back');
+      }),
+    ).to.be.rejectedWith('rolled back');
     expect(wakes).to.equal(0);
     const sent = envelope('test.woken');
     await unitOfWork.run((tx) => tx.outbox.add(sent));
@@ -187,7 +238,9 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     await consumer.stop();
     expect(await depth('ack-after-commit')).to.equal(0);
     expect(handled).to.deep.equal([sent.id]);
-    expect(await registry.getSingleMetricAsString('messaging_events_consumed_total')).to.include('messaging_events_consumed_total{type="test.ack",outcome="applied"} 1');
+    expect(await registry.getSingleMetricAsString('messaging_events_consumed_total')).to.include(
+      'messaging_events_consumed_total{type="test.ack",outcome="applied"} 1',
+    );
     await publisher.close();
   });
 
@@ -216,14 +269,24 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     expect(deadLetter?.messageId).to.equal(poison.id);
     expect(deadLetter?.headers?.['x-death']?.[0]).to.include({ queue: 'always-fails', exchange: 'commerce.events' });
     expect(await depth('always-fails')).to.equal(0);
-    expect(await registry.getSingleMetricAsString('messaging_events_redelivered_total')).to.include('messaging_events_redelivered_total{type="test.poison"} 2');
-    expect(await registry.getSingleMetricAsString('messaging_events_dead_lettered_total')).to.include('messaging_events_dead_lettered_total{reason="handler-failed"} 1');
+    expect(await registry.getSingleMetricAsString('messaging_events_redelivered_total')).to.include(
+      'messaging_events_redelivered_total{type="test.poison"} 2',
+    );
+    expect(await registry.getSingleMetricAsString('messaging_events_dead_lettered_total')).to.include(
+      'messaging_events_dead_lettered_total{reason="handler-failed"} 1',
+    );
     await publisher.close();
   });
 
   it('lets RabbitMQ dead-letter a message whose consumer dies before acking it, every time: the queue counts the deliveries, not the consumer', async () => {
     // The queue and its dead letters as the service declares them, with a limit of three.
-    const declaring = new EventConsumer<TestEvent>({ broker, spec: { queue: 'dies-before-ack', routingKeys: ['test.crash'], deliveryLimit: 3 }, decode: decodeTest, handle: async () => 'applied', logger: quietLogger }).start();
+    const declaring = new EventConsumer<TestEvent>({
+      broker,
+      spec: { queue: 'dies-before-ack', routingKeys: ['test.crash'], deliveryLimit: 3 },
+      decode: decodeTest,
+      handle: async () => 'applied',
+      logger: quietLogger,
+    }).start();
     await declaring.ready();
     await declaring.stop();
     const publisher = new EventPublisher(broker);
@@ -254,11 +317,23 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
   });
 
   it('consumes a queue declared earlier with another delivery limit as it stands, saying so in one line; the queue keeps its own limit', async () => {
-    const first = new EventConsumer<TestEvent>({ broker, spec: { queue: 'limit-changed', routingKeys: ['test.limit'], deliveryLimit: 3 }, decode: decodeTest, handle: async () => 'applied', logger: quietLogger }).start();
+    const first = new EventConsumer<TestEvent>({
+      broker,
+      spec: { queue: 'limit-changed', routingKeys: ['test.limit'], deliveryLimit: 3 },
+      decode: decodeTest,
+      handle: async () => 'applied',
+      logger: quietLogger,
+    }).start();
     await first.ready();
     await first.stop();
     const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
-    const logger = { info: () => {}, warn: (message: string, fields?: Record<string, unknown>) => void lines.push({ level: 'warn', message, ...(fields && { fields }) }), error: (message: string, fields?: Record<string, unknown>) => void lines.push({ level: 'error', message, ...(fields && { fields }) }) };
+    const logger = {
+      info: () => {},
+      warn: (message: string, fields?: Record<string, unknown>) =>
+        void lines.push({ level: 'warn', message, ...(fields && { fields }) }),
+      error: (message: string, fields?: Record<string, unknown>) =>
+        void lines.push({ level: 'error', message, ...(fields && { fields }) }),
+    };
     const attempts: number[] = [];
     // MESSAGING_DELIVERY_LIMIT raised to 6 for a queue declared with 3: RabbitMQ refuses to redeclare it so.
     const second = new EventConsumer<TestEvent>({
@@ -281,7 +356,9 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     expect(attempts, "the queue's own limit of three dead-letters it").to.deep.equal([0, 1, 2]);
     const errors = lines.filter((line) => line.level === 'error');
     expect(errors).to.have.length(1);
-    expect(errors[0]!.message).to.match(/^queue limit-changed keeps the delivery limit it was declared with \(3 failures\), not the 6 of MESSAGING_DELIVERY_LIMIT/);
+    expect(errors[0]!.message).to.match(
+      /^queue limit-changed keeps the delivery limit it was declared with \(3 failures\), not the 6 of MESSAGING_DELIVERY_LIMIT/,
+    );
     expect(errors[0]!.fields).to.include({ queue: 'limit-changed', deliveryLimit: 6, queueDeliveryLimit: 3 });
   });
 
@@ -301,11 +378,17 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     }).start();
     await consumer.ready();
     const publisher = new EventPublisher(broker);
-    await publisher.publish({ id: '6f1c1f6e-0000-4000-8000-000000000000', type: 'test.garbage', payload: '{"not":"an envelope"' });
+    await publisher.publish({
+      id: '6f1c1f6e-0000-4000-8000-000000000000',
+      type: 'test.garbage',
+      payload: '{"not":"an envelope"',
+    });
     await eventually('the dead letter', 10_000, async () => (await depth(deadLetterQueueOf('refuses-garbage'))) === 1);
     await consumer.stop();
     expect(calls).to.equal(0);
-    expect(await registry.getSingleMetricAsString('messaging_events_dead_lettered_total')).to.include('messaging_events_dead_lettered_total{reason="not-an-envelope"} 1');
+    expect(await registry.getSingleMetricAsString('messaging_events_dead_lettered_total')).to.include(
+      'messaging_events_dead_lettered_total{reason="not-an-envelope"} 1',
+    );
     await publisher.close();
   });
 

@@ -2,7 +2,13 @@ import { eventually } from '@platform/test-kit';
 import { type IdempotencyRecords, type OutboxEnvelope, runOnce, type UnitOfWork } from '@platform/kernel';
 import { type IdempotencyTable, InMemoryDatabase, InMemoryIdempotencyRecords, InMemoryTable } from '@platform/memory';
 import { Database, MikroOrmOutbox, outboxMessageMigration, outboxMessageSchema } from '@platform/mikro-orm';
-import { createScratchDatabase, createScratchVhost, restartRabbitmq, type ScratchDatabase, type ScratchVhost } from '@platform/test-kit';
+import {
+  createScratchDatabase,
+  createScratchVhost,
+  restartRabbitmq,
+  type ScratchDatabase,
+  type ScratchVhost,
+} from '@platform/test-kit';
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -15,7 +21,8 @@ const MIGRATIONS = {
   sqlite: [{ name: 'outbox', class: outboxMessageMigration('sqlite') }],
 };
 
-const openOutbox = (url: string) => Database.open(url, { entities: (d) => [outboxMessageSchema(d)], migrations: MIGRATIONS });
+const openOutbox = (url: string) =>
+  Database.open(url, { entities: (d) => [outboxMessageSchema(d)], migrations: MIGRATIONS });
 
 function decodeAny(body: unknown): Decoded<OutboxEnvelope> {
   const value = (Buffer.isBuffer(body) ? JSON.parse(String(body)) : body) as OutboxEnvelope;
@@ -27,22 +34,34 @@ function decodeAny(body: unknown): Decoded<OutboxEnvelope> {
  * in the same (in-memory) transaction as the effect, so a twin has none.
  * Answers the effects by event id.
  */
-function inboxConsumer(broker: Broker, queue: string, routingKeys: string[]): { effects: Map<string, number>; consumer: EventConsumer<OutboxEnvelope> } {
+function inboxConsumer(
+  broker: Broker,
+  queue: string,
+  routingKeys: string[],
+): { effects: Map<string, number>; consumer: EventConsumer<OutboxEnvelope> } {
   const database = new InMemoryDatabase();
   const inbox: IdempotencyTable = new InMemoryTable();
   const effects = new Map<string, number>();
   const unitOfWork: UnitOfWork<{ idempotency: IdempotencyRecords }> = {
-    run: (work) => database.transaction((tx) => work({ idempotency: new InMemoryIdempotencyRecords(inbox, tx, 86_400_000, Date.now) })),
+    run: (work) =>
+      database.transaction((tx) =>
+        work({ idempotency: new InMemoryIdempotencyRecords(inbox, tx, 86_400_000, Date.now) }),
+      ),
   };
   const consumer = new EventConsumer<OutboxEnvelope>({
     broker,
     spec: { queue, routingKeys },
     decode: decodeAny,
     handle: async (event) => {
-      const { replayed } = await runOnce(unitOfWork, { scope: queue, key: event.id, fingerprint: event.type }, { serialise: () => '', deserialise: () => '' }, async () => {
-        effects.set(event.id, (effects.get(event.id) ?? 0) + 1);
-        return '';
-      });
+      const { replayed } = await runOnce(
+        unitOfWork,
+        { scope: queue, key: event.id, fingerprint: event.type },
+        { serialise: () => '', deserialise: () => '' },
+        async () => {
+          effects.set(event.id, (effects.get(event.id) ?? 0) + 1);
+          return '';
+        },
+      );
       return replayed ? 'duplicate' : 'applied';
     },
     logger: quietLogger,
@@ -83,9 +102,29 @@ describe('RabbitMQ messaging: relays under faults, on PostgreSQL', function () {
     await consumer.ready();
     const other = await openOutbox(scratch.url);
     const deliveries: string[] = [];
-    const counting = { publish: async (e: { id: string; type: string; payload: string }) => { deliveries.push(e.id); await publisher.publish(e); } };
+    const counting = {
+      publish: async (e: { id: string; type: string; payload: string }) => {
+        deliveries.push(e.id);
+        await publisher.publish(e);
+      },
+    };
     const publisher = new EventPublisher(broker);
-    const relays = [new OutboxRelay({ store: new MikroOrmOutbox(database.session), publisher: counting, logger: quietLogger, batchSize: 10, pollMs: 5 }), new OutboxRelay({ store: new MikroOrmOutbox(other.session), publisher: counting, logger: quietLogger, batchSize: 10, pollMs: 5 })];
+    const relays = [
+      new OutboxRelay({
+        store: new MikroOrmOutbox(database.session),
+        publisher: counting,
+        logger: quietLogger,
+        batchSize: 10,
+        pollMs: 5,
+      }),
+      new OutboxRelay({
+        store: new MikroOrmOutbox(other.session),
+        publisher: counting,
+        logger: quietLogger,
+        batchSize: 10,
+        pollMs: 5,
+      }),
+    ];
     relays.forEach((relay) => relay.start());
     const events = Array.from({ length: 300 }, () => envelope('test.two'));
     for (let i = 0; i < events.length; i += 30) await write(...events.slice(i, i + 30));
@@ -103,10 +142,14 @@ describe('RabbitMQ messaging: relays under faults, on PostgreSQL', function () {
     await consumer.ready();
     const events = Array.from({ length: 20 }, () => envelope('test.killed'));
     await write(...events);
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./relay-process.ts', import.meta.url))], {
-      env: { ...process.env, OUTBOX_DATABASE_URL: scratch.url, AMQP_URL: vhost.url },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('./relay-process.ts', import.meta.url))],
+      {
+        env: { ...process.env, OUTBOX_DATABASE_URL: scratch.url, AMQP_URL: vhost.url },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     try {
       let output = '';
       child.stdout!.on('data', (chunk) => (output += String(chunk)));
@@ -119,22 +162,42 @@ describe('RabbitMQ messaging: relays under faults, on PostgreSQL', function () {
     await eventually('the first publication consumed', 10_000, () => effects.size === 20);
     expect(await new MikroOrmOutbox(database.session).countUnpublished(), 'never marked').to.equal(20);
     const publisher = new EventPublisher(broker);
-    const relay = new OutboxRelay({ store: new MikroOrmOutbox(database.session), publisher, logger: quietLogger, pollMs: 50 }).start();
-    await eventually('the rows published again once their lease ended', 15_000, async () => (await new MikroOrmOutbox(database.session).countUnpublished()) === 0);
+    const relay = new OutboxRelay({
+      store: new MikroOrmOutbox(database.session),
+      publisher,
+      logger: quietLogger,
+      pollMs: 50,
+    }).start();
+    await eventually(
+      'the rows published again once their lease ended',
+      15_000,
+      async () => (await new MikroOrmOutbox(database.session).countUnpublished()) === 0,
+    );
     await relay.stop();
     await publisher.close();
     // Let the twins arrive, then stop: stopping waits for the handlers in flight.
     await new Promise((resolve) => setTimeout(resolve, 500));
     await consumer.stop();
     expect([...effects.keys()].sort()).to.deep.equal(events.map((e) => e.id).sort());
-    expect([...effects.values()].every((n) => n === 1), 'one effect per event').to.equal(true);
+    expect(
+      [...effects.values()].every((n) => n === 1),
+      'one effect per event',
+    ).to.equal(true);
   });
 
   it('publishes and consumes every event when RabbitMQ restarts while events flow', async () => {
     const { effects, consumer } = inboxConsumer(broker, 'broker-restart', ['test.restart']);
     await consumer.ready();
     const publisher = new EventPublisher(broker);
-    const relay = new OutboxRelay({ store: new MikroOrmOutbox(database.session), publisher, logger: quietLogger, pollMs: 50, backoffMs: 100, maxBackoffMs: 1_000, publishTimeoutMs: 2_000 }).start();
+    const relay = new OutboxRelay({
+      store: new MikroOrmOutbox(database.session),
+      publisher,
+      logger: quietLogger,
+      pollMs: 50,
+      backoffMs: 100,
+      maxBackoffMs: 1_000,
+      publishTimeoutMs: 2_000,
+    }).start();
     const written: string[] = [];
     const writer = (async () => {
       for (let i = 0; i < 150; i++) {
@@ -148,7 +211,11 @@ describe('RabbitMQ messaging: relays under faults, on PostgreSQL', function () {
     await restartRabbitmq(1_000);
     await writer;
     await eventually('every event consumed after the restart', 60_000, () => effects.size === 150);
-    await eventually('the backlog drained', 30_000, async () => (await new MikroOrmOutbox(database.session).countUnpublished()) === 0);
+    await eventually(
+      'the backlog drained',
+      30_000,
+      async () => (await new MikroOrmOutbox(database.session).countUnpublished()) === 0,
+    );
     await relay.stop();
     await consumer.stop();
     await publisher.close();

@@ -13,7 +13,10 @@ if (!OUTBOX_DATABASE_URL || !AMQP_URL) throw new Error('OUTBOX_DATABASE_URL and 
 
 const database = await Database.open(OUTBOX_DATABASE_URL, {
   entities: (d) => [outboxMessageSchema(d)],
-  migrations: { postgresql: [{ name: 'outbox', class: outboxMessageMigration('postgresql') }], sqlite: [{ name: 'outbox', class: outboxMessageMigration('sqlite') }] },
+  migrations: {
+    postgresql: [{ name: 'outbox', class: outboxMessageMigration('postgresql') }],
+    sqlite: [{ name: 'outbox', class: outboxMessageMigration('sqlite') }],
+  },
 });
 const outbox = new MikroOrmOutbox(database.session);
 const slowToMark: OutboxStore = {
@@ -29,5 +32,10 @@ const slowToMark: OutboxStore = {
 };
 const silent = { info() {}, warn() {}, error() {} };
 const broker = new Broker({ url: AMQP_URL, connectionName: 'relay process', logger: silent });
-const relay = new OutboxRelay({ store: slowToMark, publisher: new EventPublisher(broker), logger: silent, leaseMs: 2_000 });
+const relay = new OutboxRelay({
+  store: slowToMark,
+  publisher: new EventPublisher(broker),
+  logger: silent,
+  leaseMs: 2_000,
+});
 await relay.relayOnce();

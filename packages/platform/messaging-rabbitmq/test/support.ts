@@ -1,11 +1,19 @@
 import type { Outbox, OutboxEnvelope, UnitOfWork } from '@platform/kernel';
-import { InMemoryDatabase, InMemoryOutbox, InMemoryOutboxStore, InMemoryTable, type OutboxTable } from '@platform/memory';
+import {
+  InMemoryDatabase,
+  InMemoryOutbox,
+  InMemoryOutboxStore,
+  InMemoryTable,
+  type OutboxTable,
+} from '@platform/memory';
 import type { OutboxStore } from '@platform/outbox';
 import { randomUUID } from 'node:crypto';
 import type { AsyncMessage, Consumer } from 'rabbitmq-client';
 import { type Broker, EVENTS_EXCHANGE, type MessagingLogger } from '../src/index';
 
-export const quietLogger: MessagingLogger & { lines: { level: string; message: string; fields?: Record<string, unknown> }[] } = {
+export const quietLogger: MessagingLogger & {
+  lines: { level: string; message: string; fields?: Record<string, unknown> }[];
+} = {
   lines: [],
   info(message, fields) {
     this.lines.push({ level: 'info', message, ...(fields && { fields }) });
@@ -23,10 +31,16 @@ export function envelope(type: string, data: unknown = {}, occurredAt = new Date
 }
 
 /** An in-memory outbox: what a use case writes to (through its unit of work), and what a relay reads. */
-export function memoryOutbox(): { store: OutboxStore; unitOfWork: UnitOfWork<{ outbox: Outbox }>; write(...envelopes: OutboxEnvelope[]): Promise<void> } {
+export function memoryOutbox(): {
+  store: OutboxStore;
+  unitOfWork: UnitOfWork<{ outbox: Outbox }>;
+  write(...envelopes: OutboxEnvelope[]): Promise<void>;
+} {
   const database = new InMemoryDatabase();
   const table: OutboxTable = new InMemoryTable();
-  const unitOfWork: UnitOfWork<{ outbox: Outbox }> = { run: (work) => database.transaction((tx) => work({ outbox: new InMemoryOutbox(table, tx) })) };
+  const unitOfWork: UnitOfWork<{ outbox: Outbox }> = {
+    run: (work) => database.transaction((tx) => work({ outbox: new InMemoryOutbox(table, tx) })),
+  };
   return {
     store: new InMemoryOutboxStore(database, table),
     unitOfWork,
@@ -37,9 +51,12 @@ export function memoryOutbox(): { store: OutboxStore; unitOfWork: UnitOfWork<{ o
   };
 }
 
-
 /** A queue of the test's own, bound to `routingKeys`, that keeps every message it receives. */
-export function collect(broker: Broker, queue: string, routingKeys: readonly string[]): { messages: AsyncMessage[]; ready: Promise<void>; close(): Promise<void> } {
+export function collect(
+  broker: Broker,
+  queue: string,
+  routingKeys: readonly string[],
+): { messages: AsyncMessage[]; ready: Promise<void>; close(): Promise<void> } {
   const messages: AsyncMessage[] = [];
   const consumer: Consumer = broker.connection.createConsumer(
     {

@@ -6,7 +6,16 @@ interface DriverError {
 }
 
 /** Connection-level failures: refused, reset, timed out, the server going away. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 /**
  * PostgreSQL SQLSTATEs that mean "not now" rather than "not this": the
@@ -35,7 +44,11 @@ const DRIVER_MESSAGES = [
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let cause: unknown = error, depth = 0; cause && depth < 5; depth++) {
     const { code, name, message } = cause as DriverError;
-    if (typeof code === 'string' && (NETWORK_CODES.has(code) || POSTGRES_UNAVAILABLE.test(code) || SQLITE_UNAVAILABLE.test(code))) return true;
+    if (
+      typeof code === 'string' &&
+      (NETWORK_CODES.has(code) || POSTGRES_UNAVAILABLE.test(code) || SQLITE_UNAVAILABLE.test(code))
+    )
+      return true;
     // MikroORM's own conversion, on the statements it runs (migrations, the schema generator).
     if (name === 'ConnectionException') return true;
     if (typeof message === 'string' && DRIVER_MESSAGES.some((pattern) => pattern.test(message))) return true;

@@ -62,9 +62,16 @@ export class DatabaseStartError extends Error {
 }
 
 /** The driver handle the database owns: MikroORM gets a Kysely dialect over it, the sessions run their statements on it. */
-type DriverHandle = { readonly dialect: 'postgresql'; readonly pool: pg.Pool } | { readonly dialect: 'sqlite'; readonly connection: SqliteConnection };
+type DriverHandle =
+  | { readonly dialect: 'postgresql'; readonly pool: pg.Pool }
+  | { readonly dialect: 'sqlite'; readonly connection: SqliteConnection };
 
-function ormOptions({ target }: DatabaseLocation, handle: DriverHandle, options: DatabaseOptions, logger: DatabaseLogger): Partial<Options> {
+function ormOptions(
+  { target }: DatabaseLocation,
+  handle: DriverHandle,
+  options: DatabaseOptions,
+  logger: DatabaseLogger,
+): Partial<Options> {
   const common = {
     entities: options.entities(handle.dialect),
     extensions: [Migrator],
@@ -78,21 +85,54 @@ function ormOptions({ target }: DatabaseLocation, handle: DriverHandle, options:
     ensureDatabase: false,
     // Triggers (the stock ledger's) are written in the migrations, not declared in the mappings: the schema comparison leaves them be.
     schemaGenerator: { ignoreTriggers: true },
-    migrations: { transactional: true, allOrNothing: true, snapshot: false, silent: true, migrationsList: [...options.migrations[handle.dialect]] },
+    migrations: {
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+      silent: true,
+      migrationsList: [...options.migrations[handle.dialect]],
+    },
   };
-  if (handle.dialect === 'postgresql') return { ...common, driver: PostgreSqlDriver, clientUrl: target, driverOptions: new PostgresDialect({ pool: handle.pool }) };
-  return { ...common, driver: SqliteDriver, dbName: target, driverOptions: new SqliteDialect({ database: handle.connection.handle }) };
+  if (handle.dialect === 'postgresql')
+    return {
+      ...common,
+      driver: PostgreSqlDriver,
+      clientUrl: target,
+      driverOptions: new PostgresDialect({ pool: handle.pool }),
+    };
+  return {
+    ...common,
+    driver: SqliteDriver,
+    dbName: target,
+    driverOptions: new SqliteDialect({ database: handle.connection.handle }),
+  };
 }
 
 /** Opens the pool or the file; a database that cannot be reached or created is a DatabaseStartError that says why. */
-async function openHandle(location: DatabaseLocation, options: DatabaseOptions, logger: DatabaseLogger): Promise<DriverHandle> {
+async function openHandle(
+  location: DatabaseLocation,
+  options: DatabaseOptions,
+  logger: DatabaseLogger,
+): Promise<DriverHandle> {
   const queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
   const acquireTimeoutMs = options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS;
   try {
-    if (location.dialect === 'sqlite') return { dialect: 'sqlite', connection: new SqliteConnection(location.target, { busyTimeoutMs: queryTimeoutMs, acquireTimeoutMs }) };
+    if (location.dialect === 'sqlite')
+      return {
+        dialect: 'sqlite',
+        connection: new SqliteConnection(location.target, { busyTimeoutMs: queryTimeoutMs, acquireTimeoutMs }),
+      };
     if (options.createDatabase) await createPostgresDatabaseIfMissing(location.target, acquireTimeoutMs);
     const onConnectionError = (error: Error) => logger.debug('postgresql connection error', { error: error.message });
-    return { dialect: 'postgresql', pool: createPostgresPool(location.target, { max: options.poolSize ?? 10, queryTimeoutMs, acquireTimeoutMs, onConnectionError }) };
+    return {
+      dialect: 'postgresql',
+      pool: createPostgresPool(location.target, {
+        max: options.poolSize ?? 10,
+        queryTimeoutMs,
+        acquireTimeoutMs,
+        onConnectionError,
+      }),
+    };
   } catch (error) {
     throw new DatabaseStartError(explainConnectionFailure(location, error));
   }
@@ -117,11 +157,16 @@ function prepareSqliteFile(path: string, create: boolean): void {
   if (path === ':memory:') return;
   const file = resolve(path);
   if (existsSync(file)) return;
-  if (!create) throw new DatabaseStartError(`SQLite database ${file} does not exist; create it, or set DB_CREATE_DATABASE=true to let the service create it.`);
+  if (!create)
+    throw new DatabaseStartError(
+      `SQLite database ${file} does not exist; create it, or set DB_CREATE_DATABASE=true to let the service create it.`,
+    );
   try {
     createFolder(dirname(file));
   } catch (error) {
-    throw new DatabaseStartError(`Cannot create the folder ${dirname(file)} for the SQLite database: ${(error as Error).message}`);
+    throw new DatabaseStartError(
+      `Cannot create the folder ${dirname(file)} for the SQLite database: ${(error as Error).message}`,
+    );
   }
 }
 
@@ -138,8 +183,10 @@ function explainConnectionFailure({ dialect, target }: DatabaseLocation, error: 
   const url = new URL(target);
   const where = `${url.hostname}:${url.port || 5432}`;
   const database = decodeURIComponent(url.pathname.slice(1)) || '(default)';
-  if (code === '3D000') return `PostgreSQL database "${database}" does not exist on ${where}; create it, or set DB_CREATE_DATABASE=true to let the service create it.`;
-  if (code === '28000' || code === '28P01') return `PostgreSQL on ${where} refused the connection for user "${decodeURIComponent(url.username) || '(default)'}": ${message}`;
+  if (code === '3D000')
+    return `PostgreSQL database "${database}" does not exist on ${where}; create it, or set DB_CREATE_DATABASE=true to let the service create it.`;
+  if (code === '28000' || code === '28P01')
+    return `PostgreSQL on ${where} refused the connection for user "${decodeURIComponent(url.username) || '(default)'}": ${message}`;
   if (code === 'ECONNREFUSED') return `PostgreSQL is not reachable at ${where} (connection refused): is it running?`;
   return `Cannot connect to PostgreSQL database "${database}" on ${where}: ${message ?? String(error)}`;
 }
@@ -188,7 +235,11 @@ export class Database {
       location = parseDatabaseUrl(url);
       if (location.dialect === 'postgresql') new URL(location.target);
     } catch (error) {
-      throw new DatabaseStartError(error instanceof TypeError ? `DATABASE_URL is not a valid URL: ${url.replace(/\/\/[^@/]*@/, '//***@')}` : (error as Error).message);
+      throw new DatabaseStartError(
+        error instanceof TypeError
+          ? `DATABASE_URL is not a valid URL: ${url.replace(/\/\/[^@/]*@/, '//***@')}`
+          : (error as Error).message,
+      );
     }
     if (location.dialect === 'sqlite') prepareSqliteFile(location.target, options.createDatabase ?? false);
     const logger = options.logger ?? SILENT;
@@ -254,7 +305,11 @@ export class Database {
       session.end('rolled back');
       // A connection that timed out or broke is dropped, and the server rolls back what it held, rather than sent a rollback it may never answer.
       if (isDatabaseUnavailable(error)) client.release(true);
-      else await client.query('rollback').then(() => client.release(), (failed: Error) => client.release(failed));
+      else
+        await client.query('rollback').then(
+          () => client.release(),
+          (failed: Error) => client.release(failed),
+        );
       throw error instanceof UnavailableError ? error : this.classify(error);
     }
   }
@@ -282,7 +337,9 @@ export class Database {
     try {
       if (this.dialect === 'sqlite') {
         const [{ page_count: pages = 0 } = {}] = await this.session.all<{ page_count: number }>('pragma page_count');
-        const [{ max_page_count: limit = Infinity } = {}] = await this.session.all<{ max_page_count: number }>('pragma max_page_count');
+        const [{ max_page_count: limit = Infinity } = {}] = await this.session.all<{ max_page_count: number }>(
+          'pragma max_page_count',
+        );
         if (pages >= limit) return false;
         if (this.location.target !== ':memory:') {
           const disk = statfsSync(dirname(resolve(this.location.target)));
@@ -291,7 +348,9 @@ export class Database {
         const [row] = await this.session.all<{ user_version: number }>('pragma user_version');
         await this.session.run(`pragma user_version = ${Number(row?.user_version ?? 0)}`);
       } else {
-        const [row] = await this.session.all<{ read_only: string }>(`select current_setting('transaction_read_only') as "read_only", pg_is_in_recovery() as "recovering"`);
+        const [row] = await this.session.all<{ read_only: string }>(
+          `select current_setting('transaction_read_only') as "read_only", pg_is_in_recovery() as "recovering"`,
+        );
         if (row?.read_only === 'on' || (row as { recovering?: boolean } | undefined)?.recovering) return false;
       }
       this.writable = true;
@@ -312,7 +371,12 @@ export class Database {
     if (answered && this.available && this.writable) return true;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<false>((done) => (timer = setTimeout(() => done(false), timeoutMs)));
-    const probe = (async () => (await this.session.all('select 1').then(() => true, () => false)) && (this.writable || (await this.canWrite())))();
+    const probe = (async () =>
+      (await this.session.all('select 1').then(
+        () => true,
+        () => false,
+      )) &&
+      (this.writable || (await this.canWrite())))();
     try {
       return await Promise.race([probe, timeout]);
     } finally {
@@ -324,7 +388,12 @@ export class Database {
   poolStats(): PoolStats {
     if (this.handle.dialect === 'sqlite') return this.handle.connection.stats();
     const pool = this.handle.pool;
-    return { used: pool.totalCount - pool.idleCount, free: pool.idleCount, pending: pool.waitingCount, max: pool.options.max };
+    return {
+      used: pool.totalCount - pool.idleCount,
+      free: pool.idleCount,
+      pending: pool.waitingCount,
+      max: pool.options.max,
+    };
   }
 
   /** Closes MikroORM and the pool; connections a stalled database still holds are abandoned after `timeoutMs`. Answers whether it closed cleanly. */
@@ -336,7 +405,13 @@ export class Database {
       await closeHandle(this.handle);
     })();
     try {
-      return await Promise.race([closing.then(() => true, () => false), timeout]);
+      return await Promise.race([
+        closing.then(
+          () => true,
+          () => false,
+        ),
+        timeout,
+      ]);
     } finally {
       clearTimeout(timer);
     }
@@ -357,8 +432,15 @@ export class Database {
     if (typeof code === 'string' && /^SQLITE_(READONLY|FULL)|^53100$|^25006$/.test(code)) this.writable = false;
     if (this.available) {
       this.available = false;
-      this.logger.warn('database unavailable: requests answer 503 until it is back', { error: (error as Error).message ?? String(error) });
+      this.logger.warn('database unavailable: requests answer 503 until it is back', {
+        error: (error as Error).message ?? String(error),
+      });
     }
-    return new UnavailableError('DATABASE_UNAVAILABLE', 'The database cannot be used right now; try again shortly.', RETRY_AFTER_SECONDS, { cause: error });
+    return new UnavailableError(
+      'DATABASE_UNAVAILABLE',
+      'The database cannot be used right now; try again shortly.',
+      RETRY_AFTER_SECONDS,
+      { cause: error },
+    );
   }
 }

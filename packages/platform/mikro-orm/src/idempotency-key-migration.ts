@@ -9,7 +9,9 @@ const EPOCH: Record<Dialect, string> = { postgresql: 'bigint', sqlite: 'integer'
  * a name of its choosing. The stock service made its table before this
  * existed, in its own migrations, to the same shape.
  */
-export function idempotencyKeyMigration(dialect: Dialect): new (...args: ConstructorParameters<typeof Migration>) => Migration {
+export function idempotencyKeyMigration(
+  dialect: Dialect,
+): new (...args: ConstructorParameters<typeof Migration>) => Migration {
   return class CreateIdempotencyKey extends Migration {
     override async up(): Promise<void> {
       this.addSql(`create table "idempotency_key" (

@@ -31,18 +31,28 @@ export class MikroOrmIdempotencyRecords implements IdempotencyRecords {
       [scope, key, fingerprint, now + this.ttlMs, now],
     );
     if (claimed.length > 0) return { status: 'claimed' };
-    const [row] = await this.session.all<RecordRow>('select "fingerprint", "result" from "idempotency_key" where "scope" = ? and "key" = ?', [scope, key]);
+    const [row] = await this.session.all<RecordRow>(
+      'select "fingerprint", "result" from "idempotency_key" where "scope" = ? and "key" = ?',
+      [scope, key],
+    );
     if (!row || row.result === null) return { status: 'pending' };
     return { status: 'recorded', fingerprint: row.fingerprint, result: row.result };
   }
 
   async find({ scope, key }: IdempotentRequest): Promise<{ fingerprint: string; result: string } | undefined> {
-    const [row] = await this.session.all<RecordRow>('select "fingerprint", "result" from "idempotency_key" where "scope" = ? and "key" = ? and "expires_at" > ? and "result" is not null', [scope, key, this.now()]);
+    const [row] = await this.session.all<RecordRow>(
+      'select "fingerprint", "result" from "idempotency_key" where "scope" = ? and "key" = ? and "expires_at" > ? and "result" is not null',
+      [scope, key, this.now()],
+    );
     return row && { fingerprint: row.fingerprint, result: row.result! };
   }
 
   async complete({ scope, key }: IdempotentRequest, result: string): Promise<void> {
-    await this.session.run('update "idempotency_key" set "result" = ? where "scope" = ? and "key" = ?', [result, scope, key]);
+    await this.session.run('update "idempotency_key" set "result" = ? where "scope" = ? and "key" = ?', [
+      result,
+      scope,
+      key,
+    ]);
   }
 }
 

@@ -19,7 +19,8 @@ export class MikroOrmOutbox implements Outbox, OutboxStore {
   /** Due at once (`next_attempt_at` 0), whatever the clocks of the relays say. */
   async add(envelope: OutboxEnvelope): Promise<void> {
     const occurredAt = Date.parse(envelope.occurredAt);
-    if (Number.isNaN(occurredAt)) throw new Error(`The event ${envelope.id} has no valid occurredAt: "${envelope.occurredAt}".`);
+    if (Number.isNaN(occurredAt))
+      throw new Error(`The event ${envelope.id} has no valid occurredAt: "${envelope.occurredAt}".`);
     await this.session.run(
       'insert into "outbox_message" ("id", "type", "payload", "occurred_at", "published_at", "attempts", "next_attempt_at", "locked_until") values (?, ?, ?, ?, null, 0, 0, 0)',
       [envelope.id, envelope.type, JSON.stringify(envelope), occurredAt],
@@ -40,21 +41,35 @@ export class MikroOrmOutbox implements Outbox, OutboxStore {
     );
     // `returning` keeps no order.
     return rows
-      .map((row) => ({ id: String(row.id), type: row.type, payload: row.payload, occurredAt: Number(row.occurred_at), attempts: Number(row.attempts) }))
+      .map((row) => ({
+        id: String(row.id),
+        type: row.type,
+        payload: row.payload,
+        occurredAt: Number(row.occurred_at),
+        attempts: Number(row.attempts),
+      }))
       .sort((a, b) => a.occurredAt - b.occurredAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   async markPublished(ids: readonly string[], now: number): Promise<void> {
     if (ids.length === 0) return;
-    await this.session.run(`update "outbox_message" set "published_at" = ?, "locked_until" = 0 where "id" in (${list(ids.length)})`, [now, ...ids]);
+    await this.session.run(
+      `update "outbox_message" set "published_at" = ?, "locked_until" = 0 where "id" in (${list(ids.length)})`,
+      [now, ...ids],
+    );
   }
 
   async retryLater(id: string, attempts: number, nextAttemptAt: number): Promise<void> {
-    await this.session.run('update "outbox_message" set "attempts" = ?, "next_attempt_at" = ?, "locked_until" = 0 where "id" = ? and "published_at" is null', [attempts, nextAttemptAt, id]);
+    await this.session.run(
+      'update "outbox_message" set "attempts" = ?, "next_attempt_at" = ?, "locked_until" = 0 where "id" = ? and "published_at" is null',
+      [attempts, nextAttemptAt, id],
+    );
   }
 
   async countUnpublished(): Promise<number> {
-    const [row] = await this.session.all<{ n: number | string }>('select count(*) as "n" from "outbox_message" where "published_at" is null');
+    const [row] = await this.session.all<{ n: number | string }>(
+      'select count(*) as "n" from "outbox_message" where "published_at" is null',
+    );
     return Number(row?.n ?? 0);
   }
 

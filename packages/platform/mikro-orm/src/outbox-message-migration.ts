@@ -29,11 +29,15 @@ const DDL: Record<Dialect, string> = {
  * service to add to its own list under a name of its choosing:
  * `{ name: '20261124-outbox', class: outboxMessageMigration('postgresql') }`.
  */
-export function outboxMessageMigration(dialect: Dialect): new (...args: ConstructorParameters<typeof Migration>) => Migration {
+export function outboxMessageMigration(
+  dialect: Dialect,
+): new (...args: ConstructorParameters<typeof Migration>) => Migration {
   return class CreateOutboxMessage extends Migration {
     override async up(): Promise<void> {
       this.addSql(DDL[dialect]);
-      this.addSql('create index "outbox_message_relay_index" on "outbox_message" ("published_at", "occurred_at", "id")');
+      this.addSql(
+        'create index "outbox_message_relay_index" on "outbox_message" ("published_at", "occurred_at", "id")',
+      );
     }
 
     override async down(): Promise<void> {

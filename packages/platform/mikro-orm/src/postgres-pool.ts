@@ -1,7 +1,13 @@
 import { createPostgreSqlTypeParsers } from '@mikro-orm/sql';
 import pg from 'pg';
 import array from 'postgres-array';
-import { numberParameters, type PreparedStatement, type Row, type StatementResult, type StatementRunner } from './sql-session';
+import {
+  numberParameters,
+  type PreparedStatement,
+  type Row,
+  type StatementResult,
+  type StatementRunner,
+} from './sql-session';
 
 export interface PostgresPoolSettings {
   /** Largest number of pooled connections. */
@@ -18,9 +24,13 @@ export interface PostgresPoolSettings {
  * the pool MikroORM would make itself: dates, timestamps and intervals come
  * back as text, so no precision is lost.
  */
-export function createPostgresPool(url: string, { max, queryTimeoutMs, acquireTimeoutMs, onConnectionError }: PostgresPoolSettings): pg.Pool {
+export function createPostgresPool(
+  url: string,
+  { max, queryTimeoutMs, acquireTimeoutMs, onConnectionError }: PostgresPoolSettings,
+): pg.Pool {
   const types = new pg.TypeOverrides();
-  for (const [oid, parser] of Object.entries(createPostgreSqlTypeParsers((value) => array.parse(value)))) types.setTypeParser(Number(oid), parser);
+  for (const [oid, parser] of Object.entries(createPostgreSqlTypeParsers((value) => array.parse(value))))
+    types.setTypeParser(Number(oid), parser);
   const pool = new pg.Pool({
     connectionString: url,
     max,
@@ -41,7 +51,9 @@ export function createPostgresPool(url: string, { max, queryTimeoutMs, acquireTi
 
 /** A statement as pg takes it: named (prepared) when the repository marked it so, its `?` numbered. */
 function query(statement: string | PreparedStatement, params: readonly unknown[]): pg.QueryConfig {
-  return typeof statement === 'string' ? { text: numberParameters(statement), values: params as unknown[] } : { name: statement.name, text: statement.numbered, values: params as unknown[] };
+  return typeof statement === 'string'
+    ? { text: numberParameters(statement), values: params as unknown[] }
+    : { name: statement.name, text: statement.numbered, values: params as unknown[] };
 }
 
 function result({ rows, rowCount }: pg.QueryResult<Row>): StatementResult {

@@ -58,7 +58,10 @@ export class SqliteConnection {
   };
 
   /** Runs `work` with the connection held, between BEGIN and COMMIT (or ROLLBACK when it throws). */
-  async transaction<T>(work: (runner: StatementRunner) => Promise<T>, ended: (how: 'committed' | 'rolled back') => void): Promise<T> {
+  async transaction<T>(
+    work: (runner: StatementRunner) => Promise<T>,
+    ended: (how: 'committed' | 'rolled back') => void,
+  ): Promise<T> {
     await this.acquire();
     try {
       this.run('begin', []);
@@ -135,7 +138,11 @@ export class SqliteConnection {
       };
       const timer = setTimeout(() => {
         this.waiting.splice(this.waiting.indexOf(turn), 1);
-        reject(new Error(`Timeout acquiring a connection: a transaction held the SQLite database for more than ${this.settings.acquireTimeoutMs} ms.`));
+        reject(
+          new Error(
+            `Timeout acquiring a connection: a transaction held the SQLite database for more than ${this.settings.acquireTimeoutMs} ms.`,
+          ),
+        );
       }, this.settings.acquireTimeoutMs);
       this.waiting.push(turn);
     });

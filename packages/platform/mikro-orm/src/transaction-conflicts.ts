@@ -34,14 +34,22 @@ const RETRY_AFTER_SECONDS = 1;
  * Retry-After, and a consumer holds the message and retries it without
  * counting the failure toward dead-lettering.
  */
-export async function retryingConflicts<T>(transaction: () => Promise<T>, { attempts = 4, backoffMs = 10 }: ConflictRetrySettings = {}): Promise<T> {
+export async function retryingConflicts<T>(
+  transaction: () => Promise<T>,
+  { attempts = 4, backoffMs = 10 }: ConflictRetrySettings = {},
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await transaction();
     } catch (error) {
       if (!isTransactionConflict(error)) throw error;
       if (attempt >= attempts) {
-        throw new UnavailableError('DATABASE_UNAVAILABLE', `Concurrent changes conflicted with this one on each of its ${attempts} attempts (a deadlock or a serialisation failure); try again.`, RETRY_AFTER_SECONDS, { cause: error });
+        throw new UnavailableError(
+          'DATABASE_UNAVAILABLE',
+          `Concurrent changes conflicted with this one on each of its ${attempts} attempts (a deadlock or a serialisation failure); try again.`,
+          RETRY_AFTER_SECONDS,
+          { cause: error },
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, backoffMs * attempt * (0.5 + Math.random())));
     }

@@ -14,13 +14,18 @@ const { expect } = chai;
 function createIdempotencyKeys(epochType: string) {
   return class extends Migration {
     override async up(): Promise<void> {
-      this.addSql(`create table "idempotency_key" ("scope" varchar(255) not null, "key" varchar(255) not null, "fingerprint" varchar(255) not null, "result" text null, "expires_at" ${epochType} not null, primary key ("scope", "key"))`);
+      this.addSql(
+        `create table "idempotency_key" ("scope" varchar(255) not null, "key" varchar(255) not null, "fingerprint" varchar(255) not null, "result" text null, "expires_at" ${epochType} not null, primary key ("scope", "key"))`,
+      );
       this.addSql('create index "idempotency_key_expires_at_index" on "idempotency_key" ("expires_at")');
     }
   };
 }
 
-const MIGRATIONS = { postgresql: [{ name: 'idempotency', class: createIdempotencyKeys('bigint') }], sqlite: [{ name: 'idempotency', class: createIdempotencyKeys('integer') }] };
+const MIGRATIONS = {
+  postgresql: [{ name: 'idempotency', class: createIdempotencyKeys('bigint') }],
+  sqlite: [{ name: 'idempotency', class: createIdempotencyKeys('integer') }],
+};
 
 async function open(dialect: Dialect, context: Mocha.Context) {
   let url: string;
@@ -34,7 +39,11 @@ async function open(dialect: Dialect, context: Mocha.Context) {
     url = `sqlite:${join(directory, 'test.db')}`;
     cleanUp = async () => rmSync(directory, { recursive: true, force: true });
   }
-  const database = await Database.open(url, { entities: (d) => [idempotencyKeySchema(d)], migrations: MIGRATIONS, createDatabase: true });
+  const database = await Database.open(url, {
+    entities: (d) => [idempotencyKeySchema(d)],
+    migrations: MIGRATIONS,
+    createDatabase: true,
+  });
   await database.migrate();
   return { database, close: async () => (await database.close(), await cleanUp()) };
 }
@@ -46,9 +55,17 @@ for (const dialect of ['sqlite', 'postgresql'] as const) {
       subject = await open(dialect, this);
     });
     after(async () => subject?.close());
-    const count = async () => Number((await subject.database.session.all<{ n: number }>('select count(*) as "n" from "idempotency_key"'))[0]!.n);
+    const count = async () =>
+      Number(
+        (await subject.database.session.all<{ n: number }>('select count(*) as "n" from "idempotency_key"'))[0]!.n,
+      );
     const insert = (session = subject.database.session, key = `k${Math.random()}`, expiresAt = Date.now() + 60_000) =>
-      session.run('insert into "idempotency_key" ("scope", "key", "fingerprint", "expires_at") values (?, ?, ?, ?)', ['s', key, 'f', expiresAt]);
+      session.run('insert into "idempotency_key" ("scope", "key", "fingerprint", "expires_at") values (?, ?, ?, ?)', [
+        's',
+        key,
+        'f',
+        expiresAt,
+      ]);
 
     beforeEach(async () => subject.database.session.run('delete from "idempotency_key"'));
 
@@ -56,14 +73,19 @@ for (const dialect of ['sqlite', 'postgresql'] as const) {
       const byKey = prepared('select "key" from "idempotency_key" where "scope" = ? and "key" = ?');
       await insert(undefined, 'a?b');
       expect(await subject.database.session.all(byKey, ['s', 'a?b'])).to.deep.equal([{ key: 'a?b' }]);
-      expect(await subject.database.transaction((session) => session.all(byKey, ['s', 'a?b']))).to.deep.equal([{ key: 'a?b' }]);
+      expect(await subject.database.transaction((session) => session.all(byKey, ['s', 'a?b']))).to.deep.equal([
+        { key: 'a?b' },
+      ]);
       expect(await subject.database.session.all(byKey, ['s', "'; drop table idempotency_key; --"])).to.deep.equal([]);
     });
 
     it('never switches AsyncLocalStorage on: its promise hooks would tax every await of every request from then on', async () => {
       const runs = { count: 0 };
       const original = { run: AsyncLocalStorage.prototype.run, enterWith: AsyncLocalStorage.prototype.enterWith };
-      AsyncLocalStorage.prototype.run = function (this: AsyncLocalStorage<unknown>, ...args: Parameters<typeof original.run>) {
+      AsyncLocalStorage.prototype.run = function (
+        this: AsyncLocalStorage<unknown>,
+        ...args: Parameters<typeof original.run>
+      ) {
         runs.count++;
         return original.run.apply(this, args);
       } as typeof original.run;
@@ -73,7 +95,9 @@ for (const dialect of ['sqlite', 'postgresql'] as const) {
       };
       try {
         await subject.database.transaction(async (session) => void (await insert(session)));
-        await expect(subject.database.transaction(async (session) => (await insert(session), Promise.reject(new Error('no'))))).to.be.rejectedWith('no');
+        await expect(
+          subject.database.transaction(async (session) => (await insert(session), Promise.reject(new Error('no')))),
+        ).to.be.rejectedWith('no');
         await subject.database.session.all('select 1 as "one"');
       } finally {
         Object.assign(AsyncLocalStorage.prototype, original);
@@ -123,11 +147,13 @@ for (const dialect of ['sqlite', 'postgresql'] as const) {
     });
 
     it('is ready while every connection is busy with statements that succeed, though its own query would wait', async () => {
-      const burst = Array.from({ length: 400 }, () => subject.database.transaction(async (session) => {
-        await session.all('select count(*) as "n" from "idempotency_key"');
-        await new Promise((resolve) => setImmediate(resolve));
-        return session.all('select count(*) as "n" from "idempotency_key"');
-      }));
+      const burst = Array.from({ length: 400 }, () =>
+        subject.database.transaction(async (session) => {
+          await session.all('select count(*) as "n" from "idempotency_key"');
+          await new Promise((resolve) => setImmediate(resolve));
+          return session.all('select count(*) as "n" from "idempotency_key"');
+        }),
+      );
       try {
         await new Promise((resolve) => setTimeout(resolve, 20));
         expect(await subject.database.isReady(1), 'statements answered since it was last asked').to.equal(true);
@@ -141,7 +167,9 @@ for (const dialect of ['sqlite', 'postgresql'] as const) {
 
 describe('prepared statements', () => {
   it('number their parameters for PostgreSQL once, leaving question marks in quotes alone', () => {
-    expect(prepared(`select "a?" from "t" where "x" = ? and "y" = 'it''s ?' and "z" = ?`).numbered).to.equal(`select "a?" from "t" where "x" = $1 and "y" = 'it''s ?' and "z" = $2`);
+    expect(prepared(`select "a?" from "t" where "x" = ? and "y" = 'it''s ?' and "z" = ?`).numbered).to.equal(
+      `select "a?" from "t" where "x" = $1 and "y" = 'it''s ?' and "z" = $2`,
+    );
   });
 
   it('have a name of their own each', () => {
@@ -150,12 +178,18 @@ describe('prepared statements', () => {
 
   it('are prepared on the connection that runs them, on PostgreSQL', async function () {
     const scratch = await createScratchDatabase(this);
-    const database = await Database.open(scratch.url, { entities: (d) => [idempotencyKeySchema(d)], migrations: MIGRATIONS, createDatabase: true });
+    const database = await Database.open(scratch.url, {
+      entities: (d) => [idempotencyKeySchema(d)],
+      migrations: MIGRATIONS,
+      createDatabase: true,
+    });
     try {
       const one = prepared('select ? :: int as "n"');
       const names = await database.transaction(async (session) => {
         expect(await session.all(one, [7])).to.deep.equal([{ n: 7 }]);
-        return (await session.all<{ name: string }>('select "name" from pg_prepared_statements')).map((row) => row.name);
+        return (await session.all<{ name: string }>('select "name" from pg_prepared_statements')).map(
+          (row) => row.name,
+        );
       });
       expect(names).to.include(one.name);
     } finally {
@@ -170,7 +204,15 @@ describe('Database.open with instances starting together', () => {
     // A name of its own on the scratch server, dropped afterwards.
     const scratch = await createScratchDatabase(this);
     await scratch.drop();
-    const opened = await Promise.all(Array.from({ length: 4 }, () => Database.open(scratch.url, { entities: (d) => [idempotencyKeySchema(d)], migrations: MIGRATIONS, createDatabase: true })));
+    const opened = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        Database.open(scratch.url, {
+          entities: (d) => [idempotencyKeySchema(d)],
+          migrations: MIGRATIONS,
+          createDatabase: true,
+        }),
+      ),
+    );
     try {
       const applied = await Promise.all(opened.map((database) => database.migrate()));
       expect(applied.flat()).to.deep.equal(['idempotency']);
@@ -187,7 +229,11 @@ describe('the idempotency sweeper on several instances at once (PostgreSQL)', ()
   before(async function () {
     scratch = await createScratchDatabase(this);
     // Two pools on one database: two instances of a service, each with its sweeper.
-    instances = await Promise.all([1, 2].map(() => Database.open(scratch.url, { entities: (d) => [idempotencyKeySchema(d)], migrations: MIGRATIONS })));
+    instances = await Promise.all(
+      [1, 2].map(() =>
+        Database.open(scratch.url, { entities: (d) => [idempotencyKeySchema(d)], migrations: MIGRATIONS }),
+      ),
+    );
     await instances[0]!.migrate();
   });
   after(async () => {
@@ -199,9 +245,12 @@ describe('the idempotency sweeper on several instances at once (PostgreSQL)', ()
   const fill = async (expired: number) => {
     await first().session.run('delete from "idempotency_key"');
     const values = Array.from({ length: expired }, (_, i) => `('inbox', 'old-${i}', 'f', ${now - 1 - i})`).join(', ');
-    await first().session.run(`insert into "idempotency_key" ("scope", "key", "fingerprint", "expires_at") values ${values}, ('inbox', 'live', 'f', ${now + 60_000})`);
+    await first().session.run(
+      `insert into "idempotency_key" ("scope", "key", "fingerprint", "expires_at") values ${values}, ('inbox', 'live', 'f', ${now + 60_000})`,
+    );
   };
-  const remaining = async () => (await first().session.all<{ key: string }>('select "key" from "idempotency_key"')).map((row) => row.key);
+  const remaining = async () =>
+    (await first().session.all<{ key: string }>('select "key" from "idempotency_key"')).map((row) => row.key);
   /** Sweeps in batches until a batch comes back empty, as each instance's sweeper does; answers how many it deleted. */
   const sweepAll = async (database: Database) => {
     let deleted = 0;
@@ -232,7 +281,10 @@ describe('the idempotency sweeper on several instances at once (PostgreSQL)', ()
     try {
       await taken;
       // Bounded only so that a sweeper that waits for the locked rows fails here instead of hanging the suite.
-      const other = await Promise.race([sweepAll(second()), new Promise<'blocked'>((resolve) => setTimeout(() => resolve('blocked'), 10_000))]);
+      const other = await Promise.race([
+        sweepAll(second()),
+        new Promise<'blocked'>((resolve) => setTimeout(() => resolve('blocked'), 10_000)),
+      ]);
       expect(other, 'the second sweeper waited for the first one’s locked rows').to.equal(25);
     } finally {
       release();

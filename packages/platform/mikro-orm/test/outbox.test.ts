@@ -14,15 +14,22 @@ const MIGRATIONS = {
   sqlite: [{ name: 'outbox', class: outboxMessageMigration('sqlite') }],
 };
 
-const openOutboxDatabase = (url: string) => Database.open(url, { entities: (d) => [outboxMessageSchema(d)], migrations: MIGRATIONS, createDatabase: true });
+const openOutboxDatabase = (url: string) =>
+  Database.open(url, { entities: (d) => [outboxMessageSchema(d)], migrations: MIGRATIONS, createDatabase: true });
 
-async function scratch(dialect: Dialect, context: Mocha.Context): Promise<{ url: string; cleanUp: () => Promise<void> }> {
+async function scratch(
+  dialect: Dialect,
+  context: Mocha.Context,
+): Promise<{ url: string; cleanUp: () => Promise<void> }> {
   if (dialect === 'postgresql') {
     const database = await createScratchDatabase(context);
     return { url: database.url, cleanUp: database.drop };
   }
   const directory = mkdtempSync(join(tmpdir(), 'platform-outbox-'));
-  return { url: `sqlite:${join(directory, 'outbox.db')}`, cleanUp: async () => rmSync(directory, { recursive: true, force: true }) };
+  return {
+    url: `sqlite:${join(directory, 'outbox.db')}`,
+    cleanUp: async () => rmSync(directory, { recursive: true, force: true }),
+  };
 }
 
 for (const dialect of ['sqlite', 'postgresql'] as const) {

@@ -37,7 +37,12 @@ export interface OutboxStore {
  * time, and answers how many went. Safe on any number of instances: each
  * batch skips rows another sweeper is deleting.
  */
-export async function sweepPublishedEvents(store: OutboxStore, retentionMs: number, now: number = Date.now(), batch = 1000): Promise<number> {
+export async function sweepPublishedEvents(
+  store: OutboxStore,
+  retentionMs: number,
+  now: number = Date.now(),
+  batch = 1000,
+): Promise<number> {
   let deleted = 0;
   for (let last = batch; last === batch; deleted += last) last = await store.deletePublished(now - retentionMs, batch);
   return deleted;

@@ -50,7 +50,8 @@ export class BatchedLines extends Transport {
 
   constructor(private readonly destination: { write(text: string): unknown; fd?: number } = process.stdout) {
     super();
-    if (BatchedLines.open.size === 0) process.once('exit', () => BatchedLines.open.forEach((lines) => lines.flushSync()));
+    if (BatchedLines.open.size === 0)
+      process.once('exit', () => BatchedLines.open.forEach((lines) => lines.flushSync()));
     BatchedLines.open.add(this);
   }
 

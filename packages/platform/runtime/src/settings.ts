@@ -26,7 +26,8 @@ function readFile(path: string, required: boolean): Record<string, unknown> {
     return {};
   }
   const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(`${path} must hold a JSON object.`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error(`${path} must hold a JSON object.`);
   return parsed as Record<string, unknown>;
 }
 
@@ -35,13 +36,18 @@ function readFile(path: string, required: boolean): Record<string, unknown> {
  * environment: the environment wins. A key the file has and the spec does not
  * is refused, so a misspelt setting is never silently ignored.
  */
-export function readSettings<Spec extends Record<string, Setting<unknown>>>(spec: Spec, { env, cwd, file }: SettingsSource): Settings<Spec> {
+export function readSettings<Spec extends Record<string, Setting<unknown>>>(
+  spec: Spec,
+  { env, cwd, file }: SettingsSource,
+): Settings<Spec> {
   const named = env[file.variable];
   const path = resolve(cwd, named ?? file.fallback);
   const fromFile = readFile(path, named !== undefined);
   const unknown = Object.keys(fromFile).filter((key) => !Object.hasOwn(spec, key));
   if (unknown.length > 0) {
-    throw new Error(`${path} has unknown setting${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')}; known: ${Object.keys(spec).join(', ')}.`);
+    throw new Error(
+      `${path} has unknown setting${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')}; known: ${Object.keys(spec).join(', ')}.`,
+    );
   }
   const settings: Record<string, unknown> = {};
   for (const [key, setting] of Object.entries(spec)) {
@@ -98,7 +104,8 @@ export function oneOf<const T extends string>(variable: string, fallback: T, val
     variable,
     fallback,
     read(name, value) {
-      if (typeof value !== 'string' || !values.includes(value as T)) throw new Error(`${name} must be one of ${values.join(', ')}, not ${JSON.stringify(value)}.`);
+      if (typeof value !== 'string' || !values.includes(value as T))
+        throw new Error(`${name} must be one of ${values.join(', ')}, not ${JSON.stringify(value)}.`);
       return value as T;
     },
   };
@@ -133,7 +140,11 @@ export function serverSettings(defaultPort: number) {
 }
 
 /** An absolute URL of one of `protocols` (several, comma-separated, when `list`); empty only when `fallback` is empty (the feature is off). */
-export function url(variable: string, fallback: string, protocols: readonly string[] = ['http:', 'https:']): Setting<string> {
+export function url(
+  variable: string,
+  fallback: string,
+  protocols: readonly string[] = ['http:', 'https:'],
+): Setting<string> {
   return {
     variable,
     fallback,
@@ -141,7 +152,9 @@ export function url(variable: string, fallback: string, protocols: readonly stri
       if (value === '' && fallback === '') return '';
       const parsed = typeof value === 'string' && URL.canParse(value) ? new URL(value) : undefined;
       if (!parsed || !protocols.includes(parsed.protocol)) {
-        throw new Error(`${name} must be an absolute ${protocols.map((p) => p.slice(0, -1)).join(' or ')} URL, not ${JSON.stringify(value)}.`);
+        throw new Error(
+          `${name} must be an absolute ${protocols.map((p) => p.slice(0, -1)).join(' or ')} URL, not ${JSON.stringify(value)}.`,
+        );
       }
       return value as string;
     },
@@ -157,7 +170,10 @@ export function urlList(variable: string, fallback: string): Setting<readonly st
       const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [];
       const urls = items.map((item) => String(item).trim()).filter(Boolean);
       const bad = urls.find((item) => !URL.canParse(item) || !/^https?:$/.test(new URL(item).protocol));
-      if (urls.length === 0 || bad !== undefined) throw new Error(`${name} must be one or more absolute http URLs, comma-separated, not ${JSON.stringify(bad ?? value)}.`);
+      if (urls.length === 0 || bad !== undefined)
+        throw new Error(
+          `${name} must be one or more absolute http URLs, comma-separated, not ${JSON.stringify(bad ?? value)}.`,
+        );
       return urls.map((item) => item.replace(/\/+$/, ''));
     },
   };
@@ -184,7 +200,10 @@ export function databaseSettings(defaultUrl: string) {
 }
 
 /** Whether a service may create the database it was pointed at: production must not guess, the quick start's default file may be made. */
-export function mayCreateDatabase({ dbCreateDatabase, databaseUrl }: { dbCreateDatabase: 'auto' | 'true' | 'false'; databaseUrl: string }, defaultUrl: string): boolean {
+export function mayCreateDatabase(
+  { dbCreateDatabase, databaseUrl }: { dbCreateDatabase: 'auto' | 'true' | 'false'; databaseUrl: string },
+  defaultUrl: string,
+): boolean {
   return dbCreateDatabase === 'true' || (dbCreateDatabase === 'auto' && databaseUrl === defaultUrl);
 }
 
@@ -240,7 +259,13 @@ export function isLoopback(host: string): boolean {
 }
 
 /** What a service's start line says when its tokens are off: who can reach it, and how to change that. Undefined with tokens on. */
-export function openAccessNote({ host, authIssuer }: { readonly host: string; readonly authIssuer: string }): string | undefined {
+export function openAccessNote({
+  host,
+  authIssuer,
+}: {
+  readonly host: string;
+  readonly authIssuer: string;
+}): string | undefined {
   if (authIssuer !== '') return undefined;
   return isLoopback(host)
     ? `tokens off: listening on ${host} only (set HOST to listen elsewhere)`

@@ -14,9 +14,15 @@ describe('BatchedLines', () => {
     expect(writes).to.deep.equal([]);
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect(writes).to.have.length(1);
-    const lines = writes[0]!.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = writes[0]!
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.map((l) => l.n)).to.deep.equal(Array.from({ length: 50 }, (_, i) => i));
-    expect(lines[0]).to.include({ level: 'info', message: 'request', service: 'svc', requestId: 'r0' }).and.to.have.property('timestamp').that.match(/^\d{4}-\d\d-\d\dT/);
+    expect(lines[0])
+      .to.include({ level: 'info', message: 'request', service: 'svc', requestId: 'r0' })
+      .and.to.have.property('timestamp')
+      .that.match(/^\d{4}-\d\d-\d\dT/);
   });
 
   it('writes a batch at once when it reaches 16 KiB, without waiting', () => {

@@ -5,21 +5,46 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import sinon from 'sinon';
 import winston from 'winston';
-import { createLogger, displayUrl, every, integer, isLoopback, jsonLine, listenHost, Logger, oneOf, openAccessNote, readSettings, text } from '../src';
+import {
+  createLogger,
+  displayUrl,
+  every,
+  integer,
+  isLoopback,
+  jsonLine,
+  listenHost,
+  Logger,
+  oneOf,
+  openAccessNote,
+  readSettings,
+  text,
+} from '../src';
 
-const SPEC = { port: integer('PORT', 8080, 0, 65535), name: text('NAME', 'default'), level: oneOf('LEVEL', 'info', ['info', 'warn'] as const) };
+const SPEC = {
+  port: integer('PORT', 8080, 0, 65535),
+  name: text('NAME', 'default'),
+  level: oneOf('LEVEL', 'info', ['info', 'warn'] as const),
+};
 
 describe('readSettings', () => {
   let directory: string;
   beforeEach(() => (directory = mkdtempSync(join(tmpdir(), 'settings-'))));
   afterEach(() => rmSync(directory, { recursive: true, force: true }));
-  const source = (env: Record<string, string> = {}) => ({ env, cwd: directory, file: { variable: 'APP_CONFIG', fallback: 'app.json' } });
+  const source = (env: Record<string, string> = {}) => ({
+    env,
+    cwd: directory,
+    file: { variable: 'APP_CONFIG', fallback: 'app.json' },
+  });
 
   it('takes the defaults, then the file, then the environment', () => {
     expect(readSettings(SPEC, source())).to.deep.equal({ port: 8080, name: 'default', level: 'info' });
     writeFileSync(join(directory, 'app.json'), JSON.stringify({ port: 9000, name: 'from file' }));
     expect(readSettings(SPEC, source())).to.deep.equal({ port: 9000, name: 'from file', level: 'info' });
-    expect(readSettings(SPEC, source({ PORT: '9100', LEVEL: 'warn' }))).to.deep.equal({ port: 9100, name: 'from file', level: 'warn' });
+    expect(readSettings(SPEC, source({ PORT: '9100', LEVEL: 'warn' }))).to.deep.equal({
+      port: 9100,
+      name: 'from file',
+      level: 'warn',
+    });
   });
 
   it('fails naming the setting for a value it cannot read, and for a named file that is missing', () => {
@@ -70,7 +95,11 @@ describe('Logger', () => {
     // winston itself drops a disabled level only after building the entry and running the format; the Logger asks first.
     const format = jsonLine();
     const transform = sinon.spy(format, 'transform');
-    const inner = winston.createLogger({ level: 'warn', format, transports: [new winston.transports.Stream({ stream: new Writable({ write: (_c, _e, done) => done() }) })] });
+    const inner = winston.createLogger({
+      level: 'warn',
+      format,
+      transports: [new winston.transports.Stream({ stream: new Writable({ write: (_c, _e, done) => done() }) })],
+    });
     const log = sinon.spy(inner, 'log');
     const logger = new Logger(inner);
     logger.info('dropped');
@@ -116,14 +145,20 @@ describe('listenHost', () => {
 describe('openAccessNote', () => {
   it('says nothing with tokens on; with them off, that only this machine can call, or that every caller that reaches the address may do everything', () => {
     expect(openAccessNote({ host: '', authIssuer: 'https://id.example.com' })).to.equal(undefined);
-    expect(openAccessNote({ host: '127.0.0.1', authIssuer: '' })).to.equal('tokens off: listening on 127.0.0.1 only (set HOST to listen elsewhere)');
-    expect(openAccessNote({ host: '0.0.0.0', authIssuer: '' })).to.equal('tokens off: every caller that reaches 0.0.0.0 may do everything (set AUTH_ISSUER to check tokens)');
+    expect(openAccessNote({ host: '127.0.0.1', authIssuer: '' })).to.equal(
+      'tokens off: listening on 127.0.0.1 only (set HOST to listen elsewhere)',
+    );
+    expect(openAccessNote({ host: '0.0.0.0', authIssuer: '' })).to.equal(
+      'tokens off: every caller that reaches 0.0.0.0 may do everything (set AUTH_ISSUER to check tokens)',
+    );
     expect(openAccessNote({ host: '', authIssuer: '' })).to.match(/every caller that reaches any interface/);
   });
 
   it('counts 127.0.0.0/8, ::1 and localhost as loopback, and nothing else', () => {
     expect(['127.0.0.1', '127.1.2.3', '::1', 'localhost'].filter(isLoopback)).to.have.length(4);
-    expect(['', '0.0.0.0', '::', '10.0.0.5', '127.0.0.1.example.com', 'localhost.example.com'].filter(isLoopback)).to.deep.equal([]);
+    expect(
+      ['', '0.0.0.0', '::', '10.0.0.5', '127.0.0.1.example.com', 'localhost.example.com'].filter(isLoopback),
+    ).to.deep.equal([]);
   });
 });
 
@@ -131,20 +166,29 @@ describe('every', () => {
   it('runs the task again and again, one run at a time, logging a failure once and its recovery once', async () => {
     const { lines, logger } = (() => {
       const lines: string[] = [];
-      const logger = createLogger('svc', 'info', [new winston.transports.Stream({ stream: new Writable({ write: (c, _e, d) => d(void lines.push(JSON.parse(String(c)).message as string)) }) })]);
+      const logger = createLogger('svc', 'info', [
+        new winston.transports.Stream({
+          stream: new Writable({ write: (c, _e, d) => d(void lines.push(JSON.parse(String(c)).message as string)) }),
+        }),
+      ]);
       return { lines, logger };
     })();
     const outcomes = ['fail', 'fail', 'ok', 'ok'];
     let runs = 0;
     let concurrent = 0;
     let maxConcurrent = 0;
-    const periodic = every(5, 'the task', async () => {
-      runs += 1;
-      maxConcurrent = Math.max(maxConcurrent, ++concurrent);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      concurrent -= 1;
-      if (outcomes.shift() === 'fail') throw new Error('down');
-    }, logger);
+    const periodic = every(
+      5,
+      'the task',
+      async () => {
+        runs += 1;
+        maxConcurrent = Math.max(maxConcurrent, ++concurrent);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        concurrent -= 1;
+        if (outcomes.shift() === 'fail') throw new Error('down');
+      },
+      logger,
+    );
     while (runs < 4) await new Promise((resolve) => setTimeout(resolve, 5));
     await periodic.stop();
     await new Promise((resolve) => setImmediate(resolve));

@@ -69,7 +69,10 @@ async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
  * it had to cut or abandon anything; a failure anywhere in the start closes
  * what was opened.
  */
-export async function startService<L extends Logger>(config: ListenOptions & ServeOptions, assemble: () => Promise<ServiceAssembly<L>>): Promise<RunningService<L>> {
+export async function startService<L extends Logger>(
+  config: ListenOptions & ServeOptions,
+  assemble: () => Promise<ServiceAssembly<L>>,
+): Promise<RunningService<L>> {
   const listener = await listen(config);
   let assembly: ServiceAssembly<L>;
   try {
@@ -83,16 +86,22 @@ export async function startService<L extends Logger>(config: ListenOptions & Ser
   let server: RunningServer | undefined;
   const release = async () => {
     const stopped = await within(RELEASE_TIMEOUT_MS, Promise.all(background.map((work) => work.stop())));
-    if (!stopped) logger.warn('the background work did not stop in time: it was abandoned', { timeoutMs: RELEASE_TIMEOUT_MS });
+    if (!stopped)
+      logger.warn('the background work did not stop in time: it was abandoned', { timeoutMs: RELEASE_TIMEOUT_MS });
     const disposed = await within(RELEASE_TIMEOUT_MS, assembly.dispose?.() ?? Promise.resolve());
-    if (!disposed) logger.warn('the service\'s connections did not close in time: they were abandoned', { timeoutMs: RELEASE_TIMEOUT_MS });
+    if (!disposed)
+      logger.warn("the service's connections did not close in time: they were abandoned", {
+        timeoutMs: RELEASE_TIMEOUT_MS,
+      });
     const closed = (await database?.close()) ?? true;
     if (!closed) logger.warn('the database did not close in time: its connections were abandoned');
     return stopped && disposed && closed;
   };
   try {
     if (database && !(await database.canWrite())) {
-      throw new Error(`The database${assembly.databaseName ? ` ${assembly.databaseName}` : ''} does not take writes (a read-only file or server, or a full disk).`);
+      throw new Error(
+        `The database${assembly.databaseName ? ` ${assembly.databaseName}` : ''} does not take writes (a read-only file or server, or a full disk).`,
+      );
     }
     const applied = (await database?.migrate()) ?? [];
     if (applied.length > 0) logger.info('migrations applied', { migrations: applied });

@@ -3,7 +3,14 @@ import { createHttpApp, problemsFor } from '@platform/koa';
 import { RELEASE_TIMEOUT_MS, startService } from '../src';
 import { recordingLogger } from '../../koa/test/support';
 
-const CONFIG = { port: 0, host: '127.0.0.1', requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, shutdownDelayMs: 0, shutdownGraceMs: 100 };
+const CONFIG = {
+  port: 0,
+  host: '127.0.0.1',
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  shutdownDelayMs: 0,
+  shutdownGraceMs: 100,
+};
 
 describe('startService', function () {
   this.timeout(20_000);
@@ -27,7 +34,10 @@ describe('startService', function () {
     }));
     const started = Date.now();
     // A correctness bound: the stuck work never stops, so only the bound ends the close.
-    const clean = await Promise.race([service.close(), new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), RELEASE_TIMEOUT_MS + 10_000))]);
+    const clean = await Promise.race([
+      service.close(),
+      new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), RELEASE_TIMEOUT_MS + 10_000)),
+    ]);
     expect(clean).to.equal(false);
     expect(Date.now() - started).to.be.at.least(RELEASE_TIMEOUT_MS);
     expect(databaseClosed, 'the database is still closed after the abandoned work').to.equal(true);

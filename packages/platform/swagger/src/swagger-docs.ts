@@ -8,7 +8,8 @@ import { parse, stringify } from 'yaml';
 
 const require = createRequire(import.meta.url);
 const swaggerUiDist = dirname(require.resolve('swagger-ui-dist/package.json'));
-const swaggerUiVersion = (JSON.parse(readFileSync(join(swaggerUiDist, 'package.json'), 'utf8')) as { version: string }).version;
+const swaggerUiVersion = (JSON.parse(readFileSync(join(swaggerUiDist, 'package.json'), 'utf8')) as { version: string })
+  .version;
 
 /**
  * The files the koa2-swagger-ui page asks for, and where swagger-ui-dist keeps them.
@@ -55,7 +56,9 @@ function inlineHashes(html: string, tag: 'script' | 'style'): string[] {
  */
 function presetStyleHashes(): string[] {
   const preset = readFileSync(join(swaggerUiDist, 'swagger-ui-standalone-preset.js'), 'utf8');
-  return [...preset.matchAll(/createElement\("style",null,("(?:[^"\\]|\\.)*")\)/g)].map(([, literal]) => sha256(JSON.parse(literal!) as string));
+  return [...preset.matchAll(/createElement\("style",null,("(?:[^"\\]|\\.)*")\)/g)].map(([, literal]) =>
+    sha256(JSON.parse(literal!) as string),
+  );
 }
 
 /**
@@ -100,7 +103,10 @@ export interface SwaggerDocsOptions {
 }
 
 /** The descriptions served below the page, by the name their file has there. */
-function descriptions({ specFile, documents }: SwaggerDocsOptions): { files: Map<string, { type: string; text: string }>; urls: { url: string; name: string }[] } {
+function descriptions({ specFile, documents }: SwaggerDocsOptions): {
+  files: Map<string, { type: string; text: string }>;
+  urls: { url: string; name: string }[];
+} {
   const files = new Map<string, { type: string; text: string }>();
   const urls: { url: string; name: string }[] = [];
   if (specFile) {
@@ -141,7 +147,9 @@ export function swaggerDocs(options: SwaggerDocsOptions): Middleware {
     hideTopbar: !several,
     ...(oauth && { oauthOptions: oauth }),
     swaggerOptions: {
-      ...(several ? { urls: urls.map(({ url, name }) => ({ url: `${prefix}/${url}`, name })), 'urls.primaryName': urls[0]!.name } : { url: `${prefix}/${urls[0]!.url}` }),
+      ...(several
+        ? { urls: urls.map(({ url, name }) => ({ url: `${prefix}/${url}`, name })), 'urls.primaryName': urls[0]!.name }
+        : { url: `${prefix}/${urls[0]!.url}` }),
       // Without this, swagger-ui sends the description to validator.swagger.io for a badge.
       validatorUrl: null,
       docExpansion: 'list',

@@ -47,7 +47,13 @@ describe('swaggerDocs', () => {
   });
 
   it('answers 405 with Allow: GET, HEAD to any other method on the page and everything under it', async () => {
-    for (const [method, path] of [['POST', '/swagger'], ['PUT', '/swagger/'], ['DELETE', '/swagger/openapi.json'], ['PATCH', '/swagger/assets/x/favicon.png'], ['OPTIONS', '/swagger/nothing']]) {
+    for (const [method, path] of [
+      ['POST', '/swagger'],
+      ['PUT', '/swagger/'],
+      ['DELETE', '/swagger/openapi.json'],
+      ['PATCH', '/swagger/assets/x/favicon.png'],
+      ['OPTIONS', '/swagger/nothing'],
+    ]) {
       const response = await fetch(`${url}${path}`, { method });
       expect(response.status, `${method} ${path}`).to.equal(405);
       expect(response.headers.get('allow'), `${method} ${path}`).to.equal('GET, HEAD');
@@ -57,8 +63,16 @@ describe('swaggerDocs', () => {
   it('sends a Content-Security-Policy that allows its own scripts and styles, the inline ones by hash, its own origin to call, and no framing', async () => {
     const response = await fetch(`${url}/swagger`);
     const html = await response.text();
-    const policy = new Map(response.headers.get('content-security-policy')!.split('; ').map((directive) => [directive.split(' ')[0], directive.split(' ').slice(1)]));
-    const hashOf = (tag: string) => `'sha256-${createHash('sha256').update(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(html)![1]!).digest('base64')}'`;
+    const policy = new Map(
+      response.headers
+        .get('content-security-policy')!
+        .split('; ')
+        .map((directive) => [directive.split(' ')[0], directive.split(' ').slice(1)]),
+    );
+    const hashOf = (tag: string) =>
+      `'sha256-${createHash('sha256')
+        .update(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(html)![1]!)
+        .digest('base64')}'`;
     expect(policy.get('default-src')).to.deep.equal(["'none'"]);
     expect(policy.get('script-src')).to.deep.equal(["'self'", hashOf('script')]);
     expect(policy.get('style-src')).to.include.members(["'self'", hashOf('style')]);
@@ -66,7 +80,9 @@ describe('swaggerDocs', () => {
     expect(policy.get('frame-ancestors')).to.deep.equal(["'none'"]);
     expect([...policy.values()].flat().filter((source) => /unsafe/.test(source))).to.deep.equal([]);
     expect(html, 'no style attribute, which the policy would refuse').not.to.match(/<[^>]+\sstyle="/);
-    expect((await fetch(`${url}/swagger`)).headers.get('content-security-policy'), 'the same each time').to.equal(response.headers.get('content-security-policy'));
+    expect((await fetch(`${url}/swagger`)).headers.get('content-security-policy'), 'the same each time').to.equal(
+      response.headers.get('content-security-policy'),
+    );
   });
 
   it('keeps an authorization in memory only: persistAuthorization is off, so no secret or token goes to localStorage', async () => {

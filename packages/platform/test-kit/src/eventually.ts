@@ -6,7 +6,12 @@ type Waited<T> = T | undefined | false;
  * undefined or false, and answers that; after `timeoutMs`, fails naming what
  * it waited for and the last error `check` threw, if any.
  */
-export async function eventually<T>(what: string, timeoutMs: number, check: () => Waited<T> | Promise<Waited<T>>, intervalMs = 50): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  timeoutMs: number,
+  check: () => Waited<T> | Promise<Waited<T>>,
+  intervalMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -16,7 +21,8 @@ export async function eventually<T>(what: string, timeoutMs: number, check: () =
     } catch (error) {
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

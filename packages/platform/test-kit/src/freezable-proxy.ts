@@ -52,7 +52,8 @@ export async function freezableProxy(targetPort: number, targetHost = '127.0.0.1
     upstream.on('error', end).on('close', end);
   };
   let server = net.createServer(onConnection);
-  const listen = (port: number) => new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', () => resolve()));
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', () => resolve()));
   await listen(0);
   const port = (server.address() as net.AddressInfo).port;
   const stop = async () => {

@@ -13,7 +13,9 @@ export interface StopUnderLoad {
 function outcomeOf(agent: http.Agent, port: number, path: string): Promise<string> {
   return new Promise<string>((resolve) => {
     http
-      .get({ host: '127.0.0.1', port, path, agent }, (response) => response.resume().on('end', () => resolve(`status ${response.statusCode}`)))
+      .get({ host: '127.0.0.1', port, path, agent }, (response) =>
+        response.resume().on('end', () => resolve(`status ${response.statusCode}`)),
+      )
       .on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
   });
 }
@@ -25,7 +27,12 @@ function outcomeOf(agent: http.Agent, port: number, path: string): Promise<strin
  * ended each way ('status 200', 'ECONNREFUSED', anything else a cut), and how
  * many were answered after the stop began.
  */
-export async function callDirectlyThroughStop({ port, path, stop, stopAfter }: StopUnderLoad): Promise<{ outcomes: Record<string, number>; stopped: boolean; answeredAfterStop: number }> {
+export async function callDirectlyThroughStop({
+  port,
+  path,
+  stop,
+  stopAfter,
+}: StopUnderLoad): Promise<{ outcomes: Record<string, number>; stopped: boolean; answeredAfterStop: number }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
   const outcomes: Record<string, number> = {};
   let answered = 0;
@@ -54,11 +61,20 @@ export async function callDirectlyThroughStop({ port, path, stop, stopAfter }: S
  * while `/health/ready` answers 200 (polled every 50 ms) and stop once it does
  * not; `stop` is called mid-load. Answers how many were sent and every failure.
  */
-export async function callBehindReadinessThroughStop({ port, path, stop, stopAfter }: StopUnderLoad): Promise<{ sent: number; stopped: boolean; failures: string[] }> {
+export async function callBehindReadinessThroughStop({
+  port,
+  path,
+  stop,
+  stopAfter,
+}: StopUnderLoad): Promise<{ sent: number; stopped: boolean; failures: string[] }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
   const get = (target: string) =>
     new Promise<number>((resolve, reject) => {
-      http.get({ host: '127.0.0.1', port, path: target, agent }, (response) => response.resume().on('end', () => resolve(response.statusCode!))).on('error', reject);
+      http
+        .get({ host: '127.0.0.1', port, path: target, agent }, (response) =>
+          response.resume().on('end', () => resolve(response.statusCode!)),
+        )
+        .on('error', reject);
     });
   let routing = true;
   const watcher = (async () => {

@@ -5,7 +5,18 @@ import OpenAPIBackend from 'openapi-backend';
 import { parse } from 'yaml';
 
 export interface OpenApiDocument {
-  paths: Record<string, Record<string, { operationId?: string; tags?: string[]; security?: unknown[]; responses?: Record<string, { content?: Record<string, unknown> }> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        operationId?: string;
+        tags?: string[];
+        security?: unknown[];
+        responses?: Record<string, { content?: Record<string, unknown> }>;
+      }
+    >
+  >;
   tags: { name: string }[];
   components?: Record<string, unknown>;
 }
@@ -26,7 +37,13 @@ export function openApiContract(specFile: string): OpenApiContract {
   const document = parse(readFileSync(specFile, 'utf8')) as OpenApiDocument;
   // quick: openapi-backend's own check of the document knows only OpenAPI 3.0; each service's contract test checks it against 3.1.
   let backend: Promise<OpenAPIBackend> | undefined;
-  const api = () => (backend ??= new OpenAPIBackend({ definition: structuredClone(document) as never, strict: true, quick: true, customizeAjv: (ajv) => addFormats(ajv as never) as never }).init());
+  const api = () =>
+    (backend ??= new OpenAPIBackend({
+      definition: structuredClone(document) as never,
+      strict: true,
+      quick: true,
+      customizeAjv: (ajv) => addFormats(ajv as never) as never,
+    }).init());
   return {
     document,
     async assertMatches(method, url, response) {
@@ -34,24 +51,35 @@ export function openApiContract(specFile: string): OpenApiContract {
       const { pathname, searchParams } = new URL(url);
       const where = `${method} ${pathname} → ${response.status}`;
       const contentType = response.headers.get('content-type')?.split(';')[0] ?? null;
-      const operation = backend.matchOperation({ method, path: pathname, query: Object.fromEntries(searchParams), headers: {} });
+      const operation = backend.matchOperation({
+        method,
+        path: pathname,
+        query: Object.fromEntries(searchParams),
+        headers: {},
+      });
       if (!operation) {
         if ((response.status === 404 || response.status === 405) && contentType === 'application/problem+json') return;
         throw new Error(`${where}: no operation in ${name} describes this request`);
       }
-      const documented = operation.responses?.[String(response.status)] as { content?: Record<string, unknown> } | undefined;
-      if (!documented) throw new Error(`${where}: status ${response.status} is not documented for ${operation.operationId}`);
+      const documented = operation.responses?.[String(response.status)] as
+        { content?: Record<string, unknown> } | undefined;
+      if (!documented)
+        throw new Error(`${where}: status ${response.status} is not documented for ${operation.operationId}`);
       const mediaTypes = Object.keys(documented.content ?? {});
       if (mediaTypes.length === 0) {
         if ((await response.clone().text()) !== '') throw new Error(`${where}: documented without a body, but has one`);
         return;
       }
       if (method === 'HEAD') return;
-      if (!contentType || !mediaTypes.includes(contentType)) throw new Error(`${where}: content type ${contentType} is not one of ${mediaTypes.join(', ')}`);
+      if (!contentType || !mediaTypes.includes(contentType))
+        throw new Error(`${where}: content type ${contentType} is not one of ${mediaTypes.join(', ')}`);
       const text = await response.clone().text();
       const body: unknown = /json$/.test(contentType) ? JSON.parse(text) : text;
       const result = backend.validateResponse(body, operation, response.status);
-      if (!result.valid) throw new Error(`${where}: body does not match the schema: ${JSON.stringify(result.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
+      if (!result.valid)
+        throw new Error(
+          `${where}: body does not match the schema: ${JSON.stringify(result.errors)}\n${JSON.stringify(body).slice(0, 500)}`,
+        );
     },
   };
 }

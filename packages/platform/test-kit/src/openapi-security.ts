@@ -117,7 +117,9 @@ export function scopesByRoute(build: (access: RecordingAccess) => readonly Route
   const routes = build(access).flatMap((router) => router.stack.filter((layer) => layer.methods.length > 0));
   return Object.fromEntries(
     routes.flatMap((layer) => {
-      const path = String(layer.path).replace(/:(\w+)/g, '{$1}').replace(/\/$/, '');
+      const path = String(layer.path)
+        .replace(/:(\w+)/g, '{$1}')
+        .replace(/\/$/, '');
       const waysThrough = waysThroughRoute(layer, path, asked);
       return layer.methods.filter((method) => method !== 'HEAD').map((method) => [`${method} ${path}`, waysThrough]);
     }),

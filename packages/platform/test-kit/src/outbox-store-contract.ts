@@ -119,7 +119,10 @@ export function outboxStoreContract(name: string, open: (context: Mocha.Context)
     it('sweeps rows published before the cutoff in batches, and never an unpublished one', async () => {
       const events = await addEvents(fixture, 6);
       await fixture.store.claim(10, LEASE, NOW);
-      await fixture.store.markPublished(events.slice(0, 4).map((e) => e.id), NOW);
+      await fixture.store.markPublished(
+        events.slice(0, 4).map((e) => e.id),
+        NOW,
+      );
       await fixture.store.markPublished([events[4]!.id], NOW + 1);
       expect(await fixture.store.deletePublished(NOW + 1, 3)).to.equal(3);
       expect(await fixture.store.deletePublished(NOW + 1, 3)).to.equal(1);
@@ -132,7 +135,10 @@ export function outboxStoreContract(name: string, open: (context: Mocha.Context)
     it('lets two sweepers delete together without deleting a row twice or failing', async () => {
       const events = await addEvents(fixture, 60);
       await fixture.store.claim(100, LEASE, NOW);
-      await fixture.store.markPublished(events.map((e) => e.id), NOW);
+      await fixture.store.markPublished(
+        events.map((e) => e.id),
+        NOW,
+      );
       const sweep = async (store: OutboxStore) => {
         let deleted = 0;
         for (let n = -1; n !== 0; deleted += n) n = await store.deletePublished(NOW + 1, 5);

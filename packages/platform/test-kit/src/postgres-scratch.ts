@@ -12,7 +12,10 @@ export interface ScratchDatabase {
 }
 
 /** Runs one statement (create, drop, vacuum…) over a connection of its own, on the admin database unless told another; answers its rows. */
-export async function adminQuery(sql: string, connectionString = POSTGRES_ADMIN_URL): Promise<Record<string, unknown>[]> {
+export async function adminQuery(
+  sql: string,
+  connectionString = POSTGRES_ADMIN_URL,
+): Promise<Record<string, unknown>[]> {
   const client = new pg.Client({ connectionString, connectionTimeoutMillis: 3000 });
   await client.connect();
   try {
@@ -38,8 +41,13 @@ export async function createScratchDatabase(context: Mocha.Context): Promise<Scr
   try {
     await adminQuery(`create database "${name}"`);
   } catch (error) {
-    if (postgresRequired) throw new Error(`PostgreSQL is required but unreachable at ${POSTGRES_ADMIN_URL}: ${String(error)}`, { cause: error });
-    console.warn(`  ! PostgreSQL unreachable at ${POSTGRES_ADMIN_URL} (${String(error)}): skipping "${context.test?.parent?.fullTitle()}". Set REQUIRE_POSTGRES=1 to fail instead.`);
+    if (postgresRequired)
+      throw new Error(`PostgreSQL is required but unreachable at ${POSTGRES_ADMIN_URL}: ${String(error)}`, {
+        cause: error,
+      });
+    console.warn(
+      `  ! PostgreSQL unreachable at ${POSTGRES_ADMIN_URL} (${String(error)}): skipping "${context.test?.parent?.fullTitle()}". Set REQUIRE_POSTGRES=1 to fail instead.`,
+    );
     context.skip();
   }
   return {

@@ -43,15 +43,22 @@ export async function createScratchVhost(context: Mocha.Context): Promise<Scratc
     await rabbitmqctl('add_vhost', name);
     await rabbitmqctl('set_permissions', '-p', name, user, '.*', '.*', '.*');
   } catch (error) {
-    if (rabbitmqRequired) throw new Error(`RabbitMQ is required but could not make a vhost (rabbitmqctl add_vhost): ${String(error)}`, { cause: error });
-    console.warn(`  ! RabbitMQ unavailable (${String(error).split('\n')[0]}): skipping "${context.test?.parent?.fullTitle()}". Set REQUIRE_RABBITMQ=1 to fail instead.`);
+    if (rabbitmqRequired)
+      throw new Error(`RabbitMQ is required but could not make a vhost (rabbitmqctl add_vhost): ${String(error)}`, {
+        cause: error,
+      });
+    console.warn(
+      `  ! RabbitMQ unavailable (${String(error).split('\n')[0]}): skipping "${context.test?.parent?.fullTitle()}". Set REQUIRE_RABBITMQ=1 to fail instead.`,
+    );
     context.skip();
   }
   return {
     name,
     url: vhostUrl(name),
     async queueDepths() {
-      const rows = JSON.parse(await rabbitmqctl('list_queues', '-p', name, 'name', 'messages', '--formatter', 'json')) as { name: string; messages: number }[];
+      const rows = JSON.parse(
+        await rabbitmqctl('list_queues', '-p', name, 'name', 'messages', '--formatter', 'json'),
+      ) as { name: string; messages: number }[];
       return Object.fromEntries(rows.map((row) => [row.name, row.messages]));
     },
     drop: async () => void (await rabbitmqctl('delete_vhost', name).catch(() => undefined)),

@@ -25,6 +25,8 @@ export async function rawHttpRequest(url: string, ...parts: (string | Buffer)[])
   const text = Buffer.concat(received).toString('utf8');
   const split = text.indexOf('\r\n\r\n');
   const [statusLine = '', ...lines] = (split < 0 ? text : text.slice(0, split)).split('\r\n');
-  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
   return { status: Number(statusLine.split(' ')[1]), headers, body: split < 0 ? '' : text.slice(split + 4) };
 }

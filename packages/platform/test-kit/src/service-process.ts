@@ -57,12 +57,17 @@ export function startServiceProcess(
   const stderr: string[] = [];
   child.stdout!.on('data', lines(stdout));
   child.stderr!.on('data', lines(stderr));
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
   const listening = async () => {
     for (let i = 0; i < 1200; i++) {
       const line = stdout.find((l) => l.includes('listening on'));
       if (line) return JSON.parse(line) as Record<string, unknown>;
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${script} exited ${child.exitCode ?? child.signalCode} before listening: ${stderr.join('\n')}`);
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(
+          `${script} exited ${child.exitCode ?? child.signalCode} before listening: ${stderr.join('\n')}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     throw new Error(`${script} wrote no listening line in 30 s`);

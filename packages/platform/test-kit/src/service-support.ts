@@ -22,11 +22,18 @@ export function capturingLogger(service: string, logs: Record<string, unknown>[]
 }
 
 /** A fresh, empty database of the backend's kind, and how to remove it. */
-export async function scratchDatabaseFor(backend: Backend, context: Mocha.Context, name = 'service'): Promise<{ url: string; cleanUp(): Promise<void> }> {
+export async function scratchDatabaseFor(
+  backend: Backend,
+  context: Mocha.Context,
+  name = 'service',
+): Promise<{ url: string; cleanUp(): Promise<void> }> {
   if (backend === 'memory') return { url: 'memory:', cleanUp: async () => {} };
   if (backend === 'sqlite') {
     const directory = mkdtempSync(join(tmpdir(), `${name}-`));
-    return { url: `sqlite:${join(directory, `${name}.db`)}`, cleanUp: async () => rmSync(directory, { recursive: true, force: true }) };
+    return {
+      url: `sqlite:${join(directory, `${name}.db`)}`,
+      cleanUp: async () => rmSync(directory, { recursive: true, force: true }),
+    };
   }
   const database = await createScratchDatabase(context);
   return { url: database.url, cleanUp: database.drop };

@@ -12,7 +12,14 @@ export class CancelOrder {
   /** pending | reserved → cancelled, and sales.order.cancelled (stock releases the hold), in one unit of work. */
   execute(id: string, viewer: Viewer): Promise<Order> {
     return this.unitOfWork.run((tx) =>
-      changeOrder(tx, id, viewer, this.clock, (order, at) => order.cancel(at), (order, at) => tx.outbox.add(newEvent('sales.order.cancelled', { orderId: order.id }, at))),
+      changeOrder(
+        tx,
+        id,
+        viewer,
+        this.clock,
+        (order, at) => order.cancel(at),
+        (order, at) => tx.outbox.add(newEvent('sales.order.cancelled', { orderId: order.id }, at)),
+      ),
     );
   }
 }

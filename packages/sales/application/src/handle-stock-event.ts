@@ -3,7 +3,13 @@ import { type Clock, inboxEntry, runOnce, textResult, type UnitOfWork } from '@p
 import type { Order, Outcome, SalesTransaction } from '@sales/domain';
 import { changeOrder } from './change-order';
 
-type StockEventType = 'stock.reservation.confirmed' | 'stock.reservation.rejected' | 'stock.reservation.released' | 'stock.reservation.committed' | 'stock.reservation.commit_failed' | 'stock.reservation.expired';
+type StockEventType =
+  | 'stock.reservation.confirmed'
+  | 'stock.reservation.rejected'
+  | 'stock.reservation.released'
+  | 'stock.reservation.committed'
+  | 'stock.reservation.commit_failed'
+  | 'stock.reservation.expired';
 
 /** An event stock publishes about an order's reservation. */
 export type StockEvent = { [T in StockEventType]: EventEnvelope<T, EventData<T>> }[StockEventType];
@@ -47,12 +53,19 @@ export class HandleStockEvent {
    * where in-order delivery would. The caller acks the message once this resolves.
    */
   async execute(event: StockEvent): Promise<StockEventOutcome> {
-    const { value, replayed } = await runOnce(this.unitOfWork, inboxEntry(this.consumer, event), textResult, async (tx): Promise<StockEventOutcome> => {
-      const order = await tx.orders.findById(event.data.orderId);
-      if (!order) return 'unknown-order';
-      const after = await changeOrder(tx, order.id, SYSTEM, this.clock, (current, at) => transition(current, event, at));
-      return after.version !== order.version ? 'applied' : 'unchanged';
-    });
+    const { value, replayed } = await runOnce(
+      this.unitOfWork,
+      inboxEntry(this.consumer, event),
+      textResult,
+      async (tx): Promise<StockEventOutcome> => {
+        const order = await tx.orders.findById(event.data.orderId);
+        if (!order) return 'unknown-order';
+        const after = await changeOrder(tx, order.id, SYSTEM, this.clock, (current, at) =>
+          transition(current, event, at),
+        );
+        return after.version !== order.version ? 'applied' : 'unchanged';
+      },
+    );
     return replayed ? 'duplicate' : (value as StockEventOutcome);
   }
 }

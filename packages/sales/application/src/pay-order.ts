@@ -19,7 +19,14 @@ export class PayOrder {
    */
   execute(id: string): Promise<Order> {
     return this.unitOfWork.run((tx) =>
-      changeOrder(tx, id, EVERY_ORDER, this.clock, (order, at) => order.pay(at), (order, at) => tx.outbox.add(newEvent('sales.order.paid', { orderId: order.id }, at))),
+      changeOrder(
+        tx,
+        id,
+        EVERY_ORDER,
+        this.clock,
+        (order, at) => order.pay(at),
+        (order, at) => tx.outbox.add(newEvent('sales.order.paid', { orderId: order.id }, at)),
+      ),
     );
   }
 }

@@ -1,6 +1,12 @@
 import { newEvent } from '@commerce/contracts';
 import { type Clock, type OnceResult, recordedResult, runOnce, type UnitOfWork } from '@platform/kernel';
-import { Order, type OrderRequest, type ProductCatalog, type SalesTransaction, UnknownProductsError } from '@sales/domain';
+import {
+  Order,
+  type OrderRequest,
+  type ProductCatalog,
+  type SalesTransaction,
+  UnknownProductsError,
+} from '@sales/domain';
 import type { WriteOptions } from './options';
 import { orderRecord } from './order-record';
 
@@ -29,15 +35,28 @@ export class PlaceOrder {
   async execute(buyer: string, request: OrderRequest, { idempotency }: WriteOptions = {}): Promise<OnceResult<Order>> {
     const replay = idempotency && (await recordedResult(this.unitOfWork, idempotency, orderRecord));
     if (replay) return replay;
-    const quoted = new Map((await this.catalog.quote(request.lines.map((line) => line.productId))).map((product) => [product.id, product]));
+    const quoted = new Map(
+      (await this.catalog.quote(request.lines.map((line) => line.productId))).map((product) => [product.id, product]),
+    );
     const unknown = request.lines.filter((line) => !quoted.has(line.productId)).map((line) => line.productId);
     if (unknown.length > 0) throw new UnknownProductsError(unknown);
     const place = async (tx: SalesTransaction) => {
       const now = this.settings.clock();
-      const lines = request.lines.map(({ productId, quantity }) => ({ productId, quantity, name: quoted.get(productId)!.name, unitPrice: quoted.get(productId)!.price }));
+      const lines = request.lines.map(({ productId, quantity }) => ({
+        productId,
+        quantity,
+        name: quoted.get(productId)!.name,
+        unitPrice: quoted.get(productId)!.price,
+      }));
       const order = Order.place(this.settings.newId(), buyer, lines, now);
       await tx.orders.add(order);
-      await tx.outbox.add(newEvent('sales.order.placed', { orderId: order.id, lines: request.lines.map(({ productId, quantity }) => ({ productId, quantity })) }, now));
+      await tx.outbox.add(
+        newEvent(
+          'sales.order.placed',
+          { orderId: order.id, lines: request.lines.map(({ productId, quantity }) => ({ productId, quantity })) },
+          now,
+        ),
+      );
       return order;
     };
     if (idempotency) return runOnce(this.unitOfWork, idempotency, orderRecord, place);

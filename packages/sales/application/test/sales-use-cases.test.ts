@@ -1,8 +1,23 @@
 import { type EventEnvelope, newEvent } from '@commerce/contracts';
 import { Money } from '@commerce/shared-kernel';
 import { IdempotencyKeyReusedError, timeOrderedId, UnavailableError } from '@platform/kernel';
-import { CancelOrder, GetOrder, HandleStockEvent, ListOrders, PayOrder, PlaceOrder, type StockEvent } from '@sales/application';
-import { OrderNotFoundError, OrderRequest, OrderStateConflictError, type ProductCatalog, UnknownProductsError, type Viewer } from '@sales/domain';
+import {
+  CancelOrder,
+  GetOrder,
+  HandleStockEvent,
+  ListOrders,
+  PayOrder,
+  PlaceOrder,
+  type StockEvent,
+} from '@sales/application';
+import {
+  OrderNotFoundError,
+  OrderRequest,
+  OrderStateConflictError,
+  type ProductCatalog,
+  UnknownProductsError,
+  type Viewer,
+} from '@sales/domain';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { randomUUID } from 'node:crypto';
@@ -34,15 +49,26 @@ function salesUseCases(open: OpenSalesStore): void {
     pay: new PayOrder(store.unitOfWork, clock),
     handle: new HandleStockEvent(store.unitOfWork, clock),
   });
-  const request = (lines = [{ productId: 1, quantity: 2 }, { productId: 2, quantity: 1 }, { productId: 1, quantity: 1 }]) => OrderRequest.create({ lines });
-  const placed = async (viewer: Viewer = A) => (await useCases().place.execute(viewer.kind === 'buyer' ? viewer.buyer : 'admin', request())).value;
+  const request = (
+    lines = [
+      { productId: 1, quantity: 2 },
+      { productId: 2, quantity: 1 },
+      { productId: 1, quantity: 1 },
+    ],
+  ) => OrderRequest.create({ lines });
+  const placed = async (viewer: Viewer = A) =>
+    (await useCases().place.execute(viewer.kind === 'buyer' ? viewer.buyer : 'admin', request())).value;
   /** The events written so far and not yet read: claimed, then marked published, as a relay would. */
   const events = async (): Promise<EventEnvelope[]> => {
     const claimed = await store.outbox.claim(1000, 60_000, Date.now());
-    await store.outbox.markPublished(claimed.map((m) => m.id), Date.now());
+    await store.outbox.markPublished(
+      claimed.map((m) => m.id),
+      Date.now(),
+    );
     return claimed.map((m) => JSON.parse(m.payload) as EventEnvelope);
   };
-  const stock = <E extends StockEvent>(type: E['type'], data: E['data']) => newEvent(type, data as never, now) as StockEvent;
+  const stock = <E extends StockEvent>(type: E['type'], data: E['data']) =>
+    newEvent(type, data as never, now) as StockEvent;
 
   before(async function () {
     store = await open(this);
@@ -61,23 +87,49 @@ function salesUseCases(open: OpenSalesStore): void {
     const { value: order } = await useCases().place.execute('buyer-a', request());
     expect(catalog.asked).to.deep.equal([[1, 2]]);
     expect(order).to.include({ status: 'pending', buyer: 'buyer-a', version: 1 });
-    expect(order.lines.map((l) => [l.productId, l.name, l.unitPrice.toString(), l.quantity, l.lineTotal.toString()])).to.deep.equal([
+    expect(
+      order.lines.map((l) => [l.productId, l.name, l.unitPrice.toString(), l.quantity, l.lineTotal.toString()]),
+    ).to.deep.equal([
       [1, 'Lamp', '19.99', 3, '59.97'],
       [2, 'Chair', '0.10', 1, '0.10'],
     ]);
     expect(order.total.toString()).to.equal('60.07');
     expect(await store.orders.findById(order.id)).to.deep.equal(order);
-    expect((await events()).map((e) => [e.type, e.data])).to.deep.equal([['sales.order.placed', { orderId: order.id, lines: [{ productId: 1, quantity: 3 }, { productId: 2, quantity: 1 }] }]]);
+    expect((await events()).map((e) => [e.type, e.data])).to.deep.equal([
+      [
+        'sales.order.placed',
+        {
+          orderId: order.id,
+          lines: [
+            { productId: 1, quantity: 3 },
+            { productId: 2, quantity: 1 },
+          ],
+        },
+      ],
+    ]);
   });
 
   it('refuses unknown products, naming them, and records nothing', async () => {
-    await expect(useCases().place.execute('buyer-a', request([{ productId: 1, quantity: 1 }, { productId: 77, quantity: 1 }, { productId: 78, quantity: 1 }]))).to.be.rejectedWith(UnknownProductsError).and.eventually.deep.include({ productIds: [77, 78] });
+    await expect(
+      useCases().place.execute(
+        'buyer-a',
+        request([
+          { productId: 1, quantity: 1 },
+          { productId: 77, quantity: 1 },
+          { productId: 78, quantity: 1 },
+        ]),
+      ),
+    )
+      .to.be.rejectedWith(UnknownProductsError)
+      .and.eventually.deep.include({ productIds: [77, 78] });
     expect(await store.orders.list({ kind: 'admin' }, { limit: 10 })).to.deep.equal([]);
     expect(await events()).to.deep.equal([]);
   });
 
   it('records nothing when stock does not answer', async () => {
-    const down: ProductCatalog = { quote: async () => Promise.reject(new UnavailableError('STOCK_UNAVAILABLE', 'Stock does not answer.')) };
+    const down: ProductCatalog = {
+      quote: async () => Promise.reject(new UnavailableError('STOCK_UNAVAILABLE', 'Stock does not answer.')),
+    };
     await expect(useCases(down).place.execute('buyer-a', request())).to.be.rejectedWith(UnavailableError);
     expect(await store.orders.list({ kind: 'admin' }, { limit: 10 })).to.deep.equal([]);
     expect(await events()).to.deep.equal([]);
@@ -89,16 +141,28 @@ function salesUseCases(open: OpenSalesStore): void {
     const repeat = await useCases().place.execute('buyer-a', request(), { idempotency });
     expect(repeat).to.deep.equal({ value: first.value, replayed: true });
     expect(await events()).to.have.length(1);
-    await expect(useCases().place.execute('buyer-a', request(), { idempotency: { ...idempotency, fingerprint: 'other' } })).to.be.rejectedWith(IdempotencyKeyReusedError);
+    await expect(
+      useCases().place.execute('buyer-a', request(), { idempotency: { ...idempotency, fingerprint: 'other' } }),
+    ).to.be.rejectedWith(IdempotencyKeyReusedError);
   });
 
   it('answers a repeat recorded under its idempotency key without asking stock, so it gets its order while stock is down', async () => {
     const idempotency = { scope: 'place-order', key: randomUUID(), fingerprint: 'f' };
     const first = await useCases().place.execute('buyer-a', request(), { idempotency });
-    const down: ProductCatalog = { quote: async () => Promise.reject(new UnavailableError('STOCK_UNAVAILABLE', 'Stock does not answer.')) };
-    expect(await useCases(down).place.execute('buyer-a', request(), { idempotency })).to.deep.equal({ value: first.value, replayed: true });
-    await expect(useCases(down).place.execute('buyer-a', request(), { idempotency: { ...idempotency, fingerprint: 'other' } })).to.be.rejectedWith(IdempotencyKeyReusedError);
-    await expect(useCases(down).place.execute('buyer-a', request(), { idempotency: { ...idempotency, key: randomUUID() } }), 'a new key still needs stock').to.be.rejectedWith(UnavailableError);
+    const down: ProductCatalog = {
+      quote: async () => Promise.reject(new UnavailableError('STOCK_UNAVAILABLE', 'Stock does not answer.')),
+    };
+    expect(await useCases(down).place.execute('buyer-a', request(), { idempotency })).to.deep.equal({
+      value: first.value,
+      replayed: true,
+    });
+    await expect(
+      useCases(down).place.execute('buyer-a', request(), { idempotency: { ...idempotency, fingerprint: 'other' } }),
+    ).to.be.rejectedWith(IdempotencyKeyReusedError);
+    await expect(
+      useCases(down).place.execute('buyer-a', request(), { idempotency: { ...idempotency, key: randomUUID() } }),
+      'a new key still needs stock',
+    ).to.be.rejectedWith(UnavailableError);
     expect(catalog.asked, 'stock was asked once, for the first').to.have.length(1);
   });
 
@@ -114,7 +178,14 @@ function salesUseCases(open: OpenSalesStore): void {
 
   it("takes the payment provider's confirmation for any buyer's order, by its id; an id no order has is not found", async () => {
     const [a, b] = [await placed(A), await placed(B)];
-    for (const order of [a, b]) await useCases().handle.execute(stock('stock.reservation.confirmed', { orderId: order.id, reservationId: randomUUID(), expiresAt: '2026-11-23T10:15:00.000Z' }));
+    for (const order of [a, b])
+      await useCases().handle.execute(
+        stock('stock.reservation.confirmed', {
+          orderId: order.id,
+          reservationId: randomUUID(),
+          expiresAt: '2026-11-23T10:15:00.000Z',
+        }),
+      );
     expect(await useCases().pay.execute(a.id)).to.include({ status: 'paid', buyer: 'buyer-a' });
     expect(await useCases().pay.execute(b.id)).to.include({ status: 'paid', buyer: 'buyer-b' });
     await expect(useCases().pay.execute(timeOrderedId(now.getTime()))).to.be.rejectedWith(OrderNotFoundError);
@@ -123,37 +194,70 @@ function salesUseCases(open: OpenSalesStore): void {
   it('goes pending → reserved → paid → completed on stock’s answers, each change with its event', async () => {
     const order = await placed();
     await events();
-    expect(await useCases().handle.execute(stock('stock.reservation.confirmed', { orderId: order.id, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' }))).to.equal('applied');
+    expect(
+      await useCases().handle.execute(
+        stock('stock.reservation.confirmed', {
+          orderId: order.id,
+          reservationId: RESERVATION,
+          expiresAt: '2026-11-23T10:15:00.000Z',
+        }),
+      ),
+    ).to.equal('applied');
     expect(await useCases().get.execute(order.id, A)).to.include({ status: 'reserved', reservationId: RESERVATION });
     now = new Date('2026-11-23T10:01:00Z');
     expect(await useCases().pay.execute(order.id)).to.include({ status: 'paid' });
     expect(await useCases().pay.execute(order.id)).to.include({ status: 'paid' });
     expect((await events()).map((e) => [e.type, e.data])).to.deep.equal([['sales.order.paid', { orderId: order.id }]]);
-    expect(await useCases().handle.execute(stock('stock.reservation.committed', { orderId: order.id, reservationId: RESERVATION }))).to.equal('applied');
+    expect(
+      await useCases().handle.execute(
+        stock('stock.reservation.committed', { orderId: order.id, reservationId: RESERVATION }),
+      ),
+    ).to.equal('applied');
     expect(await useCases().get.execute(order.id, A)).to.include({ status: 'completed' });
   });
 
   it('cancels a pending or a reserved order with sales.order.cancelled, and refuses to cancel a paid one', async () => {
     const pending = await placed();
     const reserved = await placed();
-    await useCases().handle.execute(stock('stock.reservation.confirmed', { orderId: reserved.id, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' }));
+    await useCases().handle.execute(
+      stock('stock.reservation.confirmed', {
+        orderId: reserved.id,
+        reservationId: RESERVATION,
+        expiresAt: '2026-11-23T10:15:00.000Z',
+      }),
+    );
     await events();
-    for (const order of [pending, reserved]) expect(await useCases().cancel.execute(order.id, A)).to.include({ status: 'cancelled' });
+    for (const order of [pending, reserved])
+      expect(await useCases().cancel.execute(order.id, A)).to.include({ status: 'cancelled' });
     expect(await useCases().cancel.execute(pending.id, A)).to.include({ status: 'cancelled' });
     expect((await events()).map((e) => [e.type, e.data])).to.deep.equal([
       ['sales.order.cancelled', { orderId: pending.id }],
       ['sales.order.cancelled', { orderId: reserved.id }],
     ]);
     const paid = await placed();
-    await useCases().handle.execute(stock('stock.reservation.confirmed', { orderId: paid.id, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' }));
+    await useCases().handle.execute(
+      stock('stock.reservation.confirmed', {
+        orderId: paid.id,
+        reservationId: RESERVATION,
+        expiresAt: '2026-11-23T10:15:00.000Z',
+      }),
+    );
     await useCases().pay.execute(paid.id);
-    await expect(useCases().cancel.execute(paid.id, A)).to.be.rejectedWith(OrderStateConflictError).and.eventually.include({ status: 'paid' });
-    await expect(useCases().pay.execute(pending.id)).to.be.rejectedWith(OrderStateConflictError).and.eventually.include({ status: 'cancelled' });
+    await expect(useCases().cancel.execute(paid.id, A))
+      .to.be.rejectedWith(OrderStateConflictError)
+      .and.eventually.include({ status: 'paid' });
+    await expect(useCases().pay.execute(pending.id))
+      .to.be.rejectedWith(OrderStateConflictError)
+      .and.eventually.include({ status: 'cancelled' });
   });
 
   it('applies a message once however often it is delivered, and a second event about the same order meets its guards', async () => {
     const order = await placed();
-    const confirmed = stock('stock.reservation.confirmed', { orderId: order.id, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' });
+    const confirmed = stock('stock.reservation.confirmed', {
+      orderId: order.id,
+      reservationId: RESERVATION,
+      expiresAt: '2026-11-23T10:15:00.000Z',
+    });
     expect(await useCases().handle.execute(confirmed)).to.equal('applied');
     expect(await useCases().handle.execute(confirmed)).to.equal('duplicate');
     expect(await useCases().handle.execute({ ...confirmed, id: randomUUID() })).to.equal('unchanged');
@@ -163,70 +267,159 @@ function salesUseCases(open: OpenSalesStore): void {
   it('ends where in-order delivery would when events come late: a confirmation after a cancel, an expiry after payment', async () => {
     const cancelled = await placed();
     await useCases().cancel.execute(cancelled.id, A);
-    expect(await useCases().handle.execute(stock('stock.reservation.confirmed', { orderId: cancelled.id, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' }))).to.equal('unchanged');
+    expect(
+      await useCases().handle.execute(
+        stock('stock.reservation.confirmed', {
+          orderId: cancelled.id,
+          reservationId: RESERVATION,
+          expiresAt: '2026-11-23T10:15:00.000Z',
+        }),
+      ),
+    ).to.equal('unchanged');
     expect((await useCases().get.execute(cancelled.id, A)).status).to.equal('cancelled');
 
     const paid = await placed();
-    await useCases().handle.execute(stock('stock.reservation.confirmed', { orderId: paid.id, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' }));
+    await useCases().handle.execute(
+      stock('stock.reservation.confirmed', {
+        orderId: paid.id,
+        reservationId: RESERVATION,
+        expiresAt: '2026-11-23T10:15:00.000Z',
+      }),
+    );
     await useCases().pay.execute(paid.id);
-    expect(await useCases().handle.execute(stock('stock.reservation.expired', { orderId: paid.id, reservationId: RESERVATION }))).to.equal('unchanged');
-    expect(await useCases().handle.execute(stock('stock.reservation.commit_failed', { orderId: paid.id, reason: 'the hold had expired' }))).to.equal('applied');
-    expect(await useCases().get.execute(paid.id, A)).to.include({ status: 'unfulfilled', failureReason: 'the hold had expired' });
+    expect(
+      await useCases().handle.execute(
+        stock('stock.reservation.expired', { orderId: paid.id, reservationId: RESERVATION }),
+      ),
+    ).to.equal('unchanged');
+    expect(
+      await useCases().handle.execute(
+        stock('stock.reservation.commit_failed', { orderId: paid.id, reason: 'the hold had expired' }),
+      ),
+    ).to.equal('applied');
+    expect(await useCases().get.execute(paid.id, A)).to.include({
+      status: 'unfulfilled',
+      failureReason: 'the hold had expired',
+    });
   });
 
   it("follows stock when the hold is released or committed through stock's own API: released → cancelled and unpayable, committed → completed; no event of its own", async () => {
-    const confirm = (orderId: string) => useCases().handle.execute(stock('stock.reservation.confirmed', { orderId, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' }));
+    const confirm = (orderId: string) =>
+      useCases().handle.execute(
+        stock('stock.reservation.confirmed', {
+          orderId,
+          reservationId: RESERVATION,
+          expiresAt: '2026-11-23T10:15:00.000Z',
+        }),
+      );
     const released = await placed();
     const committed = await placed();
     await confirm(released.id);
     await confirm(committed.id);
     await events();
-    expect(await useCases().handle.execute(stock('stock.reservation.released', { orderId: released.id, reservationId: RESERVATION }))).to.equal('applied');
-    expect(await useCases().get.execute(released.id, A)).to.include({ status: 'cancelled', failureReason: 'reservation-released' });
-    await expect(useCases().pay.execute(released.id)).to.be.rejectedWith(OrderStateConflictError).and.eventually.include({ status: 'cancelled' });
+    expect(
+      await useCases().handle.execute(
+        stock('stock.reservation.released', { orderId: released.id, reservationId: RESERVATION }),
+      ),
+    ).to.equal('applied');
+    expect(await useCases().get.execute(released.id, A)).to.include({
+      status: 'cancelled',
+      failureReason: 'reservation-released',
+    });
+    await expect(useCases().pay.execute(released.id))
+      .to.be.rejectedWith(OrderStateConflictError)
+      .and.eventually.include({ status: 'cancelled' });
     expect(await useCases().cancel.execute(released.id, A)).to.include({ status: 'cancelled' });
 
-    expect(await useCases().handle.execute(stock('stock.reservation.committed', { orderId: committed.id, reservationId: RESERVATION }))).to.equal('applied');
+    expect(
+      await useCases().handle.execute(
+        stock('stock.reservation.committed', { orderId: committed.id, reservationId: RESERVATION }),
+      ),
+    ).to.equal('applied');
     expect((await useCases().get.execute(committed.id, A)).status).to.equal('completed');
     expect(await useCases().pay.execute(committed.id)).to.include({ status: 'completed' });
-    await expect(useCases().cancel.execute(committed.id, A)).to.be.rejectedWith(OrderStateConflictError).and.eventually.include({ status: 'completed' });
+    await expect(useCases().cancel.execute(committed.id, A))
+      .to.be.rejectedWith(OrderStateConflictError)
+      .and.eventually.include({ status: 'completed' });
     expect(await events(), 'stock already settled the holds: nothing to tell it').to.deep.equal([]);
 
     // The answer to a buyer's own cancel finds the order cancelled, without a reason.
     const cancelled = await placed();
     await confirm(cancelled.id);
     await useCases().cancel.execute(cancelled.id, A);
-    expect(await useCases().handle.execute(stock('stock.reservation.released', { orderId: cancelled.id, reservationId: RESERVATION }))).to.equal('unchanged');
+    expect(
+      await useCases().handle.execute(
+        stock('stock.reservation.released', { orderId: cancelled.id, reservationId: RESERVATION }),
+      ),
+    ).to.equal('unchanged');
     expect((await useCases().get.execute(cancelled.id, A)).failureReason).to.equal(undefined);
   });
 
   it('ends expired when the expiry overtakes the confirmation (the relay let it pass), and neither a late confirmation nor a duplicate moves it', async () => {
     const order = await placed();
     const expired = stock('stock.reservation.expired', { orderId: order.id, reservationId: RESERVATION });
-    const confirmed = stock('stock.reservation.confirmed', { orderId: order.id, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' });
+    const confirmed = stock('stock.reservation.confirmed', {
+      orderId: order.id,
+      reservationId: RESERVATION,
+      expiresAt: '2026-11-23T10:15:00.000Z',
+    });
     expect(await useCases().handle.execute(expired)).to.equal('applied');
     expect(await useCases().handle.execute(confirmed)).to.equal('unchanged');
     expect(await useCases().handle.execute(expired)).to.equal('duplicate');
     expect(await useCases().handle.execute({ ...confirmed, id: randomUUID() })).to.equal('unchanged');
-    expect(await useCases().get.execute(order.id, A)).to.include({ status: 'expired', reservationId: RESERVATION, version: 2 });
-    await expect(useCases().pay.execute(order.id)).to.be.rejectedWith(OrderStateConflictError).and.eventually.include({ status: 'expired' });
+    expect(await useCases().get.execute(order.id, A)).to.include({
+      status: 'expired',
+      reservationId: RESERVATION,
+      version: 2,
+    });
+    await expect(useCases().pay.execute(order.id))
+      .to.be.rejectedWith(OrderStateConflictError)
+      .and.eventually.include({ status: 'expired' });
   });
 
   it('records a rejection with its shortages, an expiry, and ignores events about orders it does not know', async () => {
     const rejected = await placed();
-    await useCases().handle.execute(stock('stock.reservation.rejected', { orderId: rejected.id, reason: 'insufficient-stock', shortages: [{ productId: 1, requested: 3, available: 1 }] }));
-    expect(await useCases().get.execute(rejected.id, A)).to.deep.include({ status: 'rejected', failureReason: 'insufficient-stock', shortages: [{ productId: 1, requested: 3, available: 1 }] });
+    await useCases().handle.execute(
+      stock('stock.reservation.rejected', {
+        orderId: rejected.id,
+        reason: 'insufficient-stock',
+        shortages: [{ productId: 1, requested: 3, available: 1 }],
+      }),
+    );
+    expect(await useCases().get.execute(rejected.id, A)).to.deep.include({
+      status: 'rejected',
+      failureReason: 'insufficient-stock',
+      shortages: [{ productId: 1, requested: 3, available: 1 }],
+    });
     const expired = await placed();
-    await useCases().handle.execute(stock('stock.reservation.confirmed', { orderId: expired.id, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' }));
-    await useCases().handle.execute(stock('stock.reservation.expired', { orderId: expired.id, reservationId: RESERVATION }));
+    await useCases().handle.execute(
+      stock('stock.reservation.confirmed', {
+        orderId: expired.id,
+        reservationId: RESERVATION,
+        expiresAt: '2026-11-23T10:15:00.000Z',
+      }),
+    );
+    await useCases().handle.execute(
+      stock('stock.reservation.expired', { orderId: expired.id, reservationId: RESERVATION }),
+    );
     expect((await useCases().get.execute(expired.id, A)).status).to.equal('expired');
     await expect(useCases().pay.execute(expired.id)).to.be.rejectedWith(OrderStateConflictError);
-    expect(await useCases().handle.execute(stock('stock.reservation.expired', { orderId: randomUUID(), reservationId: RESERVATION }))).to.equal('unknown-order');
+    expect(
+      await useCases().handle.execute(
+        stock('stock.reservation.expired', { orderId: randomUUID(), reservationId: RESERVATION }),
+      ),
+    ).to.equal('unknown-order');
   });
 
   it('pays once when payments race: one paid event', async () => {
     const order = await placed();
-    await useCases().handle.execute(stock('stock.reservation.confirmed', { orderId: order.id, reservationId: RESERVATION, expiresAt: '2026-11-23T10:15:00.000Z' }));
+    await useCases().handle.execute(
+      stock('stock.reservation.confirmed', {
+        orderId: order.id,
+        reservationId: RESERVATION,
+        expiresAt: '2026-11-23T10:15:00.000Z',
+      }),
+    );
     await events();
     await Promise.all(Array.from({ length: 10 }, () => useCases().pay.execute(order.id)));
     expect((await events()).map((e) => e.type)).to.deep.equal(['sales.order.paid']);

@@ -2,7 +2,12 @@ import { DomainError, type IdempotencyKeyReusedError, type ValidationError } fro
 import type { OrderStatus } from './order';
 
 /** Every code the sales domain and its use cases can fail with; the HTTP adapter maps each to a status. */
-export type SalesErrorCode = ValidationError['code'] | IdempotencyKeyReusedError['code'] | 'ORDER_NOT_FOUND' | 'ORDER_STATE_CONFLICT' | 'UNKNOWN_PRODUCTS';
+export type SalesErrorCode =
+  | ValidationError['code']
+  | IdempotencyKeyReusedError['code']
+  | 'ORDER_NOT_FOUND'
+  | 'ORDER_STATE_CONFLICT'
+  | 'UNKNOWN_PRODUCTS';
 
 /** The base of every sales error: its code must be one of SalesErrorCode (see StockError). */
 export abstract class SalesError<Code extends SalesErrorCode> extends DomainError<Code> {}

@@ -14,7 +14,8 @@ import { OrderStateConflictError } from './errors';
  * → cancelled (failureReason reservation-released: it can no longer be paid);
  * committed before payment → completed (stock considers the goods sold).
  */
-export type OrderStatus = 'pending' | 'reserved' | 'paid' | 'completed' | 'rejected' | 'cancelled' | 'expired' | 'unfulfilled';
+export type OrderStatus =
+  'pending' | 'reserved' | 'paid' | 'completed' | 'rejected' | 'cancelled' | 'expired' | 'unfulfilled';
 
 /** The failureReason of an order cancelled because stock released its hold (through stock's own API), not by its buyer. */
 export const RESERVATION_RELEASED = 'reservation-released';
@@ -39,11 +40,15 @@ function orderLines(value: readonly OrderLineRequest[]): OrderLineRequest[] | In
   const byProduct = new Map<number, number>();
   for (const { productId, quantity } of value) {
     if (!isProductId(productId)) return new Invalid(`has a productId that is not an integer from 1 to ${INT32_MAX}`);
-    if (!Number.isInteger(quantity) || quantity < 1 || quantity > LINE_MAX_QUANTITY) return new Invalid(`has a quantity that is not an integer from 1 to ${LINE_MAX_QUANTITY}`);
+    if (!Number.isInteger(quantity) || quantity < 1 || quantity > LINE_MAX_QUANTITY)
+      return new Invalid(`has a quantity that is not an integer from 1 to ${LINE_MAX_QUANTITY}`);
     byProduct.set(productId, (byProduct.get(productId) ?? 0) + quantity);
   }
-  const lines = [...byProduct].map(([productId, quantity]) => ({ productId, quantity })).sort((a, b) => a.productId - b.productId);
-  if (lines.some((line) => line.quantity > LINE_MAX_QUANTITY)) return new Invalid(`sums to more than ${LINE_MAX_QUANTITY} for one product`);
+  const lines = [...byProduct]
+    .map(([productId, quantity]) => ({ productId, quantity }))
+    .sort((a, b) => a.productId - b.productId);
+  if (lines.some((line) => line.quantity > LINE_MAX_QUANTITY))
+    return new Invalid(`sums to more than ${LINE_MAX_QUANTITY} for one product`);
   return lines;
 }
 
@@ -86,7 +91,8 @@ export interface OrderState {
 }
 
 /** What an event or a command did to an order: moved it on, or nothing (a duplicate, or one a later state makes moot). */
-export type Outcome = { readonly changed: true; readonly order: Order } | { readonly changed: false; readonly order: Order };
+export type Outcome =
+  { readonly changed: true; readonly order: Order } | { readonly changed: false; readonly order: Order };
 
 /**
  * An order and its state machine. Every transition is guarded by the current
@@ -128,7 +134,8 @@ export class Order implements OrderState {
   /** The buyer cancels: pending or reserved → cancelled; a cancelled order stays so. */
   cancel(at: Date): Outcome {
     if (this.status === 'cancelled') return this.unchanged();
-    if (this.status !== 'pending' && this.status !== 'reserved') throw new OrderStateConflictError(this.id, this.status, 'cancelled');
+    if (this.status !== 'pending' && this.status !== 'reserved')
+      throw new OrderStateConflictError(this.id, this.status, 'cancelled');
     return this.move({ status: 'cancelled' }, at);
   }
 

@@ -18,7 +18,10 @@ function sourceFiles(): { file: string; text: string }[] {
 
 describe('the sales domain package', () => {
   it('depends on the shared kernels only', () => {
-    const manifest = JSON.parse(readFileSync(join(source, '..', 'package.json'), 'utf8')) as { dependencies?: object; devDependencies?: object };
+    const manifest = JSON.parse(readFileSync(join(source, '..', 'package.json'), 'utf8')) as {
+      dependencies?: object;
+      devDependencies?: object;
+    };
     expect(Object.keys(manifest.dependencies ?? {})).to.deep.equal(ALLOWED);
     expect(manifest.devDependencies ?? {}).to.deep.equal({});
   });
@@ -28,7 +31,10 @@ describe('the sales domain package', () => {
     expect(files.map((f) => f.file)).to.include('order.ts');
     for (const { file, text } of files) {
       const imports = [...text.matchAll(/from '([^']+)'/g)].map((m) => m[1]!);
-      expect(imports.filter((path) => !path.startsWith('.') && !ALLOWED.includes(path)), file).to.deep.equal([]);
+      expect(
+        imports.filter((path) => !path.startsWith('.') && !ALLOWED.includes(path)),
+        file,
+      ).to.deep.equal([]);
     }
   });
 });

@@ -1,36 +1,98 @@
 import { ValidationError } from '@platform/kernel';
 import { Money } from '@commerce/shared-kernel';
 import { expect } from 'chai';
-import { Order, OrderRequest, type OrderStatus, OrderStateConflictError, type Outcome, RESERVATION_RELEASED } from '../src';
+import {
+  Order,
+  OrderRequest,
+  type OrderStatus,
+  OrderStateConflictError,
+  type Outcome,
+  RESERVATION_RELEASED,
+} from '../src';
 
 const at = new Date('2026-11-23T10:00:00Z');
 const later = new Date('2026-11-23T10:05:00Z');
-const STATUSES: OrderStatus[] = ['pending', 'reserved', 'paid', 'completed', 'rejected', 'cancelled', 'expired', 'unfulfilled'];
+const STATUSES: OrderStatus[] = [
+  'pending',
+  'reserved',
+  'paid',
+  'completed',
+  'rejected',
+  'cancelled',
+  'expired',
+  'unfulfilled',
+];
 
 function orderIn(status: OrderStatus): Order {
-  const placed = Order.place('3f1c2b7e-9a40-4d1e-8f7a-2c1d0b9e6a55', 'buyer-a', [{ productId: 1, name: 'Lamp', unitPrice: Money.fromCents(1999), quantity: 3 }], at);
+  const placed = Order.place(
+    '3f1c2b7e-9a40-4d1e-8f7a-2c1d0b9e6a55',
+    'buyer-a',
+    [{ productId: 1, name: 'Lamp', unitPrice: Money.fromCents(1999), quantity: 3 }],
+    at,
+  );
   return Order.restore({ ...placed, status });
 }
 
 /** What each input does from each state: the next state, "same" (nothing happens), or "409" (a refused command). */
-const MACHINE: Record<string, { input: (order: Order) => Outcome; from: Partial<Record<OrderStatus, OrderStatus | 'same' | '409'>> }> = {
-  cancel: { input: (o) => o.cancel(later), from: { pending: 'cancelled', reserved: 'cancelled', cancelled: 'same', paid: '409', completed: '409', rejected: '409', expired: '409', unfulfilled: '409' } },
-  pay: { input: (o) => o.pay(later), from: { reserved: 'paid', paid: 'same', completed: 'same', pending: '409', rejected: '409', cancelled: '409', expired: '409', unfulfilled: '409' } },
+const MACHINE: Record<
+  string,
+  { input: (order: Order) => Outcome; from: Partial<Record<OrderStatus, OrderStatus | 'same' | '409'>> }
+> = {
+  cancel: {
+    input: (o) => o.cancel(later),
+    from: {
+      pending: 'cancelled',
+      reserved: 'cancelled',
+      cancelled: 'same',
+      paid: '409',
+      completed: '409',
+      rejected: '409',
+      expired: '409',
+      unfulfilled: '409',
+    },
+  },
+  pay: {
+    input: (o) => o.pay(later),
+    from: {
+      reserved: 'paid',
+      paid: 'same',
+      completed: 'same',
+      pending: '409',
+      rejected: '409',
+      cancelled: '409',
+      expired: '409',
+      unfulfilled: '409',
+    },
+  },
   confirmed: { input: (o) => o.reservationConfirmed('r-1', later, later), from: { pending: 'reserved' } },
-  rejected: { input: (o) => o.reservationRejected([{ productId: 1, requested: 3, available: 1 }], 'insufficient-stock', later), from: { pending: 'rejected' } },
+  rejected: {
+    input: (o) => o.reservationRejected([{ productId: 1, requested: 3, available: 1 }], 'insufficient-stock', later),
+    from: { pending: 'rejected' },
+  },
   // Committed or released through stock's own API before payment, or an event that overtook the confirmation: the order follows stock.
-  committed: { input: (o) => o.reservationCommitted('r-1', later), from: { paid: 'completed', reserved: 'completed', pending: 'completed' } },
+  committed: {
+    input: (o) => o.reservationCommitted('r-1', later),
+    from: { paid: 'completed', reserved: 'completed', pending: 'completed' },
+  },
   commitFailed: { input: (o) => o.commitFailed('the hold had expired', later), from: { paid: 'unfulfilled' } },
   expired: { input: (o) => o.reservationExpired('r-1', later), from: { reserved: 'expired', pending: 'expired' } },
-  released: { input: (o) => o.reservationReleased('r-1', later), from: { reserved: 'cancelled', pending: 'cancelled' } },
+  released: {
+    input: (o) => o.reservationReleased('r-1', later),
+    from: { reserved: 'cancelled', pending: 'cancelled' },
+  },
 };
 
 describe('an order', () => {
   it('is placed pending, each line priced exactly and the total their sum', () => {
-    const order = Order.place('o-1', 'buyer-a', [
-      { productId: 1, name: 'Lamp', unitPrice: Money.fromDecimalString('19.99'), quantity: 3 },
-      { productId: 2, name: 'Chair', unitPrice: Money.fromDecimalString('0.10'), quantity: 7 },
-    ], at);
+    const order = Order.place(
+      'o-1',
+      'buyer-a',
+      [
+        { productId: 1, name: 'Lamp', unitPrice: Money.fromDecimalString('19.99'), quantity: 3 },
+        { productId: 2, name: 'Chair', unitPrice: Money.fromDecimalString('0.10'), quantity: 7 },
+      ],
+      at,
+    );
     expect(order).to.include({ status: 'pending', version: 1, buyer: 'buyer-a' });
     expect(order.lines.map((l) => l.lineTotal.toString())).to.deep.equal(['59.97', '0.70']);
     expect(order.total.toString()).to.equal('60.67');
@@ -42,7 +104,9 @@ describe('an order', () => {
       it(`${name} from ${status}: ${expected === 'same' ? 'stays' : expected === '409' ? 'is refused (409)' : `→ ${expected}`}`, () => {
         const order = orderIn(status);
         if (expected === '409') {
-          expect(() => input(order)).to.throw(OrderStateConflictError).with.property('status', status);
+          expect(() => input(order))
+            .to.throw(OrderStateConflictError)
+            .with.property('status', status);
           return;
         }
         const outcome = input(order);
@@ -58,16 +122,34 @@ describe('an order', () => {
   }
 
   it('keeps what an event told it: the reservation, the shortages, why it failed', () => {
-    expect(orderIn('pending').reservationConfirmed('r-1', later, later).order).to.include({ reservationId: 'r-1', reservationExpiresAt: later });
-    expect(orderIn('pending').reservationRejected([{ productId: 1, requested: 3, available: 1 }], 'insufficient-stock', later).order.shortages).to.deep.equal([{ productId: 1, requested: 3, available: 1 }]);
-    expect(orderIn('paid').commitFailed('the hold had expired', later).order.failureReason).to.equal('the hold had expired');
-    expect(orderIn('reserved').reservationReleased('r-1', later).order).to.include({ failureReason: RESERVATION_RELEASED, reservationId: 'r-1' });
+    expect(orderIn('pending').reservationConfirmed('r-1', later, later).order).to.include({
+      reservationId: 'r-1',
+      reservationExpiresAt: later,
+    });
+    expect(
+      orderIn('pending').reservationRejected(
+        [{ productId: 1, requested: 3, available: 1 }],
+        'insufficient-stock',
+        later,
+      ).order.shortages,
+    ).to.deep.equal([{ productId: 1, requested: 3, available: 1 }]);
+    expect(orderIn('paid').commitFailed('the hold had expired', later).order.failureReason).to.equal(
+      'the hold had expired',
+    );
+    expect(orderIn('reserved').reservationReleased('r-1', later).order).to.include({
+      failureReason: RESERVATION_RELEASED,
+      reservationId: 'r-1',
+    });
     expect(orderIn('pending').reservationExpired('r-1', later).order).to.include({ reservationId: 'r-1' });
   });
 
   it("ignores an event about another reservation than the order's own", () => {
     const reserved = orderIn('pending').reservationConfirmed('r-1', later, later).order;
-    for (const outcome of [reserved.reservationReleased('r-2', later), reserved.reservationCommitted('r-2', later), reserved.reservationExpired('r-2', later)]) {
+    for (const outcome of [
+      reserved.reservationReleased('r-2', later),
+      reserved.reservationCommitted('r-2', later),
+      reserved.reservationExpired('r-2', later),
+    ]) {
       expect(outcome).to.deep.equal({ changed: false, order: reserved });
     }
   });
@@ -91,12 +173,31 @@ describe('an order', () => {
 
 describe('OrderRequest', () => {
   it('sums the lines of a product and sorts them by product', () => {
-    const request = OrderRequest.create({ lines: [{ productId: 9, quantity: 1 }, { productId: 2, quantity: 4 }, { productId: 9, quantity: 2 }] });
-    expect(request.lines).to.deep.equal([{ productId: 2, quantity: 4 }, { productId: 9, quantity: 3 }]);
+    const request = OrderRequest.create({
+      lines: [
+        { productId: 9, quantity: 1 },
+        { productId: 2, quantity: 4 },
+        { productId: 9, quantity: 2 },
+      ],
+    });
+    expect(request.lines).to.deep.equal([
+      { productId: 2, quantity: 4 },
+      { productId: 9, quantity: 3 },
+    ]);
   });
 
   it('refuses no lines, more than 100, quantities outside 1..10000 and bad product ids', () => {
-    for (const lines of [[], Array.from({ length: 101 }, (_, i) => ({ productId: i + 1, quantity: 1 })), [{ productId: 1, quantity: 0 }], [{ productId: 1, quantity: 10_001 }], [{ productId: 0, quantity: 1 }], [{ productId: 1, quantity: 6000 }, { productId: 1, quantity: 6000 }]]) {
+    for (const lines of [
+      [],
+      Array.from({ length: 101 }, (_, i) => ({ productId: i + 1, quantity: 1 })),
+      [{ productId: 1, quantity: 0 }],
+      [{ productId: 1, quantity: 10_001 }],
+      [{ productId: 0, quantity: 1 }],
+      [
+        { productId: 1, quantity: 6000 },
+        { productId: 1, quantity: 6000 },
+      ],
+    ]) {
       expect(() => OrderRequest.create({ lines }), JSON.stringify(lines).slice(0, 60)).to.throw(ValidationError);
     }
   });

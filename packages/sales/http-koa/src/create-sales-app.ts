@@ -19,9 +19,28 @@ export interface SalesAppOptions {
 }
 
 /** The sales service's HTTP app: the platform's, with the orders routes mounted and the orders-by-status gauge. */
-export function createSalesApp({ useCases, access, logger, openApiFile, isReady, readinessChecks, countOrders }: SalesAppOptions): HttpApp {
-  const http = createHttpApp({ logger, toProblem, ...(isReady && { isReady }), ...(readinessChecks && { readinessChecks }), ...(openApiFile && { docs: { specFile: openApiFile, title: 'Sales service API' } }) });
-  http.metrics.addGauge('sales_orders', 'Orders by status, across every instance (read from the database)', 'status', countOrders);
+export function createSalesApp({
+  useCases,
+  access,
+  logger,
+  openApiFile,
+  isReady,
+  readinessChecks,
+  countOrders,
+}: SalesAppOptions): HttpApp {
+  const http = createHttpApp({
+    logger,
+    toProblem,
+    ...(isReady && { isReady }),
+    ...(readinessChecks && { readinessChecks }),
+    ...(openApiFile && { docs: { specFile: openApiFile, title: 'Sales service API' } }),
+  });
+  http.metrics.addGauge(
+    'sales_orders',
+    'Orders by status, across every instance (read from the database)',
+    'status',
+    countOrders,
+  );
   http.route(ordersRouter({ useCases, access }));
   return http;
 }

@@ -11,7 +11,14 @@ const LineBody = t.type({
 });
 
 const OrderBody = t.type({
-  lines: required(field('Lines', (u: unknown): u is unknown[] => Array.isArray(u), 'an array of lines', (lines: unknown[]) => lines)),
+  lines: required(
+    field(
+      'Lines',
+      (u: unknown): u is unknown[] => Array.isArray(u),
+      'an array of lines',
+      (lines: unknown[]) => lines,
+    ),
+  ),
 });
 
 /** Each line as { productId, quantity }, every bad one named by its index (lines[2].quantity). */

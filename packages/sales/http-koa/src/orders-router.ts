@@ -1,7 +1,17 @@
 import { Scopes } from '@commerce/contracts';
 import Router from '@koa/router';
 import { ValidationError } from '@platform/kernel';
-import { type AccessControl, decodeInteger, idempotencyKeyOf, jsonObjectBody, logWith, markReplayed, principalOf, queryParameters, singleQueryValue } from '@platform/koa';
+import {
+  type AccessControl,
+  decodeInteger,
+  idempotencyKeyOf,
+  jsonObjectBody,
+  logWith,
+  markReplayed,
+  principalOf,
+  queryParameters,
+  singleQueryValue,
+} from '@platform/koa';
 import type { CancelOrder, GetOrder, ListOrders, PayOrder, PlaceOrder } from '@sales/application';
 import type { Order, Viewer } from '@sales/domain';
 import type { Context } from 'koa';
@@ -70,7 +80,9 @@ export function ordersRouter({ useCases, access }: OrdersRouterOptions): Router 
     const buyer = buyerOf(ctx);
     // One buyer's key never answers another buyer's order: idempotencyKeyOf scopes it by the token's subject, the buyer.
     const idempotency = idempotencyKeyOf(ctx, 'place-order', request);
-    const { value: order, replayed } = await placeOrder.execute(buyer, request, { ...(idempotency && { idempotency }) });
+    const { value: order, replayed } = await placeOrder.execute(buyer, request, {
+      ...(idempotency && { idempotency }),
+    });
     if (!replayed) logWith(ctx, { event: 'order placed', orderId: order.id, lines: order.lines.length });
     markReplayed(ctx, replayed);
     ctx.set('Location', `/api/orders/${order.id}`);
@@ -86,14 +98,20 @@ export function ordersRouter({ useCases, access }: OrdersRouterOptions): Router 
       ...(after !== undefined && { after: uuidParameter('after', after) }),
     };
     const page = await listOrders.execute(viewerOf(ctx), query);
-    if (page.nextAfter !== undefined) ctx.set('Link', `</api/orders?limit=${query.limit}&after=${page.nextAfter}>; rel="next"`);
+    if (page.nextAfter !== undefined)
+      ctx.set('Link', `</api/orders?limit=${query.limit}&after=${page.nextAfter}>; rel="next"`);
     ctx.body = page.items.map(orderJson);
   });
 
   router.get('/:id', read, noQuery, async (ctx) => {
     const order = await getOrder.execute(orderId(ctx), viewerOf(ctx));
     const etag = `"${order.version}"`;
-    if (ctx.get('If-None-Match').split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')) {
+    if (
+      ctx
+        .get('If-None-Match')
+        .split(',')
+        .some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')
+    ) {
       ctx.status = 304;
       ctx.set('ETag', etag);
       return;

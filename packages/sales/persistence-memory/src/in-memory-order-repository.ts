@@ -19,7 +19,10 @@ export class InMemoryOrderRepository implements OrderRepository {
 
   async list(viewer: Viewer, { after, limit }: OrderPageQuery): Promise<Order[]> {
     return [...this.table.values(this.tx)]
-      .filter((order) => (viewer.kind === 'admin' || order.buyer === viewer.buyer) && (after === undefined || order.id > after))
+      .filter(
+        (order) =>
+          (viewer.kind === 'admin' || order.buyer === viewer.buyer) && (after === undefined || order.id > after),
+      )
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(0, limit);
   }

@@ -1,5 +1,13 @@
 import type { UnitOfWork } from '@platform/kernel';
-import { type IdempotencyTable, InMemoryDatabase, InMemoryIdempotencyRecords, InMemoryOutbox, InMemoryOutboxStore, InMemoryTable, type OutboxTable } from '@platform/memory';
+import {
+  type IdempotencyTable,
+  InMemoryDatabase,
+  InMemoryIdempotencyRecords,
+  InMemoryOutbox,
+  InMemoryOutboxStore,
+  InMemoryTable,
+  type OutboxTable,
+} from '@platform/memory';
 import type { OutboxStore } from '@platform/outbox';
 import type { Order, OrderRepository, SalesTransaction } from '@sales/domain';
 import { InMemoryOrderRepository } from './in-memory-order-repository';

@@ -23,7 +23,11 @@ const STATUSES = ['pending', 'reserved', 'paid', 'completed', 'rejected', 'cance
 
 /** Times: timestamptz on PostgreSQL, epoch milliseconds on SQLite (which has no time type). */
 function time(dialect: Dialect, fieldName: string, nullable = false) {
-  return { ...(dialect === 'postgresql' ? { type: 'datetime', columnType: 'timestamptz' } : { type: 'integer' }), fieldName, nullable };
+  return {
+    ...(dialect === 'postgresql' ? { type: 'datetime', columnType: 'timestamptz' } : { type: 'integer' }),
+    fieldName,
+    nullable,
+  };
 }
 
 /**

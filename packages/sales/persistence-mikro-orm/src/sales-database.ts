@@ -12,5 +12,9 @@ export interface SalesDatabaseOptions {
 
 /** The sales service's database: its tables' mapping and its migrations, on SQLite or PostgreSQL by URL. */
 export function openSalesDatabase(url: string, options: SalesDatabaseOptions = {}): Promise<Database> {
-  return Database.open(url, { entities: salesEntities, migrations: { postgresql: salesMigrations('postgresql'), sqlite: salesMigrations('sqlite') }, ...options });
+  return Database.open(url, {
+    entities: salesEntities,
+    migrations: { postgresql: salesMigrations('postgresql'), sqlite: salesMigrations('sqlite') },
+    ...options,
+  });
 }

@@ -14,7 +14,8 @@ export function openScratchStore(dialect: 'sqlite' | 'postgresql'): OpenSalesSto
       orders: new MikroOrmOrderRepository(database.session),
       outbox: new MikroOrmOutbox(database.session),
       reset: async () => {
-        for (const table of ['sales_order', 'idempotency_key', 'outbox_message']) await database.session.run(`delete from "${table}"`);
+        for (const table of ['sales_order', 'idempotency_key', 'outbox_message'])
+          await database.session.run(`delete from "${table}"`);
       },
       close: async () => {
         await database.close();

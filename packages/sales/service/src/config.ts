@@ -1,5 +1,19 @@
 import { Apis } from '@commerce/contracts';
-import { authSettings, databaseSettings, defaults, type Env, integer, listenHost, mayCreateDatabase as mayCreate, messagingSettings, optionalText, readSettings, serverSettings, type Settings, url } from '@platform/runtime';
+import {
+  authSettings,
+  databaseSettings,
+  defaults,
+  type Env,
+  integer,
+  listenHost,
+  mayCreateDatabase as mayCreate,
+  messagingSettings,
+  optionalText,
+  readSettings,
+  serverSettings,
+  type Settings,
+  url,
+} from '@platform/runtime';
 
 /** The embedded database of the quick start: the one the service creates by itself when it is missing. */
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/sales.db';
@@ -37,11 +51,17 @@ export interface SalesServiceFiles {
  * while its tokens are off (listenHost). No package but the entry knows where
  * the workspace keeps its files, so nothing here climbs to the repository root.
  */
-export function loadConfig(env: Env = process.env, cwd: string = process.cwd(), files: SalesServiceFiles = {}): SalesServiceConfig {
+export function loadConfig(
+  env: Env = process.env,
+  cwd: string = process.cwd(),
+  files: SalesServiceFiles = {},
+): SalesServiceConfig {
   const spec = { ...SALES_SETTINGS, openApiFile: optionalText('OPENAPI_FILE', files.openApiFile) };
   const config = readSettings(spec, { env, cwd, file: { variable: 'SALES_CONFIG', fallback: DEFAULT_CONFIG_FILE } });
-  if (Boolean(config.stockClientId) !== Boolean(config.stockClientSecret)) throw new Error('STOCK_CLIENT_ID and STOCK_CLIENT_SECRET go together: set both, or neither.');
-  if (config.stockClientId && !config.authIssuer) throw new Error('STOCK_CLIENT_ID needs AUTH_ISSUER: the issuer it gets tokens from.');
+  if (Boolean(config.stockClientId) !== Boolean(config.stockClientSecret))
+    throw new Error('STOCK_CLIENT_ID and STOCK_CLIENT_SECRET go together: set both, or neither.');
+  if (config.stockClientId && !config.authIssuer)
+    throw new Error('STOCK_CLIENT_ID needs AUTH_ISSUER: the issuer it gets tokens from.');
   return listenHost(config);
 }
 

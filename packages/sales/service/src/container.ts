@@ -38,11 +38,25 @@ const STORAGE: ServiceStorage<SalesTransaction> = {
 
 /** Stock's catalogue over HTTP, with sales' own token when it has a client at the issuer. */
 function productCatalog(config: SalesServiceConfig, logger: Logger): HttpProductCatalog {
-  if (config.authIssuer && !config.stockClientId) logger.warn('STOCK_CLIENT_ID is not set: sales calls stock without a token, which a stock service that checks tokens refuses');
+  if (config.authIssuer && !config.stockClientId)
+    logger.warn(
+      'STOCK_CLIENT_ID is not set: sales calls stock without a token, which a stock service that checks tokens refuses',
+    );
   const credentials = config.stockClientId
-    ? new ClientCredentials({ issuer: config.authIssuer, ...(config.authDiscoveryUrl && { discoveryUrl: config.authDiscoveryUrl }), clientId: config.stockClientId, clientSecret: config.stockClientSecret, resource: STOCK_RESOURCE, scope: STOCK_SCOPE })
+    ? new ClientCredentials({
+        issuer: config.authIssuer,
+        ...(config.authDiscoveryUrl && { discoveryUrl: config.authDiscoveryUrl }),
+        clientId: config.stockClientId,
+        clientSecret: config.stockClientSecret,
+        resource: STOCK_RESOURCE,
+        scope: STOCK_SCOPE,
+      })
     : undefined;
-  return new HttpProductCatalog({ stockUrl: config.stockUrl, ...(credentials && { credentials }), resilience: { attemptTimeoutMs: config.stockTimeoutMs } });
+  return new HttpProductCatalog({
+    stockUrl: config.stockUrl,
+    ...(credentials && { credentials }),
+    resilience: { attemptTimeoutMs: config.stockTimeoutMs },
+  });
 }
 
 function registerOwn(container: DependencyContainer, config: SalesServiceConfig): void {

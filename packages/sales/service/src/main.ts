@@ -11,6 +11,16 @@ await runMain('sales service', async () => {
   const service = await startSalesService(config);
   const url = displayUrl(config.host, service.port);
   const access = openAccessNote(config);
-  service.logger.info(`sales service listening on ${url} (node ${process.version}); docs at ${url}/swagger${access ? `; ${access}` : ''}`, { url, node: process.version, docs: `${url}/swagger`, database: redactedUrl(config.databaseUrl), stock: config.stockUrl, ...(access && { access }) });
+  service.logger.info(
+    `sales service listening on ${url} (node ${process.version}); docs at ${url}/swagger${access ? `; ${access}` : ''}`,
+    {
+      url,
+      node: process.version,
+      docs: `${url}/swagger`,
+      database: redactedUrl(config.databaseUrl),
+      stock: config.stockUrl,
+      ...(access && { access }),
+    },
+  );
   return service;
 });

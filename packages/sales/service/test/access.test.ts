@@ -1,4 +1,12 @@
-import { callWith, type IdentityUnderTest, SALES, STOCK, scratchFolder, startIdentity, tokenChecksContract } from '@commerce/identity-test-kit';
+import {
+  callWith,
+  type IdentityUnderTest,
+  SALES,
+  STOCK,
+  scratchFolder,
+  startIdentity,
+  tokenChecksContract,
+} from '@commerce/identity-test-kit';
 import { capturingLogger } from '@platform/test-kit';
 import { expect } from 'chai';
 import { DEFAULT_CONFIG, type RunningSalesService, startSalesService } from '../src';
@@ -7,7 +15,15 @@ import { type StockUnderTest, startStock } from './support';
 /** The sales service in memory, checking tokens of `identity`, pricing from an open stock service. */
 function startGuardedSales(identity: IdentityUnderTest, stockUrl: string): Promise<RunningSalesService> {
   return startSalesService(
-    { ...DEFAULT_CONFIG, port: 0, host: '127.0.0.1', databaseUrl: 'memory:', shutdownDelayMs: 0, authIssuer: identity.service.issuer, stockUrl },
+    {
+      ...DEFAULT_CONFIG,
+      port: 0,
+      host: '127.0.0.1',
+      databaseUrl: 'memory:',
+      shutdownDelayMs: 0,
+      authIssuer: identity.service.issuer,
+      stockUrl,
+    },
     { logger: capturingLogger('sales-service', []) },
   );
 }
@@ -22,15 +38,24 @@ describe('the sales service with tokens on', function () {
   });
   after(async () => stock?.stop());
 
-  tokenChecksContract('the sales service', { otherAudience: { client: 'inventory-sync', audience: STOCK, scope: 'stock:read' }, scopes: true }, async (identity) => {
-    const sales = await startGuardedSales(identity, stock.url);
-    return {
-      call: (token) => callWith(`${sales.url}/api/orders`, token),
-      good: { client: 'reporting', audience: SALES, scope: 'orders:read' },
-      needsAnotherScope: (token) => callWith(`${sales.url}/api/orders`, token, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ lines: [{ productId: lamp, quantity: 1 }] }) }),
-      close: async () => void (await sales.close({ immediate: true })),
-    };
-  });
+  tokenChecksContract(
+    'the sales service',
+    { otherAudience: { client: 'inventory-sync', audience: STOCK, scope: 'stock:read' }, scopes: true },
+    async (identity) => {
+      const sales = await startGuardedSales(identity, stock.url);
+      return {
+        call: (token) => callWith(`${sales.url}/api/orders`, token),
+        good: { client: 'reporting', audience: SALES, scope: 'orders:read' },
+        needsAnotherScope: (token) =>
+          callWith(`${sales.url}/api/orders`, token, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ lines: [{ productId: lamp, quantity: 1 }] }),
+          }),
+        close: async () => void (await sales.close({ immediate: true })),
+      };
+    },
+  );
 
   describe('one buyer and another', () => {
     let files: ReturnType<typeof scratchFolder>;
@@ -52,7 +77,11 @@ describe('the sales service with tokens on', function () {
       return (path: string, init: RequestInit = {}) => callWith(`${sales.url}${path}`, token, init);
     };
     const place = (call: (path: string, init?: RequestInit) => Promise<Response>) =>
-      call('/api/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ lines: [{ productId: lamp, quantity: 1 }] }) });
+      call('/api/orders', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ lines: [{ productId: lamp, quantity: 1 }] }),
+      });
 
     it('keeps each buyer’s orders to that buyer: another buyer’s order is a 404, exactly as one that does not exist', async () => {
       const [a, b] = [await as('buyer-a'), await as('buyer-b')];
@@ -66,8 +95,15 @@ describe('the sales service with tokens on', function () {
         const theirs = await b(`/api/orders/${placed.id}${path}`, init);
         const nobodys = await b(`/api/orders/${missing}${path}`, init);
         expect(theirs.status, what).to.equal(404);
-        const [theirsBody, nobodysBody] = [(await theirs.json()) as Record<string, unknown>, (await nobodys.json()) as Record<string, unknown>];
-        const same = (body: Record<string, unknown>, id: string) => ({ ...body, detail: String(body.detail).replace(id, '<id>'), instance: String(body.instance).replace(id, '<id>') });
+        const [theirsBody, nobodysBody] = [
+          (await theirs.json()) as Record<string, unknown>,
+          (await nobodys.json()) as Record<string, unknown>,
+        ];
+        const same = (body: Record<string, unknown>, id: string) => ({
+          ...body,
+          detail: String(body.detail).replace(id, '<id>'),
+          instance: String(body.instance).replace(id, '<id>'),
+        });
         expect(same(theirsBody, placed.id), what).to.deep.equal(same(nobodysBody, missing));
       }
       const listed = (await (await b('/api/orders')).json()) as { id: string }[];
@@ -79,8 +115,16 @@ describe('the sales service with tokens on', function () {
       const [a, b] = [await as('buyer-a'), await as('buyer-b')];
       const key = { 'Idempotency-Key': `checkout-${Date.now()}` };
       const placeWith = async (call: typeof a) => {
-        const response = await call('/api/orders', { method: 'POST', headers: { 'content-type': 'application/json', ...key }, body: JSON.stringify({ lines: [{ productId: lamp, quantity: 1 }] }) });
-        return { status: response.status, replayed: response.headers.get('idempotent-replayed'), order: (await response.json()) as { id: string; buyer: string } };
+        const response = await call('/api/orders', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...key },
+          body: JSON.stringify({ lines: [{ productId: lamp, quantity: 1 }] }),
+        });
+        return {
+          status: response.status,
+          replayed: response.headers.get('idempotent-replayed'),
+          order: (await response.json()) as { id: string; buyer: string },
+        };
       };
       const first = await placeWith(a);
       const other = await placeWith(b);
@@ -97,7 +141,9 @@ describe('the sales service with tokens on', function () {
       for (const client of ['buyer-a', 'orders-admin']) {
         const refused = await (await as(client))(`/api/orders/${placed.id}/payment`, { method: 'POST' });
         expect(refused.status, client).to.equal(403);
-        expect(refused.headers.get('www-authenticate'), client).to.equal('Bearer error="insufficient_scope", scope="orders:pay"');
+        expect(refused.headers.get('www-authenticate'), client).to.equal(
+          'Bearer error="insufficient_scope", scope="orders:pay"',
+        );
         expect(await refused.json(), client).to.include({ code: 'INSUFFICIENT_SCOPE' });
       }
       const provider = await as('payment-provider');
@@ -105,7 +151,9 @@ describe('the sales service with tokens on', function () {
       const early = await provider(`/api/orders/${placed.id}/payment`, { method: 'POST' });
       expect(early.status).to.equal(409);
       expect(await early.json()).to.include({ code: 'ORDER_STATE_CONFLICT', orderStatus: 'pending' });
-      expect((await provider('/api/orders/00000000-0000-7000-8000-000000000000/payment', { method: 'POST' })).status).to.equal(404);
+      expect(
+        (await provider('/api/orders/00000000-0000-7000-8000-000000000000/payment', { method: 'POST' })).status,
+      ).to.equal(404);
       // It confirms payments; it reads nothing.
       expect((await provider(`/api/orders/${placed.id}`)).status).to.equal(403);
       expect((await a(`/api/orders/${placed.id}`)).status).to.equal(200);
@@ -116,7 +164,13 @@ describe('the sales service with tokens on', function () {
       const placed = await place(a);
       const { id } = (await placed.json()) as { id: string };
       const read = await a(`/api/orders/${id}`);
-      const answers = [placed, read, await a(`/api/orders/${id}`, { headers: { 'if-none-match': read.headers.get('etag')! } }), await a('/api/orders'), await b(`/api/orders/${id}`)];
+      const answers = [
+        placed,
+        read,
+        await a(`/api/orders/${id}`, { headers: { 'if-none-match': read.headers.get('etag')! } }),
+        await a('/api/orders'),
+        await b(`/api/orders/${id}`),
+      ];
       expect(answers.map((answer) => [answer.status, answer.headers.get('cache-control')])).to.deep.equal([
         [202, 'no-store'],
         [200, 'no-store'],
@@ -131,7 +185,9 @@ describe('the sales service with tokens on', function () {
       const placed = (await (await place(a)).json()) as { id: string };
       const admin = await as('orders-admin');
       expect((await admin(`/api/orders/${placed.id}`)).status).to.equal(200);
-      expect(((await (await admin('/api/orders?limit=1000')).json()) as { id: string }[]).map((order) => order.id)).to.include(placed.id);
+      expect(
+        ((await (await admin('/api/orders?limit=1000')).json()) as { id: string }[]).map((order) => order.id),
+      ).to.include(placed.id);
       const cancelled = await admin(`/api/orders/${placed.id}/cancel`, { method: 'POST' });
       expect(cancelled.status).to.equal(200);
       expect(await cancelled.json()).to.include({ status: 'cancelled', buyer: 'buyer-a' });

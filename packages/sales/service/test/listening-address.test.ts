@@ -13,7 +13,9 @@ describe('where the sales service listens', function () {
     service = startServiceProcess(MAIN, { DATABASE_URL: 'memory:', HOST: undefined, AUTH_ISSUER: undefined });
     const line = await service.listening();
     const port = await service.port();
-    expect(line.message).to.equal(`sales service listening on http://127.0.0.1:${port} (node ${process.version}); docs at http://127.0.0.1:${port}/swagger; tokens off: listening on 127.0.0.1 only (set HOST to listen elsewhere)`);
+    expect(line.message).to.equal(
+      `sales service listening on http://127.0.0.1:${port} (node ${process.version}); docs at http://127.0.0.1:${port}/swagger; tokens off: listening on 127.0.0.1 only (set HOST to listen elsewhere)`,
+    );
     expect(await connectOutcome('127.0.0.1', port)).to.equal('connected');
     expect(await connectOutcome('127.0.0.2', port)).to.equal('ECONNREFUSED');
   });

@@ -22,14 +22,23 @@ describe('The sales service on RabbitMQ', function () {
     broker = new Broker({ url: vhost.url, connectionName: 'sales messaging test', logger: quiet });
     // Stands in for stock's queue: sales.order.placed is routed somewhere, and the test sees it.
     const probe = broker.connection.createConsumer(
-      { queue: 'probe', queueOptions: { queue: 'probe', durable: true }, exchanges: [{ exchange: EVENTS_EXCHANGE, type: 'topic', durable: true }], queueBindings: [{ queue: 'probe', exchange: EVENTS_EXCHANGE, routingKey: 'sales.order.placed' }] },
+      {
+        queue: 'probe',
+        queueOptions: { queue: 'probe', durable: true },
+        exchanges: [{ exchange: EVENTS_EXCHANGE, type: 'topic', durable: true }],
+        queueBindings: [{ queue: 'probe', exchange: EVENTS_EXCHANGE, routingKey: 'sales.order.placed' }],
+      },
       (message) => void placedEvents.push(message),
     );
     await new Promise((resolve) => probe.once('ready', resolve));
     stock = await startStock();
     // The relay polls once a minute: an event published sooner was published because its unit of work woke the relay.
     sales = await startSales('sqlite', this, { stockUrl: stock.url, amqpUrl: vhost.url, outboxPollMs: 60_000 });
-    await eventually('the broker up', 10_000, async () => (await sales.json<Readiness>('GET', '/health/ready')).body.checks.broker === 'up');
+    await eventually(
+      'the broker up',
+      10_000,
+      async () => (await sales.json<Readiness>('GET', '/health/ready')).body.checks.broker === 'up',
+    );
   });
   after(async () => {
     await sales?.stop();
@@ -40,21 +49,42 @@ describe('The sales service on RabbitMQ', function () {
 
   it('publishes an order’s placed event as soon as the order commits, long before the relay’s next poll', async () => {
     const lamp = await stock.product('Lamp', 10, 5);
-    const { body: order } = await sales.json<{ id: string }>('POST', '/api/orders', { lines: [{ productId: lamp, quantity: 1 }] });
-    const message = await eventually('the placed event', 15_000, async () => placedEvents.find((m) => (m.body as { data: { orderId: string } }).data.orderId === order.id));
+    const { body: order } = await sales.json<{ id: string }>('POST', '/api/orders', {
+      lines: [{ productId: lamp, quantity: 1 }],
+    });
+    const message = await eventually('the placed event', 15_000, async () =>
+      placedEvents.find((m) => (m.body as { data: { orderId: string } }).data.orderId === order.id),
+    );
     expect(message.routingKey).to.equal('sales.order.placed');
   });
 
   it('logs each stock event it handles with the order id and the outcome', async () => {
     const lamp = await stock.product('Lamp', 10, 5);
-    const { body: order } = await sales.json<{ id: string }>('POST', '/api/orders', { lines: [{ productId: lamp, quantity: 1 }] });
+    const { body: order } = await sales.json<{ id: string }>('POST', '/api/orders', {
+      lines: [{ productId: lamp, quantity: 1 }],
+    });
     const publisher = new EventPublisher(broker);
-    const confirmed = newEvent('stock.reservation.confirmed', { orderId: order.id, reservationId: randomUUID(), expiresAt: '2030-01-01T00:00:00.000Z' });
+    const confirmed = newEvent('stock.reservation.confirmed', {
+      orderId: order.id,
+      reservationId: randomUUID(),
+      expiresAt: '2030-01-01T00:00:00.000Z',
+    });
     // Returned until sales' queue is bound: sent again until it is taken.
-    await eventually('sales’ queue to take the event', 10_000, () => publisher.publish({ id: confirmed.id, type: confirmed.type, payload: JSON.stringify(confirmed) }).then(() => true));
+    await eventually('sales’ queue to take the event', 10_000, () =>
+      publisher
+        .publish({ id: confirmed.id, type: confirmed.type, payload: JSON.stringify(confirmed) })
+        .then(() => true),
+    );
     await publisher.close();
-    const line = await eventually('the log line', 10_000, async () => sales.logs.find((l) => l.message === 'stock event handled' && l.eventId === confirmed.id));
-    expect(line).to.include({ orderId: order.id, type: 'stock.reservation.confirmed', outcome: 'applied', level: 'info' });
+    const line = await eventually('the log line', 10_000, async () =>
+      sales.logs.find((l) => l.message === 'stock event handled' && l.eventId === confirmed.id),
+    );
+    expect(line).to.include({
+      orderId: order.id,
+      type: 'stock.reservation.confirmed',
+      outcome: 'applied',
+      level: 'info',
+    });
     expect((await sales.json<{ status: string }>('GET', `/api/orders/${order.id}`)).body.status).to.equal('reserved');
   });
 });

@@ -6,13 +6,29 @@ import { DEFAULT_CONFIG, loadConfig } from '../src';
 import { SALES_OPENAPI_FILE, salesOpenApi } from './support';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
-const open: AccessControl = { enabled: false, authenticate: (_ctx, next) => next(), require: () => (_ctx, next) => next() };
+const open: AccessControl = {
+  enabled: false,
+  authenticate: (_ctx, next) => next(),
+  require: () => (_ctx, next) => next(),
+};
 
 function servedOperations(): string[] {
-  const routers = [ordersRouter({ useCases: {} as OrderUseCases, access: open }), operationsRouter({ isReady: async () => true, metrics: {} as HttpMetrics })];
+  const routers = [
+    ordersRouter({ useCases: {} as OrderUseCases, access: open }),
+    operationsRouter({ isReady: async () => true, metrics: {} as HttpMetrics }),
+  ];
   return routers
     .flatMap((router) => router.stack)
-    .flatMap((layer) => layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method} ${String(layer.path).replace(/:(\w+)/g, '{$1}').replace(/\/$/, '')}`));
+    .flatMap((layer) =>
+      layer.methods
+        .filter((method) => method !== 'HEAD')
+        .map(
+          (method) =>
+            `${method} ${String(layer.path)
+              .replace(/:(\w+)/g, '{$1}')
+              .replace(/\/$/, '')}`,
+        ),
+    );
 }
 
 describe('docs/sales.openapi.yaml', () => {
@@ -24,7 +40,11 @@ describe('docs/sales.openapi.yaml', () => {
   });
 
   it('describes every route the Koa router serves, and nothing it does not', () => {
-    const described = Object.entries(salesOpenApi.paths).flatMap(([path, item]) => Object.keys(item).filter((key) => HTTP_METHODS.includes(key)).map((method) => `${method.toUpperCase()} ${path}`));
+    const described = Object.entries(salesOpenApi.paths).flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((key) => HTTP_METHODS.includes(key))
+        .map((method) => `${method.toUpperCase()} ${path}`),
+    );
     expect(servedOperations()).to.have.members(described);
   });
 
@@ -35,7 +55,13 @@ describe('docs/sales.openapi.yaml', () => {
         if (!HTTP_METHODS.includes(method)) continue;
         const api = path.startsWith('/api/');
         expect(operation.tags, path).to.deep.equal([api ? 'Orders' : 'Operations']);
-        if (api) expect(operation.security, path).to.satisfy((security: unknown) => Array.isArray(security) && security.length > 0 && security.every((requirement) => Object.keys(requirement as object).join() === 'bearerAuth'));
+        if (api)
+          expect(operation.security, path).to.satisfy(
+            (security: unknown) =>
+              Array.isArray(security) &&
+              security.length > 0 &&
+              security.every((requirement) => Object.keys(requirement as object).join() === 'bearerAuth'),
+          );
         else expect(operation.security, path).to.deep.equal([]);
         if (api) expect(Object.keys(operation.responses ?? {}), path).to.include.members(['401', '403', '503']);
       }
@@ -45,7 +71,14 @@ describe('docs/sales.openapi.yaml', () => {
 
 describe('sales settings', () => {
   it('defaults to port 8082, its own SQLite file, stock on 8080 and no token checks, so on loopback only', () => {
-    expect(DEFAULT_CONFIG).to.include({ port: 8082, host: '127.0.0.1', databaseUrl: 'sqlite:./data/sales.db', stockUrl: 'http://127.0.0.1:8080', authIssuer: '', authAudience: 'urn:commerce:sales' });
+    expect(DEFAULT_CONFIG).to.include({
+      port: 8082,
+      host: '127.0.0.1',
+      databaseUrl: 'sqlite:./data/sales.db',
+      stockUrl: 'http://127.0.0.1:8080',
+      authIssuer: '',
+      authAudience: 'urn:commerce:sales',
+    });
   });
 
   it('listens on loopback only while tokens are off, on every interface once they are on, and where HOST says in either case', () => {
@@ -58,9 +91,15 @@ describe('sales settings', () => {
   });
 
   it('refuses a client id without its secret, a client without an issuer, and a STOCK_URL that is not a URL', () => {
-    expect(() => loadConfig({ STOCK_CLIENT_ID: 'sales' }, '/nonexistent')).to.throw(/STOCK_CLIENT_ID and STOCK_CLIENT_SECRET go together/);
-    expect(() => loadConfig({ STOCK_CLIENT_ID: 'sales', STOCK_CLIENT_SECRET: 's' }, '/nonexistent')).to.throw(/STOCK_CLIENT_ID needs AUTH_ISSUER/);
-    expect(() => loadConfig({ STOCK_URL: 'localhost:8080' }, '/nonexistent')).to.throw(/STOCK_URL must be an absolute http or https URL/);
+    expect(() => loadConfig({ STOCK_CLIENT_ID: 'sales' }, '/nonexistent')).to.throw(
+      /STOCK_CLIENT_ID and STOCK_CLIENT_SECRET go together/,
+    );
+    expect(() => loadConfig({ STOCK_CLIENT_ID: 'sales', STOCK_CLIENT_SECRET: 's' }, '/nonexistent')).to.throw(
+      /STOCK_CLIENT_ID needs AUTH_ISSUER/,
+    );
+    expect(() => loadConfig({ STOCK_URL: 'localhost:8080' }, '/nonexistent')).to.throw(
+      /STOCK_URL must be an absolute http or https URL/,
+    );
     expect(() => loadConfig({ AUTH_ISSUER: 'not a url' }, '/nonexistent')).to.throw(/AUTH_ISSUER/);
   });
 });

@@ -3,8 +3,22 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { type SalesUnderTest, type StockUnderTest, startSales, startStock } from './support';
 
-type OrderJson = { id: string; status: string; buyer: string; total: number; lines: { productId: number; name: string; unitPrice: number; quantity: number; lineTotal: number }[]; createdAt: string; updatedAt: string };
-type ProblemJson = { code: string; detail: string; productIds?: number[]; orderStatus?: string; errors?: Record<string, string[]> };
+type OrderJson = {
+  id: string;
+  status: string;
+  buyer: string;
+  total: number;
+  lines: { productId: number; name: string; unitPrice: number; quantity: number; lineTotal: number }[];
+  createdAt: string;
+  updatedAt: string;
+};
+type ProblemJson = {
+  code: string;
+  detail: string;
+  productIds?: number[];
+  orderStatus?: string;
+  errors?: Record<string, string[]>;
+};
 
 for (const backend of BACKENDS) {
   describe(`The orders API on ${backend}`, function () {
@@ -25,18 +39,25 @@ for (const backend of BACKENDS) {
       await stock?.stop();
     });
 
-    const place = (lines: unknown, headers: Record<string, string> = {}) => sales.json<OrderJson & ProblemJson>('POST', '/api/orders', { lines }, headers);
+    const place = (lines: unknown, headers: Record<string, string> = {}) =>
+      sales.json<OrderJson & ProblemJson>('POST', '/api/orders', { lines }, headers);
 
     it('places an order: 202, Location, pending, each line priced by stock, money exact', async () => {
-      const { status, headers, body } = await place([{ productId: pen, quantity: 3 }, { productId: lamp, quantity: 2 }, { productId: pen, quantity: 4 }]);
+      const { status, headers, body } = await place([
+        { productId: pen, quantity: 3 },
+        { productId: lamp, quantity: 2 },
+        { productId: pen, quantity: 4 },
+      ]);
       expect(status).to.equal(202);
       expect(headers.get('location')).to.equal(`/api/orders/${body.id}`);
       expect(headers.get('etag')).to.equal('"1"');
       expect(body).to.deep.include({ status: 'pending', buyer: 'anonymous', total: 80.5 });
-      expect(body.lines).to.deep.equal([
-        { productId: lamp, name: 'Desk lamp', unitPrice: 39.9, quantity: 2, lineTotal: 79.8 },
-        { productId: pen, name: 'Pen', unitPrice: 0.1, quantity: 7, lineTotal: 0.7 },
-      ].sort((a, b) => a.productId - b.productId));
+      expect(body.lines).to.deep.equal(
+        [
+          { productId: lamp, name: 'Desk lamp', unitPrice: 39.9, quantity: 2, lineTotal: 79.8 },
+          { productId: pen, name: 'Pen', unitPrice: 0.1, quantity: 7, lineTotal: 0.7 },
+        ].sort((a, b) => a.productId - b.productId),
+      );
       expect(body.createdAt).to.equal(body.updatedAt);
       const read = await sales.json<OrderJson>('GET', `/api/orders/${body.id}`);
       expect(read.body).to.deep.equal(body);
@@ -44,7 +65,11 @@ for (const backend of BACKENDS) {
 
     it('refuses unknown products with 422 naming them, and records nothing', async () => {
       const before = (await sales.json<OrderJson[]>('GET', '/api/orders?limit=1000')).body.length;
-      const { status, body } = await place([{ productId: lamp, quantity: 1 }, { productId: 999_998, quantity: 1 }, { productId: 999_999, quantity: 1 }]);
+      const { status, body } = await place([
+        { productId: lamp, quantity: 1 },
+        { productId: 999_998, quantity: 1 },
+        { productId: 999_999, quantity: 1 },
+      ]);
       expect(status).to.equal(422);
       expect(body).to.include({ code: 'UNKNOWN_PRODUCTS' });
       expect(body.productIds).to.deep.equal([999_998, 999_999]);
@@ -56,7 +81,14 @@ for (const backend of BACKENDS) {
       ['101 lines', Array.from({ length: 101 }, (_, i) => ({ productId: i + 1, quantity: 1 })), 'lines'],
       ['a quantity of 0', [{ productId: 1, quantity: 0 }], 'lines'],
       ['a quantity of 1.5', [{ productId: 1, quantity: 1.5 }], 'lines'],
-      ['one product summing past 10000', [{ productId: 1, quantity: 6000 }, { productId: 1, quantity: 5000 }], 'lines'],
+      [
+        'one product summing past 10000',
+        [
+          { productId: 1, quantity: 6000 },
+          { productId: 1, quantity: 5000 },
+        ],
+        'lines',
+      ],
       ['a product id of 0', [{ productId: 0, quantity: 1 }], 'lines'],
       ['a quantity given as text', [{ productId: 1, quantity: '2' }], 'lines[0].quantity'],
       ['a line that is not an object', [7], 'lines[0]'],
@@ -73,7 +105,10 @@ for (const backend of BACKENDS) {
 
     it('refuses a body that is not an object, and an unknown property', async () => {
       expect((await sales.json('POST', '/api/orders', [])).status).to.equal(400);
-      const { status, body } = await sales.json<ProblemJson>('POST', '/api/orders', { lines: [{ productId: lamp, quantity: 1 }], coupon: 'X' });
+      const { status, body } = await sales.json<ProblemJson>('POST', '/api/orders', {
+        lines: [{ productId: lamp, quantity: 1 }],
+        coupon: 'X',
+      });
       expect(status).to.equal(400);
       expect(body.errors).to.have.property('coupon');
     });
@@ -95,7 +130,9 @@ for (const backend of BACKENDS) {
       const response = await sales.request(`/api/orders/${body.id}`, { headers: { 'If-None-Match': '"1"' } });
       expect(response.status).to.equal(304);
       expect(response.headers.get('etag')).to.equal('"1"');
-      expect((await sales.request(`/api/orders/${body.id}`, { headers: { 'If-None-Match': '"7"' } })).status).to.equal(200);
+      expect((await sales.request(`/api/orders/${body.id}`, { headers: { 'If-None-Match': '"7"' } })).status).to.equal(
+        200,
+      );
     });
 
     it('cancels a pending order once, and then refuses to pay it with 409 naming the state', async () => {
@@ -118,7 +155,9 @@ for (const backend of BACKENDS) {
     });
 
     it('answers 404 for an order that does not exist and 400 for an id that is not one', async () => {
-      expect((await sales.json<ProblemJson>('GET', `/api/orders/${randomUUID()}`)).body.code).to.equal('ORDER_NOT_FOUND');
+      expect((await sales.json<ProblemJson>('GET', `/api/orders/${randomUUID()}`)).body.code).to.equal(
+        'ORDER_NOT_FOUND',
+      );
       expect((await sales.json<ProblemJson>('POST', `/api/orders/${randomUUID()}/cancel`)).status).to.equal(404);
       const bad = await sales.json<ProblemJson>('GET', '/api/orders/42');
       expect(bad.status).to.equal(400);
@@ -190,22 +229,44 @@ describe('The orders API when stock does not answer', function () {
     stock = await startStock({ port });
     const again = await stock.product('Lamp', 1, 5);
     await new Promise((resolve) => setTimeout(resolve, 5_200));
-    expect((await sales.json('POST', '/api/orders', { lines: [{ productId: again, quantity: 1 }] })).status).to.equal(202);
+    expect((await sales.json('POST', '/api/orders', { lines: [{ productId: again, quantity: 1 }] })).status).to.equal(
+      202,
+    );
   });
 
   it('answers a repeat with its Idempotency-Key from the record while stock is down: 202 replayed, not 503', async () => {
     const id = await stock.product('Pen', 1, 5);
     const key = randomUUID();
-    const first = await sales.json<OrderJson>('POST', '/api/orders', { lines: [{ productId: id, quantity: 1 }] }, { 'Idempotency-Key': key });
+    const first = await sales.json<OrderJson>(
+      'POST',
+      '/api/orders',
+      { lines: [{ productId: id, quantity: 1 }] },
+      { 'Idempotency-Key': key },
+    );
     expect(first.status).to.equal(202);
     const port = stock.service.port;
     await stock.stop();
     try {
-      const repeat = await sales.json<OrderJson>('POST', '/api/orders', { lines: [{ productId: id, quantity: 1 }] }, { 'Idempotency-Key': key });
+      const repeat = await sales.json<OrderJson>(
+        'POST',
+        '/api/orders',
+        { lines: [{ productId: id, quantity: 1 }] },
+        { 'Idempotency-Key': key },
+      );
       expect(repeat.status).to.equal(202);
       expect(repeat.headers.get('idempotent-replayed')).to.equal('true');
       expect(repeat.body).to.deep.equal(first.body);
-      expect((await sales.json<ProblemJson>('POST', '/api/orders', { lines: [{ productId: id, quantity: 1 }] }, { 'Idempotency-Key': randomUUID() })).status, 'a new key still needs stock').to.equal(503);
+      expect(
+        (
+          await sales.json<ProblemJson>(
+            'POST',
+            '/api/orders',
+            { lines: [{ productId: id, quantity: 1 }] },
+            { 'Idempotency-Key': randomUUID() },
+          )
+        ).status,
+        'a new key still needs stock',
+      ).to.equal(503);
     } finally {
       stock = await startStock({ port });
     }

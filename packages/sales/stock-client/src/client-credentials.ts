@@ -70,7 +70,8 @@ export class ClientCredentials {
       body: new URLSearchParams({ grant_type: 'client_credentials', resource, scope }).toString(),
     });
     const { access_token: token, expires_in: expiresIn } = body as { access_token?: unknown; expires_in?: unknown };
-    if (typeof token !== 'string' || typeof expiresIn !== 'number') throw this.unavailable('its token endpoint answered without access_token and expires_in');
+    if (typeof token !== 'string' || typeof expiresIn !== 'number')
+      throw this.unavailable('its token endpoint answered without access_token and expires_in');
     return { token, renewAt: this.now() + Math.max(1, expiresIn - renewBeforeSeconds) * 1000 };
   }
 
@@ -82,11 +83,13 @@ export class ClientCredentials {
    * is remembered from a refusal: the next token asks discovery again.
    */
   private async discoverTokenEndpoint(): Promise<string> {
-    const discovery = this.options.discoveryUrl || `${this.options.issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
+    const discovery =
+      this.options.discoveryUrl || `${this.options.issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
     const { token_endpoint: named } = (await this.json(discovery, { method: 'GET' })) as { token_endpoint?: unknown };
     const origins = issuerOrigins(this.options.issuer, discovery);
     const endpoint = issuerEndpoint(named, origins);
-    if (endpoint.status === 'unusable') throw this.unavailable(`its discovery document ${discovery} names no usable token_endpoint`);
+    if (endpoint.status === 'unusable')
+      throw this.unavailable(`its discovery document ${discovery} names no usable token_endpoint`);
     if (endpoint.status === 'elsewhere') {
       throw this.unavailable(
         `its discovery document ${discovery} names the token endpoint ${endpoint.url}, which is not on the origin of the issuer or of the discovery URL (${[...origins].join(' or ')}); the client secret is not sent there`,
@@ -95,16 +98,25 @@ export class ClientCredentials {
     return endpoint.url;
   }
 
-  private async json(url: string, init: { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string }): Promise<unknown> {
+  private async json(
+    url: string,
+    init: { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string },
+  ): Promise<unknown> {
     const timeoutMs = this.options.timeoutMs ?? 2_000;
     let response;
     try {
-      response = await request(url, { ...init, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs) });
+      response = await request(url, {
+        ...init,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        signal: AbortSignal.timeout(timeoutMs),
+      });
     } catch (error) {
       throw this.unavailable(`${url} could not be reached (${(error as Error).message})`, error);
     }
     const text = await response.body.text();
-    if (response.statusCode !== 200) throw this.unavailable(`${url} answered ${response.statusCode}: ${text.slice(0, 200)}`);
+    if (response.statusCode !== 200)
+      throw this.unavailable(`${url} answered ${response.statusCode}: ${text.slice(0, 200)}`);
     try {
       return JSON.parse(text) as unknown;
     } catch {
@@ -114,6 +126,11 @@ export class ClientCredentials {
 
   /** No token: the call that needed one cannot be made, and the caller may try again shortly. */
   private unavailable(reason: string, cause?: unknown): UnavailableError {
-    return new UnavailableError('IDENTITY_UNAVAILABLE', `No access token from the issuer ${this.options.issuer}: ${reason}.`, 5, { cause });
+    return new UnavailableError(
+      'IDENTITY_UNAVAILABLE',
+      `No access token from the issuer ${this.options.issuer}: ${reason}.`,
+      5,
+      { cause },
+    );
   }
 }

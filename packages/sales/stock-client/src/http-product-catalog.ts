@@ -30,7 +30,10 @@ export class HttpProductCatalog implements ProductCatalog {
   private readonly client: ResilientJsonClient;
 
   constructor(private readonly options: HttpProductCatalogOptions) {
-    this.client = new ResilientJsonClient(options.stockUrl, 'STOCK_UNAVAILABLE', 'stock service', { ...DEFAULT_RESILIENCE, ...options.resilience });
+    this.client = new ResilientJsonClient(options.stockUrl, 'STOCK_UNAVAILABLE', 'stock service', {
+      ...DEFAULT_RESILIENCE,
+      ...options.resilience,
+    });
   }
 
   get breaker() {
@@ -40,7 +43,8 @@ export class HttpProductCatalog implements ProductCatalog {
   async quote(ids: readonly number[]): Promise<QuotedProduct[]> {
     const unique = [...new Set(ids)];
     const quoted: QuotedProduct[] = [];
-    for (let start = 0; start < unique.length; start += BATCH) quoted.push(...(await this.quoteBatch(unique.slice(start, start + BATCH))));
+    for (let start = 0; start < unique.length; start += BATCH)
+      quoted.push(...(await this.quoteBatch(unique.slice(start, start + BATCH))));
     return quoted;
   }
 
@@ -54,15 +58,31 @@ export class HttpProductCatalog implements ProductCatalog {
       credentials.invalidate(token);
       response = await this.client.get(path, bearer(await credentials.token()));
     }
-    if (response.status !== 200) throw new UnavailableError('STOCK_UNAVAILABLE', `The stock service refused the product read: ${response.status} ${describe(response.body)}.`, 5);
+    if (response.status !== 200)
+      throw new UnavailableError(
+        'STOCK_UNAVAILABLE',
+        `The stock service refused the product read: ${response.status} ${describe(response.body)}.`,
+        5,
+      );
     return this.decode(response.body);
   }
 
   private decode(body: unknown): QuotedProduct[] {
-    const malformed = () => new UnavailableError('STOCK_UNAVAILABLE', 'The stock service answered a product list this version of sales cannot read.', 5);
+    const malformed = () =>
+      new UnavailableError(
+        'STOCK_UNAVAILABLE',
+        'The stock service answered a product list this version of sales cannot read.',
+        5,
+      );
     if (!Array.isArray(body)) throw malformed();
     return body.map((item: unknown) => {
-      if (!isObject(item) || typeof item.id !== 'number' || typeof item.name !== 'string' || typeof item.price !== 'number') throw malformed();
+      if (
+        !isObject(item) ||
+        typeof item.id !== 'number' ||
+        typeof item.name !== 'string' ||
+        typeof item.price !== 'number'
+      )
+        throw malformed();
       const price = Money.parse(item.price);
       if (!(price instanceof Money)) throw malformed();
       return { id: item.id, name: item.name, price };

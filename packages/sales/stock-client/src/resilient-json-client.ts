@@ -54,8 +54,19 @@ export class UpstreamError extends Error {
 
 /** The network errors worth another attempt: the peer was not there, went away, or took too long. */
 const TRANSIENT_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH',
-  'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CLOSED',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CLOSED',
 ]);
 
 function isTransient(error: unknown): boolean {
@@ -104,12 +115,18 @@ export class ResilientJsonClient {
       headersTimeout: options.attemptTimeoutMs + 1_000,
       bodyTimeout: options.attemptTimeoutMs + 1_000,
     });
-    this.breaker = circuitBreaker(handleWhen(isTransient), { halfOpenAfter: options.halfOpenAfterMs, breaker: new ConsecutiveBreaker(options.failuresToOpen) });
-    this.breaker.onBreak(() => (this.openedAt = Date.now()));
-    const retries = retry(handleWhen((error) => isTransient(error)), {
-      maxAttempts: options.retries,
-      backoff: new ExponentialBackoff({ initialDelay: options.backoffMs, maxDelay: 1_000 }),
+    this.breaker = circuitBreaker(handleWhen(isTransient), {
+      halfOpenAfter: options.halfOpenAfterMs,
+      breaker: new ConsecutiveBreaker(options.failuresToOpen),
     });
+    this.breaker.onBreak(() => (this.openedAt = Date.now()));
+    const retries = retry(
+      handleWhen((error) => isTransient(error)),
+      {
+        maxAttempts: options.retries,
+        backoff: new ExponentialBackoff({ initialDelay: options.backoffMs, maxDelay: 1_000 }),
+      },
+    );
     // bulkhead(retry(breaker(timeout(call)))): a call starts once it has a connection; every attempt is then timed and
     // counted; an open breaker is not retried (not transient), and the calls waiting behind it fail as fast.
     const turns = bulkhead(options.connections, options.waiting);
@@ -120,7 +137,12 @@ export class ResilientJsonClient {
   async get(path: string, headers: Record<string, string> = {}): Promise<JsonResponse> {
     try {
       return await this.reads.execute(async ({ signal }) => {
-        const response = await this.pool.request({ method: 'GET', path: this.prefix + path, signal, headers: { accept: 'application/json', ...headers } });
+        const response = await this.pool.request({
+          method: 'GET',
+          path: this.prefix + path,
+          signal,
+          headers: { accept: 'application/json', ...headers },
+        });
         const text = await response.body.text(); // inside the policy: a stalled body counts as a failed attempt
         if (response.statusCode >= 500) throw new UpstreamError(`${this.service} answered ${response.statusCode}`);
         try {
@@ -138,13 +160,23 @@ export class ResilientJsonClient {
   private unavailable(error: unknown): unknown {
     if (error instanceof BrokenCircuitError || error instanceof IsolatedCircuitError) {
       const retryAfter = Math.max(1, Math.ceil((this.openedAt + this.options.halfOpenAfterMs - Date.now()) / 1000));
-      return new UnavailableError(this.code, `The ${this.service} is not answering; retry in ${retryAfter} s.`, retryAfter, { cause: error });
+      return new UnavailableError(
+        this.code,
+        `The ${this.service} is not answering; retry in ${retryAfter} s.`,
+        retryAfter,
+        { cause: error },
+      );
     }
     if (error instanceof BulkheadRejectedError) {
-      return new UnavailableError(this.code, `Too many calls are waiting for the ${this.service}; retry in 1 s.`, 1, { cause: error });
+      return new UnavailableError(this.code, `Too many calls are waiting for the ${this.service}; retry in 1 s.`, 1, {
+        cause: error,
+      });
     }
     if (!isTransient(error)) return error;
-    const reason = error instanceof TaskCancelledError ? `did not answer within ${this.options.attemptTimeoutMs} ms` : (error as Error).message;
+    const reason =
+      error instanceof TaskCancelledError
+        ? `did not answer within ${this.options.attemptTimeoutMs} ms`
+        : (error as Error).message;
     return new UnavailableError(this.code, `The ${this.service} could not be reached: ${reason}.`, 1, { cause: error });
   }
 

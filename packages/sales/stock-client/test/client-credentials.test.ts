@@ -1,4 +1,11 @@
-import { CLIENTS, decodePart, type IdentityUnderTest, STOCK, scratchFolder, startIdentity } from '@commerce/identity-test-kit';
+import {
+  CLIENTS,
+  decodePart,
+  type IdentityUnderTest,
+  STOCK,
+  scratchFolder,
+  startIdentity,
+} from '@commerce/identity-test-kit';
 import { UnavailableError } from '@platform/kernel';
 import { expect } from 'chai';
 import { once } from 'node:events';
@@ -18,7 +25,16 @@ describe('ClientCredentials (sales’ own tokens for stock)', function () {
   let clock: number;
   const issued = () => identity.logs.filter((line) => line.message === 'access token issued');
   const credentials = (options: Partial<ConstructorParameters<typeof ClientCredentials>[0]> = {}) =>
-    new ClientCredentials({ issuer: PUBLIC_ISSUER, discoveryUrl, clientId: checkout.clientId, clientSecret: checkout.clientSecret, resource: STOCK, scope: 'stock:read', now: () => clock, ...options });
+    new ClientCredentials({
+      issuer: PUBLIC_ISSUER,
+      discoveryUrl,
+      clientId: checkout.clientId,
+      clientSecret: checkout.clientSecret,
+      resource: STOCK,
+      scope: 'stock:read',
+      now: () => clock,
+      ...options,
+    });
 
   before(async () => {
     files = scratchFolder();
@@ -34,11 +50,19 @@ describe('ClientCredentials (sales’ own tokens for stock)', function () {
 
   it('finds the token endpoint at AUTH_DISCOVERY_URL, not at the issuer’s public address, and gets a token for stock as its own client', async () => {
     const token = await credentials().token();
-    expect(decodePart(token, 1)).to.include({ iss: PUBLIC_ISSUER, aud: STOCK, sub: 'checkout', client_id: 'checkout', scope: 'stock:read' });
+    expect(decodePart(token, 1)).to.include({
+      iss: PUBLIC_ISSUER,
+      aud: STOCK,
+      sub: 'checkout',
+      client_id: 'checkout',
+      scope: 'stock:read',
+    });
   });
 
   it('without AUTH_DISCOVERY_URL asks the issuer’s own address (here unreachable: a 503 for the caller, never a 500)', async () => {
-    const error = await credentials({ discoveryUrl: undefined }).token().catch((e: unknown) => e);
+    const error = await credentials({ discoveryUrl: undefined })
+      .token()
+      .catch((e: unknown) => e);
     expect(error).to.be.instanceOf(UnavailableError).and.include({ code: 'IDENTITY_UNAVAILABLE' });
     expect((error as Error).message).to.include(`${PUBLIC_ISSUER}/.well-known/openid-configuration`);
   });
@@ -84,7 +108,12 @@ describe('ClientCredentials (sales’ own tokens for stock)', function () {
         let body = '';
         request.on('data', (chunk: Buffer) => (body += chunk.toString()));
         request.on('end', () => {
-          requests.push({ method: request.method!, path: request.url!, authorization: request.headers.authorization, body });
+          requests.push({
+            method: request.method!,
+            path: request.url!,
+            authorization: request.headers.authorization,
+            body,
+          });
           const [status, json] = answer(request.url!);
           response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
         });
@@ -105,7 +134,13 @@ describe('ClientCredentials (sales’ own tokens for stock)', function () {
     let discovery: Awaited<ReturnType<typeof recording>>;
     let elsewhere: Awaited<ReturnType<typeof recording>>;
     before(async () => {
-      discovery = await recording((path) => (path === '/.well-known/openid-configuration' ? [200, { issuer: PUBLIC_ISSUER, token_endpoint: tokenEndpoint }] : path === '/token' ? [200, TOKEN] : [404, {}]));
+      discovery = await recording((path) =>
+        path === '/.well-known/openid-configuration'
+          ? [200, { issuer: PUBLIC_ISSUER, token_endpoint: tokenEndpoint }]
+          : path === '/token'
+            ? [200, TOKEN]
+            : [404, {}],
+      );
       elsewhere = await recording(() => [200, TOKEN]);
     });
     after(() => {
@@ -116,32 +151,55 @@ describe('ClientCredentials (sales’ own tokens for stock)', function () {
       discovery.requests.length = 0;
       elsewhere.requests.length = 0;
     });
-    const fake = (options: Partial<ConstructorParameters<typeof ClientCredentials>[0]> = {}) => credentials({ discoveryUrl: `${discovery.url}/.well-known/openid-configuration`, ...options });
-    const refusal = (client: ClientCredentials) => client.token().then(() => undefined, (error: unknown) => error as UnavailableError);
+    const fake = (options: Partial<ConstructorParameters<typeof ClientCredentials>[0]> = {}) =>
+      credentials({ discoveryUrl: `${discovery.url}/.well-known/openid-configuration`, ...options });
+    const refusal = (client: ClientCredentials) =>
+      client.token().then(
+        () => undefined,
+        (error: unknown) => error as UnavailableError,
+      );
 
     it('refuses one on neither the issuer’s origin nor the discovery URL’s (host, port or scheme): no request there, the secret is not sent, and the caller gets the discovery failure’s IDENTITY_UNAVAILABLE', async () => {
       const port = new URL(discovery.url).port;
       const client = fake();
-      for (const named of [`${elsewhere.url}/token`, `http://localhost:${new URL(elsewhere.url).port}/token`, `https://127.0.0.1:${port}/token`, `http://localhost:${port}/token`, 'http://evil.example/token']) {
+      for (const named of [
+        `${elsewhere.url}/token`,
+        `http://localhost:${new URL(elsewhere.url).port}/token`,
+        `https://127.0.0.1:${port}/token`,
+        `http://localhost:${port}/token`,
+        'http://evil.example/token',
+      ]) {
         tokenEndpoint = named;
         const error = await refusal(client);
-        expect(error, named).to.be.instanceOf(UnavailableError).and.include({ code: 'IDENTITY_UNAVAILABLE', retryAfterSeconds: 5 });
+        expect(error, named)
+          .to.be.instanceOf(UnavailableError)
+          .and.include({ code: 'IDENTITY_UNAVAILABLE', retryAfterSeconds: 5 });
         expect(error?.message, named).to.equal(
           `No access token from the issuer ${PUBLIC_ISSUER}: its discovery document ${discovery.url}/.well-known/openid-configuration names the token endpoint ${named}, which is not on the origin of the issuer or of the discovery URL (http://127.0.0.1:9 or ${discovery.url}); the client secret is not sent there.`,
         );
       }
       expect(elsewhere.requests, 'nothing was sent to the other origin').to.deep.equal([]);
-      expect(discovery.requests.map(({ method, path, authorization }) => [method, path, authorization])).to.deep.equal(Array.from({ length: 5 }, () => ['GET', '/.well-known/openid-configuration', undefined]));
+      expect(discovery.requests.map(({ method, path, authorization }) => [method, path, authorization])).to.deep.equal(
+        Array.from({ length: 5 }, () => ['GET', '/.well-known/openid-configuration', undefined]),
+      );
 
       // The same as any other discovery failure: an error of the same kind, and nothing kept, so the next token asks discovery again.
       tokenEndpoint = undefined as unknown as string;
       const failed = await refusal(client);
-      expect(failed).to.be.instanceOf(UnavailableError).and.include({ code: 'IDENTITY_UNAVAILABLE', retryAfterSeconds: 5 });
-      expect(failed?.message).to.equal(`No access token from the issuer ${PUBLIC_ISSUER}: its discovery document ${discovery.url}/.well-known/openid-configuration names no usable token_endpoint.`);
+      expect(failed)
+        .to.be.instanceOf(UnavailableError)
+        .and.include({ code: 'IDENTITY_UNAVAILABLE', retryAfterSeconds: 5 });
+      expect(failed?.message).to.equal(
+        `No access token from the issuer ${PUBLIC_ISSUER}: its discovery document ${discovery.url}/.well-known/openid-configuration names no usable token_endpoint.`,
+      );
       tokenEndpoint = `${discovery.url}/token`;
       expect(await client.token(), 'once discovery names its own origin').to.equal('a-token');
       const sent = discovery.requests.at(-1)!;
-      expect([sent.method, sent.path, sent.authorization]).to.deep.equal(['POST', '/token', `Basic ${Buffer.from(`${checkout.clientId}:${checkout.clientSecret}`).toString('base64')}`]);
+      expect([sent.method, sent.path, sent.authorization]).to.deep.equal([
+        'POST',
+        '/token',
+        `Basic ${Buffer.from(`${checkout.clientId}:${checkout.clientSecret}`).toString('base64')}`,
+      ]);
       expect(elsewhere.requests).to.deep.equal([]);
     });
 
@@ -156,7 +214,10 @@ describe('ClientCredentials (sales’ own tokens for stock)', function () {
       const stock = await recording(() => [200, []]);
       const catalog = new HttpProductCatalog({ stockUrl: stock.url, credentials: fake() });
       try {
-        const error = await catalog.quote([1]).then(() => undefined, (e: unknown) => e as UnavailableError);
+        const error = await catalog.quote([1]).then(
+          () => undefined,
+          (e: unknown) => e as UnavailableError,
+        );
         expect(error).to.be.instanceOf(UnavailableError).and.include({ code: 'IDENTITY_UNAVAILABLE' });
         expect(stock.requests).to.deep.equal([]);
         expect(elsewhere.requests).to.deep.equal([]);

@@ -9,7 +9,12 @@ import { HttpProductCatalog } from '../src';
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** A stand-in for stock on loopback whose behaviour each test sets, counting the requests it gets. */
-async function fakeStock(): Promise<{ url: string; requests: IncomingMessage[]; answer: (handler: Handler) => void; close: () => Promise<void> }> {
+async function fakeStock(): Promise<{
+  url: string;
+  requests: IncomingMessage[];
+  answer: (handler: Handler) => void;
+  close: () => Promise<void>;
+}> {
   let handler: Handler = (_req, res) => res.end('[]');
   const requests: IncomingMessage[] = [];
   const server: Server = createServer((req, res) => {
@@ -30,10 +35,12 @@ async function fakeStock(): Promise<{ url: string; requests: IncomingMessage[]; 
   };
 }
 
-const json = (status: number, body: unknown): Handler => (_req, res) => {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-};
+const json =
+  (status: number, body: unknown): Handler =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
 
 /** Short enough for the timeout test, long enough that a busy machine never times out an answer that was on its way. */
 const fast = { attemptTimeoutMs: 1_000, backoffMs: 10, halfOpenAfterMs: 400 };
@@ -52,16 +59,26 @@ describe('HttpProductCatalog (sales → stock over HTTP)', () => {
   });
 
   it('quotes the products stock has, in one batch read, with exact prices', async () => {
-    stock.answer(json(200, [{ id: 1, name: 'Pen', price: 0.1, quantityInStock: 5 }, { id: 3, name: 'Ink', price: 19.99 }]));
+    stock.answer(
+      json(200, [
+        { id: 1, name: 'Pen', price: 0.1, quantityInStock: 5 },
+        { id: 3, name: 'Ink', price: 19.99 },
+      ]),
+    );
     const quoted = await catalog.quote([3, 1, 2, 3]);
     expect(stock.requests.map((r) => r.url)).to.deep.equal(['/api/products?ids=3,1,2']);
-    expect(quoted.map(({ id, name, price }) => ({ id, name, cents: price.cents }))).to.deep.equal([{ id: 1, name: 'Pen', cents: 10 }, { id: 3, name: 'Ink', cents: 1999 }]);
+    expect(quoted.map(({ id, name, price }) => ({ id, name, cents: price.cents }))).to.deep.equal([
+      { id: 1, name: 'Pen', cents: 10 },
+      { id: 3, name: 'Ink', cents: 1999 },
+    ]);
   });
 
   it('splits more than a hundred ids into batches of a hundred', async () => {
     stock.answer(json(200, []));
     await catalog.quote(Array.from({ length: 250 }, (_, i) => i + 1));
-    expect(stock.requests.map((r) => new URL(r.url!, 'http://x').searchParams.get('ids')!.split(',').length)).to.deep.equal([100, 100, 50]);
+    expect(
+      stock.requests.map((r) => new URL(r.url!, 'http://x').searchParams.get('ids')!.split(',').length),
+    ).to.deep.equal([100, 100, 50]);
   });
 
   it('keeps the path of the base URL (stock behind a gateway)', async () => {
@@ -80,7 +97,9 @@ describe('HttpProductCatalog (sales → stock over HTTP)', () => {
 
   it('succeeds when a retry does', async () => {
     let calls = 0;
-    stock.answer((req, res) => (++calls === 1 ? json(503, {})(req, res) : json(200, [{ id: 1, name: 'Pen', price: 1 }])(req, res)));
+    stock.answer((req, res) =>
+      ++calls === 1 ? json(503, {})(req, res) : json(200, [{ id: 1, name: 'Pen', price: 1 }])(req, res),
+    );
     expect(await catalog.quote([1])).to.have.length(1);
     expect(calls).to.equal(2);
   });
@@ -96,7 +115,10 @@ describe('HttpProductCatalog (sales → stock over HTTP)', () => {
   });
 
   it('starts an attempt, and its timeout, only once a connection is free: a burst waits its turn and every call succeeds', async () => {
-    const burst = new HttpProductCatalog({ stockUrl: stock.url, resilience: { ...fast, attemptTimeoutMs: 1_000, connections: 2 } });
+    const burst = new HttpProductCatalog({
+      stockUrl: stock.url,
+      resilience: { ...fast, attemptTimeoutMs: 1_000, connections: 2 },
+    });
     let atOnce = 0;
     let most = 0;
     stock.answer((_req, res) => {
@@ -124,7 +146,9 @@ describe('HttpProductCatalog (sales → stock over HTTP)', () => {
       const outcomes = await Promise.allSettled([narrow.quote([1]), narrow.quote([1]), narrow.quote([1])]);
       expect(outcomes.map((outcome) => outcome.status)).to.deep.equal(['fulfilled', 'fulfilled', 'rejected']);
       const refused = (outcomes[2] as PromiseRejectedResult).reason as UnavailableError;
-      expect(refused).to.be.instanceOf(UnavailableError).and.include({ code: 'STOCK_UNAVAILABLE', retryAfterSeconds: 1 });
+      expect(refused)
+        .to.be.instanceOf(UnavailableError)
+        .and.include({ code: 'STOCK_UNAVAILABLE', retryAfterSeconds: 1 });
       expect(refused.message).to.match(/Too many calls are waiting/);
       expect(stock.requests).to.have.length(2);
     } finally {
@@ -187,7 +211,9 @@ describe('HttpProductCatalog (sales → stock over HTTP)', () => {
     };
     await catalog.close();
     catalog = new HttpProductCatalog({ stockUrl: stock.url, credentials, resilience: fast });
-    stock.answer((req, res) => (req.headers.authorization === 'Bearer new' ? json(200, [])(req, res) : json(401, {})(req, res)));
+    stock.answer((req, res) =>
+      req.headers.authorization === 'Bearer new' ? json(200, [])(req, res) : json(401, {})(req, res),
+    );
     expect(await catalog.quote([1])).to.deep.equal([]);
     expect(stock.requests.map((r) => r.headers.authorization)).to.deep.equal(['Bearer old', 'Bearer new']);
   });
@@ -198,7 +224,14 @@ describe('HttpProductCatalog against the stock service', () => {
   let catalog: HttpProductCatalog;
 
   before(async () => {
-    service = await startStockService({ ...DEFAULT_CONFIG, port: 0, host: '127.0.0.1', databaseUrl: 'memory:', shutdownDelayMs: 0, logLevel: 'error' });
+    service = await startStockService({
+      ...DEFAULT_CONFIG,
+      port: 0,
+      host: '127.0.0.1',
+      databaseUrl: 'memory:',
+      shutdownDelayMs: 0,
+      logLevel: 'error',
+    });
     catalog = new HttpProductCatalog({ stockUrl: service.url });
   });
   after(async () => {
@@ -214,6 +247,10 @@ describe('HttpProductCatalog against the stock service', () => {
     }).then((r) => r.json() as Promise<{ id: number }>);
     const [lamp, ...rest] = await catalog.quote([created.id, 999_999]);
     expect(rest).to.deep.equal([]);
-    expect({ id: lamp!.id, name: lamp!.name, price: lamp!.price.toNumber() }).to.deep.equal({ id: created.id, name: 'Lamp', price: 12.3 });
+    expect({ id: lamp!.id, name: lamp!.name, price: lamp!.price.toNumber() }).to.deep.equal({
+      id: created.id,
+      name: 'Lamp',
+      price: 12.3,
+    });
   });
 });

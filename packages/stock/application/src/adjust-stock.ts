@@ -1,5 +1,12 @@
 import { type Clock, type OnceResult, runOnce, type UnitOfWork } from '@platform/kernel';
-import { InsufficientStockError, type Product, ProductNotFoundError, type StockAdjustment, StockLimitExceededError, type StockTransaction } from '@stock/domain';
+import {
+  InsufficientStockError,
+  type Product,
+  ProductNotFoundError,
+  type StockAdjustment,
+  StockLimitExceededError,
+  type StockTransaction,
+} from '@stock/domain';
 import type { WriteOptions } from './options';
 import { productRecord } from './product-record';
 
@@ -16,7 +23,11 @@ export class AdjustStock {
    * statement with no transaction around it, so a hot product's row is locked
    * for one round trip only.
    */
-  async execute(id: number, { delta, reason }: StockAdjustment, { idempotency, requestId, caller }: WriteOptions = {}): Promise<OnceResult<Product>> {
+  async execute(
+    id: number,
+    { delta, reason }: StockAdjustment,
+    { idempotency, requestId, caller }: WriteOptions = {},
+  ): Promise<OnceResult<Product>> {
     const adjust = async (tx: StockTransaction): Promise<Product> => {
       const outcome = await tx.products.adjustStock(id, delta, { at: this.clock(), reason, requestId, actor: caller });
       switch (outcome.status) {

@@ -14,6 +14,8 @@ export class CommitReservation {
    * throws ReservationNotFoundError.
    */
   execute(id: string, caller: string, { requestId }: { requestId?: string } = {}): Promise<Reservation> {
-    return this.unitOfWork.run((tx) => settleReservation(tx, id, 'committed', this.clock, { by: 'caller', caller }, requestId));
+    return this.unitOfWork.run((tx) =>
+      settleReservation(tx, id, 'committed', this.clock, { by: 'caller', caller }, requestId),
+    );
   }
 }

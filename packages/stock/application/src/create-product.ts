@@ -10,7 +10,10 @@ export class CreateProduct {
   ) {}
 
   /** Stores the product, and its initial stock as its first movement; with an idempotency key, at most once per key. */
-  async execute(details: ProductDetails, { idempotency, requestId, caller }: WriteOptions = {}): Promise<OnceResult<Product>> {
+  async execute(
+    details: ProductDetails,
+    { idempotency, requestId, caller }: WriteOptions = {},
+  ): Promise<OnceResult<Product>> {
     const add = (tx: StockTransaction) => tx.products.add(details, { at: this.clock(), requestId, actor: caller });
     if (idempotency) return runOnce(this.unitOfWork, idempotency, productRecord, add);
     // One insert (with its movement), atomic by itself: no transaction to open around it.

@@ -1,5 +1,12 @@
 import type { Clock } from '@platform/kernel';
-import { type Reservation, type ReservationRequest, type Shortage, StockShortageError, type StockTransaction, UnknownProductsError } from '@stock/domain';
+import {
+  type Reservation,
+  type ReservationRequest,
+  type Shortage,
+  StockShortageError,
+  type StockTransaction,
+  UnknownProductsError,
+} from '@stock/domain';
 
 export interface ReservationOutcome {
   readonly reservation: Reservation;
@@ -27,8 +34,17 @@ export type HoldFor = { readonly origin: 'api'; readonly owner: string } | { rea
  * made. The ledger records the owner as the movements' actor; an order's
  * movements have none.
  */
-export async function holdStock(tx: StockTransaction, request: ReservationRequest, settings: ReserveStockSettings, holder: HoldFor, requestId?: string): Promise<ReservationOutcome> {
-  const find = () => (holder.origin === 'order' ? tx.reservations.findForOrder(request.reference) : tx.reservations.findByReference(holder.owner, request.reference));
+export async function holdStock(
+  tx: StockTransaction,
+  request: ReservationRequest,
+  settings: ReserveStockSettings,
+  holder: HoldFor,
+  requestId?: string,
+): Promise<ReservationOutcome> {
+  const find = () =>
+    holder.origin === 'order'
+      ? tx.reservations.findForOrder(request.reference)
+      : tx.reservations.findByReference(holder.owner, request.reference);
   const existing = await find();
   if (existing) return { reservation: existing, created: false };
   const now = settings.clock();
@@ -46,12 +62,19 @@ export async function holdStock(tx: StockTransaction, request: ReservationReques
   };
   // Claimed first: a concurrent reservation for the same reference waits here for this one, then answers it.
   if ((await tx.reservations.claim(reservation)) === 'taken') return { reservation: (await find())!, created: false };
-  const known = new Set((await tx.products.findMany(request.lines.map((line) => line.productId))).map((product) => product.id));
+  const known = new Set(
+    (await tx.products.findMany(request.lines.map((line) => line.productId))).map((product) => product.id),
+  );
   const unknown = request.lines.map((line) => line.productId).filter((id) => !known.has(id));
   if (unknown.length > 0) throw new UnknownProductsError(unknown);
   const shortages: Shortage[] = [];
   for (const { productId, quantity } of request.lines) {
-    const outcome = await tx.products.hold(productId, quantity, { at: now, reservationId: reservation.id, requestId, actor: owner });
+    const outcome = await tx.products.hold(productId, quantity, {
+      at: now,
+      reservationId: reservation.id,
+      requestId,
+      actor: owner,
+    });
     if (outcome.status === 'short') shortages.push({ productId, requested: quantity, available: outcome.available });
     if (outcome.status === 'not-found') throw new UnknownProductsError([productId]);
   }

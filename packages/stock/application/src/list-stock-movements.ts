@@ -1,4 +1,11 @@
-import { type MovementPageQuery, movementSeenBy, ProductNotFoundError, type ProductRepository, type StockMovement, type StockMovementRepository } from '@stock/domain';
+import {
+  type MovementPageQuery,
+  movementSeenBy,
+  ProductNotFoundError,
+  type ProductRepository,
+  type StockMovement,
+  type StockMovementRepository,
+} from '@stock/domain';
 
 export interface MovementPage {
   readonly items: StockMovement[];
@@ -19,7 +26,9 @@ export class ListStockMovements {
    */
   async execute(productId: number, query: MovementPageQuery, reader: string): Promise<MovementPage> {
     if (!(await this.products.findById(productId))) throw new ProductNotFoundError(productId);
-    const rows = (await this.movements.list(productId, { after: query.after, limit: query.limit + 1 })).map((movement) => movementSeenBy(movement, reader));
+    const rows = (await this.movements.list(productId, { after: query.after, limit: query.limit + 1 })).map(
+      (movement) => movementSeenBy(movement, reader),
+    );
     if (rows.length <= query.limit) return { items: rows };
     const items = rows.slice(0, query.limit);
     return { items, nextAfter: items[items.length - 1]!.id };

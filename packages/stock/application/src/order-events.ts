@@ -2,10 +2,14 @@ import type { EventData, EventEnvelope } from '@commerce/contracts';
 import type { Clock } from '@platform/kernel';
 
 /** An event sales publishes about an order, as stock consumes it. */
-export type OrderEvent<T extends 'sales.order.placed' | 'sales.order.cancelled' | 'sales.order.paid'> = EventEnvelope<T, EventData<T>>;
+export type OrderEvent<T extends 'sales.order.placed' | 'sales.order.cancelled' | 'sales.order.paid'> = EventEnvelope<
+  T,
+  EventData<T>
+>;
 
 /** What handling an order event did, for the log line and the metrics; `duplicate` is a message the inbox already had. */
-export type OrderEventOutcome = 'held' | 'rejected' | 'tombstoned' | 'released' | 'committed' | 'commit-failed' | 'unchanged' | 'duplicate';
+export type OrderEventOutcome =
+  'held' | 'rejected' | 'tombstoned' | 'released' | 'committed' | 'commit-failed' | 'unchanged' | 'duplicate';
 
 /** What the order use cases need besides the unit of work. */
 export interface OrderEventSettings {

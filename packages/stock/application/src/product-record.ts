@@ -12,12 +12,33 @@ interface ProductSnapshot {
   version: number;
 }
 
-export function productSnapshot({ id, name, description, price, quantityInStock, reservedQuantity, version }: Product): ProductSnapshot {
+export function productSnapshot({
+  id,
+  name,
+  description,
+  price,
+  quantityInStock,
+  reservedQuantity,
+  version,
+}: Product): ProductSnapshot {
   return { id, name, description, priceCents: price.cents, quantityInStock, reservedQuantity, version };
 }
 
-export function productFromSnapshot({ id, name, description, priceCents, quantityInStock, reservedQuantity = 0, version }: ProductSnapshot): Product {
-  return Product.of(id, ProductDetails.restore({ name, description, price: Money.fromCents(priceCents), quantityInStock }), version, reservedQuantity);
+export function productFromSnapshot({
+  id,
+  name,
+  description,
+  priceCents,
+  quantityInStock,
+  reservedQuantity = 0,
+  version,
+}: ProductSnapshot): Product {
+  return Product.of(
+    id,
+    ProductDetails.restore({ name, description, price: Money.fromCents(priceCents), quantityInStock }),
+    version,
+    reservedQuantity,
+  );
 }
 
 /** A product as an idempotency record keeps it, so a repeat answers the product exactly as the first call did. */

@@ -17,26 +17,47 @@ export class ReleaseForOrder {
    * the message's inbox entry.
    */
   async execute(event: OrderEvent<'sales.order.cancelled'>): Promise<OrderEventOutcome> {
-    const { value, replayed } = await runOnce(this.unitOfWork, inboxEntry(this.settings.consumer, event), textResult, async (tx): Promise<OrderEventOutcome> => {
-      const { orderId } = event.data;
-      let reservation = await tx.reservations.findForOrder(orderId);
-      if (!reservation) {
-        const now = this.settings.clock();
-        const tombstone: Reservation = { id: this.settings.newId(), reference: orderId, origin: 'order', status: 'rejected', lines: [], expiresAt: now, createdAt: now, updatedAt: now };
-        if ((await tx.reservations.claim(tombstone)) === 'claimed') return 'tombstoned';
-        // Its placed event was handled meanwhile: release what it held.
-        reservation = (await tx.reservations.findForOrder(orderId))!;
-      }
-      if (reservation.status !== 'held') return 'unchanged';
-      try {
-        const released = await settleReservation(tx, reservation.id, 'released', this.settings.clock, { by: 'order-flow' }, event.id);
-        return released.status === 'released' ? 'released' : 'unchanged';
-      } catch (error) {
-        // Committed meanwhile: a paid order is not cancelled (sales refuses that), so there is nothing to undo here.
-        if (error instanceof ReservationNotHeldError) return 'unchanged';
-        throw error;
-      }
-    });
+    const { value, replayed } = await runOnce(
+      this.unitOfWork,
+      inboxEntry(this.settings.consumer, event),
+      textResult,
+      async (tx): Promise<OrderEventOutcome> => {
+        const { orderId } = event.data;
+        let reservation = await tx.reservations.findForOrder(orderId);
+        if (!reservation) {
+          const now = this.settings.clock();
+          const tombstone: Reservation = {
+            id: this.settings.newId(),
+            reference: orderId,
+            origin: 'order',
+            status: 'rejected',
+            lines: [],
+            expiresAt: now,
+            createdAt: now,
+            updatedAt: now,
+          };
+          if ((await tx.reservations.claim(tombstone)) === 'claimed') return 'tombstoned';
+          // Its placed event was handled meanwhile: release what it held.
+          reservation = (await tx.reservations.findForOrder(orderId))!;
+        }
+        if (reservation.status !== 'held') return 'unchanged';
+        try {
+          const released = await settleReservation(
+            tx,
+            reservation.id,
+            'released',
+            this.settings.clock,
+            { by: 'order-flow' },
+            event.id,
+          );
+          return released.status === 'released' ? 'released' : 'unchanged';
+        } catch (error) {
+          // Committed meanwhile: a paid order is not cancelled (sales refuses that), so there is nothing to undo here.
+          if (error instanceof ReservationNotHeldError) return 'unchanged';
+          throw error;
+        }
+      },
+    );
     return replayed ? 'duplicate' : (value as OrderEventOutcome);
   }
 }

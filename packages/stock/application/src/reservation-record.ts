@@ -14,11 +14,34 @@ interface ReservationSnapshot extends Omit<Reservation, 'origin' | 'expiresAt' |
 /** A reservation as an idempotency record keeps it. */
 export const reservationRecord: ResultFormat<ReservationOutcome> = {
   serialise: ({ reservation, created }) =>
-    JSON.stringify({ ...reservation, expiresAt: reservation.expiresAt.toISOString(), createdAt: reservation.createdAt.toISOString(), updatedAt: reservation.updatedAt.toISOString(), created } satisfies ReservationSnapshot),
+    JSON.stringify({
+      ...reservation,
+      expiresAt: reservation.expiresAt.toISOString(),
+      createdAt: reservation.createdAt.toISOString(),
+      updatedAt: reservation.updatedAt.toISOString(),
+      created,
+    } satisfies ReservationSnapshot),
   deserialise(text) {
-    const { created, origin = 'api', expiresAt, createdAt, updatedAt, ...rest } = JSON.parse(text) as ReservationSnapshot;
+    const {
+      created,
+      origin = 'api',
+      expiresAt,
+      createdAt,
+      updatedAt,
+      ...rest
+    } = JSON.parse(text) as ReservationSnapshot;
     // Records written before holds had owners: the migration gave those holds to ANONYMOUS_CALLER. (Their keys, scoped by no caller, are never asked for again.)
     const owner = origin === 'api' && rest.owner === undefined ? { owner: ANONYMOUS_CALLER } : {};
-    return { reservation: { ...rest, ...owner, origin, expiresAt: new Date(expiresAt), createdAt: new Date(createdAt), updatedAt: new Date(updatedAt) }, created };
+    return {
+      reservation: {
+        ...rest,
+        ...owner,
+        origin,
+        expiresAt: new Date(expiresAt),
+        createdAt: new Date(createdAt),
+        updatedAt: new Date(updatedAt),
+      },
+      created,
+    };
   },
 };

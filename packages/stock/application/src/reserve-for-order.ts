@@ -1,6 +1,12 @@
 import { newEvent } from '@commerce/contracts';
 import { inboxEntry, runOnce, textResult, type UnitOfWork } from '@platform/kernel';
-import { type Reservation, ReservationRequest, StockShortageError, type StockTransaction, UnknownProductsError } from '@stock/domain';
+import {
+  type Reservation,
+  ReservationRequest,
+  StockShortageError,
+  type StockTransaction,
+  UnknownProductsError,
+} from '@stock/domain';
 import { holdStock } from './hold-stock';
 import type { OrderEvent, OrderEventOutcome, OrderEventSettings } from './order-events';
 
@@ -35,7 +41,17 @@ export class ReserveForOrder {
       return await once(async (tx) => {
         const { reservation, created } = await holdStock(tx, request, this.settings, { origin: 'order' }, event.id);
         if (!created) return this.answerAgain(tx, reservation);
-        await tx.outbox.add(newEvent('stock.reservation.confirmed', { orderId: reservation.reference, reservationId: reservation.id, expiresAt: reservation.expiresAt.toISOString() }, reservation.createdAt));
+        await tx.outbox.add(
+          newEvent(
+            'stock.reservation.confirmed',
+            {
+              orderId: reservation.reference,
+              reservationId: reservation.id,
+              expiresAt: reservation.expiresAt.toISOString(),
+            },
+            reservation.createdAt,
+          ),
+        );
         return 'held';
       });
     } catch (error) {
@@ -45,11 +61,28 @@ export class ReserveForOrder {
     }
   }
 
-  private async refuse(tx: StockTransaction, request: ReservationRequest, error: StockShortageError | UnknownProductsError): Promise<OrderEventOutcome> {
+  private async refuse(
+    tx: StockTransaction,
+    request: ReservationRequest,
+    error: StockShortageError | UnknownProductsError,
+  ): Promise<OrderEventOutcome> {
     const now = this.settings.clock();
-    const refusal: Reservation = { id: this.settings.newId(), reference: request.reference, origin: 'order', status: 'rejected', lines: request.lines, expiresAt: now, createdAt: now, updatedAt: now };
-    if ((await tx.reservations.claim(refusal)) === 'taken') return this.answerAgain(tx, (await tx.reservations.findForOrder(request.reference))!);
-    const shortages = error instanceof StockShortageError ? error.shortages.map(({ productId, requested, available }) => ({ productId, requested, available })) : [];
+    const refusal: Reservation = {
+      id: this.settings.newId(),
+      reference: request.reference,
+      origin: 'order',
+      status: 'rejected',
+      lines: request.lines,
+      expiresAt: now,
+      createdAt: now,
+      updatedAt: now,
+    };
+    if ((await tx.reservations.claim(refusal)) === 'taken')
+      return this.answerAgain(tx, (await tx.reservations.findForOrder(request.reference))!);
+    const shortages =
+      error instanceof StockShortageError
+        ? error.shortages.map(({ productId, requested, available }) => ({ productId, requested, available }))
+        : [];
     const reason = error instanceof StockShortageError ? 'insufficient-stock' : 'unknown-products';
     await tx.outbox.add(newEvent('stock.reservation.rejected', { orderId: request.reference, reason, shortages }, now));
     return 'rejected';
@@ -58,7 +91,13 @@ export class ReserveForOrder {
   /** A placed event for an order stock already answered: nothing is held again, and only a tombstone answers (once more). */
   private async answerAgain(tx: StockTransaction, reservation: Reservation): Promise<OrderEventOutcome> {
     if (!isTombstone(reservation)) return 'unchanged';
-    await tx.outbox.add(newEvent('stock.reservation.rejected', { orderId: reservation.reference, reason: 'order-cancelled', shortages: [] }, this.settings.clock()));
+    await tx.outbox.add(
+      newEvent(
+        'stock.reservation.rejected',
+        { orderId: reservation.reference, reason: 'order-cancelled', shortages: [] },
+        this.settings.clock(),
+      ),
+    );
     return 'rejected';
   }
 }

@@ -20,8 +20,13 @@ export class ReserveStock {
    * order's, is never answered. (An Idempotency-Key is scoped by its caller
    * where it is read, at the HTTP edge: idempotencyKeyOf.)
    */
-  async execute(caller: string, request: ReservationRequest, { idempotency, requestId }: Omit<WriteOptions, 'caller'> = {}): Promise<OnceResult<ReservationOutcome>> {
-    const reserve = (tx: StockTransaction) => holdStock(tx, request, this.settings, { origin: 'api', owner: caller }, requestId);
+  async execute(
+    caller: string,
+    request: ReservationRequest,
+    { idempotency, requestId }: Omit<WriteOptions, 'caller'> = {},
+  ): Promise<OnceResult<ReservationOutcome>> {
+    const reserve = (tx: StockTransaction) =>
+      holdStock(tx, request, this.settings, { origin: 'api', owner: caller }, requestId);
     if (idempotency) return runOnce(this.unitOfWork, idempotency, reservationRecord, reserve);
     return { value: await this.unitOfWork.run(reserve), replayed: false };
   }

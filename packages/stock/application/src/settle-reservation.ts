@@ -1,13 +1,24 @@
 import { newEvent } from '@commerce/contracts';
 import type { Clock } from '@platform/kernel';
-import { isReachableBy, type Reservation, ReservationNotFoundError, ReservationNotHeldError, type StockTransaction, transitionFrom } from '@stock/domain';
+import {
+  isReachableBy,
+  type Reservation,
+  ReservationNotFoundError,
+  ReservationNotHeldError,
+  type StockTransaction,
+  transitionFrom,
+} from '@stock/domain';
 
 type Settlement = 'committed' | 'released' | 'expired';
 
 /** Who settles: an API caller, who reaches its own holds only, or the order flow (sales' events), which settles its orders' holds. */
 export type Settler = { readonly by: 'caller'; readonly caller: string } | { readonly by: 'order-flow' };
 
-const EVENT_OF = { committed: 'stock.reservation.committed', released: 'stock.reservation.released', expired: 'stock.reservation.expired' } as const;
+const EVENT_OF = {
+  committed: 'stock.reservation.committed',
+  released: 'stock.reservation.released',
+  expired: 'stock.reservation.expired',
+} as const;
 
 /** A caller reaches its own holds (isReachableBy); the order flow its orders' holds. */
 function reaches(settler: Settler, reservation: Reservation): boolean {
@@ -29,7 +40,14 @@ const ATTEMPTS = 3;
  * released, expired) to the outbox, whether a message or the expiry sweeper
  * settled it.
  */
-export async function settleReservation(tx: StockTransaction, id: string, to: Settlement, clock: Clock, settler: Settler, requestId?: string): Promise<Reservation> {
+export async function settleReservation(
+  tx: StockTransaction,
+  id: string,
+  to: Settlement,
+  clock: Clock,
+  settler: Settler,
+  requestId?: string,
+): Promise<Reservation> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const current = await tx.reservations.findById(id);
     // Owner and origin never change, so what this read allows holds for the conditional write below.
@@ -54,7 +72,11 @@ export async function settleReservation(tx: StockTransaction, id: string, to: Se
  * product a reservation holds while that reservation waits on one the sweep
  * holds (a deadlock on PostgreSQL).
  */
-export async function expireReservations(tx: StockTransaction, ids: readonly string[], clock: Clock): Promise<Reservation[]> {
+export async function expireReservations(
+  tx: StockTransaction,
+  ids: readonly string[],
+  clock: Clock,
+): Promise<Reservation[]> {
   const at = clock();
   const moved: Reservation[] = [];
   for (const id of ids) {
@@ -72,16 +94,30 @@ export async function expireReservations(tx: StockTransaction, ids: readonly str
  * transaction rolls back, so a reservation never changes status while its
  * stock does not.
  */
-async function settleLines(tx: StockTransaction, reservations: readonly Reservation[], to: Settlement, at: Date, requestId?: string): Promise<void> {
+async function settleLines(
+  tx: StockTransaction,
+  reservations: readonly Reservation[],
+  to: Settlement,
+  at: Date,
+  requestId?: string,
+): Promise<void> {
   // A settlement is made for the hold's owner (the caller itself, or the sweeper on its behalf); an order's hold has none.
-  const lines = reservations.flatMap((reservation) => reservation.lines.map((line) => ({ ...line, reservationId: reservation.id, actor: reservation.owner })));
+  const lines = reservations.flatMap((reservation) =>
+    reservation.lines.map((line) => ({ ...line, reservationId: reservation.id, actor: reservation.owner })),
+  );
   // Stable: a product's lines keep their reservations' order.
   lines.sort((a, b) => a.productId - b.productId);
   for (const { productId, quantity, reservationId, actor } of lines) {
     const settled = await tx.products.settle(productId, quantity, to, { at, reservationId, requestId, actor });
-    if (!settled) throw new Error(`Product ${productId} refused to settle ${quantity} held by reservation ${reservationId}: it holds less than that, or is gone. Nothing was changed.`);
+    if (!settled)
+      throw new Error(
+        `Product ${productId} refused to settle ${quantity} held by reservation ${reservationId}: it holds less than that, or is gone. Nothing was changed.`,
+      );
   }
   for (const reservation of reservations) {
-    if (reservation.origin === 'order') await tx.outbox.add(newEvent(EVENT_OF[to], { orderId: reservation.reference, reservationId: reservation.id }, at));
+    if (reservation.origin === 'order')
+      await tx.outbox.add(
+        newEvent(EVENT_OF[to], { orderId: reservation.reference, reservationId: reservation.id }, at),
+      );
   }
 }

@@ -1,5 +1,12 @@
 import type { Clock, UnitOfWork } from '@platform/kernel';
-import { InsufficientStockError, type Product, type ProductDetails, ProductNotFoundError, type StockTransaction, VersionMismatchError } from '@stock/domain';
+import {
+  InsufficientStockError,
+  type Product,
+  type ProductDetails,
+  ProductNotFoundError,
+  type StockTransaction,
+  VersionMismatchError,
+} from '@stock/domain';
 
 export interface UpdateOptions {
   /** Update only if nobody changed the product since this version was read. */
@@ -16,9 +23,16 @@ export class UpdateProduct {
   ) {}
 
   /** Replaces the details; the stock may not go below what reservations hold. */
-  async execute(id: number, details: ProductDetails, { expectedVersion, requestId, caller }: UpdateOptions = {}): Promise<Product> {
+  async execute(
+    id: number,
+    details: ProductDetails,
+    { expectedVersion, requestId, caller }: UpdateOptions = {},
+  ): Promise<Product> {
     // One conditional update (with its movement): atomic by itself, no transaction to open around it.
-    const outcome = await this.unitOfWork.run((tx) => tx.products.update(id, details, expectedVersion, { at: this.clock(), requestId, actor: caller }), { singleCall: true });
+    const outcome = await this.unitOfWork.run(
+      (tx) => tx.products.update(id, details, expectedVersion, { at: this.clock(), requestId, actor: caller }),
+      { singleCall: true },
+    );
     switch (outcome.status) {
       case 'updated':
         return outcome.product;
@@ -27,7 +41,11 @@ export class UpdateProduct {
       case 'version-mismatch':
         throw new VersionMismatchError(id, outcome.currentVersion);
       case 'below-reserved':
-        throw new InsufficientStockError(id, outcome.quantityInStock - outcome.reservedQuantity, details.quantityInStock - outcome.quantityInStock);
+        throw new InsufficientStockError(
+          id,
+          outcome.quantityInStock - outcome.reservedQuantity,
+          details.quantityInStock - outcome.quantityInStock,
+        );
     }
   }
 }

@@ -1,5 +1,16 @@
 import { type EventData, type EventType, newEvent } from '@commerce/contracts';
-import { CommitForOrder, CommitReservation, CreateProduct, ExpireReservations, GetReservation, type OrderEventSettings, ReleaseForOrder, ReleaseReservation, ReserveForOrder, ReserveStock } from '@stock/application';
+import {
+  CommitForOrder,
+  CommitReservation,
+  CreateProduct,
+  ExpireReservations,
+  GetReservation,
+  type OrderEventSettings,
+  ReleaseForOrder,
+  ReleaseReservation,
+  ReserveForOrder,
+  ReserveStock,
+} from '@stock/application';
 import { ANONYMOUS_CALLER, type Product, ReservationNotFoundError, ReservationRequest } from '@stock/domain';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
@@ -24,16 +35,23 @@ function orderEventUseCases(open: OpenStockStore): void {
   let store: StockStoreUnderTest;
   let now = new Date('2026-11-23T10:00:00Z');
   const clock = () => now;
-  const settings = (): OrderEventSettings => ({ clock, newId: randomUUID, defaultTtlSeconds: 900, consumer: 'stock-service' });
+  const settings = (): OrderEventSettings => ({
+    clock,
+    newId: randomUUID,
+    defaultTtlSeconds: 900,
+    consumer: 'stock-service',
+  });
   const useCases = () => ({
     placed: new ReserveForOrder(store.unitOfWork, settings()),
     cancelled: new ReleaseForOrder(store.unitOfWork, settings()),
     paid: new CommitForOrder(store.unitOfWork, settings()),
     expire: new ExpireReservations(store.unitOfWork, clock),
   });
-  const product = async (quantityInStock: number) => (await new CreateProduct(store.unitOfWork, clock).execute(aProduct({ quantityInStock }))).value;
+  const product = async (quantityInStock: number) =>
+    (await new CreateProduct(store.unitOfWork, clock).execute(aProduct({ quantityInStock }))).value;
   const reload = async (p: Pick<Product, 'id'>) => (await store.products.findById(p.id))!;
-  const placed = (orderId: string, lines: { productId: number; quantity: number }[]) => newEvent('sales.order.placed', { orderId, lines });
+  const placed = (orderId: string, lines: { productId: number; quantity: number }[]) =>
+    newEvent('sales.order.placed', { orderId, lines });
   const cancelled = (orderId: string) => newEvent('sales.order.cancelled', { orderId });
   const paid = (orderId: string) => newEvent('sales.order.paid', { orderId });
 
@@ -50,7 +68,10 @@ function orderEventUseCases(open: OpenStockStore): void {
     });
   }
 
-  const event = <T extends EventType>(type: T, data: EventData<T>): Published => ({ type, data: data as Record<string, unknown> });
+  const event = <T extends EventType>(type: T, data: EventData<T>): Published => ({
+    type,
+    data: data as Record<string, unknown>,
+  });
 
   before(async function () {
     store = await open(this, Date.now);
@@ -64,10 +85,23 @@ function orderEventUseCases(open: OpenStockStore): void {
   it('holds a placed order under its id and confirms it, in one unit of work', async () => {
     const [a, b] = [await product(5), await product(2)];
     const orderId = randomUUID();
-    expect(await useCases().placed.execute(placed(orderId, [{ productId: a.id, quantity: 3 }, { productId: b.id, quantity: 2 }]))).to.equal('held');
+    expect(
+      await useCases().placed.execute(
+        placed(orderId, [
+          { productId: a.id, quantity: 3 },
+          { productId: b.id, quantity: 2 },
+        ]),
+      ),
+    ).to.equal('held');
     const reservation = (await store.reservations.findForOrder(orderId))!;
     expect(reservation).to.include({ origin: 'order', status: 'held' });
-    expect(await published()).to.deep.equal([event('stock.reservation.confirmed', { orderId, reservationId: reservation.id, expiresAt: '2026-11-23T10:15:00.000Z' })]);
+    expect(await published()).to.deep.equal([
+      event('stock.reservation.confirmed', {
+        orderId,
+        reservationId: reservation.id,
+        expiresAt: '2026-11-23T10:15:00.000Z',
+      }),
+    ]);
     expect(await reload(a)).to.include({ reservedQuantity: 3, availableQuantity: 2 });
     expect(await reload(b)).to.include({ reservedQuantity: 2, availableQuantity: 0 });
     await expectLedgersToSum(store, [a, b]);
@@ -87,12 +121,32 @@ function orderEventUseCases(open: OpenStockStore): void {
   it('rejects an order stock cannot hold, naming the shortages, holds nothing, and stays rejected after a restock', async () => {
     const [a, b] = [await product(5), await product(1)];
     const orderId = randomUUID();
-    expect(await useCases().placed.execute(placed(orderId, [{ productId: a.id, quantity: 2 }, { productId: b.id, quantity: 3 }]))).to.equal('rejected');
-    expect(await published()).to.deep.equal([event('stock.reservation.rejected', { orderId, reason: 'insufficient-stock', shortages: [{ productId: b.id, requested: 3, available: 1 }] })]);
+    expect(
+      await useCases().placed.execute(
+        placed(orderId, [
+          { productId: a.id, quantity: 2 },
+          { productId: b.id, quantity: 3 },
+        ]),
+      ),
+    ).to.equal('rejected');
+    expect(await published()).to.deep.equal([
+      event('stock.reservation.rejected', {
+        orderId,
+        reason: 'insufficient-stock',
+        shortages: [{ productId: b.id, requested: 3, available: 1 }],
+      }),
+    ]);
     expect((await reload(a)).reservedQuantity).to.equal(0);
     expect((await store.reservations.findForOrder(orderId))!).to.include({ status: 'rejected', origin: 'order' });
     await new CreateProduct(store.unitOfWork, clock).execute(aProduct({ quantityInStock: 1 }));
-    expect(await useCases().placed.execute(placed(orderId, [{ productId: a.id, quantity: 2 }, { productId: b.id, quantity: 1 }]))).to.equal('unchanged');
+    expect(
+      await useCases().placed.execute(
+        placed(orderId, [
+          { productId: a.id, quantity: 2 },
+          { productId: b.id, quantity: 1 },
+        ]),
+      ),
+    ).to.equal('unchanged');
     expect((await reload(a)).reservedQuantity, 'a repeat never holds for a rejected order').to.equal(0);
     expect(await published()).to.deep.equal([]);
     await expectLedgersToSum(store, [a, b]);
@@ -101,8 +155,17 @@ function orderEventUseCases(open: OpenStockStore): void {
   it('rejects an order naming a product that does not exist, with no shortages', async () => {
     const a = await product(5);
     const orderId = randomUUID();
-    expect(await useCases().placed.execute(placed(orderId, [{ productId: a.id, quantity: 1 }, { productId: 2_147_483_000, quantity: 1 }]))).to.equal('rejected');
-    expect(await published()).to.deep.equal([event('stock.reservation.rejected', { orderId, reason: 'unknown-products', shortages: [] })]);
+    expect(
+      await useCases().placed.execute(
+        placed(orderId, [
+          { productId: a.id, quantity: 1 },
+          { productId: 2_147_483_000, quantity: 1 },
+        ]),
+      ),
+    ).to.equal('rejected');
+    expect(await published()).to.deep.equal([
+      event('stock.reservation.rejected', { orderId, reason: 'unknown-products', shortages: [] }),
+    ]);
     expect((await reload(a)).reservedQuantity).to.equal(0);
   });
 
@@ -127,7 +190,9 @@ function orderEventUseCases(open: OpenStockStore): void {
     expect(await useCases().cancelled.execute(cancelled(orderId))).to.equal('tombstoned');
     expect(await published()).to.deep.equal([]);
     expect(await useCases().placed.execute(placed(orderId, [{ productId: a.id, quantity: 1 }]))).to.equal('rejected');
-    expect(await published()).to.deep.equal([event('stock.reservation.rejected', { orderId, reason: 'order-cancelled', shortages: [] })]);
+    expect(await published()).to.deep.equal([
+      event('stock.reservation.rejected', { orderId, reason: 'order-cancelled', shortages: [] }),
+    ]);
     expect((await reload(a)).reservedQuantity).to.equal(0);
     await expectLedgersToSum(store, [a]);
   });
@@ -152,13 +217,27 @@ function orderEventUseCases(open: OpenStockStore): void {
     const orderId = randomUUID();
     await useCases().placed.execute(placed(orderId, [{ productId: a.id, quantity: 3 }]));
     const reservationId = (await store.reservations.findForOrder(orderId))!.id;
-    const apiHold = (await new ReserveStock(store.unitOfWork, { clock, newId: randomUUID, defaultTtlSeconds: 900 }).execute('shop-a', ReservationRequest.create({ reference: 'api-hold', lines: [{ productId: a.id, quantity: 1 }] }))).value;
+    const apiHold = (
+      await new ReserveStock(store.unitOfWork, { clock, newId: randomUUID, defaultTtlSeconds: 900 }).execute(
+        'shop-a',
+        ReservationRequest.create({ reference: 'api-hold', lines: [{ productId: a.id, quantity: 1 }] }),
+      )
+    ).value;
     await published();
     now = new Date('2026-11-23T10:16:00Z');
-    expect((await useCases().expire.execute()).map((r) => r.id).sort()).to.deep.equal([reservationId, apiHold.reservation.id].sort());
-    expect(await published(), 'only the order’s hold is published').to.deep.equal([event('stock.reservation.expired', { orderId, reservationId })]);
+    expect((await useCases().expire.execute()).map((r) => r.id).sort()).to.deep.equal(
+      [reservationId, apiHold.reservation.id].sort(),
+    );
+    expect(await published(), 'only the order’s hold is published').to.deep.equal([
+      event('stock.reservation.expired', { orderId, reservationId }),
+    ]);
     expect(await useCases().paid.execute(paid(orderId))).to.equal('commit-failed');
-    expect(await published()).to.deep.equal([event('stock.reservation.commit_failed', { orderId, reason: 'the reservation is expired: its stock is no longer held' })]);
+    expect(await published()).to.deep.equal([
+      event('stock.reservation.commit_failed', {
+        orderId,
+        reason: 'the reservation is expired: its stock is no longer held',
+      }),
+    ]);
     expect(await reload(a)).to.include({ quantityInStock: 5, reservedQuantity: 0 });
     await expectLedgersToSum(store, [a]);
   });
@@ -170,29 +249,51 @@ function orderEventUseCases(open: OpenStockStore): void {
     const reservationId = (await store.reservations.findForOrder(orderId))!.id;
     await published();
     for (const caller of ['shop-a', ANONYMOUS_CALLER]) {
-      await expect(new GetReservation(store.reservations).execute(reservationId, caller)).to.be.rejectedWith(ReservationNotFoundError);
-      await expect(new ReleaseReservation(store.unitOfWork, clock).execute(reservationId, caller)).to.be.rejectedWith(ReservationNotFoundError);
-      await expect(new CommitReservation(store.unitOfWork, clock).execute(reservationId, caller)).to.be.rejectedWith(ReservationNotFoundError);
+      await expect(new GetReservation(store.reservations).execute(reservationId, caller)).to.be.rejectedWith(
+        ReservationNotFoundError,
+      );
+      await expect(new ReleaseReservation(store.unitOfWork, clock).execute(reservationId, caller)).to.be.rejectedWith(
+        ReservationNotFoundError,
+      );
+      await expect(new CommitReservation(store.unitOfWork, clock).execute(reservationId, caller)).to.be.rejectedWith(
+        ReservationNotFoundError,
+      );
     }
     expect((await store.reservations.findById(reservationId))!.status).to.equal('held');
     expect(await reload(a)).to.include({ quantityInStock: 5, reservedQuantity: 1 });
     expect(await published()).to.deep.equal([]);
     const movements = await store.movements.list(a.id, { after: 0, limit: 10 });
-    expect(movements.find((m) => m.kind === 'reserved'), 'the order flow acts for no caller').to.include({ reservationId }).and.not.to.have.property('actor');
+    expect(
+      movements.find((m) => m.kind === 'reserved'),
+      'the order flow acts for no caller',
+    )
+      .to.include({ reservationId })
+      .and.not.to.have.property('actor');
   });
 
   it('keeps a caller’s hold whose reference is an order id apart from that order’s: the order is held on its own, and its cancel releases only its own hold', async () => {
     const a = await product(5);
     const orderId = randomUUID();
-    const apiHold = (await new ReserveStock(store.unitOfWork, { clock, newId: randomUUID, defaultTtlSeconds: 900 }).execute('shop-a', ReservationRequest.create({ reference: orderId, lines: [{ productId: a.id, quantity: 1 }] }))).value.reservation;
+    const apiHold = (
+      await new ReserveStock(store.unitOfWork, { clock, newId: randomUUID, defaultTtlSeconds: 900 }).execute(
+        'shop-a',
+        ReservationRequest.create({ reference: orderId, lines: [{ productId: a.id, quantity: 1 }] }),
+      )
+    ).value.reservation;
     expect(await useCases().placed.execute(placed(orderId, [{ productId: a.id, quantity: 2 }]))).to.equal('held');
     const orderHold = (await store.reservations.findForOrder(orderId))!;
     expect(orderHold.id).not.to.equal(apiHold.id);
     expect(await useCases().cancelled.execute(cancelled(orderId))).to.equal('released');
-    expect((await store.reservations.findById(apiHold.id))!.status, 'the caller’s hold is not the order’s').to.equal('held');
+    expect((await store.reservations.findById(apiHold.id))!.status, 'the caller’s hold is not the order’s').to.equal(
+      'held',
+    );
     expect(await reload(a)).to.include({ reservedQuantity: 1 });
     expect(await published()).to.deep.equal([
-      event('stock.reservation.confirmed', { orderId, reservationId: orderHold.id, expiresAt: '2026-11-23T10:15:00.000Z' }),
+      event('stock.reservation.confirmed', {
+        orderId,
+        reservationId: orderHold.id,
+        expiresAt: '2026-11-23T10:15:00.000Z',
+      }),
       event('stock.reservation.released', { orderId, reservationId: orderHold.id }),
     ]);
     await expectLedgersToSum(store, [a]);
@@ -200,7 +301,11 @@ function orderEventUseCases(open: OpenStockStore): void {
 
   it('holds exactly the stock when 200 orders of one unit race for 50, confirming 50 and rejecting 150', async () => {
     const a = await product(50);
-    const outcomes = await Promise.all(Array.from({ length: 200 }, () => useCases().placed.execute(placed(randomUUID(), [{ productId: a.id, quantity: 1 }]))));
+    const outcomes = await Promise.all(
+      Array.from({ length: 200 }, () =>
+        useCases().placed.execute(placed(randomUUID(), [{ productId: a.id, quantity: 1 }])),
+      ),
+    );
     expect(outcomes.filter((o) => o === 'held')).to.have.length(50);
     expect(outcomes.filter((o) => o === 'rejected')).to.have.length(150);
     const events = await published();

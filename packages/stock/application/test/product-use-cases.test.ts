@@ -1,6 +1,21 @@
 import { IdempotencyKeyReusedError } from '@platform/kernel';
-import { AdjustStock, CreateProduct, DeleteProduct, GetProduct, GetProducts, ListProducts, StreamProducts, UpdateProduct } from '@stock/application';
-import { InsufficientStockError, ProductNotFoundError, StockAdjustment, StockLimitExceededError, VersionMismatchError } from '@stock/domain';
+import {
+  AdjustStock,
+  CreateProduct,
+  DeleteProduct,
+  GetProduct,
+  GetProducts,
+  ListProducts,
+  StreamProducts,
+  UpdateProduct,
+} from '@stock/application';
+import {
+  InsufficientStockError,
+  ProductNotFoundError,
+  StockAdjustment,
+  StockLimitExceededError,
+  VersionMismatchError,
+} from '@stock/domain';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import sinon from 'sinon';
@@ -15,7 +30,8 @@ function productUseCases(open: OpenStockStore): void {
   let store: StockStoreUnderTest;
   const clock = () => new Date();
   const key = (scope: string, fingerprint = 'f') => ({ scope, key: `k-${Math.random()}`, fingerprint });
-  const added = (stock = 10) => new CreateProduct(store.unitOfWork, clock).execute(aProduct({ quantityInStock: stock })).then((r) => r.value);
+  const added = (stock = 10) =>
+    new CreateProduct(store.unitOfWork, clock).execute(aProduct({ quantityInStock: stock })).then((r) => r.value);
 
   before(async function () {
     store = await open(this, Date.now);
@@ -25,7 +41,9 @@ function productUseCases(open: OpenStockStore): void {
 
   describe('CreateProduct', () => {
     it('stores the product and answers it with its id', async () => {
-      const { value: product, replayed } = await new CreateProduct(store.unitOfWork, clock).execute(aProduct({ name: '  Chair  ' }));
+      const { value: product, replayed } = await new CreateProduct(store.unitOfWork, clock).execute(
+        aProduct({ name: '  Chair  ' }),
+      );
       expect(product.name).to.equal('Chair');
       expect(replayed).to.equal(false);
       expect(await store.products.findById(product.id)).to.deep.equal(product);
@@ -38,7 +56,9 @@ function productUseCases(open: OpenStockStore): void {
       const repeat = await create.execute(aProduct(), { idempotency });
       expect(repeat).to.deep.equal({ value: first.value, replayed: true });
       expect(await store.products.list({ after: 0, limit: 10 })).to.have.length(1);
-      await expect(create.execute(aProduct(), { idempotency: { ...idempotency, fingerprint: 'other' } })).to.be.rejectedWith(IdempotencyKeyReusedError);
+      await expect(
+        create.execute(aProduct(), { idempotency: { ...idempotency, fingerprint: 'other' } }),
+      ).to.be.rejectedWith(IdempotencyKeyReusedError);
     });
 
     it('opens no transaction around its one insert without a key, and a transaction with one', async () => {
@@ -57,7 +77,10 @@ function productUseCases(open: OpenStockStore): void {
     it('answers the product, or ProductNotFoundError', async () => {
       const created = await added();
       expect(await new GetProduct(store.products).execute(created.id)).to.deep.equal(created);
-      await expect(new GetProduct(store.products).execute(999)).to.be.rejectedWith(ProductNotFoundError, 'Product 999 does not exist.');
+      await expect(new GetProduct(store.products).execute(999)).to.be.rejectedWith(
+        ProductNotFoundError,
+        'Product 999 does not exist.',
+      );
     });
 
     it('answers the products that exist among several ids, in id order, once each', async () => {
@@ -71,20 +94,30 @@ function productUseCases(open: OpenStockStore): void {
   describe('UpdateProduct', () => {
     it('replaces the details of an existing product', async () => {
       const { id } = await added();
-      const updated = await new UpdateProduct(store.unitOfWork, clock).execute(id, aProduct({ name: 'New name', quantityInStock: 3 }));
+      const updated = await new UpdateProduct(store.unitOfWork, clock).execute(
+        id,
+        aProduct({ name: 'New name', quantityInStock: 3 }),
+      );
       expect(updated).to.include({ id, name: 'New name', quantityInStock: 3 });
       expect((await store.products.findById(id))?.name).to.equal('New name');
     });
 
     it('throws ProductNotFoundError for a missing product', async () => {
-      await expect(new UpdateProduct(store.unitOfWork, clock).execute(2147483000, aProduct())).to.be.rejectedWith(ProductNotFoundError);
+      await expect(new UpdateProduct(store.unitOfWork, clock).execute(2147483000, aProduct())).to.be.rejectedWith(
+        ProductNotFoundError,
+      );
     });
 
     it('updates at the expected version and refuses any other', async () => {
       const { id } = await added();
       const update = new UpdateProduct(store.unitOfWork, clock);
-      const error = await update.execute(id, aProduct(), { expectedVersion: 5 }).then(() => undefined, (e: unknown) => e);
-      expect(error).to.be.instanceOf(VersionMismatchError).and.to.include({ productId: id, currentVersion: 1, code: 'VERSION_MISMATCH' });
+      const error = await update.execute(id, aProduct(), { expectedVersion: 5 }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error)
+        .to.be.instanceOf(VersionMismatchError)
+        .and.to.include({ productId: id, currentVersion: 1, code: 'VERSION_MISMATCH' });
       expect((await update.execute(id, aProduct(), { expectedVersion: 1 })).version).to.equal(2);
     });
   });
@@ -92,15 +125,22 @@ function productUseCases(open: OpenStockStore): void {
   describe('AdjustStock', () => {
     it('adds the delta and answers the product at its next version', async () => {
       const { id } = await added(5);
-      const { value } = await new AdjustStock(store.unitOfWork, clock).execute(id, StockAdjustment.create({ delta: -2, reason: 'sale' }));
+      const { value } = await new AdjustStock(store.unitOfWork, clock).execute(
+        id,
+        StockAdjustment.create({ delta: -2, reason: 'sale' }),
+      );
       expect(value).to.include({ quantityInStock: 3, version: 2 });
     });
 
     it('names the bound an adjustment would break, with the stock available, and changes nothing', async () => {
       const { id } = await added(5);
       const adjust = new AdjustStock(store.unitOfWork, clock);
-      await expect(adjust.execute(id, StockAdjustment.create({ delta: -6 }))).to.be.rejectedWith(InsufficientStockError).and.eventually.include({ available: 5, code: 'INSUFFICIENT_STOCK' });
-      await expect(adjust.execute(id, StockAdjustment.create({ delta: 2147483647 }))).to.be.rejectedWith(StockLimitExceededError).and.eventually.include({ available: 5 });
+      await expect(adjust.execute(id, StockAdjustment.create({ delta: -6 })))
+        .to.be.rejectedWith(InsufficientStockError)
+        .and.eventually.include({ available: 5, code: 'INSUFFICIENT_STOCK' });
+      await expect(adjust.execute(id, StockAdjustment.create({ delta: 2147483647 })))
+        .to.be.rejectedWith(StockLimitExceededError)
+        .and.eventually.include({ available: 5 });
       expect((await store.products.findById(id))?.quantityInStock).to.equal(5);
     });
 
@@ -109,15 +149,23 @@ function productUseCases(open: OpenStockStore): void {
       const adjust = new AdjustStock(store.unitOfWork, clock);
       const idempotency = key('adjust-stock');
       await adjust.execute(id, StockAdjustment.create({ delta: -2 }), { idempotency });
-      expect((await adjust.execute(id, StockAdjustment.create({ delta: -2 }), { idempotency })).replayed).to.equal(true);
+      expect((await adjust.execute(id, StockAdjustment.create({ delta: -2 }), { idempotency })).replayed).to.equal(
+        true,
+      );
       expect((await store.products.findById(id))?.quantityInStock).to.equal(3);
       const refused = key('adjust-stock');
-      await expect(adjust.execute(id, StockAdjustment.create({ delta: -9 }), { idempotency: refused })).to.be.rejectedWith(InsufficientStockError);
-      await expect(adjust.execute(id, StockAdjustment.create({ delta: -1 }), { idempotency: refused })).to.eventually.include({ replayed: false });
+      await expect(
+        adjust.execute(id, StockAdjustment.create({ delta: -9 }), { idempotency: refused }),
+      ).to.be.rejectedWith(InsufficientStockError);
+      await expect(
+        adjust.execute(id, StockAdjustment.create({ delta: -1 }), { idempotency: refused }),
+      ).to.eventually.include({ replayed: false });
     });
 
     it('throws ProductNotFoundError for a missing product', async () => {
-      await expect(new AdjustStock(store.unitOfWork, clock).execute(2147483000, StockAdjustment.create({ delta: 1 }))).to.be.rejectedWith(ProductNotFoundError);
+      await expect(
+        new AdjustStock(store.unitOfWork, clock).execute(2147483000, StockAdjustment.create({ delta: 1 })),
+      ).to.be.rejectedWith(ProductNotFoundError);
     });
 
     it('opens no transaction around its one conditional write without a key, and a transaction with one', async () => {
@@ -125,7 +173,9 @@ function productUseCases(open: OpenStockStore): void {
       const run = sinon.spy(store.unitOfWork, 'run');
       try {
         await new AdjustStock(store.unitOfWork, clock).execute(id, StockAdjustment.create({ delta: -1 }));
-        await new AdjustStock(store.unitOfWork, clock).execute(id, StockAdjustment.create({ delta: -1 }), { idempotency: key('adjust-stock') });
+        await new AdjustStock(store.unitOfWork, clock).execute(id, StockAdjustment.create({ delta: -1 }), {
+          idempotency: key('adjust-stock'),
+        });
         expect(run.args.map(([, options]) => options?.singleCall ?? false)).to.deep.equal([true, false]);
       } finally {
         run.restore();

@@ -58,7 +58,9 @@ export class InsufficientStockError extends StockError<'INSUFFICIENT_STOCK'> {
     readonly available: number,
     readonly delta: number,
   ) {
-    super(`Product ${productId} has ${available} available; a change of ${delta} would take its stock below what is held or below 0.`);
+    super(
+      `Product ${productId} has ${available} available; a change of ${delta} would take its stock below what is held or below 0.`,
+    );
   }
 }
 
@@ -73,7 +75,9 @@ export class StockShortageError extends StockError<'INSUFFICIENT_STOCK'> {
   readonly code = 'INSUFFICIENT_STOCK';
 
   constructor(readonly shortages: readonly Shortage[]) {
-    super(`Not enough stock for ${shortages.map((s) => `product ${s.productId} (${s.requested} requested, ${s.available} available)`).join(', ')}; nothing was held.`);
+    super(
+      `Not enough stock for ${shortages.map((s) => `product ${s.productId} (${s.requested} requested, ${s.available} available)`).join(', ')}; nothing was held.`,
+    );
   }
 }
 

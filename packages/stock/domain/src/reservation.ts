@@ -38,7 +38,8 @@ export const reservationFields = {
     return trimmed.length === 0 ? new Invalid('is required and must not be blank') : referenceText(trimmed);
   },
   ttlSeconds(value: number): number | Invalid {
-    if (!Number.isInteger(value) || value < 1 || value > RESERVATION_MAX_TTL_SECONDS) return new Invalid(`must be an integer from 1 to ${RESERVATION_MAX_TTL_SECONDS}`);
+    if (!Number.isInteger(value) || value < 1 || value > RESERVATION_MAX_TTL_SECONDS)
+      return new Invalid(`must be an integer from 1 to ${RESERVATION_MAX_TTL_SECONDS}`);
     return value;
   },
   /** Lines for the same product are summed, and the lines sorted by product id: that is the order rows are locked in. */
@@ -48,11 +49,15 @@ export const reservationFields = {
     const byProduct = new Map<number, number>();
     for (const { productId, quantity } of value) {
       if (!isProductId(productId)) return new Invalid(`has a productId that is not an integer from 1 to ${INT32_MAX}`);
-      if (!Number.isInteger(quantity) || quantity < 1 || quantity > INT32_MAX) return new Invalid(`has a quantity that is not an integer from 1 to ${INT32_MAX}`);
+      if (!Number.isInteger(quantity) || quantity < 1 || quantity > INT32_MAX)
+        return new Invalid(`has a quantity that is not an integer from 1 to ${INT32_MAX}`);
       byProduct.set(productId, (byProduct.get(productId) ?? 0) + quantity);
     }
-    const lines = [...byProduct].map(([productId, quantity]) => ({ productId, quantity })).sort((a, b) => a.productId - b.productId);
-    if (lines.some((line) => line.quantity > INT32_MAX)) return new Invalid(`sums to more than ${INT32_MAX} for one product`);
+    const lines = [...byProduct]
+      .map(([productId, quantity]) => ({ productId, quantity }))
+      .sort((a, b) => a.productId - b.productId);
+    if (lines.some((line) => line.quantity > INT32_MAX))
+      return new Invalid(`sums to more than ${INT32_MAX} for one product`);
     return lines;
   },
 };
@@ -114,7 +119,10 @@ export interface Reservation {
  * held), nothing (it is already where the transition leads: repeating a commit
  * or a release is harmless), or refuse.
  */
-export function transitionFrom(status: ReservationStatus, to: 'committed' | 'released' | 'expired'): 'apply' | 'unchanged' | 'refuse' {
+export function transitionFrom(
+  status: ReservationStatus,
+  to: 'committed' | 'released' | 'expired',
+): 'apply' | 'unchanged' | 'refuse' {
   if (status === 'held') return 'apply';
   if (status === to) return 'unchanged';
   // Releasing what already expired, or never held anything, leaves it as released would: nothing held either way.

@@ -8,7 +8,8 @@ export const stockAdjustmentFields = {
   delta(value: number): number | Invalid {
     if (!Number.isInteger(value)) return new Invalid('must be an integer');
     if (value === 0) return new Invalid('must not be 0');
-    if (value < -INT32_MAX - 1 || value > INT32_MAX) return new Invalid(`must be between ${-INT32_MAX - 1} and ${INT32_MAX}`);
+    if (value < -INT32_MAX - 1 || value > INT32_MAX)
+      return new Invalid(`must be between ${-INT32_MAX - 1} and ${INT32_MAX}`);
     return value;
   },
   reason: text(REASON_MAX_LENGTH),

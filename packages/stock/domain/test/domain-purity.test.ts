@@ -8,7 +8,10 @@ const ALLOWED = ['@commerce/shared-kernel', '@platform/kernel'];
 
 describe('the stock domain package', () => {
   it('depends on the shared kernels only', () => {
-    const manifest = JSON.parse(readFileSync(join(source, '..', 'package.json'), 'utf8')) as { dependencies?: object; devDependencies?: object };
+    const manifest = JSON.parse(readFileSync(join(source, '..', 'package.json'), 'utf8')) as {
+      dependencies?: object;
+      devDependencies?: object;
+    };
     expect(Object.keys(manifest.dependencies ?? {})).to.deep.equal(ALLOWED);
     expect(manifest.devDependencies ?? {}).to.deep.equal({});
   });
@@ -18,7 +21,10 @@ describe('the stock domain package', () => {
     expect(files).to.include('product.ts');
     for (const file of files) {
       const imports = [...readFileSync(join(source, file), 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1]!);
-      expect(imports.filter((path) => !path.startsWith('.') && !ALLOWED.includes(path)), file).to.deep.equal([]);
+      expect(
+        imports.filter((path) => !path.startsWith('.') && !ALLOWED.includes(path)),
+        file,
+      ).to.deep.equal([]);
     }
   });
 });

@@ -31,11 +31,17 @@ describe('ProductDetails.create', () => {
   const valid = { name: 'Chair', description: '', price: Money.fromCents(100), quantityInStock: 1 };
 
   it('trims the name and keeps everything else as given', () => {
-    expect(ProductDetails.create({ ...valid, name: '  Chair  ' })).to.include({ name: 'Chair', description: '', quantityInStock: 1 });
+    expect(ProductDetails.create({ ...valid, name: '  Chair  ' })).to.include({
+      name: 'Chair',
+      description: '',
+      quantityInStock: 1,
+    });
   });
 
   it('refuses broken details, naming every broken field at once: no adapter can ever receive them', () => {
-    expect(refusal(() => ProductDetails.create({ ...valid, name: ' ', description: 'x'.repeat(2001), quantityInStock: -1 }))).to.deep.equal({
+    expect(
+      refusal(() => ProductDetails.create({ ...valid, name: ' ', description: 'x'.repeat(2001), quantityInStock: -1 })),
+    ).to.deep.equal({
       name: ['is required and must not be blank'],
       description: ['must be at most 2000 characters'],
       quantityInStock: ['must not be negative'],
@@ -44,24 +50,38 @@ describe('ProductDetails.create', () => {
       name: ['must not contain the NUL character (U+0000)'],
       quantityInStock: ['must be an integer'],
     });
-    expect(refusal(() => ProductDetails.create({ ...valid, quantityInStock: 2147483648 }))).to.have.all.keys('quantityInStock');
+    expect(refusal(() => ProductDetails.create({ ...valid, quantityInStock: 2147483648 }))).to.have.all.keys(
+      'quantityInStock',
+    );
   });
 
   it('refuses text that is not well-formed Unicode, which each store would keep differently', () => {
     const notUnicode = ['must be well-formed Unicode (it has a lone surrogate)'];
-    expect(refusal(() => ProductDetails.create({ ...valid, name: 'a\ud800b', description: '\udfff' }))).to.deep.equal({ name: notUnicode, description: notUnicode });
+    expect(refusal(() => ProductDetails.create({ ...valid, name: 'a\ud800b', description: '\udfff' }))).to.deep.equal({
+      name: notUnicode,
+      description: notUnicode,
+    });
     expect(refusal(() => ProductDetails.create({ ...valid, name: 'ok \ud83d' }))).to.deep.equal({ name: notUnicode });
-    expect(ProductDetails.create({ ...valid, name: 'Rocket \ud83d\ude80', description: 'Zoë 日本' })).to.include({ name: 'Rocket 🚀', description: 'Zoë 日本' });
+    expect(ProductDetails.create({ ...valid, name: 'Rocket \ud83d\ude80', description: 'Zoë 日本' })).to.include({
+      name: 'Rocket 🚀',
+      description: 'Zoë 日本',
+    });
   });
 });
 
 describe('StockAdjustment.create', () => {
   it('refuses a delta that is 0, fractional or past int32, and a reason over 200 characters', () => {
     for (const delta of [0, 1.5, 2147483648, -2147483649, Number.NaN]) {
-      expect(refusal(() => StockAdjustment.create({ delta })), String(delta)).to.have.all.keys('delta');
+      expect(
+        refusal(() => StockAdjustment.create({ delta })),
+        String(delta),
+      ).to.have.all.keys('delta');
     }
     expect(refusal(() => StockAdjustment.create({ delta: 1, reason: 'x'.repeat(201) }))).to.have.all.keys('reason');
     expect(refusal(() => StockAdjustment.create({ delta: 1, reason: 'order \udc00' }))).to.have.all.keys('reason');
-    expect(StockAdjustment.create({ delta: -2147483648, reason: 'write-off' })).to.include({ delta: -2147483648, reason: 'write-off' });
+    expect(StockAdjustment.create({ delta: -2147483648, reason: 'write-off' })).to.include({
+      delta: -2147483648,
+      reason: 'write-off',
+    });
   });
 });

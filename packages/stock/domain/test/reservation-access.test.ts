@@ -20,17 +20,35 @@ describe('isReachableBy', () => {
     expect(isReachableBy(hold('api', 'shop-a'), 'shop-b')).to.equal(false);
     expect(isReachableBy(hold('api', 'shop-a'), 'Shop-A'), 'subjects compare exactly').to.equal(false);
     expect(isReachableBy(hold('api', 'shop-a'), ANONYMOUS_CALLER)).to.equal(false);
-    expect(isReachableBy(hold('api', ANONYMOUS_CALLER), ANONYMOUS_CALLER), 'a service without tokens reaches its own holds').to.equal(true);
+    expect(
+      isReachableBy(hold('api', ANONYMOUS_CALLER), ANONYMOUS_CALLER),
+      'a service without tokens reaches its own holds',
+    ).to.equal(true);
   });
 
   it('lets no caller reach an order’s hold, whatever it claims to be', () => {
-    for (const caller of ['shop-a', ANONYMOUS_CALLER, '', 'order']) expect(isReachableBy(hold('order'), caller), caller).to.equal(false);
-    expect(isReachableBy({ ...hold('order'), owner: 'shop-a' }, 'shop-a'), 'even one that names an owner').to.equal(false);
+    for (const caller of ['shop-a', ANONYMOUS_CALLER, '', 'order'])
+      expect(isReachableBy(hold('order'), caller), caller).to.equal(false);
+    expect(isReachableBy({ ...hold('order'), owner: 'shop-a' }, 'shop-a'), 'even one that names an owner').to.equal(
+      false,
+    );
   });
 });
 
 describe('movementSeenBy', () => {
-  const movement: StockMovement = { id: 7, productId: 1, kind: 'reserved', quantityDelta: 0, reservedDelta: 1, quantityAfter: 5, reservedAfter: 1, reservationId: 'r', requestId: 'q', actor: 'shop-a', at };
+  const movement: StockMovement = {
+    id: 7,
+    productId: 1,
+    kind: 'reserved',
+    quantityDelta: 0,
+    reservedDelta: 1,
+    quantityAfter: 5,
+    reservedAfter: 1,
+    reservationId: 'r',
+    requestId: 'q',
+    actor: 'shop-a',
+    at,
+  };
 
   it('shows the reader the reservation and request ids of a movement made for it', () => {
     expect(movementSeenBy(movement, 'shop-a')).to.deep.equal(movement);

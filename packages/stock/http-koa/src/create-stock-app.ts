@@ -18,8 +18,21 @@ export interface StockAppOptions {
 }
 
 /** The stock service's HTTP app: the platform's, with the products and reservations routes mounted. */
-export function createStockApp({ useCases, access, logger, openApiFile, isReady, readinessChecks }: StockAppOptions): HttpApp {
-  const http = createHttpApp({ logger, toProblem, ...(isReady && { isReady }), ...(readinessChecks && { readinessChecks }), ...(openApiFile && { docs: { specFile: openApiFile, title: 'Stock service API' } }) });
+export function createStockApp({
+  useCases,
+  access,
+  logger,
+  openApiFile,
+  isReady,
+  readinessChecks,
+}: StockAppOptions): HttpApp {
+  const http = createHttpApp({
+    logger,
+    toProblem,
+    ...(isReady && { isReady }),
+    ...(readinessChecks && { readinessChecks }),
+    ...(openApiFile && { docs: { specFile: openApiFile, title: 'Stock service API' } }),
+  });
   http.route(productsRouter({ useCases, access, logger, metrics: new StockMetrics(http.metrics.registry) }));
   http.route(reservationsRouter({ useCases, access }));
   return http;

@@ -6,7 +6,8 @@ export function etagOf(product: Product): string {
   return `"${product.version}"`;
 }
 
-export type Preconditions = { readonly kind: 'any' } | { readonly kind: 'versions'; readonly versions: readonly number[] };
+export type Preconditions =
+  { readonly kind: 'any' } | { readonly kind: 'versions'; readonly versions: readonly number[] };
 
 const ENTITY_TAG = /^(W\/)?"([^"]*)"$/;
 

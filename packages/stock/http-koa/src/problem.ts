@@ -1,5 +1,12 @@
 import { problemsFor } from '@platform/koa';
-import { InsufficientStockError, ReservationNotHeldError, type StockErrorCode, StockLimitExceededError, StockShortageError, UnknownProductsError } from '@stock/domain';
+import {
+  InsufficientStockError,
+  ReservationNotHeldError,
+  type StockErrorCode,
+  StockLimitExceededError,
+  StockShortageError,
+  UnknownProductsError,
+} from '@stock/domain';
 
 /** The one table from the stock error codes to HTTP statuses: a code without a status does not compile. */
 export const STATUS_BY_CODE: Readonly<Record<StockErrorCode, number>> = {
@@ -17,7 +24,8 @@ export const STATUS_BY_CODE: Readonly<Record<StockErrorCode, number>> = {
 
 /** The problem for each stock error, with the members its type defines: what is available, what is short, which ids, which status. */
 export const toProblem = problemsFor(STATUS_BY_CODE, (error) => {
-  if (error instanceof InsufficientStockError || error instanceof StockLimitExceededError) return { available: error.available };
+  if (error instanceof InsufficientStockError || error instanceof StockLimitExceededError)
+    return { available: error.available };
   if (error instanceof StockShortageError) return { shortages: error.shortages };
   if (error instanceof UnknownProductsError) return { productIds: error.productIds };
   if (error instanceof ReservationNotHeldError) return { reservationStatus: error.status };

@@ -3,7 +3,8 @@ import { Invalid } from '@platform/kernel';
 import { Money, ProductDetails, productFields } from '@stock/domain';
 import * as t from 'io-ts';
 
-const integer = (value: number): number | Invalid => (Number.isInteger(value) ? value : new Invalid('must be an integer'));
+const integer = (value: number): number | Invalid =>
+  Number.isInteger(value) ? value : new Invalid('must be an integer');
 
 const ProductBody = t.type({
   id: optional(field('Id', isNumber, 'an integer', integer), 0),

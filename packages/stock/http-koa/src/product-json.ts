@@ -14,7 +14,15 @@ export function productJson(product: Product) {
 }
 
 export function reservationJson({ id, reference, status, lines, expiresAt, createdAt, updatedAt }: Reservation) {
-  return { id, reference, status, lines, expiresAt: expiresAt.toISOString(), createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() };
+  return {
+    id,
+    reference,
+    status,
+    lines,
+    expiresAt: expiresAt.toISOString(),
+    createdAt: createdAt.toISOString(),
+    updatedAt: updatedAt.toISOString(),
+  };
 }
 
 /** Who a movement was made for stays inside: the ledger shows a reader its own ids, never other callers' names. */

@@ -1,7 +1,19 @@
 import { Scopes } from '@commerce/contracts';
 import Router from '@koa/router';
 import { ValidationError } from '@platform/kernel';
-import { type AccessControl, decodeInteger, idempotencyKeyOf, INT32_MAX, jsonObjectBody, logWith, type Logger, markReplayed, queryParameters, requestIdOf, singleQueryValue } from '@platform/koa';
+import {
+  type AccessControl,
+  decodeInteger,
+  idempotencyKeyOf,
+  INT32_MAX,
+  jsonObjectBody,
+  logWith,
+  type Logger,
+  markReplayed,
+  queryParameters,
+  requestIdOf,
+  singleQueryValue,
+} from '@platform/koa';
 import {
   type AdjustStock,
   type CreateProduct,
@@ -67,7 +79,9 @@ async function streamAll(streamProducts: StreamProducts, logger: Logger, ctx: Co
     yield ']';
   }
   const stream = Readable.from(chunks(), { objectMode: false });
-  stream.on('error', (error) => logger.error('product stream failed', { requestId: requestIdOf(ctx), error: String(error) }));
+  stream.on('error', (error) =>
+    logger.error('product stream failed', { requestId: requestIdOf(ctx), error: String(error) }),
+  );
   return stream;
 }
 

@@ -12,7 +12,14 @@ const LineBody = t.type({
 
 const ReservationBody = t.type({
   reference: required(field('Reference', isString, 'a string', reservationFields.reference)),
-  lines: required(field('Lines', (u: unknown): u is unknown[] => Array.isArray(u), 'an array of lines', (lines: unknown[]) => lines)),
+  lines: required(
+    field(
+      'Lines',
+      (u: unknown): u is unknown[] => Array.isArray(u),
+      'an array of lines',
+      (lines: unknown[]) => lines,
+    ),
+  ),
   ttlSeconds: optional(field('TtlSeconds', isNumber, 'an integer', reservationFields.ttlSeconds), undefined),
 });
 
@@ -39,5 +46,9 @@ function decodeLines(lines: unknown[]): ReservationLine[] {
 /** Decodes a reservation request body into the domain's request (lines summed per product, in id order), or throws one ValidationError. */
 export function decodeReservationBody(body: Record<string, unknown>): ReservationRequest {
   const { reference, lines, ttlSeconds } = decodeBody(ReservationBody, body, 'a reservation');
-  return ReservationRequest.create({ reference, lines: decodeLines(lines), ...(ttlSeconds !== undefined && { ttlSeconds }) });
+  return ReservationRequest.create({
+    reference,
+    lines: decodeLines(lines),
+    ...(ttlSeconds !== undefined && { ttlSeconds }),
+  });
 }

@@ -1,7 +1,15 @@
 import { Scopes } from '@commerce/contracts';
 import Router from '@koa/router';
 import { ValidationError } from '@platform/kernel';
-import { type AccessControl, idempotencyKeyOf, jsonObjectBody, logWith, markReplayed, queryParameters, requestIdOf } from '@platform/koa';
+import {
+  type AccessControl,
+  idempotencyKeyOf,
+  jsonObjectBody,
+  logWith,
+  markReplayed,
+  queryParameters,
+  requestIdOf,
+} from '@platform/koa';
 import type { CommitReservation, GetReservation, ReleaseReservation, ReserveStock } from '@stock/application';
 import type { Reservation } from '@stock/domain';
 import type { Context } from 'koa';
@@ -36,7 +44,13 @@ function answer(ctx: Context, status: number, reservation: Reservation): void {
  * a reservation stock:read or stock:reserve. A hold is its maker's: any other
  * caller, and any hold of an order, is a 404 (the use cases decide).
  */
-export function reservationsRouter({ useCases, access }: { useCases: ReservationUseCases; access: AccessControl }): Router {
+export function reservationsRouter({
+  useCases,
+  access,
+}: {
+  useCases: ReservationUseCases;
+  access: AccessControl;
+}): Router {
   const { reserveStock, getReservation, commitReservation, releaseReservation } = useCases;
   const router = new Router({ prefix: '/api/reservations' });
   const reserve = access.require(Scopes.stock.reserve);
@@ -48,8 +62,16 @@ export function reservationsRouter({ useCases, access }: { useCases: Reservation
   router.post('/', reserve, noQuery, jsonBody, async (ctx) => {
     const request = decodeReservationBody(ctx.request.body as Record<string, unknown>);
     const idempotency = idempotencyKeyOf(ctx, 'reserve-stock', request);
-    const { value, replayed } = await reserveStock.execute(callerOf(ctx), request, { ...(idempotency && { idempotency }), requestId: requestIdOf(ctx) });
-    if (value.created && !replayed) logWith(ctx, { event: 'stock reserved', reservationId: value.reservation.id, reference: value.reservation.reference });
+    const { value, replayed } = await reserveStock.execute(callerOf(ctx), request, {
+      ...(idempotency && { idempotency }),
+      requestId: requestIdOf(ctx),
+    });
+    if (value.created && !replayed)
+      logWith(ctx, {
+        event: 'stock reserved',
+        reservationId: value.reservation.id,
+        reference: value.reservation.reference,
+      });
     markReplayed(ctx, replayed);
     ctx.set('Location', `/api/reservations/${value.reservation.id}`);
     // A reference that already had one of this caller's reservations answers it: 200, not a second 201.
@@ -61,11 +83,19 @@ export function reservationsRouter({ useCases, access }: { useCases: Reservation
   });
 
   router.post('/:id/commit', reserve, noQuery, async (ctx) => {
-    answer(ctx, 200, await commitReservation.execute(reservationId(ctx), callerOf(ctx), { requestId: requestIdOf(ctx) }));
+    answer(
+      ctx,
+      200,
+      await commitReservation.execute(reservationId(ctx), callerOf(ctx), { requestId: requestIdOf(ctx) }),
+    );
   });
 
   router.post('/:id/release', reserve, noQuery, async (ctx) => {
-    answer(ctx, 200, await releaseReservation.execute(reservationId(ctx), callerOf(ctx), { requestId: requestIdOf(ctx) }));
+    answer(
+      ctx,
+      200,
+      await releaseReservation.execute(reservationId(ctx), callerOf(ctx), { requestId: requestIdOf(ctx) }),
+    );
   });
 
   return router;

@@ -16,7 +16,10 @@ export interface EventLogger {
 }
 
 /** What stock's queue is bound to, how its messages are decoded, and the use case each event calls; each handled event is logged with its order id. */
-export function orderEventsHandler({ reserveForOrder, releaseForOrder, commitForOrder }: OrderEventUseCases, logger: EventLogger) {
+export function orderEventsHandler(
+  { reserveForOrder, releaseForOrder, commitForOrder }: OrderEventUseCases,
+  logger: EventLogger,
+) {
   const dispatch = (event: IntegrationEvent): Promise<OrderEventOutcome> => {
     switch (event.type) {
       case 'sales.order.placed':

@@ -56,7 +56,12 @@ export class InMemoryProductRepository implements ProductRepository {
     return page;
   }
 
-  async update(id: number, details: ProductDetails, expectedVersion: number | undefined, context: MovementContext): Promise<UpdateOutcome> {
+  async update(
+    id: number,
+    details: ProductDetails,
+    expectedVersion: number | undefined,
+    context: MovementContext,
+  ): Promise<UpdateOutcome> {
     const current = this.tables.products.get(id, this.tx);
     if (!current) return { status: 'not-found' };
     const refusal = updateRefusal(current, details.quantityInStock, expectedVersion);
@@ -96,7 +101,12 @@ export class InMemoryProductRepository implements ProductRepository {
     return { status: 'held', product };
   }
 
-  async settle(id: number, quantity: number, settlement: Settlement, context: MovementContext): Promise<Product | undefined> {
+  async settle(
+    id: number,
+    quantity: number,
+    settlement: Settlement,
+    context: MovementContext,
+  ): Promise<Product | undefined> {
     const current = this.tables.products.get(id, this.tx);
     if (!current || settlementRefusal(current, quantity)) return undefined;
     const taken = settlement === 'committed' ? quantity : 0;
@@ -107,7 +117,13 @@ export class InMemoryProductRepository implements ProductRepository {
   }
 
   /** Writes the product and, when a quantity moved, its movement: both staged in this transaction. */
-  private save(product: Product, kind: MovementKind, quantityDelta: number, reservedDelta: number, context: MovementContext): void {
+  private save(
+    product: Product,
+    kind: MovementKind,
+    quantityDelta: number,
+    reservedDelta: number,
+    context: MovementContext,
+  ): void {
     const tx = this.writable();
     this.tables.products.set(product.id, product, tx);
     if (quantityDelta === 0 && reservedDelta === 0 && kind !== 'created') return;

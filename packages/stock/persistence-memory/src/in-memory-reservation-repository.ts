@@ -11,8 +11,14 @@ export class InMemoryReservationRepository implements ReservationRepository {
 
   async claim(reservation: Reservation): Promise<'claimed' | 'taken'> {
     // As PostgreSQL's reservation_owner_check: an API hold has an owner, an order's has none.
-    if ((reservation.origin === 'api') !== (reservation.owner !== undefined)) throw new Error(`Reservation ${reservation.id} of origin ${reservation.origin} cannot have the owner ${reservation.owner}.`);
-    const existing = reservation.owner === undefined ? await this.findForOrder(reservation.reference) : await this.findByReference(reservation.owner, reservation.reference);
+    if ((reservation.origin === 'api') !== (reservation.owner !== undefined))
+      throw new Error(
+        `Reservation ${reservation.id} of origin ${reservation.origin} cannot have the owner ${reservation.owner}.`,
+      );
+    const existing =
+      reservation.owner === undefined
+        ? await this.findForOrder(reservation.reference)
+        : await this.findByReference(reservation.owner, reservation.reference);
     if (existing) return 'taken';
     this.tables.reservations.set(reservation.id, reservation, this.writable());
     return 'claimed';
@@ -23,7 +29,10 @@ export class InMemoryReservationRepository implements ReservationRepository {
   }
 
   async findByReference(owner: string, reference: string): Promise<Reservation | undefined> {
-    return this.find((reservation) => reservation.origin === 'api' && reservation.owner === owner && reservation.reference === reference);
+    return this.find(
+      (reservation) =>
+        reservation.origin === 'api' && reservation.owner === owner && reservation.reference === reference,
+    );
   }
 
   async findForOrder(orderId: string): Promise<Reservation | undefined> {

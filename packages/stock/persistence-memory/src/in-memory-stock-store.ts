@@ -1,7 +1,19 @@
 import { allowingOneCall, type UnitOfWork } from '@platform/kernel';
-import { InMemoryDatabase, InMemoryIdempotencyRecords, InMemoryOutbox, InMemoryOutboxStore, InMemoryTable, type OutboxTable } from '@platform/memory';
+import {
+  InMemoryDatabase,
+  InMemoryIdempotencyRecords,
+  InMemoryOutbox,
+  InMemoryOutboxStore,
+  InMemoryTable,
+  type OutboxTable,
+} from '@platform/memory';
 import type { OutboxStore } from '@platform/outbox';
-import type { ProductRepository, ReservationRepository, StockMovementRepository, StockTransaction } from '@stock/domain';
+import type {
+  ProductRepository,
+  ReservationRepository,
+  StockMovementRepository,
+  StockTransaction,
+} from '@stock/domain';
 import { InMemoryProductRepository } from './in-memory-product-repository';
 import { InMemoryReservationRepository } from './in-memory-reservation-repository';
 import { InMemoryStockMovementRepository } from './in-memory-stock-movement-repository';

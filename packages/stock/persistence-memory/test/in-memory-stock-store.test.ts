@@ -1,4 +1,9 @@
-import { idempotencyContract, productRepositoryContract, stockRulesContract, unitOfWorkContract } from '@stock/test-kit';
+import {
+  idempotencyContract,
+  productRepositoryContract,
+  stockRulesContract,
+  unitOfWorkContract,
+} from '@stock/test-kit';
 import { openInMemoryStockStore as open } from './memory-store';
 
 describe('InMemoryProductRepository', () => productRepositoryContract(open));

@@ -81,19 +81,31 @@ function statements(dialect: Dialect): ProductStatements {
   const next = '"write_context" = ?, "version" = "version" + 1';
   const write = (sql: string) => prepared(conditional(dialect, sql, columns));
   const update = (versioned: boolean) =>
-    write(`update "product" set "name" = ?, "description" = ?, "${price}" = ?, "quantity_in_stock" = ?, ${next} where "id" = ? and ${GUARD.update(versioned)}`);
+    write(
+      `update "product" set "name" = ?, "description" = ?, "${price}" = ?, "quantity_in_stock" = ?, ${next} where "id" = ? and ${GUARD.update(versioned)}`,
+    );
   const [unversioned, versioned] = [update(false), update(true)];
   return {
     columns,
-    insert: prepared(`insert into "product" ("name", "description", "${price}", "quantity_in_stock", "reserved_quantity", "write_context", "version") values (?, ?, ?, ?, 0, ?, 1) returning ${columns}`),
+    insert: prepared(
+      `insert into "product" ("name", "description", "${price}", "quantity_in_stock", "reserved_quantity", "write_context", "version") values (?, ?, ?, ?, 0, ?, 1) returning ${columns}`,
+    ),
     findById: prepared(`select ${columns} from "product" where "id" = ?`),
     list: prepared(`select ${columns} from "product" where "id" > ? order by "id" limit ?`),
     update: (isVersioned) => (isVersioned ? versioned : unversioned),
-    adjust: write(`update "product" set "quantity_in_stock" = "quantity_in_stock" + ?, ${next} where "id" = ? and ${GUARD.adjust}`),
+    adjust: write(
+      `update "product" set "quantity_in_stock" = "quantity_in_stock" + ?, ${next} where "id" = ? and ${GUARD.adjust}`,
+    ),
     remove: write(`delete from "product" where "id" = ? and ${GUARD.remove}`),
-    hold: write(`update "product" set "reserved_quantity" = "reserved_quantity" + ?, ${next} where "id" = ? and ${GUARD.hold}`),
-    commit: prepared(`update "product" set "quantity_in_stock" = "quantity_in_stock" - ?, "reserved_quantity" = "reserved_quantity" - ?, ${next} where "id" = ? and ${GUARD.settle} returning ${columns}`),
-    release: prepared(`update "product" set "reserved_quantity" = "reserved_quantity" - ?, ${next} where "id" = ? and ${GUARD.settle} returning ${columns}`),
+    hold: write(
+      `update "product" set "reserved_quantity" = "reserved_quantity" + ?, ${next} where "id" = ? and ${GUARD.hold}`,
+    ),
+    commit: prepared(
+      `update "product" set "quantity_in_stock" = "quantity_in_stock" - ?, "reserved_quantity" = "reserved_quantity" - ?, ${next} where "id" = ? and ${GUARD.settle} returning ${columns}`,
+    ),
+    release: prepared(
+      `update "product" set "reserved_quantity" = "reserved_quantity" - ?, ${next} where "id" = ? and ${GUARD.settle} returning ${columns}`,
+    ),
   };
 }
 
@@ -130,7 +142,13 @@ export class MikroOrmProductRepository implements ProductRepository {
   }
 
   async add(details: ProductDetails, context: MovementContext): Promise<Product> {
-    const [row] = await this.session.all(this.sql.insert, [details.name, details.description, this.price(details), details.quantityInStock, writeContext('created', context)]);
+    const [row] = await this.session.all(this.sql.insert, [
+      details.name,
+      details.description,
+      this.price(details),
+      details.quantityInStock,
+      writeContext('created', context),
+    ]);
     return this.toProduct(row!);
   }
 
@@ -142,7 +160,10 @@ export class MikroOrmProductRepository implements ProductRepository {
   async findMany(ids: readonly number[]): Promise<Product[]> {
     const unique = [...new Set(ids)];
     if (unique.length === 0) return [];
-    const rows = await this.session.all(`select ${this.sql.columns} from "product" where "id" in (${unique.map(() => '?').join(', ')}) order by "id"`, unique);
+    const rows = await this.session.all(
+      `select ${this.sql.columns} from "product" where "id" in (${unique.map(() => '?').join(', ')}) order by "id"`,
+      unique,
+    );
     return rows.map((row) => this.toProduct(row));
   }
 
@@ -151,9 +172,23 @@ export class MikroOrmProductRepository implements ProductRepository {
     return rows.map((row) => this.toProduct(row));
   }
 
-  async update(id: number, details: ProductDetails, expectedVersion: number | undefined, context: MovementContext): Promise<UpdateOutcome> {
+  async update(
+    id: number,
+    details: ProductDetails,
+    expectedVersion: number | undefined,
+    context: MovementContext,
+  ): Promise<UpdateOutcome> {
     const versioned = expectedVersion !== undefined;
-    const params = [details.name, details.description, this.price(details), details.quantityInStock, writeContext('updated', context), id, details.quantityInStock, ...(versioned ? [expectedVersion] : [])];
+    const params = [
+      details.name,
+      details.description,
+      this.price(details),
+      details.quantityInStock,
+      writeContext('updated', context),
+      id,
+      details.quantityInStock,
+      ...(versioned ? [expectedVersion] : []),
+    ];
     return this.guarded(this.sql.update(versioned), params, id, {
       written: (product) => ({ status: 'updated', product }),
       refusal: (current) => updateRefusal(current, details.quantityInStock, expectedVersion),
@@ -185,7 +220,12 @@ export class MikroOrmProductRepository implements ProductRepository {
     });
   }
 
-  async settle(id: number, quantity: number, settlement: Settlement, context: MovementContext): Promise<Product | undefined> {
+  async settle(
+    id: number,
+    quantity: number,
+    settlement: Settlement,
+    context: MovementContext,
+  ): Promise<Product | undefined> {
     const [row] =
       settlement === 'committed'
         ? await this.session.all(this.sql.commit, [quantity, quantity, writeContext(settlement, context), id, quantity])
@@ -231,7 +271,12 @@ export class MikroOrmProductRepository implements ProductRepository {
 
   private toProduct(row: Row): Product {
     const price = this.money.type.convertToJSValue(row[this.money.name] as never, this.session.platform);
-    const details = ProductDetails.restore({ name: String(row.name), description: String(row.description), price, quantityInStock: Number(row.quantity_in_stock) });
+    const details = ProductDetails.restore({
+      name: String(row.name),
+      description: String(row.description),
+      price,
+      quantityInStock: Number(row.quantity_in_stock),
+    });
     return Product.of(Number(row.id), details, Number(row.version), Number(row.reserved_quantity));
   }
 }

@@ -1,14 +1,18 @@
 import { type Row, type SqlSession, timeOf } from '@platform/mikro-orm';
 import type { MovementKind, MovementPageQuery, StockMovement, StockMovementRepository } from '@stock/domain';
 
-const COLUMNS = '"id", "product_id", "kind", "quantity_delta", "reserved_delta", "quantity_after", "reserved_after", "reason", "reservation_id", "request_id", "actor", "at"';
+const COLUMNS =
+  '"id", "product_id", "kind", "quantity_delta", "reserved_delta", "quantity_after", "reserved_after", "reason", "reservation_id", "request_id", "actor", "at"';
 
 /** The stock ledger, read through MikroORM; the product table's trigger is what appends to it. */
 export class MikroOrmStockMovementRepository implements StockMovementRepository {
   constructor(private readonly session: SqlSession) {}
 
   async list(productId: number, { after, limit }: MovementPageQuery): Promise<StockMovement[]> {
-    const rows = await this.session.all(`select ${COLUMNS} from "stock_movement" where "product_id" = ? and "id" > ? order by "id" limit ?`, [productId, after, limit]);
+    const rows = await this.session.all(
+      `select ${COLUMNS} from "stock_movement" where "product_id" = ? and "id" > ? order by "id" limit ?`,
+      [productId, after, limit],
+    );
     return rows.map((row) => toMovement(row));
   }
 }

@@ -1,5 +1,12 @@
 import { allowingOneCall, type UnitOfWork, type UnitOfWorkOptions } from '@platform/kernel';
-import { type ConflictRetrySettings, type Database, MikroOrmIdempotencyRecords, MikroOrmOutbox, retryingConflicts, type SqlSession } from '@platform/mikro-orm';
+import {
+  type ConflictRetrySettings,
+  type Database,
+  MikroOrmIdempotencyRecords,
+  MikroOrmOutbox,
+  retryingConflicts,
+  type SqlSession,
+} from '@platform/mikro-orm';
 import type { StockTransaction } from '@stock/domain';
 import { MikroOrmProductRepository } from './mikro-orm-product-repository';
 import { MikroOrmReservationRepository } from './mikro-orm-reservation-repository';
@@ -25,7 +32,10 @@ export class MikroOrmUnitOfWork implements UnitOfWork<StockTransaction> {
 
   run<T>(work: (tx: StockTransaction) => Promise<T>, options: UnitOfWorkOptions = {}): Promise<T> {
     if (options.singleCall) return work(allowingOneCall(this.transaction(this.database.session)));
-    return retryingConflicts(() => this.database.transaction((session) => work(this.transaction(session))), this.conflictRetry);
+    return retryingConflicts(
+      () => this.database.transaction((session) => work(this.transaction(session))),
+      this.conflictRetry,
+    );
   }
 
   private transaction(session: SqlSession): StockTransaction {

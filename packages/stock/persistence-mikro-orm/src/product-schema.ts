@@ -80,7 +80,9 @@ export class CentsMoneyType extends Type<Money, number> {
 }
 
 /** Where and how each dialect keeps a price. */
-export const MONEY_COLUMN: Readonly<Record<Dialect, { readonly name: string; readonly type: Type<Money, string | number> }>> = {
+export const MONEY_COLUMN: Readonly<
+  Record<Dialect, { readonly name: string; readonly type: Type<Money, string | number> }>
+> = {
   postgresql: { name: 'price', type: new NumericMoneyType() },
   sqlite: { name: 'price_cents', type: new CentsMoneyType() },
 };
@@ -101,7 +103,10 @@ export function productSchema(dialect: Dialect): EntitySchema<ProductRow> {
         ? [
             { name: 'product_price_check', expression: `"${price}" >= 0` },
             { name: 'product_quantity_in_stock_check', expression: '"quantity_in_stock" >= 0' },
-            { name: 'product_reserved_quantity_check', expression: '"reserved_quantity" >= 0 and "reserved_quantity" <= "quantity_in_stock"' },
+            {
+              name: 'product_reserved_quantity_check',
+              expression: '"reserved_quantity" >= 0 and "reserved_quantity" <= "quantity_in_stock"',
+            },
           ]
         : [
             { name: 'product_name_check', expression: 'length("name") <= 200' },
@@ -112,7 +117,12 @@ export function productSchema(dialect: Dialect): EntitySchema<ProductRow> {
     properties: {
       // PostgreSQL: an identity column, as the first migration made it. SQLite: AUTOINCREMENT, so ids are never
       // reused; its catalog calls an INTEGER PRIMARY KEY without NOT NULL nullable, though a NULL there becomes the next id.
-      id: { type: 'integer', primary: true, autoincrement: true, ...(dialect === 'postgresql' ? { generated: 'by default as identity' } : { nullable: true }) },
+      id: {
+        type: 'integer',
+        primary: true,
+        autoincrement: true,
+        ...(dialect === 'postgresql' ? { generated: 'by default as identity' } : { nullable: true }),
+      },
       name: { type: 'string', length: 200 },
       description: { type: 'string', length: 2000, default: '' },
       price: { type: MONEY_COLUMN[dialect].type, fieldName: MONEY_COLUMN[dialect].name },
@@ -127,7 +137,9 @@ export function productSchema(dialect: Dialect): EntitySchema<ProductRow> {
 
 /** Times: timestamptz on PostgreSQL, epoch milliseconds on SQLite (which has no time type). */
 function time(dialect: Dialect, fieldName: string): { type: string; columnType?: string; fieldName: string } {
-  return dialect === 'postgresql' ? { type: 'datetime', columnType: 'timestamptz', fieldName } : { type: 'integer', fieldName };
+  return dialect === 'postgresql'
+    ? { type: 'datetime', columnType: 'timestamptz', fieldName }
+    : { type: 'integer', fieldName };
 }
 
 export function stockMovementSchema(dialect: Dialect): EntitySchema<StockMovementRow> {
@@ -137,7 +149,12 @@ export function stockMovementSchema(dialect: Dialect): EntitySchema<StockMovemen
     tableName: 'stock_movement',
     indexes: [{ name: 'stock_movement_product_id_id_index', properties: ['productId', 'id'] }],
     properties: {
-      id: { type: wide, primary: true, autoincrement: true, ...(dialect === 'postgresql' ? { generated: 'by default as identity' } : { nullable: true }) },
+      id: {
+        type: wide,
+        primary: true,
+        autoincrement: true,
+        ...(dialect === 'postgresql' ? { generated: 'by default as identity' } : { nullable: true }),
+      },
       productId: { type: 'integer', fieldName: 'product_id' },
       kind: { type: 'string', length: 20 },
       quantityDelta: { type: wide, fieldName: 'quantity_delta' },
@@ -170,7 +187,10 @@ export function reservationSchema(dialect: Dialect): EntitySchema<ReservationRow
     ],
     indexes: [{ name: 'reservation_status_expires_at_index', properties: ['status', 'expiresAt'] }],
     // As for product: SQLite's checks live in the migration only (and SQLite has none for the owner, see there).
-    checks: dialect === 'postgresql' ? [{ name: 'reservation_owner_check', expression: `("owner" is null) = ("origin" = 'order')` }] : [],
+    checks:
+      dialect === 'postgresql'
+        ? [{ name: 'reservation_owner_check', expression: `("owner" is null) = ("origin" = 'order')` }]
+        : [],
     properties: {
       id: { type: 'string', length: 36, primary: true },
       reference: { type: 'string', length: 200 },
@@ -188,5 +208,11 @@ export function reservationSchema(dialect: Dialect): EntitySchema<ReservationRow
 
 /** Every table the stock migrations create. */
 export function stockEntities(dialect: Dialect): EntitySchema[] {
-  return [productSchema(dialect), stockMovementSchema(dialect), reservationSchema(dialect), idempotencyKeySchema(dialect), outboxMessageSchema(dialect)] as EntitySchema[];
+  return [
+    productSchema(dialect),
+    stockMovementSchema(dialect),
+    reservationSchema(dialect),
+    idempotencyKeySchema(dialect),
+    outboxMessageSchema(dialect),
+  ] as EntitySchema[];
 }

@@ -16,5 +16,9 @@ export interface StockDatabaseOptions {
 
 /** The stock service's database: its tables' mapping and its migrations, on SQLite or PostgreSQL by URL. */
 export function openStockDatabase(url: string, options: StockDatabaseOptions = {}): Promise<Database> {
-  return Database.open(url, { entities: stockEntities, migrations: { postgresql: postgresqlMigrations, sqlite: sqliteMigrations }, ...options });
+  return Database.open(url, {
+    entities: stockEntities,
+    migrations: { postgresql: postgresqlMigrations, sqlite: sqliteMigrations },
+    ...options,
+  });
 }

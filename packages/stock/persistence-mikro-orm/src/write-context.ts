@@ -5,6 +5,9 @@ import type { MovementContext, MovementKind } from '@stock/domain';
  * the kind of change, its reason, reservation, request and actor, and its time
  * (ISO for PostgreSQL's timestamptz, epoch ms for SQLite).
  */
-export function writeContext(kind: MovementKind, { at, reason, reservationId, requestId, actor }: MovementContext): string {
+export function writeContext(
+  kind: MovementKind,
+  { at, reason, reservationId, requestId, actor }: MovementContext,
+): string {
   return JSON.stringify({ kind, reason, reservationId, requestId, actor, at: at.toISOString(), atMs: at.getTime() });
 }

@@ -1,4 +1,9 @@
-import { idempotencyContract, productRepositoryContract, stockRulesContract, unitOfWorkContract } from '@stock/test-kit';
+import {
+  idempotencyContract,
+  productRepositoryContract,
+  stockRulesContract,
+  unitOfWorkContract,
+} from '@stock/test-kit';
 import { openScratchStore } from './scratch-stores';
 
 for (const dialect of ['sqlite', 'postgresql'] as const) {

@@ -7,7 +7,13 @@ import { aProduct, CONTRACT_TTL_MS, expectLedgersToSum, type StockStoreUnderTest
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { randomUUID } from 'node:crypto';
-import { MikroOrmProductRepository, MikroOrmReservationRepository, MikroOrmStockMovementRepository, MikroOrmUnitOfWork, openStockDatabase } from '../src';
+import {
+  MikroOrmProductRepository,
+  MikroOrmReservationRepository,
+  MikroOrmStockMovementRepository,
+  MikroOrmUnitOfWork,
+  openStockDatabase,
+} from '../src';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;
@@ -58,7 +64,8 @@ describe('Lock order and conflicts on PostgreSQL', function () {
     const release = new ReleaseReservation(store.unitOfWork, clock);
     const expire = new ExpireReservations(store.unitOfWork, clock);
     const holder = 'shop-a';
-    const hold = (lines: { productId: number; quantity: number }[]) => reserve.execute(holder, ReservationRequest.create({ reference: randomUUID(), lines }));
+    const hold = (lines: { productId: number; quantity: number }[]) =>
+      reserve.execute(holder, ReservationRequest.create({ reference: randomUUID(), lines }));
     const all = products.map((p) => ({ productId: p.id, quantity: 1 }));
     for (let round = 0; round < 6; round++) {
       // Holds that expire in the order highest product first: a sweep that locked in expiry order would take the products downwards.
@@ -67,7 +74,15 @@ describe('Lock order and conflicts on PostgreSQL', function () {
         await hold([{ productId: products[products.length - 1 - (n % products.length)]!.id, quantity: 1 }]);
       }
       const longer = [];
-      for (let n = 0; n < 10; n++) longer.push((await reserve.execute(holder, ReservationRequest.create({ reference: randomUUID(), lines: all, ttlSeconds: 3600 }))).value.reservation.id);
+      for (let n = 0; n < 10; n++)
+        longer.push(
+          (
+            await reserve.execute(
+              holder,
+              ReservationRequest.create({ reference: randomUUID(), lines: all, ttlSeconds: 3600 }),
+            )
+          ).value.reservation.id,
+        );
       now = new Date(now.getTime() + 61_000);
       // Four sweepers of ten each, against twenty reservations of every product (locked upwards) and ten releases of them.
       await Promise.all([
@@ -88,7 +103,10 @@ describe('Lock order and conflicts on PostgreSQL', function () {
   it('runs a transaction that lost a deadlock again: both rivals take effect, once each', async () => {
     const store = storeOf();
     const create = new CreateProduct(store.unitOfWork, clock);
-    const [a, b] = [(await create.execute(aProduct({ quantityInStock: 10 }))).value, (await create.execute(aProduct({ quantityInStock: 10 }))).value];
+    const [a, b] = [
+      (await create.execute(aProduct({ quantityInStock: 10 }))).value,
+      (await create.execute(aProduct({ quantityInStock: 10 }))).value,
+    ];
     let bothHoldOne!: () => void;
     const barrier = new Promise<void>((resolve) => (bothHoldOne = resolve));
     let holding = 0;
@@ -112,16 +130,22 @@ describe('Lock order and conflicts on PostgreSQL', function () {
     const store = storeOf(3);
     let runs = 0;
     const conflict = Object.assign(new Error('deadlock detected'), { code: '40P01' });
-    await expect(store.unitOfWork.run(async () => {
-      runs++;
-      throw conflict;
-    })).to.be.rejectedWith(UnavailableError).and.eventually.include({ code: 'DATABASE_UNAVAILABLE', retryAfterSeconds: 1 });
+    await expect(
+      store.unitOfWork.run(async () => {
+        runs++;
+        throw conflict;
+      }),
+    )
+      .to.be.rejectedWith(UnavailableError)
+      .and.eventually.include({ code: 'DATABASE_UNAVAILABLE', retryAfterSeconds: 1 });
     expect(runs).to.equal(3);
     runs = 0;
-    await expect(store.unitOfWork.run(async () => {
-      runs++;
-      throw new Error('a bug');
-    })).to.be.rejectedWith('a bug');
+    await expect(
+      store.unitOfWork.run(async () => {
+        runs++;
+        throw new Error('a bug');
+      }),
+    ).to.be.rejectedWith('a bug');
     expect(runs).to.equal(1);
   });
 });

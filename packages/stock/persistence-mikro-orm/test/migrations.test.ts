@@ -5,7 +5,12 @@ import { createScratchDatabase, scratchUrl } from '@platform/test-kit';
 import { expect } from 'chai';
 import { ANONYMOUS_CALLER, type Reservation } from '@stock/domain';
 import { aProduct } from '@stock/test-kit';
-import { MikroOrmProductRepository, MikroOrmReservationRepository, MikroOrmStockMovementRepository, openStockDatabase } from '../src';
+import {
+  MikroOrmProductRepository,
+  MikroOrmReservationRepository,
+  MikroOrmStockMovementRepository,
+  openStockDatabase,
+} from '../src';
 import { postgresqlMigrations } from '../src/migrations/postgresql';
 import { sqliteMigrations } from '../src/migrations/sqlite';
 
@@ -56,27 +61,76 @@ describe('stock migrations', () => {
         const { url, cleanUp } = await scratchUrl(dialect, this, 'stock');
         const database = await openStockDatabase(url, { createDatabase: true });
         const at = (iso: string) => (dialect === 'postgresql' ? iso : Date.parse(iso));
-        const insert = 'insert into "reservation" ("id", "reference", "origin", "status", "lines", "expires_at", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?)';
-        const row = (id: string, reference: string, origin: string) => [id, reference, origin, 'held', '[]', at('2026-11-24T10:15:00Z'), at('2026-11-24T10:00:00Z'), at('2026-11-24T10:00:00Z')];
+        const insert =
+          'insert into "reservation" ("id", "reference", "origin", "status", "lines", "expires_at", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?)';
+        const row = (id: string, reference: string, origin: string) => [
+          id,
+          reference,
+          origin,
+          'held',
+          '[]',
+          at('2026-11-24T10:15:00Z'),
+          at('2026-11-24T10:00:00Z'),
+          at('2026-11-24T10:00:00Z'),
+        ];
         try {
           await database.orm.migrator.up({ to: '20261124-reservation-origin' });
           await database.session.run(insert, row('00000000-0000-4000-8000-000000000001', 'order-1042', 'api'));
-          await database.session.run(insert, row('00000000-0000-4000-8000-000000000002', '6a0b7c1e-0000-4000-8000-000000000000', 'order'));
+          await database.session.run(
+            insert,
+            row('00000000-0000-4000-8000-000000000002', '6a0b7c1e-0000-4000-8000-000000000000', 'order'),
+          );
           await database.migrate();
           const reservations = new MikroOrmReservationRepository(database.session);
-          expect(await reservations.findByReference(ANONYMOUS_CALLER, 'order-1042')).to.include({ id: '00000000-0000-4000-8000-000000000001', owner: ANONYMOUS_CALLER });
-          expect(await reservations.findForOrder('6a0b7c1e-0000-4000-8000-000000000000')).to.include({ id: '00000000-0000-4000-8000-000000000002' }).and.not.to.have.property('owner');
+          expect(await reservations.findByReference(ANONYMOUS_CALLER, 'order-1042')).to.include({
+            id: '00000000-0000-4000-8000-000000000001',
+            owner: ANONYMOUS_CALLER,
+          });
+          expect(await reservations.findForOrder('6a0b7c1e-0000-4000-8000-000000000000'))
+            .to.include({ id: '00000000-0000-4000-8000-000000000002' })
+            .and.not.to.have.property('owner');
           const claim = (id: string, owner: string | undefined, reference: string) => {
             const now = new Date();
-            const reservation: Reservation = { id, reference, origin: owner === undefined ? 'order' : 'api', ...(owner !== undefined && { owner }), status: 'held', lines: [], expiresAt: now, createdAt: now, updatedAt: now };
+            const reservation: Reservation = {
+              id,
+              reference,
+              origin: owner === undefined ? 'order' : 'api',
+              ...(owner !== undefined && { owner }),
+              status: 'held',
+              lines: [],
+              expiresAt: now,
+              createdAt: now,
+              updatedAt: now,
+            };
             return database.transaction((session) => new MikroOrmReservationRepository(session).claim(reservation));
           };
-          expect(await claim('00000000-0000-4000-8000-000000000003', 'shop-a', 'order-1042'), 'another owner’s reference').to.equal('claimed');
-          expect(await claim('00000000-0000-4000-8000-000000000004', ANONYMOUS_CALLER, 'order-1042'), 'the same owner’s').to.equal('taken');
-          expect(await claim('00000000-0000-4000-8000-000000000005', undefined, 'order-1042'), 'an order’s, apart from callers’').to.equal('claimed');
-          expect(await claim('00000000-0000-4000-8000-000000000006', undefined, 'order-1042'), 'the same order’s').to.equal('taken');
-          const product = await database.transaction((session) => new MikroOrmProductRepository(session).add(aProduct(), { at: new Date(), actor: 'shop-a', requestId: 'r1' }));
-          const [movement] = await new MikroOrmStockMovementRepository(database.session).list(product.id, { after: 0, limit: 1 });
+          expect(
+            await claim('00000000-0000-4000-8000-000000000003', 'shop-a', 'order-1042'),
+            'another owner’s reference',
+          ).to.equal('claimed');
+          expect(
+            await claim('00000000-0000-4000-8000-000000000004', ANONYMOUS_CALLER, 'order-1042'),
+            'the same owner’s',
+          ).to.equal('taken');
+          expect(
+            await claim('00000000-0000-4000-8000-000000000005', undefined, 'order-1042'),
+            'an order’s, apart from callers’',
+          ).to.equal('claimed');
+          expect(
+            await claim('00000000-0000-4000-8000-000000000006', undefined, 'order-1042'),
+            'the same order’s',
+          ).to.equal('taken');
+          const product = await database.transaction((session) =>
+            new MikroOrmProductRepository(session).add(aProduct(), {
+              at: new Date(),
+              actor: 'shop-a',
+              requestId: 'r1',
+            }),
+          );
+          const [movement] = await new MikroOrmStockMovementRepository(database.session).list(product.id, {
+            after: 0,
+            limit: 1,
+          });
           expect(movement).to.include({ actor: 'shop-a', requestId: 'r1' });
         } finally {
           await database.close();
@@ -91,9 +145,13 @@ describe('stock migrations', () => {
           await database.migrate();
           // MikroORM 7's migrator stops at `to` and keeps it (6's, on umzug, undid it too): down to the migration before the owners.
           await database.orm.migrator.down({ to: '20261124-reservation-origin' });
-          const product = await database.transaction((session) => new MikroOrmProductRepository(session).add(aProduct(), { at: new Date() }));
+          const product = await database.transaction((session) =>
+            new MikroOrmProductRepository(session).add(aProduct(), { at: new Date() }),
+          );
           expect(await database.orm.migrator.up()).to.have.length(2);
-          expect(await new MikroOrmStockMovementRepository(database.session).list(product.id, { after: 0, limit: 1 })).to.have.length(1);
+          expect(
+            await new MikroOrmStockMovementRepository(database.session).list(product.id, { after: 0, limit: 1 }),
+          ).to.have.length(1);
         } finally {
           await database.close();
           await cleanUp();
@@ -105,16 +163,63 @@ describe('stock migrations', () => {
         const database = await openStockDatabase(url, { createDatabase: true });
         try {
           await database.orm.migrator.up({ to: '20261122-version-and-idempotency-keys' });
-          const body = JSON.stringify({ id: 7, name: 'Desk lamp', description: 'Warm light', price: 39.9, quantityInStock: 12 });
-          const insert = 'insert into "idempotency_key" ("scope", "key", "fingerprint", "status", "headers", "body", "expires_at") values (?, ?, ?, ?, ?, ?, ?)';
-          await database.session.run(insert, ['POST /api/products', 'k1', 'f1', 201, JSON.stringify({ ETag: '"3"', Location: '/api/products/7' }), body, Date.now() + 60_000]);
-          await database.session.run(insert, ['POST /api/products/{id}/stock-adjustments', 'k2', 'f2', 200, JSON.stringify({ ETag: '"4"' }), body, Date.now() + 60_000]);
+          const body = JSON.stringify({
+            id: 7,
+            name: 'Desk lamp',
+            description: 'Warm light',
+            price: 39.9,
+            quantityInStock: 12,
+          });
+          const insert =
+            'insert into "idempotency_key" ("scope", "key", "fingerprint", "status", "headers", "body", "expires_at") values (?, ?, ?, ?, ?, ?, ?)';
+          await database.session.run(insert, [
+            'POST /api/products',
+            'k1',
+            'f1',
+            201,
+            JSON.stringify({ ETag: '"3"', Location: '/api/products/7' }),
+            body,
+            Date.now() + 60_000,
+          ]);
+          await database.session.run(insert, [
+            'POST /api/products/{id}/stock-adjustments',
+            'k2',
+            'f2',
+            200,
+            JSON.stringify({ ETag: '"4"' }),
+            body,
+            Date.now() + 60_000,
+          ]);
           await database.session.run(insert, ['POST /api/products', 'k3', 'f3', null, null, null, Date.now() + 60_000]);
           await database.migrate();
-          const rows = await database.session.all<{ scope: string; key: string; result: string }>('select "scope", "key", "result" from "idempotency_key" order by "key"');
+          const rows = await database.session.all<{ scope: string; key: string; result: string }>(
+            'select "scope", "key", "result" from "idempotency_key" order by "key"',
+          );
           expect(rows.map((r) => [r.scope, r.key, JSON.parse(r.result)])).to.deep.equal([
-            ['create-product', 'k1', { id: 7, name: 'Desk lamp', description: 'Warm light', priceCents: 3990, quantityInStock: 12, version: 3 }],
-            ['adjust-stock', 'k2', { id: 7, name: 'Desk lamp', description: 'Warm light', priceCents: 3990, quantityInStock: 12, version: 4 }],
+            [
+              'create-product',
+              'k1',
+              {
+                id: 7,
+                name: 'Desk lamp',
+                description: 'Warm light',
+                priceCents: 3990,
+                quantityInStock: 12,
+                version: 3,
+              },
+            ],
+            [
+              'adjust-stock',
+              'k2',
+              {
+                id: 7,
+                name: 'Desk lamp',
+                description: 'Warm light',
+                priceCents: 3990,
+                quantityInStock: 12,
+                version: 4,
+              },
+            ],
           ]);
         } finally {
           await database.close();

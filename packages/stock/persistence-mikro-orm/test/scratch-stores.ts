@@ -1,7 +1,13 @@
 import { scratchUrl } from '@platform/test-kit';
 import { MikroOrmOutbox } from '@platform/mikro-orm';
 import { CONTRACT_TTL_MS, type OpenStockStore } from '@stock/test-kit';
-import { MikroOrmProductRepository, MikroOrmReservationRepository, MikroOrmStockMovementRepository, MikroOrmUnitOfWork, openStockDatabase } from '../src';
+import {
+  MikroOrmProductRepository,
+  MikroOrmReservationRepository,
+  MikroOrmStockMovementRepository,
+  MikroOrmUnitOfWork,
+  openStockDatabase,
+} from '../src';
 
 /** The contract suites' store on a fresh, migrated database of the dialect. */
 export function openScratchStore(dialect: 'sqlite' | 'postgresql'): OpenStockStore {
@@ -16,7 +22,8 @@ export function openScratchStore(dialect: 'sqlite' | 'postgresql'): OpenStockSto
       movements: new MikroOrmStockMovementRepository(database.session),
       outbox: new MikroOrmOutbox(database.session),
       reset: async () => {
-        for (const table of ['product', 'stock_movement', 'reservation', 'idempotency_key', 'outbox_message']) await database.session.run(`delete from "${table}"`);
+        for (const table of ['product', 'stock_movement', 'reservation', 'idempotency_key', 'outbox_message'])
+          await database.session.run(`delete from "${table}"`);
       },
       close: async () => {
         await database.close();

@@ -1,5 +1,18 @@
 import { Apis } from '@commerce/contracts';
-import { authSettings, databaseSettings, defaults, type Env, integer, listenHost, mayCreateDatabase as mayCreate, messagingSettings, optionalText, readSettings, serverSettings, type Settings } from '@platform/runtime';
+import {
+  authSettings,
+  databaseSettings,
+  defaults,
+  type Env,
+  integer,
+  listenHost,
+  mayCreateDatabase as mayCreate,
+  messagingSettings,
+  optionalText,
+  readSettings,
+  serverSettings,
+  type Settings,
+} from '@platform/runtime';
 
 /** The embedded database of the quick start: the one the service creates by itself when it is missing. */
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/stock.db';
@@ -34,9 +47,15 @@ export interface StockServiceFiles {
  * knows where the workspace keeps its files, so nothing here climbs to the
  * repository root.
  */
-export function loadConfig(env: Env = process.env, cwd: string = process.cwd(), files: StockServiceFiles = {}): StockServiceConfig {
+export function loadConfig(
+  env: Env = process.env,
+  cwd: string = process.cwd(),
+  files: StockServiceFiles = {},
+): StockServiceConfig {
   const spec = { ...STOCK_SETTINGS, openApiFile: optionalText('OPENAPI_FILE', files.openApiFile) };
-  return listenHost(readSettings(spec, { env, cwd, file: { variable: 'STOCK_CONFIG', fallback: DEFAULT_CONFIG_FILE } }));
+  return listenHost(
+    readSettings(spec, { env, cwd, file: { variable: 'STOCK_CONFIG', fallback: DEFAULT_CONFIG_FILE } }),
+  );
 }
 
 /** Whether the service may create the database it was pointed at: production must not guess. */

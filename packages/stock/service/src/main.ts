@@ -11,6 +11,15 @@ await runMain('stock service', async () => {
   const service = await startStockService(config);
   const url = displayUrl(config.host, service.port);
   const access = openAccessNote(config);
-  service.logger.info(`stock service listening on ${url} (node ${process.version}); docs at ${url}/swagger${access ? `; ${access}` : ''}`, { url, node: process.version, docs: `${url}/swagger`, database: redactedUrl(config.databaseUrl), ...(access && { access }) });
+  service.logger.info(
+    `stock service listening on ${url} (node ${process.version}); docs at ${url}/swagger${access ? `; ${access}` : ''}`,
+    {
+      url,
+      node: process.version,
+      docs: `${url}/swagger`,
+      database: redactedUrl(config.databaseUrl),
+      ...(access && { access }),
+    },
+  );
   return service;
 });

@@ -12,7 +12,9 @@ await runMain('stock migrate', async () => {
     const database = await openStockDatabase(config.databaseUrl, { createDatabase: mayCreateDatabase(config), logger });
     try {
       const applied = await database.migrate();
-      logger.info(applied.length > 0 ? `applied ${applied.join(', ')}` : 'nothing to apply: the schema is up to date', { migrations: applied });
+      logger.info(applied.length > 0 ? `applied ${applied.join(', ')}` : 'nothing to apply: the schema is up to date', {
+        migrations: applied,
+      });
     } finally {
       await database.close();
     }

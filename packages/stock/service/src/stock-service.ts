@@ -12,11 +12,16 @@ export type { StartOptions };
 /** Held reservations past their time are released here, a batch at a time; safe on any number of instances. */
 function reservationExpiry(config: StockServiceConfig, container: DependencyContainer, logger: Logger) {
   const expire = container.resolve(ExpireReservations);
-  return every(config.reservationSweepMs, 'reservation expiry', async () => {
-    for (let batch = await expire.execute(); batch.length > 0; batch = await expire.execute()) {
-      logger.info('reservations expired', { reservations: batch.map((r) => r.id) });
-    }
-  }, logger);
+  return every(
+    config.reservationSweepMs,
+    'reservation expiry',
+    async () => {
+      for (let batch = await expire.execute(); batch.length > 0; batch = await expire.execute()) {
+        logger.info('reservations expired', { reservations: batch.map((r) => r.id) });
+      }
+    },
+    logger,
+  );
 }
 
 /**

@@ -13,20 +13,38 @@ describe('loadConfig', () => {
 
   it('defaults to port 8080 and the embedded SQLite file', () => {
     expect(loadConfig({}, directory)).to.deep.equal(DEFAULT_CONFIG);
-    expect(DEFAULT_CONFIG).to.include({ port: 8080, databaseUrl: 'sqlite:./data/stock.db', logLevel: 'info', dbPoolSize: 10, idempotencyTtlSeconds: 86_400, shutdownDelayMs: 2_000 });
+    expect(DEFAULT_CONFIG).to.include({
+      port: 8080,
+      databaseUrl: 'sqlite:./data/stock.db',
+      logLevel: 'info',
+      dbPoolSize: 10,
+      idempotencyTtlSeconds: 86_400,
+      shutdownDelayMs: 2_000,
+    });
   });
 
   it('takes the OpenAPI file from the entry that knows the workspace, lets OPENAPI_FILE win, and has none otherwise', () => {
     expect(DEFAULT_CONFIG.openApiFile).to.equal('');
     expect(loadConfig({}, directory).openApiFile).to.equal('');
-    expect(loadConfig({}, directory, { openApiFile: '/workspace/docs/openapi.yaml' }).openApiFile).to.equal('/workspace/docs/openapi.yaml');
-    expect(loadConfig({ OPENAPI_FILE: '/elsewhere.yaml' }, directory, { openApiFile: '/workspace/docs/openapi.yaml' }).openApiFile).to.equal('/elsewhere.yaml');
+    expect(loadConfig({}, directory, { openApiFile: '/workspace/docs/openapi.yaml' }).openApiFile).to.equal(
+      '/workspace/docs/openapi.yaml',
+    );
+    expect(
+      loadConfig({ OPENAPI_FILE: '/elsewhere.yaml' }, directory, { openApiFile: '/workspace/docs/openapi.yaml' })
+        .openApiFile,
+    ).to.equal('/elsewhere.yaml');
   });
 
   it('reads the configuration file, and lets the environment win', () => {
-    writeFileSync(join(directory, DEFAULT_CONFIG_FILE), JSON.stringify({ port: 9000, databaseUrl: 'postgres://db/stock' }));
+    writeFileSync(
+      join(directory, DEFAULT_CONFIG_FILE),
+      JSON.stringify({ port: 9000, databaseUrl: 'postgres://db/stock' }),
+    );
     expect(loadConfig({}, directory)).to.include({ port: 9000, databaseUrl: 'postgres://db/stock' });
-    expect(loadConfig({ PORT: '9100', DATABASE_URL: 'memory:' }, directory)).to.include({ port: 9100, databaseUrl: 'memory:' });
+    expect(loadConfig({ PORT: '9100', DATABASE_URL: 'memory:' }, directory)).to.include({
+      port: 9100,
+      databaseUrl: 'memory:',
+    });
   });
 
   it('reads the file STOCK_CONFIG names, and fails if it is missing', () => {
@@ -64,14 +82,20 @@ describe('loadConfig', () => {
   });
 
   it('reads the operational limits from the environment', () => {
-    const config = loadConfig({ SHUTDOWN_GRACE_MS: '2500', REQUEST_TIMEOUT_MS: '1000', IDEMPOTENCY_TTL_SECONDS: '60' }, directory);
+    const config = loadConfig(
+      { SHUTDOWN_GRACE_MS: '2500', REQUEST_TIMEOUT_MS: '1000', IDEMPOTENCY_TTL_SECONDS: '60' },
+      directory,
+    );
     expect(config).to.include({ shutdownGraceMs: 2500, requestTimeoutMs: 1000, idempotencyTtlSeconds: 60 });
     expect(() => loadConfig({ IDEMPOTENCY_TTL_SECONDS: '0' }, directory)).to.throw(/IDEMPOTENCY_TTL_SECONDS/);
   });
 
   it('sweeps retention every minute unless told otherwise, and takes retentions as short as a drill needs', () => {
     expect(loadConfig({}, directory)).to.include({ retentionSweepMs: 60_000, outboxRetentionSeconds: 86_400 });
-    expect(loadConfig({ RETENTION_SWEEP_MS: '5000', OUTBOX_RETENTION_SECONDS: '10' }, directory)).to.include({ retentionSweepMs: 5000, outboxRetentionSeconds: 10 });
+    expect(loadConfig({ RETENTION_SWEEP_MS: '5000', OUTBOX_RETENTION_SECONDS: '10' }, directory)).to.include({
+      retentionSweepMs: 5000,
+      outboxRetentionSeconds: 10,
+    });
     expect(() => loadConfig({ RETENTION_SWEEP_MS: '0' }, directory)).to.throw(/RETENTION_SWEEP_MS/);
     expect(() => loadConfig({ OUTBOX_RETENTION_SECONDS: '0' }, directory)).to.throw(/OUTBOX_RETENTION_SECONDS/);
   });

@@ -24,7 +24,8 @@ function notJson(lines: readonly string[]): string[] {
   });
 }
 
-const messages = (service: ServiceProcess) => service.stdout.filter(Boolean).map((line) => String((JSON.parse(line) as { message?: unknown }).message));
+const messages = (service: ServiceProcess) =>
+  service.stdout.filter(Boolean).map((line) => String((JSON.parse(line) as { message?: unknown }).message));
 
 describe('the service process on a stalled or failing PostgreSQL', function () {
   this.timeout(90_000);
@@ -78,19 +79,30 @@ describe('the service process on a stalled or failing PostgreSQL', function () {
     expect(exit, `${service.stdout.join('\n')}\n${service.stderr.join('\n')}`).to.equal(1);
     expect(Date.now() - signalled).to.be.at.least(graceMs);
     expect(await inFlight).to.equal('cut');
-    expect(messages(service)).to.include.members(['stopping', 'shutdown grace period over: closing the remaining connections', 'stopped, cutting work that had not finished']);
+    expect(messages(service)).to.include.members([
+      'stopping',
+      'shutdown grace period over: closing the remaining connections',
+      'stopped, cutting work that had not finished',
+    ]);
     expect(notJson(service.stdout)).to.deep.equal([]);
   });
 
   it('writes nothing but JSON lines to stdout while the database is down, and logs the outage once and the recovery once', async () => {
-    service = startProcess({ DATABASE_URL: throughProxy(database, proxy), DB_CREATE_DATABASE: 'true', SHUTDOWN_DELAY_MS: '0' });
+    service = startProcess({
+      DATABASE_URL: throughProxy(database, proxy),
+      DB_CREATE_DATABASE: 'true',
+      SHUTDOWN_DELAY_MS: '0',
+    });
     const url = `http://127.0.0.1:${await service.port()}`;
     const created = (await (await fetch(`${url}/api/products`, json(aProductBody()))).json()) as { id: number };
 
     await proxy.down();
     const outage = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        (i % 2 === 0 ? fetch(`${url}/api/products/${created.id}`) : fetch(`${url}/api/products`, json(aProductBody()))).then((r) => r.status),
+        (i % 2 === 0
+          ? fetch(`${url}/api/products/${created.id}`)
+          : fetch(`${url}/api/products`, json(aProductBody()))
+        ).then((r) => r.status),
       ),
     );
     expect(outage).to.deep.equal(Array(30).fill(503));
@@ -107,8 +119,14 @@ describe('the service process on a stalled or failing PostgreSQL', function () {
 
     expect(notJson(service.stdout), 'stdout lines that are not JSON objects').to.deep.equal([]);
     const states = messages(service).filter((message) => /^database (unavailable|reachable again)/.test(message));
-    expect(states).to.deep.equal(['database unavailable: requests answer 503 until it is back', 'database reachable again']);
-    expect(service.stdout.filter((line) => /"level":"error"/.test(line)), 'no error (stack trace) lines').to.deep.equal([]);
+    expect(states).to.deep.equal([
+      'database unavailable: requests answer 503 until it is back',
+      'database reachable again',
+    ]);
+    expect(
+      service.stdout.filter((line) => /"level":"error"/.test(line)),
+      'no error (stack trace) lines',
+    ).to.deep.equal([]);
     expect(service.stderr.filter(Boolean)).to.deep.equal([]);
   });
 });

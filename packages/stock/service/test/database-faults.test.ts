@@ -1,4 +1,10 @@
-import { adminQuery, createScratchDatabase, type FreezableProxy, freezableProxy, type ScratchDatabase } from '@platform/test-kit';
+import {
+  adminQuery,
+  createScratchDatabase,
+  type FreezableProxy,
+  freezableProxy,
+  type ScratchDatabase,
+} from '@platform/test-kit';
 import { aProductBody } from '@stock/test-kit';
 import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,7 +35,10 @@ describe('a stalled or failing PostgreSQL', function () {
     database = await createScratchDatabase(this);
     proxy = await freezableProxy(Number(new URL(database.url).port || 5432));
     logs = [];
-    service = await startStockService({ ...DEFAULT_CONFIG, ...FAST, port: 0, databaseUrl: throughProxy(database, proxy) }, { logger: capturingLogger(logs) });
+    service = await startStockService(
+      { ...DEFAULT_CONFIG, ...FAST, port: 0, databaseUrl: throughProxy(database, proxy) },
+      { logger: capturingLogger(logs) },
+    );
   });
   afterEach(async () => {
     proxy?.thaw();
@@ -39,7 +48,8 @@ describe('a stalled or failing PostgreSQL', function () {
   });
 
   const request = (path: string, init?: RequestInit) => fetch(`${service.url}${path}`, init);
-  const stateLines = () => logs.filter((l) => /^database (unavailable|reachable again)/.test(String(l.message))).map((l) => l.message);
+  const stateLines = () =>
+    logs.filter((l) => /^database (unavailable|reachable again)/.test(String(l.message))).map((l) => l.message);
 
   it('answers 503 DATABASE_UNAVAILABLE with Retry-After while the database is frozen, and recovers when it thaws', async () => {
     const created = (await (await request('/api/products', json(aProductBody()))).json()) as { id: number };
@@ -51,9 +61,16 @@ describe('a stalled or failing PostgreSQL', function () {
       proxy.thaw();
     }, FREEZE_MS);
     const during = (response: Promise<Response>) => response.then((answer) => ({ answer, frozen }));
-    const answers = await Promise.all([during(request(`/api/products/${created.id}`)), during(request('/api/products', json(aProductBody()))), during(request('/api/products?limit=5'))]);
+    const answers = await Promise.all([
+      during(request(`/api/products/${created.id}`)),
+      during(request('/api/products', json(aProductBody()))),
+      during(request('/api/products?limit=5')),
+    ]);
     clearTimeout(freezeEnds);
-    expect(answers.map((a) => a.frozen), 'answered while the database was still frozen').to.deep.equal([true, true, true]);
+    expect(
+      answers.map((a) => a.frozen),
+      'answered while the database was still frozen',
+    ).to.deep.equal([true, true, true]);
     for (const { answer: response } of answers) {
       expect(response.status, await response.clone().text()).to.equal(503);
       expect(response.headers.get('content-type')).to.equal('application/problem+json');
@@ -69,12 +86,17 @@ describe('a stalled or failing PostgreSQL', function () {
     }
     expect(status).to.equal(201);
     expect((await request('/health/ready')).status).to.equal(200);
-    expect(logs.filter((l) => l.level === 'error'), 'no error (stack trace) lines').to.deep.equal([]);
+    expect(
+      logs.filter((l) => l.level === 'error'),
+      'no error (stack trace) lines',
+    ).to.deep.equal([]);
   });
 
   it('answers 503 while the database is down, logging the outage once and the recovery once, not per request', async () => {
     await proxy.down();
-    const statuses = await Promise.all(Array.from({ length: 30 }, () => request('/api/products/1').then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 30 }, () => request('/api/products/1').then((r) => r.status)),
+    );
     expect(statuses).to.deep.equal(Array(30).fill(503));
     await proxy.up();
     let status = 0;
@@ -83,16 +105,32 @@ describe('a stalled or failing PostgreSQL', function () {
       if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(status).to.equal(200);
-    expect(stateLines()).to.deep.equal(['database unavailable: requests answer 503 until it is back', 'database reachable again']);
+    expect(stateLines()).to.deep.equal([
+      'database unavailable: requests answer 503 until it is back',
+      'database reachable again',
+    ]);
     expect(logs.filter((l) => l.level === 'error')).to.deep.equal([]);
   });
 
   it('stops within its grace period when told to while the database is frozen, and says it had to cut work', async () => {
     // Statements that could outlast the freeze: only the shutdown can end the request, and the freeze (until afterEach) outlasts the test.
     await service.close({ immediate: true });
-    service = await startStockService({ ...DEFAULT_CONFIG, port: 0, databaseUrl: throughProxy(database, proxy), dbQueryTimeoutMs: 60_000, dbAcquireTimeoutMs: 60_000, shutdownGraceMs: 500 }, { logger: capturingLogger(logs) });
+    service = await startStockService(
+      {
+        ...DEFAULT_CONFIG,
+        port: 0,
+        databaseUrl: throughProxy(database, proxy),
+        dbQueryTimeoutMs: 60_000,
+        dbAcquireTimeoutMs: 60_000,
+        shutdownGraceMs: 500,
+      },
+      { logger: capturingLogger(logs) },
+    );
     proxy.freeze();
-    const stuck = request('/api/products', json(aProductBody())).then((r) => r.status, () => 'cut');
+    const stuck = request('/api/products', json(aProductBody())).then(
+      (r) => r.status,
+      () => 'cut',
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
     const started = Date.now();
     const clean = await service.close({ immediate: true });
@@ -113,13 +151,22 @@ describe('starting on a database that is not there', function () {
     const url = new URL(scratch.url);
     url.pathname = `/${name}`;
     try {
-      await startStockService({ ...DEFAULT_CONFIG, port: 0, databaseUrl: url.toString() }, { logger: capturingLogger([]) }).then(
+      await startStockService(
+        { ...DEFAULT_CONFIG, port: 0, databaseUrl: url.toString() },
+        { logger: capturingLogger([]) },
+      ).then(
         () => expect.fail('started'),
-        (error: Error) => expect(error.message).to.match(new RegExp(`database "${name}" does not exist.*DB_CREATE_DATABASE=true`)),
+        (error: Error) =>
+          expect(error.message).to.match(new RegExp(`database "${name}" does not exist.*DB_CREATE_DATABASE=true`)),
       );
-      const exists = await adminQuery(`select 1 from pg_database where datname = '${name}'`).then((rows) => rows.length);
+      const exists = await adminQuery(`select 1 from pg_database where datname = '${name}'`).then(
+        (rows) => rows.length,
+      );
       expect(exists).to.equal(0);
-      const created = await startStockService({ ...DEFAULT_CONFIG, port: 0, databaseUrl: url.toString(), dbCreateDatabase: 'true' }, { logger: capturingLogger([]) });
+      const created = await startStockService(
+        { ...DEFAULT_CONFIG, port: 0, databaseUrl: url.toString(), dbCreateDatabase: 'true' },
+        { logger: capturingLogger([]) },
+      );
       await created.close({ immediate: true });
     } finally {
       await adminQuery(`drop database if exists "${name}" with (force)`);
@@ -131,10 +178,15 @@ describe('starting on a database that is not there', function () {
     const directory = mkdtempSync(join(tmpdir(), 'stock-missing-'));
     try {
       const databaseUrl = `sqlite:${join(directory, 'nested', 'stock.db')}`;
-      await expect(startStockService({ ...DEFAULT_CONFIG, port: 0, databaseUrl }, { logger: capturingLogger([]) })).to.be.rejectedWith(/does not exist.*DB_CREATE_DATABASE=true/);
-      await expect(startStockService({ ...DEFAULT_CONFIG, port: 0, databaseUrl: 'sqlite:/proc/x/stock.db', dbCreateDatabase: 'true' }, { logger: capturingLogger([]) })).to.be.rejectedWith(
-        /Cannot create the folder \/proc\/x/,
-      );
+      await expect(
+        startStockService({ ...DEFAULT_CONFIG, port: 0, databaseUrl }, { logger: capturingLogger([]) }),
+      ).to.be.rejectedWith(/does not exist.*DB_CREATE_DATABASE=true/);
+      await expect(
+        startStockService(
+          { ...DEFAULT_CONFIG, port: 0, databaseUrl: 'sqlite:/proc/x/stock.db', dbCreateDatabase: 'true' },
+          { logger: capturingLogger([]) },
+        ),
+      ).to.be.rejectedWith(/Cannot create the folder \/proc\/x/);
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }
@@ -147,7 +199,10 @@ describe('a SQLite database that stops taking writes', function () {
   let service: RunningStockService;
   beforeEach(async () => {
     directory = mkdtempSync(join(tmpdir(), 'stock-readonly-'));
-    service = await startStockService({ ...DEFAULT_CONFIG, port: 0, databaseUrl: `sqlite:${join(directory, 'stock.db')}`, dbCreateDatabase: 'true' }, { logger: capturingLogger([]) });
+    service = await startStockService(
+      { ...DEFAULT_CONFIG, port: 0, databaseUrl: `sqlite:${join(directory, 'stock.db')}`, dbCreateDatabase: 'true' },
+      { logger: capturingLogger([]) },
+    );
   });
   afterEach(async () => {
     await service?.close({ immediate: true });

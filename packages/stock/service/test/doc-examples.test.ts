@@ -41,7 +41,10 @@ const RECORD_STATUSES = `curl() { command curl -sS -w '%{stderr}%{http_code}\\n'
 
 /** Runs a block as bash would from a terminal, with each curl's status recorded; asynchronously, as this process may be the server. */
 async function runBlock(script: string, cwd = ROOT): Promise<{ stdout: string; statuses: string[] }> {
-  const { stdout, stderr } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', RECORD_STATUSES + script], { cwd, timeout: 50_000 });
+  const { stdout, stderr } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', RECORD_STATUSES + script], {
+    cwd,
+    timeout: 50_000,
+  });
   return { stdout, statuses: stderr.split('\n').filter(Boolean) };
 }
 
@@ -50,7 +53,9 @@ function splitAtStart(block: string): { before: string; env: Record<string, stri
   const lines = block.split('\n');
   const start = lines.findIndex((line) => /\bnpx -y pnpm@[\d.]+ start:/.test(line));
   expect(start, block).to.be.at.least(0);
-  const env = Object.fromEntries([...lines[start]!.matchAll(/(?:^|\s)([A-Z_]+)=(\S+)(?=\s)/g)].map((m) => [m[1]!, m[2]!]));
+  const env = Object.fromEntries(
+    [...lines[start]!.matchAll(/(?:^|\s)([A-Z_]+)=(\S+)(?=\s)/g)].map((m) => [m[1]!, m[2]!]),
+  );
   return { before: lines.slice(0, start).join('\n'), env };
 }
 
@@ -61,7 +66,13 @@ describe("the stock API page's examples", function () {
   before(async () => {
     directory = mkdtempSync(join(tmpdir(), 'stock-readme-'));
     service = await startStockService(
-      { ...DEFAULT_CONFIG, port: 0, databaseUrl: `sqlite:${join(directory, 'stock.db')}`, dbCreateDatabase: 'true', openApiFile: OPENAPI_FILE },
+      {
+        ...DEFAULT_CONFIG,
+        port: 0,
+        databaseUrl: `sqlite:${join(directory, 'stock.db')}`,
+        dbCreateDatabase: 'true',
+        openApiFile: OPENAPI_FILE,
+      },
       { logger: capturingLogger([]) },
     );
   });
@@ -82,11 +93,20 @@ describe("the stock API page's examples", function () {
       ...['201', '200', '200', '200', '200', '200'],
     ]);
     const fragments = blocks.flatMap(promisedFragments);
-    expect(fragments).to.include.members(['"quantityInStock":10,"reservedQuantity":2,"availableQuantity":8', '"status":"committed"']);
+    expect(fragments).to.include.members([
+      '"quantityInStock":10,"reservedQuantity":2,"availableQuantity":8',
+      '"status":"committed"',
+    ]);
     for (const fragment of fragments) expect(stdout, `the page promises ${fragment}`).to.contain(fragment);
     // The last command prints the ledger, a JSON array, right after the product before it (curl adds no newline).
     const ledger = JSON.parse(stdout.slice(stdout.lastIndexOf('[{'))) as { kind: string }[];
-    expect(ledger.map((movement) => movement.kind)).to.deep.equal(['created', 'adjusted', 'updated', 'reserved', 'committed']);
+    expect(ledger.map((movement) => movement.kind)).to.deep.equal([
+      'created',
+      'adjusted',
+      'updated',
+      'reserved',
+      'committed',
+    ]);
   });
 });
 
@@ -107,7 +127,8 @@ describe("the sample app and identity pages' examples", function () {
     running = startServiceProcess(join(ROOT, 'packages', 'sample-app', 'src', 'main.ts'), { ...env, PORT: '0' });
     // Its one line is for a person, not JSON: "sample app listening on http://127.0.0.1:PORT (node vX.Y.Z; docs at /swagger); …".
     let url: string | undefined;
-    for (let i = 0; i < 2400 && !url; i++, await sleep(25)) url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(running.stdout.join('\n'))?.[1];
+    for (let i = 0; i < 2400 && !url; i++, await sleep(25))
+      url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(running.stdout.join('\n'))?.[1];
     expect(url, running.stderr.join('\n')).to.be.a('string');
 
     const { stdout, statuses } = await runBlock(calls!.replaceAll('http://localhost:8081', url!));

@@ -38,7 +38,14 @@ describe('graceful shutdown', function () {
     let gated!: ReturnType<typeof gate>;
     let databaseClose!: sinon.SinonSpy;
     const service = await startStockService(
-      { ...DEFAULT_CONFIG, port: 0, databaseUrl: `sqlite:${join(directory, 'stock.db')}`, dbCreateDatabase: 'true', shutdownDelayMs: 300, shutdownGraceMs: 10_000 },
+      {
+        ...DEFAULT_CONFIG,
+        port: 0,
+        databaseUrl: `sqlite:${join(directory, 'stock.db')}`,
+        dbCreateDatabase: 'true',
+        shutdownDelayMs: 300,
+        shutdownGraceMs: 10_000,
+      },
       {
         logger: capturingLogger([]),
         configure: (container) => {
@@ -102,7 +109,8 @@ describe('graceful shutdown', function () {
       });
       const lines: Record<string, unknown>[] = [];
       child.stdout!.on('data', (chunk: Buffer) => {
-        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+        for (const line of String(chunk).split('\n').filter(Boolean))
+          lines.push(JSON.parse(line) as Record<string, unknown>);
       });
       const listening = () => lines.find((l) => String(l.message).startsWith('stock service listening'));
       await eventually('the service to listen', 30_000, () => listening() !== undefined);
@@ -111,15 +119,28 @@ describe('graceful shutdown', function () {
 
       // An idle keep-alive connection must not hold the process open.
       const agent = new http.Agent({ keepAlive: true });
-      await new Promise((resolve) => http.get({ host: '127.0.0.1', port, path: '/health/live', agent }, (res) => res.resume().on('end', resolve)));
+      await new Promise((resolve) =>
+        http.get({ host: '127.0.0.1', port, path: '/health/live', agent }, (res) => res.resume().on('end', resolve)),
+      );
 
       // A request whose headers arrived but whose body has not: it is in flight when SIGTERM lands.
       const body = JSON.stringify(aProductBody({ name: 'In flight' }));
       const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = http.request({ host: '127.0.0.1', port, path: '/api/products', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-          let text = '';
-          res.on('data', (c: Buffer) => (text += String(c))).on('end', () => resolve({ status: res.statusCode!, body: text }));
-        });
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/api/products',
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          },
+          (res) => {
+            let text = '';
+            res
+              .on('data', (c: Buffer) => (text += String(c)))
+              .on('end', () => resolve({ status: res.statusCode!, body: text }));
+          },
+        );
         req.on('error', reject);
         req.write(body.slice(0, 10));
         setTimeout(() => {

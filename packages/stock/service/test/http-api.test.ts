@@ -41,10 +41,21 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
 
     describe('POST /api/products', () => {
       it('answers 201 with the product, its id and a Location to read it back', async () => {
-        const response = await request('/api/products', json({ name: '  Desk lamp ', description: 'Warm light', price: 39.9, quantityInStock: 12 }));
+        const response = await request(
+          '/api/products',
+          json({ name: '  Desk lamp ', description: 'Warm light', price: 39.9, quantityInStock: 12 }),
+        );
         expect(response.status).to.equal(201);
         const body = (await response.json()) as { id: number };
-        expect(body).to.deep.equal({ id: body.id, name: 'Desk lamp', description: 'Warm light', price: 39.9, quantityInStock: 12, reservedQuantity: 0, availableQuantity: 12 });
+        expect(body).to.deep.equal({
+          id: body.id,
+          name: 'Desk lamp',
+          description: 'Warm light',
+          price: 39.9,
+          quantityInStock: 12,
+          reservedQuantity: 0,
+          availableQuantity: 12,
+        });
         expect(response.headers.get('location')).to.equal(`/api/products/${body.id}`);
         const readBack = await request(response.headers.get('location')!);
         expect(await readBack.json()).to.deep.equal(body);
@@ -54,7 +65,14 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         const { id } = await create();
         const lines = api.logs.filter((l) => l.productId === id);
         expect(lines).to.have.length(1);
-        expect(lines[0]).to.include({ level: 'info', message: 'request', event: 'product created', productId: id, method: 'POST', status: 201 });
+        expect(lines[0]).to.include({
+          level: 'info',
+          message: 'request',
+          event: 'product created',
+          productId: id,
+          method: 'POST',
+          status: 201,
+        });
       });
 
       it('keeps the price exact', async () => {
@@ -73,11 +91,15 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
 
       it('fills the optional fields: description "" and quantityInStock 0, also when null', async () => {
         expect(await create({ name: 'Bare', price: 1 })).to.include({ description: '', quantityInStock: 0 });
-        expect(await create({ name: 'Nulls', price: 1, description: null, quantityInStock: null, id: null })).to.include({ description: '', quantityInStock: 0 });
+        expect(
+          await create({ name: 'Nulls', price: 1, description: null, quantityInStock: null, id: null }),
+        ).to.include({ description: '', quantityInStock: 0 });
       });
 
       it('accepts the largest quantity and the longest name and description', async () => {
-        const product = await create(aProductBody({ name: 'n'.repeat(200), description: 'd'.repeat(2000), quantityInStock: 2147483647 }));
+        const product = await create(
+          aProductBody({ name: 'n'.repeat(200), description: 'd'.repeat(2000), quantityInStock: 2147483647 }),
+        );
         expect(product.quantityInStock).to.equal(2147483647);
         expect(product.name).to.have.length(200);
       });
@@ -123,88 +145,203 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
       it('answers 400 for malformed JSON and for a body that is not an object', async () => {
         await expectProblem(await request('/api/products', json('{"name": "A", ')), 400, 'MALFORMED_JSON');
         await expectProblem(await request('/api/products', json('"just a string"')), 400, 'MALFORMED_JSON');
-        await expectProblem(await request('/api/products', json('[{"name":"A","price":1}]')), 400, 'BODY_NOT_AN_OBJECT');
+        await expectProblem(
+          await request('/api/products', json('[{"name":"A","price":1}]')),
+          400,
+          'BODY_NOT_AN_OBJECT',
+        );
         await expectProblem(await request('/api/products', json('null')), 400, 'MALFORMED_JSON');
       });
 
       it('answers 400 naming __proto__ as the unknown property it is, and pollutes nothing', async () => {
-        const errors = await expectFieldErrors(await request('/api/products', json('{"__proto__": {"x": 1}, "name": "A", "price": 1}')), ['__proto__']);
-        expect(Object.getOwnPropertyDescriptor(errors, '__proto__')?.value).to.deep.equal(['is not a property of a product']);
-        await expectFieldErrors(await request('/api/products', json('{"constructor": {"prototype": {"x": 1}}, "name": "A", "price": 1}')), ['constructor']);
+        const errors = await expectFieldErrors(
+          await request('/api/products', json('{"__proto__": {"x": 1}, "name": "A", "price": 1}')),
+          ['__proto__'],
+        );
+        expect(Object.getOwnPropertyDescriptor(errors, '__proto__')?.value).to.deep.equal([
+          'is not a property of a product',
+        ]);
+        await expectFieldErrors(
+          await request('/api/products', json('{"constructor": {"prototype": {"x": 1}}, "name": "A", "price": 1}')),
+          ['constructor'],
+        );
         expect(({} as Record<string, unknown>).x).to.equal(undefined);
       });
 
       it('answers 400 naming a property given twice, rather than keeping the last', async () => {
-        const errors = await expectFieldErrors(await request('/api/products', json('{"name":"A","price":1,"price":2}')), ['price']);
+        const errors = await expectFieldErrors(
+          await request('/api/products', json('{"name":"A","price":1,"price":2}')),
+          ['price'],
+        );
         expect(errors.price).to.deep.equal(['is given more than once']);
-        await expectFieldErrors(await request('/api/products', json('{"name":"A","price":1,"\\u006eame":"B"}')), ['name']);
+        await expectFieldErrors(await request('/api/products', json('{"name":"A","price":1,"\\u006eame":"B"}')), [
+          'name',
+        ]);
         const { id } = await create();
-        await expectFieldErrors(await request(`/api/products/${id}/stock-adjustments`, json('{"delta":-1,"delta":5}')), ['delta']);
+        await expectFieldErrors(
+          await request(`/api/products/${id}/stock-adjustments`, json('{"delta":-1,"delta":5}')),
+          ['delta'],
+        );
       });
 
       it('answers 415 for a body declared in a charset other than UTF-8, and 400 for bytes that are not UTF-8', async () => {
         for (const charset of ['latin1', 'utf-16']) {
-          await expectProblem(await request('/api/products', json(aProductBody(), { headers: { 'content-type': `application/json; charset=${charset}` } })), 415, 'UNSUPPORTED_MEDIA_TYPE');
+          await expectProblem(
+            await request(
+              '/api/products',
+              json(aProductBody(), { headers: { 'content-type': `application/json; charset=${charset}` } }),
+            ),
+            415,
+            'UNSUPPORTED_MEDIA_TYPE',
+          );
         }
         const latin1 = Buffer.concat([Buffer.from('{"name":"Caf'), Buffer.from([0xe9]), Buffer.from('","price":1}')]);
-        const problem = await expectProblem(await request('/api/products', { method: 'POST', headers: { 'content-type': 'application/json' }, body: latin1 }), 400, 'MALFORMED_JSON');
+        const problem = await expectProblem(
+          await request('/api/products', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: latin1,
+          }),
+          400,
+          'MALFORMED_JSON',
+        );
         expect(problem.detail).to.match(/UTF-8/);
       });
 
       it('answers BODY_REQUIRED for an empty chunked body', async () => {
         const empty = new ReadableStream({ start: (controller) => controller.close() });
-        await expectProblem(await request('/api/products', { method: 'POST', headers: { 'content-type': 'application/json' }, body: empty, duplex: 'half' } as RequestInit), 400, 'BODY_REQUIRED');
-        await expectProblem(await api.raw('POST', '/api/products', { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }, '0\r\n\r\n'), 400, 'BODY_REQUIRED');
+        await expectProblem(
+          await request('/api/products', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: empty,
+            duplex: 'half',
+          } as RequestInit),
+          400,
+          'BODY_REQUIRED',
+        );
+        await expectProblem(
+          await api.raw(
+            'POST',
+            '/api/products',
+            { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' },
+            '0\r\n\r\n',
+          ),
+          400,
+          'BODY_REQUIRED',
+        );
       });
 
       it('reads a content coding named in any case, and refuses a transfer coding other than chunked', async () => {
         const { gzipSync, deflateSync } = await import('node:zlib');
-        for (const [coding, encode] of [['GZIP', gzipSync], ['Deflate', deflateSync]] as const) {
-          const response = await request('/api/products', { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': coding }, body: encode(JSON.stringify(aProductBody())) });
+        for (const [coding, encode] of [
+          ['GZIP', gzipSync],
+          ['Deflate', deflateSync],
+        ] as const) {
+          const response = await request('/api/products', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'content-encoding': coding },
+            body: encode(JSON.stringify(aProductBody())),
+          });
           expect(response.status, coding).to.equal(201);
         }
         const gzipped = gzipSync(JSON.stringify(aProductBody()));
         const chunk = [`${gzipped.length.toString(16)}\r\n`, gzipped, '\r\n0\r\n\r\n'];
-        await expectProblem(await api.raw('POST', '/api/products', { 'Content-Type': 'application/json', 'Transfer-Encoding': 'gzip, chunked' }, ...chunk), 415, 'UNSUPPORTED_MEDIA_TYPE');
-        expect((await api.raw('POST', '/api/products', { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip', 'Transfer-Encoding': 'chunked' }, ...chunk)).status).to.equal(201);
+        await expectProblem(
+          await api.raw(
+            'POST',
+            '/api/products',
+            { 'Content-Type': 'application/json', 'Transfer-Encoding': 'gzip, chunked' },
+            ...chunk,
+          ),
+          415,
+          'UNSUPPORTED_MEDIA_TYPE',
+        );
+        expect(
+          (
+            await api.raw(
+              'POST',
+              '/api/products',
+              { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip', 'Transfer-Encoding': 'chunked' },
+              ...chunk,
+            )
+          ).status,
+        ).to.equal(201);
       });
 
       it('answers 413 for a gzip body that decodes past 64 KiB', async () => {
         const { gzipSync } = await import('node:zlib');
         const bomb = gzipSync(JSON.stringify({ name: 'A', price: 1, description: 'x'.repeat(10 * 1024 * 1024) }));
-        await expectProblem(await request('/api/products', { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: bomb }), 413, 'PAYLOAD_TOO_LARGE');
+        await expectProblem(
+          await request('/api/products', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+            body: bomb,
+          }),
+          413,
+          'PAYLOAD_TOO_LARGE',
+        );
       });
 
       it('answers 400, not 500, for a body whose gzip encoding is corrupt', async () => {
-        await expectProblem(await request('/api/products', json('this is not gzip', { headers: { 'content-encoding': 'gzip' } })), 400, 'MALFORMED_JSON');
-        await expectProblem(await request('/api/products', json('{}', { headers: { 'content-encoding': 'zstd-nonsense' } })), 415, 'UNSUPPORTED_MEDIA_TYPE');
+        await expectProblem(
+          await request('/api/products', json('this is not gzip', { headers: { 'content-encoding': 'gzip' } })),
+          400,
+          'MALFORMED_JSON',
+        );
+        await expectProblem(
+          await request('/api/products', json('{}', { headers: { 'content-encoding': 'zstd-nonsense' } })),
+          415,
+          'UNSUPPORTED_MEDIA_TYPE',
+        );
       });
 
       it('reads a gzip-encoded body', async () => {
         const { gzipSync } = await import('node:zlib');
-        const response = await request('/api/products', { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(JSON.stringify(aProductBody())) });
+        const response = await request('/api/products', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+          body: gzipSync(JSON.stringify(aProductBody())),
+        });
         expect(response.status).to.equal(201);
       });
 
       it('answers 400 for a NUL character, which PostgreSQL could not store', async () => {
         await expectFieldErrors(await request('/api/products', json({ name: 'A\u0000B', price: 1 })), ['name']);
-        await expectFieldErrors(await request('/api/products', json({ name: 'A', description: '\u0000', price: 1 })), ['description']);
+        await expectFieldErrors(await request('/api/products', json({ name: 'A', description: '\u0000', price: 1 })), [
+          'description',
+        ]);
       });
 
       it('answers 400 naming the field for text that is not well-formed Unicode, and stores nothing', async () => {
         const before = ((await (await request('/api/products')).json()) as unknown[]).length;
         // JSON.stringify escapes a lone surrogate as \ud800, which JSON.parse turns back into one.
         await expectFieldErrors(await request('/api/products', json({ name: 'a\ud800b', price: 1 })), ['name']);
-        await expectFieldErrors(await request('/api/products', json({ name: 'A', description: 'x\udfff', price: 1 })), ['description']);
+        await expectFieldErrors(await request('/api/products', json({ name: 'A', description: 'x\udfff', price: 1 })), [
+          'description',
+        ]);
         const { id } = await create();
-        await expectFieldErrors(await request(`/api/products/${id}`, json({ name: '\ud83d', price: 1 }, { method: 'PUT' })), ['name']);
-        await expectFieldErrors(await request(`/api/products/${id}/stock-adjustments`, json({ delta: 1, reason: 'r\ud800' })), ['reason']);
+        await expectFieldErrors(
+          await request(`/api/products/${id}`, json({ name: '\ud83d', price: 1 }, { method: 'PUT' })),
+          ['name'],
+        );
+        await expectFieldErrors(
+          await request(`/api/products/${id}/stock-adjustments`, json({ delta: 1, reason: 'r\ud800' })),
+          ['reason'],
+        );
         expect((await (await request('/api/products')).json()) as unknown[]).to.have.length(before + 1);
         expect(await create(aProductBody({ name: 'Rocket \ud83d\ude80' }))).to.include({ name: 'Rocket 🚀' });
       });
 
       it('answers 415 for JSON-like media types the parser does not read', async () => {
-        await expectProblem(await request('/api/products', json(aProductBody(), { headers: { 'content-type': 'application/merge-patch+json' } })), 415, 'UNSUPPORTED_MEDIA_TYPE');
+        await expectProblem(
+          await request(
+            '/api/products',
+            json(aProductBody(), { headers: { 'content-type': 'application/merge-patch+json' } }),
+          ),
+          415,
+          'UNSUPPORTED_MEDIA_TYPE',
+        );
       });
 
       it('answers 400 when there is no body at all', async () => {
@@ -212,16 +349,34 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
       });
 
       it('answers 415 for a body that is not JSON', async () => {
-        await expectProblem(await request('/api/products', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"name":"A","price":1}' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
-        await expectProblem(await request('/api/products', { method: 'POST', body: new URLSearchParams({ name: 'A' }) }), 415);
+        await expectProblem(
+          await request('/api/products', {
+            method: 'POST',
+            headers: { 'content-type': 'text/plain' },
+            body: '{"name":"A","price":1}',
+          }),
+          415,
+          'UNSUPPORTED_MEDIA_TYPE',
+        );
+        await expectProblem(
+          await request('/api/products', { method: 'POST', body: new URLSearchParams({ name: 'A' }) }),
+          415,
+        );
       });
 
       it('answers 413 for a body over 64 KiB', async () => {
-        await expectProblem(await request('/api/products', json({ name: 'A', price: 1, description: 'x'.repeat(70 * 1024) })), 413, 'PAYLOAD_TOO_LARGE');
+        await expectProblem(
+          await request('/api/products', json({ name: 'A', price: 1, description: 'x'.repeat(70 * 1024) })),
+          413,
+          'PAYLOAD_TOO_LARGE',
+        );
       });
 
       it('accepts a JSON content type with a charset', async () => {
-        const response = await request('/api/products', json(aProductBody(), { headers: { 'content-type': 'application/json; charset=utf-8' } }));
+        const response = await request(
+          '/api/products',
+          json(aProductBody(), { headers: { 'content-type': 'application/json; charset=utf-8' } }),
+        );
         expect(response.status).to.equal(201);
       });
     });
@@ -265,11 +420,26 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
       });
 
       it('answers 400 naming each query parameter it does not take, rather than ignoring it', async () => {
-        const errors = await expectFieldErrors(await request('/api/products?Limit=10&after=0&colour=red'), ['Limit', 'colour']);
+        const errors = await expectFieldErrors(await request('/api/products?Limit=10&after=0&colour=red'), [
+          'Limit',
+          'colour',
+        ]);
         expect(errors.Limit).to.deep.equal(['is not a query parameter of this operation (limit, after, ids)']);
       });
 
-      for (const query of ['limit=0', 'limit=1001', 'limit=abc', 'limit=1.5', 'limit=-1', 'after=-1', 'after=x', 'limit=2&limit=3', 'after=2147483648', 'LIMIT=5', 'offset=5']) {
+      for (const query of [
+        'limit=0',
+        'limit=1001',
+        'limit=abc',
+        'limit=1.5',
+        'limit=-1',
+        'after=-1',
+        'after=x',
+        'limit=2&limit=3',
+        'after=2147483648',
+        'LIMIT=5',
+        'offset=5',
+      ]) {
         it(`answers 400 for ?${query}`, async () => {
           const field = query.split('=')[0]!;
           await expectFieldErrors(await request(`/api/products?${query}`), [field]);
@@ -300,9 +470,20 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
     describe('PUT /api/products/{id}', () => {
       it('replaces the details and answers the updated product', async () => {
         const { id } = await create();
-        const response = await request(`/api/products/${id}`, json({ id, name: 'Updated', description: 'New', price: 2.5, quantityInStock: 4 }, { method: 'PUT' }));
+        const response = await request(
+          `/api/products/${id}`,
+          json({ id, name: 'Updated', description: 'New', price: 2.5, quantityInStock: 4 }, { method: 'PUT' }),
+        );
         expect(response.status).to.equal(200);
-        const expected = { id, name: 'Updated', description: 'New', price: 2.5, quantityInStock: 4, reservedQuantity: 0, availableQuantity: 4 };
+        const expected = {
+          id,
+          name: 'Updated',
+          description: 'New',
+          price: 2.5,
+          quantityInStock: 4,
+          reservedQuantity: 0,
+          availableQuantity: 4,
+        };
         expect(await response.json()).to.deep.equal(expected);
         expect(await (await request(`/api/products/${id}`)).json()).to.deep.equal(expected);
       });
@@ -310,30 +491,58 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
       it('accepts a body without an id', async () => {
         const { id } = await create();
         const response = await request(`/api/products/${id}`, json({ name: 'No id', price: 1 }, { method: 'PUT' }));
-        expect(await response.json()).to.deep.equal({ id, name: 'No id', description: '', price: 1, quantityInStock: 0, reservedQuantity: 0, availableQuantity: 0 });
+        expect(await response.json()).to.deep.equal({
+          id,
+          name: 'No id',
+          description: '',
+          price: 1,
+          quantityInStock: 0,
+          reservedQuantity: 0,
+          availableQuantity: 0,
+        });
       });
 
       it('answers 404 for a missing product and creates nothing', async () => {
-        await expectProblem(await request('/api/products/2147483646', json(aProductBody(), { method: 'PUT' })), 404, 'PRODUCT_NOT_FOUND');
+        await expectProblem(
+          await request('/api/products/2147483646', json(aProductBody(), { method: 'PUT' })),
+          404,
+          'PRODUCT_NOT_FOUND',
+        );
         await expectProblem(await request('/api/products/2147483646'), 404);
       });
 
       it('answers 400 for an id in the body other than the path one, and changes nothing', async () => {
         const created = await create();
-        await expectFieldErrors(await request(`/api/products/${created.id}`, json({ ...aProductBody(), id: created.id + 1 }, { method: 'PUT' })), ['id']);
+        await expectFieldErrors(
+          await request(
+            `/api/products/${created.id}`,
+            json({ ...aProductBody(), id: created.id + 1 }, { method: 'PUT' }),
+          ),
+          ['id'],
+        );
         expect(await (await request(`/api/products/${created.id}`)).json()).to.deep.equal(created);
       });
 
       it('answers 400 for an invalid body, and changes nothing', async () => {
         const created = await create();
-        await expectFieldErrors(await request(`/api/products/${created.id}`, json({ name: '', price: 'free' }, { method: 'PUT' })), ['name', 'price']);
+        await expectFieldErrors(
+          await request(`/api/products/${created.id}`, json({ name: '', price: 'free' }, { method: 'PUT' })),
+          ['name', 'price'],
+        );
         expect(await (await request(`/api/products/${created.id}`)).json()).to.deep.equal(created);
       });
 
       it('answers 400 for a bad path id and 415 for a body that is not JSON', async () => {
         await expectFieldErrors(await request('/api/products/zero', json(aProductBody(), { method: 'PUT' })), ['id']);
         const { id } = await create();
-        await expectProblem(await request(`/api/products/${id}`, { method: 'PUT', headers: { 'content-type': 'text/xml' }, body: '<p/>' }), 415);
+        await expectProblem(
+          await request(`/api/products/${id}`, {
+            method: 'PUT',
+            headers: { 'content-type': 'text/xml' },
+            body: '<p/>',
+          }),
+          415,
+        );
       });
     });
 
@@ -358,8 +567,13 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         const none = ['is not a query parameter of this operation (it takes none)'];
         const path = `/api/products/${created.id}`;
         expect(await expectFieldErrors(await request(`${path}?limit=1`), ['limit'])).to.deep.equal({ limit: none });
-        await expectFieldErrors(await request(`${path}?name=X`, json(aProductBody({ name: 'Changed' }), { method: 'PUT' })), ['name']);
-        await expectFieldErrors(await request(`${path}/stock-adjustments?dryRun=true`, json({ delta: -1 })), ['dryRun']);
+        await expectFieldErrors(
+          await request(`${path}?name=X`, json(aProductBody({ name: 'Changed' }), { method: 'PUT' })),
+          ['name'],
+        );
+        await expectFieldErrors(await request(`${path}/stock-adjustments?dryRun=true`, json({ delta: -1 })), [
+          'dryRun',
+        ]);
         await expectFieldErrors(await request(`/api/products?id=1`, json(aProductBody())), ['id']);
         await expectFieldErrors(await request(`${path}?force=1`, { method: 'DELETE' }), ['force']);
         expect(await (await request(path)).json()).to.deep.equal(created);
@@ -370,7 +584,9 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         expect((await request(`/api/products?ids=${id}`)).status).to.equal(200);
         expect((await request(`/api/products/${id}/stock-movements?limit=1&after=0`)).status).to.equal(200);
         const movements = ['is not a query parameter of this operation (limit, after)'];
-        expect(await expectFieldErrors(await request(`/api/products/${id}/stock-movements?ids=1`), ['ids'])).to.deep.equal({ ids: movements });
+        expect(
+          await expectFieldErrors(await request(`/api/products/${id}/stock-movements?ids=1`), ['ids']),
+        ).to.deep.equal({ ids: movements });
         await expectFieldErrors(await request('/api/products?IDS=1'), ['IDS']);
       });
 
@@ -382,8 +598,13 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         expect(held.status, await held.clone().text()).to.equal(201);
         const { id: reservationId } = (await held.json()) as { id: string };
         await expectFieldErrors(await request(`/api/reservations/${reservationId}?expand=lines`), ['expand']);
-        await expectFieldErrors(await request(`/api/reservations/${reservationId}/commit?force=true`, { method: 'POST' }), ['force']);
-        await expectFieldErrors(await request(`/api/reservations/${reservationId}/release?now=1`, { method: 'POST' }), ['now']);
+        await expectFieldErrors(
+          await request(`/api/reservations/${reservationId}/commit?force=true`, { method: 'POST' }),
+          ['force'],
+        );
+        await expectFieldErrors(await request(`/api/reservations/${reservationId}/release?now=1`, { method: 'POST' }), [
+          'now',
+        ]);
         expect(await (await request(`/api/reservations/${reservationId}`)).json()).to.include({ status: 'held' });
       });
     });

@@ -17,8 +17,10 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
       expect(response.status).to.equal(201);
       return { product: (await response.json()) as ProductJson, etag: response.headers.get('etag')! };
     };
-    const adjust = (id: number, body: unknown, headers: Record<string, string> = {}) => request(`/api/products/${id}/stock-adjustments`, json(body, { headers }));
-    const stockOf = async (id: number) => ((await (await request(`/api/products/${id}`)).json()) as ProductJson).quantityInStock;
+    const adjust = (id: number, body: unknown, headers: Record<string, string> = {}) =>
+      request(`/api/products/${id}/stock-adjustments`, json(body, { headers }));
+    const stockOf = async (id: number) =>
+      ((await (await request(`/api/products/${id}`)).json()) as ProductJson).quantityInStock;
 
     before(async function () {
       api = await startServiceUnderTest(backend, this);
@@ -31,7 +33,9 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         const response = await adjust(product.id, { delta: -3, reason: 'order 1042' });
         expect(response.status).to.equal(200);
         expect(await response.json()).to.include({ id: product.id, quantityInStock: 7 });
-        expect(response.headers.get('etag')).to.match(/^"\d+"$/).and.not.equal(etag);
+        expect(response.headers.get('etag'))
+          .to.match(/^"\d+"$/)
+          .and.not.equal(etag);
         expect((await adjust(product.id, { Delta: 5 })).status).to.equal(200);
         expect(await stockOf(product.id)).to.equal(12);
       });
@@ -80,7 +84,9 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
 
       it('gives exactly 500 successes and 500 refusals for 1,000 concurrent -1 on a stock of 500', async () => {
         const { product } = await create({ quantityInStock: 500 });
-        const statuses = await Promise.all(Array.from({ length: 1000 }, async () => (await adjust(product.id, { delta: -1 })).status));
+        const statuses = await Promise.all(
+          Array.from({ length: 1000 }, async () => (await adjust(product.id, { delta: -1 })).status),
+        );
         expect(statuses.filter((s) => s === 200)).to.have.length(500);
         expect(statuses.filter((s) => s === 409)).to.have.length(500);
         expect(await stockOf(product.id)).to.equal(0);
@@ -91,7 +97,9 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         const { product } = await create({ quantityInStock: initial });
         let seed = 42;
         const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-        const deltas = Array.from({ length: 400 }, () => (random() < 0.6 ? -(1 + Math.floor(random() * 5)) : 1 + Math.floor(random() * 5)));
+        const deltas = Array.from({ length: 400 }, () =>
+          random() < 0.6 ? -(1 + Math.floor(random() * 5)) : 1 + Math.floor(random() * 5),
+        );
         const results = await Promise.all(
           deltas.map(async (delta) => {
             const response = await adjust(product.id, { delta });
@@ -118,9 +126,13 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         expect(unchanged.status).to.equal(304);
         expect(unchanged.headers.get('etag')).to.equal(etag);
         expect(await unchanged.text()).to.equal('');
-        expect((await request(`/api/products/${product.id}`, { headers: { 'If-None-Match': `"999", ${etag}` } })).status).to.equal(304);
+        expect(
+          (await request(`/api/products/${product.id}`, { headers: { 'If-None-Match': `"999", ${etag}` } })).status,
+        ).to.equal(304);
         await adjust(product.id, { delta: 1 });
-        expect((await request(`/api/products/${product.id}`, { headers: { 'If-None-Match': etag } })).status).to.equal(200);
+        expect((await request(`/api/products/${product.id}`, { headers: { 'If-None-Match': etag } })).status).to.equal(
+          200,
+        );
       });
 
       it('changes the ETag with every write: PUT and adjustments alike', async () => {
@@ -134,22 +146,61 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
 
       it('updates with a matching If-Match, and answers 412 with a stale one, changing nothing', async () => {
         const { product, etag } = await create({ name: 'Before' });
-        const ok = await request(`/api/products/${product.id}`, json(aProductBody({ name: 'After' }), { method: 'PUT', headers: { 'If-Match': etag } }));
+        const ok = await request(
+          `/api/products/${product.id}`,
+          json(aProductBody({ name: 'After' }), { method: 'PUT', headers: { 'If-Match': etag } }),
+        );
         expect(ok.status).to.equal(200);
-        const stale = await request(`/api/products/${product.id}`, json(aProductBody({ name: 'Lost update' }), { method: 'PUT', headers: { 'If-Match': etag } }));
+        const stale = await request(
+          `/api/products/${product.id}`,
+          json(aProductBody({ name: 'Lost update' }), { method: 'PUT', headers: { 'If-Match': etag } }),
+        );
         expect(stale.status).to.equal(412);
         expect(await stale.json()).to.include({ code: 'VERSION_MISMATCH' });
-        expect(((await (await request(`/api/products/${product.id}`)).json()) as { name: string }).name).to.equal('After');
+        expect(((await (await request(`/api/products/${product.id}`)).json()) as { name: string }).name).to.equal(
+          'After',
+        );
       });
 
       it('treats If-Match: * as "exists", weak tags as never matching, and refuses a malformed header', async () => {
         const { product, etag } = await create();
-        expect((await request(`/api/products/${product.id}`, json(aProductBody(), { method: 'PUT', headers: { 'If-Match': '*' } }))).status).to.equal(200);
-        expect((await request('/api/products/2147480000', json(aProductBody(), { method: 'PUT', headers: { 'If-Match': '*' } }))).status).to.equal(404);
+        expect(
+          (
+            await request(
+              `/api/products/${product.id}`,
+              json(aProductBody(), { method: 'PUT', headers: { 'If-Match': '*' } }),
+            )
+          ).status,
+        ).to.equal(200);
+        expect(
+          (
+            await request(
+              '/api/products/2147480000',
+              json(aProductBody(), { method: 'PUT', headers: { 'If-Match': '*' } }),
+            )
+          ).status,
+        ).to.equal(404);
         const current = (await request(`/api/products/${product.id}`)).headers.get('etag')!;
-        expect((await request(`/api/products/${product.id}`, json(aProductBody(), { method: 'PUT', headers: { 'If-Match': `W/${current}` } }))).status).to.equal(412);
-        expect((await request(`/api/products/${product.id}`, json(aProductBody(), { method: 'PUT', headers: { 'If-Match': `"0", ${current}` } }))).status).to.equal(200);
-        const malformed = await request(`/api/products/${product.id}`, json(aProductBody(), { method: 'PUT', headers: { 'If-Match': 'not-a-tag' } }));
+        expect(
+          (
+            await request(
+              `/api/products/${product.id}`,
+              json(aProductBody(), { method: 'PUT', headers: { 'If-Match': `W/${current}` } }),
+            )
+          ).status,
+        ).to.equal(412);
+        expect(
+          (
+            await request(
+              `/api/products/${product.id}`,
+              json(aProductBody(), { method: 'PUT', headers: { 'If-Match': `"0", ${current}` } }),
+            )
+          ).status,
+        ).to.equal(200);
+        const malformed = await request(
+          `/api/products/${product.id}`,
+          json(aProductBody(), { method: 'PUT', headers: { 'If-Match': 'not-a-tag' } }),
+        );
         expect(malformed.status).to.equal(400);
         expect(etag).to.be.a('string');
       });
@@ -157,14 +208,31 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
       it('answers 412, not 500, for an entity tag past any version', async () => {
         const { product } = await create();
         for (const tag of ['"2147483648"', '"99999999999999"', '"0"']) {
-          expect((await request(`/api/products/${product.id}`, json(aProductBody(), { method: 'PUT', headers: { 'If-Match': tag } }))).status, tag).to.equal(412);
+          expect(
+            (
+              await request(
+                `/api/products/${product.id}`,
+                json(aProductBody(), { method: 'PUT', headers: { 'If-Match': tag } }),
+              )
+            ).status,
+            tag,
+          ).to.equal(412);
         }
       });
 
       it('lets exactly one of 50 concurrent PUTs with the same If-Match succeed', async () => {
         const { product, etag } = await create();
         const statuses = await Promise.all(
-          Array.from({ length: 50 }, async (_, i) => (await request(`/api/products/${product.id}`, json(aProductBody({ name: `Writer ${i}` }), { method: 'PUT', headers: { 'If-Match': etag } }))).status),
+          Array.from(
+            { length: 50 },
+            async (_, i) =>
+              (
+                await request(
+                  `/api/products/${product.id}`,
+                  json(aProductBody({ name: `Writer ${i}` }), { method: 'PUT', headers: { 'If-Match': etag } }),
+                )
+              ).status,
+          ),
         );
         expect(statuses.filter((s) => s === 200)).to.have.length(1);
         expect(statuses.filter((s) => s === 412)).to.have.length(49);
@@ -172,7 +240,9 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
 
       it('keeps PUT without If-Match working, for existing clients', async () => {
         const { product } = await create();
-        expect((await request(`/api/products/${product.id}`, json(aProductBody(), { method: 'PUT' }))).status).to.equal(200);
+        expect((await request(`/api/products/${product.id}`, json(aProductBody(), { method: 'PUT' }))).status).to.equal(
+          200,
+        );
       });
     });
 
@@ -198,7 +268,9 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
       it('creates once when 20 repeats arrive together', async () => {
         const headers = { 'Idempotency-Key': key() };
         const body = aProductBody();
-        const responses = await Promise.all(Array.from({ length: 20 }, () => request('/api/products', json(body, { headers }))));
+        const responses = await Promise.all(
+          Array.from({ length: 20 }, () => request('/api/products', json(body, { headers }))),
+        );
         expect(responses.map((r) => r.status)).to.deep.equal(Array(20).fill(201));
         expect(new Set(responses.map((r) => r.headers.get('location'))).size).to.equal(1);
         const all = (await (await request('/api/products')).json()) as { name: string }[];
@@ -208,7 +280,9 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
       it('adjusts once per key, even when the repeats race', async () => {
         const { product } = await create({ quantityInStock: 100 });
         const headers = { 'Idempotency-Key': key() };
-        const statuses = await Promise.all(Array.from({ length: 10 }, async () => (await adjust(product.id, { delta: -7 }, headers)).status));
+        const statuses = await Promise.all(
+          Array.from({ length: 10 }, async () => (await adjust(product.id, { delta: -7 }, headers)).status),
+        );
         expect(statuses).to.deep.equal(Array(10).fill(200));
         expect(await stockOf(product.id)).to.equal(93);
       });
@@ -245,7 +319,10 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
       });
 
       it('refuses a key that is not 1 to 255 visible ASCII characters', async () => {
-        const response = await request('/api/products', json(aProductBody(), { headers: { 'Idempotency-Key': 'x'.repeat(256) } }));
+        const response = await request(
+          '/api/products',
+          json(aProductBody(), { headers: { 'Idempotency-Key': 'x'.repeat(256) } }),
+        );
         expect(response.status).to.equal(400);
         expect((await response.json()) as object).to.have.nested.property('errors.Idempotency-Key');
       });
@@ -254,7 +331,10 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
     describe('operations', () => {
       it('answers liveness and readiness', async () => {
         expect(await (await request('/health/live')).json()).to.deep.equal({ status: 'live' });
-        expect(await (await request('/health/ready')).json()).to.deep.equal({ status: 'ready', checks: { database: backend === 'memory' ? 'memory' : 'up', broker: 'off' } });
+        expect(await (await request('/health/ready')).json()).to.deep.equal({
+          status: 'ready',
+          checks: { database: backend === 'memory' ? 'memory' : 'up', broker: 'off' },
+        });
       });
 
       it('exposes Prometheus metrics for requests, adjustments and the pool', async () => {
@@ -264,7 +344,9 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         expect(response.headers.get('content-type')).to.match(/^text\/plain/);
         const text = await response.text();
         expect(text).to.match(/http_requests_total\{route="\/api\/products",method="POST",status="201"\} \d+/);
-        expect(text).to.match(/http_request_duration_seconds_bucket\{le="0.005",route="\/api\/products\/:id",method="GET",status="200"\}/);
+        expect(text).to.match(
+          /http_request_duration_seconds_bucket\{le="0.005",route="\/api\/products\/:id",method="GET",status="200"\}/,
+        );
         expect(text).to.match(/stock_adjustments_total\{outcome="insufficient_stock"\} \d+/);
         if (backend !== 'memory') expect(text).to.match(/db_pool_connections\{state="max"\} \d+/);
       });
@@ -276,10 +358,19 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         expect(generated.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
         expect(generated.headers.get('x-content-type-options')).to.equal('nosniff');
         expect(generated.headers.get('x-powered-by')).to.equal(null);
-        const created = await request('/api/products', json(aProductBody(), { headers: { 'X-Request-Id': 'create-42' } }));
+        const created = await request(
+          '/api/products',
+          json(aProductBody(), { headers: { 'X-Request-Id': 'create-42' } }),
+        );
         const { id } = (await created.json()) as ProductJson;
         expect(api.logs.filter((line) => line.requestId === 'create-42')).to.have.length(1);
-        expect(api.logs.find((line) => line.message === 'request' && line.requestId === 'create-42')).to.include({ method: 'POST', path: '/api/products', status: 201, event: 'product created', productId: id });
+        expect(api.logs.find((line) => line.message === 'request' && line.requestId === 'create-42')).to.include({
+          method: 'POST',
+          path: '/api/products',
+          status: 201,
+          event: 'product created',
+          productId: id,
+        });
       });
     });
   });

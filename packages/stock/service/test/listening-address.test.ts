@@ -23,8 +23,14 @@ describe('where the service listens', function () {
 
   it('with tokens off and no HOST: on 127.0.0.1 only, and the start line says so', async () => {
     const { line, port } = await started({});
-    expect(line.message).to.equal(`stock service listening on http://127.0.0.1:${port} (node ${process.version}); docs at http://127.0.0.1:${port}/swagger; tokens off: listening on 127.0.0.1 only (set HOST to listen elsewhere)`);
-    expect(line).to.include({ url: `http://127.0.0.1:${port}`, node: process.version, access: 'tokens off: listening on 127.0.0.1 only (set HOST to listen elsewhere)' });
+    expect(line.message).to.equal(
+      `stock service listening on http://127.0.0.1:${port} (node ${process.version}); docs at http://127.0.0.1:${port}/swagger; tokens off: listening on 127.0.0.1 only (set HOST to listen elsewhere)`,
+    );
+    expect(line).to.include({
+      url: `http://127.0.0.1:${port}`,
+      node: process.version,
+      access: 'tokens off: listening on 127.0.0.1 only (set HOST to listen elsewhere)',
+    });
     expect(await connectOutcome('127.0.0.1', port)).to.equal('connected');
     expect(await connectOutcome('127.0.0.2', port)).to.equal('ECONNREFUSED');
     expect(await connectOutcome('::1', port)).not.to.equal('connected');
@@ -32,7 +38,9 @@ describe('where the service listens', function () {
 
   it('with tokens off and HOST set: where HOST says, and the start line says every caller that reaches it may do everything', async () => {
     const { line, port } = await started({ HOST: '0.0.0.0' });
-    expect(line.access).to.equal('tokens off: every caller that reaches 0.0.0.0 may do everything (set AUTH_ISSUER to check tokens)');
+    expect(line.access).to.equal(
+      'tokens off: every caller that reaches 0.0.0.0 may do everything (set AUTH_ISSUER to check tokens)',
+    );
     // The probe of the test above can tell: an address bound to every interface answers on it.
     expect(await connectOutcome('127.0.0.2', port)).to.equal('connected');
   });

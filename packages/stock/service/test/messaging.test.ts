@@ -9,8 +9,14 @@ const quiet = { info() {}, warn() {}, error() {} };
 
 type Readiness = { status?: string; checks: Record<string, string> };
 
-async function start(config: Partial<StockServiceConfig>, logs: Record<string, unknown>[] = []): Promise<RunningStockService> {
-  return startStockService({ ...DEFAULT_CONFIG, port: 0, host: '127.0.0.1', databaseUrl: 'memory:', shutdownDelayMs: 0, ...config }, { logger: capturingLogger(logs) });
+async function start(
+  config: Partial<StockServiceConfig>,
+  logs: Record<string, unknown>[] = [],
+): Promise<RunningStockService> {
+  return startStockService(
+    { ...DEFAULT_CONFIG, port: 0, host: '127.0.0.1', databaseUrl: 'memory:', shutdownDelayMs: 0, ...config },
+    { logger: capturingLogger(logs) },
+  );
 }
 
 const readiness = async (service: RunningStockService) => {
@@ -35,20 +41,33 @@ describe('The stock service on RabbitMQ', function () {
   });
 
   it('logs each order event it handles with the order id and the outcome', async () => {
-    const created = await fetch(`${service.url}/api/products`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Lamp', price: 10, quantityInStock: 5 }) });
+    const created = await fetch(`${service.url}/api/products`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Lamp', price: 10, quantityInStock: 5 }),
+    });
     const { id: lamp } = (await created.json()) as { id: number };
     const broker = new Broker({ url: vhost.url, connectionName: 'stock messaging test', logger: quiet });
     const publisher = new EventPublisher(broker);
     const orderId = randomUUID();
-    const placed = { id: randomUUID(), type: 'sales.order.placed', occurredAt: new Date().toISOString(), data: { orderId, lines: [{ productId: lamp, quantity: 2 }] } };
+    const placed = {
+      id: randomUUID(),
+      type: 'sales.order.placed',
+      occurredAt: new Date().toISOString(),
+      data: { orderId, lines: [{ productId: lamp, quantity: 2 }] },
+    };
     try {
       // Returned until stock's queue is bound: sent again until it is taken.
-      await eventually('stock’s queue to take the event', 10_000, () => publisher.publish({ id: placed.id, type: placed.type, payload: JSON.stringify(placed) }).then(() => true));
+      await eventually('stock’s queue to take the event', 10_000, () =>
+        publisher.publish({ id: placed.id, type: placed.type, payload: JSON.stringify(placed) }).then(() => true),
+      );
     } finally {
       await publisher.close();
       await broker.close();
     }
-    const line = await eventually('the log line', 10_000, async () => logs.find((l) => l.message === 'order event handled' && l.eventId === placed.id));
+    const line = await eventually('the log line', 10_000, async () =>
+      logs.find((l) => l.message === 'order event handled' && l.eventId === placed.id),
+    );
     expect(line).to.include({ orderId, type: 'sales.order.placed', outcome: 'held', level: 'info' });
   });
 });

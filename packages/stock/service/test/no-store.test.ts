@@ -14,7 +14,10 @@ describe('the stock service’s answers to a token are no-store, and its conditi
     files = scratchFolder();
     identity = await startIdentity(files);
     const config = { ...DEFAULT_CONFIG, port: 0, host: '127.0.0.1', databaseUrl: 'memory:', shutdownDelayMs: 0 };
-    guarded = await startStockService({ ...config, authIssuer: identity.service.issuer }, { logger: capturingLogger('stock-service', []) });
+    guarded = await startStockService(
+      { ...config, authIssuer: identity.service.issuer },
+      { logger: capturingLogger('stock-service', []) },
+    );
     open = await startStockService(config, { logger: capturingLogger('stock-service', []) });
   });
   after(async () => {
@@ -25,10 +28,17 @@ describe('the stock service’s answers to a token are no-store, and its conditi
   });
 
   const create = (url: string, token?: string) =>
-    callWith(`${url}/api/products`, token, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Lamp', price: 12.5, quantityInStock: 3 }) });
+    callWith(`${url}/api/products`, token, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Lamp', price: 12.5, quantityInStock: 3 }),
+    });
 
   it('marks a product, its 304 and its 404 no-store for a caller with a token; the ETag and If-None-Match work as before', async () => {
-    const [writer, reader] = [await identity.token('inventory-sync', STOCK, 'stock:write'), await identity.token('inventory-sync', STOCK, 'stock:read')];
+    const [writer, reader] = [
+      await identity.token('inventory-sync', STOCK, 'stock:write'),
+      await identity.token('inventory-sync', STOCK, 'stock:read'),
+    ];
     const created = await create(guarded.url, writer);
     expect([created.status, created.headers.get('cache-control')]).to.deep.equal([201, 'no-store']);
     const { id } = (await created.json()) as { id: number };
@@ -37,8 +47,14 @@ describe('the stock service’s answers to a token are no-store, and its conditi
     const etag = read.headers.get('etag');
     expect([read.status, read.headers.get('cache-control')]).to.deep.equal([200, 'no-store']);
     expect(etag).to.match(/^"\d+"$/);
-    const notModified = await callWith(`${guarded.url}/api/products/${id}`, reader, { headers: { 'if-none-match': etag! } });
-    expect([notModified.status, notModified.headers.get('cache-control'), notModified.headers.get('etag')]).to.deep.equal([304, 'no-store', etag]);
+    const notModified = await callWith(`${guarded.url}/api/products/${id}`, reader, {
+      headers: { 'if-none-match': etag! },
+    });
+    expect([
+      notModified.status,
+      notModified.headers.get('cache-control'),
+      notModified.headers.get('etag'),
+    ]).to.deep.equal([304, 'no-store', etag]);
     const missing = await callWith(`${guarded.url}/api/products/999999`, reader);
     expect([missing.status, missing.headers.get('cache-control')]).to.deep.equal([404, 'no-store']);
     const list = await callWith(`${guarded.url}/api/products`, reader);
@@ -50,7 +66,9 @@ describe('the stock service’s answers to a token are no-store, and its conditi
     const { id } = (await created.json()) as { id: number };
     const read = await fetch(`${open.url}/api/products/${id}`);
     expect([read.status, read.headers.get('cache-control')]).to.deep.equal([200, null]);
-    const notModified = await fetch(`${open.url}/api/products/${id}`, { headers: { 'if-none-match': read.headers.get('etag')! } });
+    const notModified = await fetch(`${open.url}/api/products/${id}`, {
+      headers: { 'if-none-match': read.headers.get('etag')! },
+    });
     expect(notModified.status).to.equal(304);
   });
 });

@@ -11,7 +11,11 @@ chai.use(chaiAsPromised);
 const { expect } = chai;
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
-const open: AccessControl = { enabled: false, authenticate: (_ctx, next) => next(), require: () => (_ctx, next) => next() };
+const open: AccessControl = {
+  enabled: false,
+  authenticate: (_ctx, next) => next(),
+  require: () => (_ctx, next) => next(),
+};
 
 /** "GET /api/products/{id}" for every operation the router serves (HEAD comes with GET). */
 function servedOperations(): string[] {
@@ -20,9 +24,18 @@ function servedOperations(): string[] {
     reservationsRouter({ useCases: {} as ReservationUseCases, access: open }),
     operationsRouter({ isReady: async () => true, metrics: {} as HttpMetrics }),
   ];
-  return routers.flatMap((router) => router.stack).flatMap((layer) =>
-    layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method} ${String(layer.path).replace(/:(\w+)/g, '{$1}').replace(/\/$/, '')}`),
-  );
+  return routers
+    .flatMap((router) => router.stack)
+    .flatMap((layer) =>
+      layer.methods
+        .filter((method) => method !== 'HEAD')
+        .map(
+          (method) =>
+            `${method} ${String(layer.path)
+              .replace(/:(\w+)/g, '{$1}')
+              .replace(/\/$/, '')}`,
+        ),
+    );
 }
 
 function describedOperations(): string[] {
@@ -53,7 +66,11 @@ describe('docs/openapi.yaml', () => {
       for (const [method, operation] of Object.entries(item)) {
         if (!HTTP_METHODS.includes(method)) continue;
         expect(operation).to.have.property('operationId');
-        const group = path.startsWith('/api/products') ? 'Products' : path.startsWith('/api/reservations') ? 'Reservations' : 'Operations';
+        const group = path.startsWith('/api/products')
+          ? 'Products'
+          : path.startsWith('/api/reservations')
+            ? 'Reservations'
+            : 'Operations';
         expect((operation as { tags?: string[] }).tags).to.deep.equal([group]);
       }
     }
@@ -61,19 +78,39 @@ describe('docs/openapi.yaml', () => {
 
   describe('the response check every HTTP test goes through', () => {
     const url = 'http://127.0.0.1/api/products/1';
-    const json = (body: unknown, status: number, type = 'application/json') => new Response(JSON.stringify(body), { status, headers: { 'content-type': type } });
+    const json = (body: unknown, status: number, type = 'application/json') =>
+      new Response(JSON.stringify(body), { status, headers: { 'content-type': type } });
 
     it('accepts a response the description allows', async () => {
-      await assertMatchesContract('GET', url, json({ id: 1, name: 'A', description: '', price: 1.5, quantityInStock: 0, reservedQuantity: 0, availableQuantity: 0 }, 200));
+      await assertMatchesContract(
+        'GET',
+        url,
+        json(
+          {
+            id: 1,
+            name: 'A',
+            description: '',
+            price: 1.5,
+            quantityInStock: 0,
+            reservedQuantity: 0,
+            availableQuantity: 0,
+          },
+          200,
+        ),
+      );
     });
 
     it('rejects a body that breaks the schema', async () => {
-      await expect(assertMatchesContract('GET', url, json({ id: 1, name: 'A', price: '1.50' }, 200))).to.be.rejectedWith(/does not match the schema/);
+      await expect(
+        assertMatchesContract('GET', url, json({ id: 1, name: 'A', price: '1.50' }, 200)),
+      ).to.be.rejectedWith(/does not match the schema/);
     });
 
     it('rejects an undocumented status and a wrong content type', async () => {
       await expect(assertMatchesContract('GET', url, json({}, 418))).to.be.rejectedWith(/not documented/);
-      await expect(assertMatchesContract('GET', url, json({ id: 1 }, 200, 'text/plain'))).to.be.rejectedWith(/content type/);
+      await expect(assertMatchesContract('GET', url, json({ id: 1 }, 200, 'text/plain'))).to.be.rejectedWith(
+        /content type/,
+      );
     });
   });
 });
@@ -134,7 +171,11 @@ describe('GET /swagger', () => {
   });
 
   it('answers 405 METHOD_NOT_ALLOWED with Allow: GET, HEAD to other methods on the page and under it', async () => {
-    for (const [method, path] of [['POST', '/swagger'], ['DELETE', '/swagger/openapi.yaml'], ['PUT', '/swagger/assets/1.0.0/favicon.png']]) {
+    for (const [method, path] of [
+      ['POST', '/swagger'],
+      ['DELETE', '/swagger/openapi.yaml'],
+      ['PUT', '/swagger/assets/1.0.0/favicon.png'],
+    ]) {
       const response = await fetch(`${api.service.url}${path}`, { method });
       expect(response.status, `${method} ${path}`).to.equal(405);
       expect(response.headers.get('allow'), `${method} ${path}`).to.equal('GET, HEAD');

@@ -9,8 +9,16 @@ import { type StockWithTokens, startStockWithTokens } from './stock-with-tokens'
 
 /** Two integrations that each hold stock for their own orders: two token subjects with the same scopes. */
 const HOLDERS: readonly (typeof CLIENTS)[number][] = [
-  { clientId: 'shop-a', clientSecret: 'shop-a-secret-0123456789abcdefghijklmnopq', scopes: ['stock:read', 'stock:reserve'] },
-  { clientId: 'shop-b', clientSecret: 'shop-b-secret-0123456789abcdefghijklmnopq', scopes: ['stock:read', 'stock:reserve'] },
+  {
+    clientId: 'shop-a',
+    clientSecret: 'shop-a-secret-0123456789abcdefghijklmnopq',
+    scopes: ['stock:read', 'stock:reserve'],
+  },
+  {
+    clientId: 'shop-b',
+    clientSecret: 'shop-b-secret-0123456789abcdefghijklmnopq',
+    scopes: ['stock:read', 'stock:reserve'],
+  },
 ];
 
 interface ReservationJson {
@@ -35,23 +43,58 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
     let tokens: ReadonlyMap<string, string>;
 
     before(async function () {
-      system = await startStockWithTokens(this, backend, HOLDERS, [...HOLDERS, CLIENTS.find((c) => c.clientId === 'inventory-sync')!]);
+      system = await startStockWithTokens(this, backend, HOLDERS, [
+        ...HOLDERS,
+        CLIENTS.find((c) => c.clientId === 'inventory-sync')!,
+      ]);
       ({ stock, tokens } = system);
     });
     after(async () => system?.close());
 
     /** A call as `clientId`, checked against docs/openapi.yaml. */
-    async function as(clientId: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
-      const init: RequestInit = { method, headers: { ...headers, ...(body !== undefined && { 'content-type': 'application/json' }) }, ...(body !== undefined && { body: JSON.stringify(body) }) };
+    async function as(
+      clientId: string,
+      method: string,
+      path: string,
+      body?: unknown,
+      headers: Record<string, string> = {},
+    ): Promise<Response> {
+      const init: RequestInit = {
+        method,
+        headers: { ...headers, ...(body !== undefined && { 'content-type': 'application/json' }) },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      };
       const response = await callWith(`${stock.url}${path}`, tokens.get(clientId)!, init);
       await assertMatchesContract(method, `${stock.url}${path}`, response);
       return response;
     }
-    const product = async (quantityInStock: number) => ((await (await as('inventory-sync', 'POST', '/api/products', { name: 'Lamp', price: 10, quantityInStock })).json()) as { id: number }).id;
-    const reserved = async (productId: number) => ((await (await as('inventory-sync', 'GET', `/api/products/${productId}`)).json()) as { reservedQuantity: number }).reservedQuantity;
-    const hold = async (clientId: string, productId: number, reference: string = randomUUID(), headers: Record<string, string> = {}) => {
-      const response = await as(clientId, 'POST', '/api/reservations', { reference, lines: [{ productId, quantity: 1 }] }, headers);
-      return { status: response.status, replayed: response.headers.get('idempotent-replayed'), reservation: (await response.json()) as ReservationJson };
+    const product = async (quantityInStock: number) =>
+      (
+        (await (
+          await as('inventory-sync', 'POST', '/api/products', { name: 'Lamp', price: 10, quantityInStock })
+        ).json()) as { id: number }
+      ).id;
+    const reserved = async (productId: number) =>
+      ((await (await as('inventory-sync', 'GET', `/api/products/${productId}`)).json()) as { reservedQuantity: number })
+        .reservedQuantity;
+    const hold = async (
+      clientId: string,
+      productId: number,
+      reference: string = randomUUID(),
+      headers: Record<string, string> = {},
+    ) => {
+      const response = await as(
+        clientId,
+        'POST',
+        '/api/reservations',
+        { reference, lines: [{ productId, quantity: 1 }] },
+        headers,
+      );
+      return {
+        status: response.status,
+        replayed: response.headers.get('idempotent-replayed'),
+        reservation: (await response.json()) as ReservationJson,
+      };
     };
     const expectNotFound = async (response: Response) => {
       expect(response.status).to.equal(404);
@@ -60,10 +103,19 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
     /** Holds stock for an order as the consumer does when sales.order.placed arrives. */
     const orderHold = async (productId: number) => {
       const orderId = randomUUID();
-      const placed = { id: randomUUID(), type: 'sales.order.placed' as const, occurredAt: new Date().toISOString(), data: { orderId, lines: [{ productId, quantity: 1 }] } };
+      const placed = {
+        id: randomUUID(),
+        type: 'sales.order.placed' as const,
+        occurredAt: new Date().toISOString(),
+        data: { orderId, lines: [{ productId, quantity: 1 }] },
+      };
       expect(await stock.container.resolve(ReserveForOrder).execute(placed)).to.equal('held');
       const reservations = stock.container.resolve(Tokens.ReservationRepository);
-      return { orderId, reservation: (await reservations.findForOrder(orderId))!, current: async (id: string) => (await reservations.findById(id))! };
+      return {
+        orderId,
+        reservation: (await reservations.findForOrder(orderId))!,
+        current: async (id: string) => (await reservations.findById(id))!,
+      };
     };
 
     it("answers 404 to another subject's GET, commit and release of a hold, and leaves it held", async () => {
@@ -72,9 +124,14 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
       await expectNotFound(await as('shop-b', 'GET', `/api/reservations/${reservation.id}`));
       await expectNotFound(await as('shop-b', 'POST', `/api/reservations/${reservation.id}/release`));
       await expectNotFound(await as('shop-b', 'POST', `/api/reservations/${reservation.id}/commit`));
-      expect(await (await as('shop-a', 'GET', `/api/reservations/${reservation.id}`)).json()).to.include({ id: reservation.id, status: 'held' });
+      expect(await (await as('shop-a', 'GET', `/api/reservations/${reservation.id}`)).json()).to.include({
+        id: reservation.id,
+        status: 'held',
+      });
       expect(await reserved(lamp)).to.equal(1);
-      expect(await (await as('shop-a', 'POST', `/api/reservations/${reservation.id}/commit`)).json()).to.include({ status: 'committed' });
+      expect(await (await as('shop-a', 'POST', `/api/reservations/${reservation.id}/commit`)).json()).to.include({
+        status: 'committed',
+      });
     });
 
     it('keeps references apart by subject: the same reference from two subjects makes two holds, each answered to its own subject', async () => {
@@ -98,7 +155,11 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
       expect([other.status, other.replayed]).to.deep.equal([201, null]);
       expect(other.reservation.id).not.to.equal(first.reservation.id);
       const repeat = await hold('shop-a', lamp, reference, key);
-      expect([repeat.status, repeat.replayed, repeat.reservation.id]).to.deep.equal([201, 'true', first.reservation.id]);
+      expect([repeat.status, repeat.replayed, repeat.reservation.id]).to.deep.equal([
+        201,
+        'true',
+        first.reservation.id,
+      ]);
     });
 
     it("keeps an order's hold out of reach over HTTP for every subject: 404 on GET, commit and release, and a POST of its order id makes a hold of the caller's own", async () => {
@@ -121,17 +182,34 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
       const a = (await hold('shop-a', lamp, randomUUID(), { 'X-Request-Id': 'shop-a-request' })).reservation;
       const b = (await hold('shop-b', lamp, randomUUID(), { 'X-Request-Id': 'shop-b-request' })).reservation;
       const order = (await orderHold(lamp)).reservation;
-      const ledger = async (clientId: string) => (await (await as(clientId, 'GET', `/api/products/${lamp}/stock-movements`)).json()) as Record<string, unknown>[];
-      const [seenByA, seenByB, seenByWriter] = [await ledger('shop-a'), await ledger('shop-b'), await ledger('inventory-sync')];
+      const ledger = async (clientId: string) =>
+        (await (await as(clientId, 'GET', `/api/products/${lamp}/stock-movements`)).json()) as Record<
+          string,
+          unknown
+        >[];
+      const [seenByA, seenByB, seenByWriter] = [
+        await ledger('shop-a'),
+        await ledger('shop-b'),
+        await ledger('inventory-sync'),
+      ];
       expect(seenByA.map((m) => m.kind)).to.deep.equal(['created', 'reserved', 'reserved', 'reserved']);
       expect(seenByA[1]).to.include({ reservationId: a.id, requestId: 'shop-a-request' });
       expect(seenByB[2]).to.include({ reservationId: b.id, requestId: 'shop-b-request' });
-      for (const [reader, movements] of [['shop-a', seenByA], ['shop-b', seenByB], ['inventory-sync', seenByWriter]] as const) {
+      for (const [reader, movements] of [
+        ['shop-a', seenByA],
+        ['shop-b', seenByB],
+        ['inventory-sync', seenByWriter],
+      ] as const) {
         const ids = movements.flatMap((m) => [m.reservationId, m.requestId]).filter((id) => id !== undefined);
-        const own = { 'shop-a': [a.id, 'shop-a-request'], 'shop-b': [b.id, 'shop-b-request'], 'inventory-sync': [movements[0]!.requestId] }[reader];
+        const own = {
+          'shop-a': [a.id, 'shop-a-request'],
+          'shop-b': [b.id, 'shop-b-request'],
+          'inventory-sync': [movements[0]!.requestId],
+        }[reader];
         expect(ids, `the ids ${reader} sees`).to.deep.equal(own);
         expect(ids, 'the order flow’s ids are nobody’s').not.to.include(order.id);
-        for (const movement of movements) expect(movement, 'who made a movement is not shown').not.to.have.property('actor');
+        for (const movement of movements)
+          expect(movement, 'who made a movement is not shown').not.to.have.property('actor');
       }
       expect(seenByWriter[0]!.requestId, 'the product’s creator sees its own request id').to.be.a('string');
     });

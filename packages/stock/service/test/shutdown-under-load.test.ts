@@ -10,7 +10,12 @@ describe('stopping under load', function () {
   it('fails no request of clients on keep-alive connections when SIGTERM arrives, with the default settings', async () => {
     const service = startProcess({ DATABASE_URL: 'memory:' });
     const port = await service.port();
-    const { sent, failures } = await callBehindReadinessThroughStop({ port, path: '/api/products?limit=5', stopAfter: 200, stop: () => service.child.kill('SIGTERM') });
+    const { sent, failures } = await callBehindReadinessThroughStop({
+      port,
+      path: '/api/products?limit=5',
+      stopAfter: 200,
+      stop: () => service.child.kill('SIGTERM'),
+    });
     expect(sent).to.be.greaterThan(100);
     expect(failures).to.deep.equal([]);
     expect(await service.exited).to.equal(0);
@@ -19,7 +24,12 @@ describe('stopping under load', function () {
   it('cuts no request of 32 keep-alive clients that call it directly through a SIGTERM: each is answered, or refused a new connection once the server stops accepting', async () => {
     const service = startProcess({ DATABASE_URL: 'memory:' });
     const port = await service.port();
-    const { outcomes, stopped, answeredAfterStop } = await callDirectlyThroughStop({ port, path: '/api/products?limit=5', stopAfter: 1000, stop: () => service.child.kill('SIGTERM') });
+    const { outcomes, stopped, answeredAfterStop } = await callDirectlyThroughStop({
+      port,
+      path: '/api/products?limit=5',
+      stopAfter: 1000,
+      stop: () => service.child.kill('SIGTERM'),
+    });
     expect(stopped, 'SIGTERM was sent mid-load').to.equal(true);
     const { 'status 200': ok = 0, ECONNREFUSED: refused = 0, ...failures } = outcomes;
     expect(failures, 'every request was answered 200 or refused a new connection').to.deep.equal({});
@@ -32,12 +42,18 @@ describe('stopping under load', function () {
   it('exits 0 on Ctrl-C under pnpm, without pnpm reporting a failure', async () => {
     const root = join(import.meta.dirname, '..', '..', '..', '..');
     // A terminal's Ctrl-C signals the whole foreground process group: pnpm and the service.
-    const pnpm = spawn('pnpm', ['start'], { cwd: root, env: { ...process.env, PORT: '0', DATABASE_URL: 'memory:' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const pnpm = spawn('pnpm', ['start'], {
+      cwd: root,
+      env: { ...process.env, PORT: '0', DATABASE_URL: 'memory:' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let output = '';
     pnpm.stdout!.on('data', (chunk: Buffer) => (output += String(chunk)));
     pnpm.stderr!.on('data', (chunk: Buffer) => (output += String(chunk)));
     const exited = new Promise<number | null>((resolve) => pnpm.once('exit', (code) => resolve(code)));
-    for (let i = 0; i < 2400 && !output.includes('listening on'); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    for (let i = 0; i < 2400 && !output.includes('listening on'); i++)
+      await new Promise((resolve) => setTimeout(resolve, 25));
     expect(output).to.contain('listening on');
     process.kill(-pnpm.pid!, 'SIGINT');
     expect(await exited).to.equal(0);

@@ -12,7 +12,11 @@ async function failedStart(env: Record<string, string>, options: Parameters<type
   const service = startProcess(env, options);
   const code = await service.exited;
   await new Promise((resolve) => setImmediate(resolve));
-  return { code, stderr: service.stderr.filter(Boolean), stdoutIsJson: service.stdout.filter(Boolean).every((line) => /^\{.*\}$/.test(line)) };
+  return {
+    code,
+    stderr: service.stderr.filter(Boolean),
+    stdoutIsJson: service.stdout.filter(Boolean).every((line) => /^\{.*\}$/.test(line)),
+  };
 }
 
 describe('a start that fails', function () {
@@ -29,19 +33,52 @@ describe('a start that fails', function () {
         const taken = net.createServer().listen(0, '127.0.0.1');
         await new Promise((resolve) => taken.once('listening', resolve));
         after(() => taken.close());
-        return { PORT: String((taken.address() as net.AddressInfo).port), HOST: '127.0.0.1', DATABASE_URL: `sqlite:${join(directory, 'never-opened.db')}`, DB_CREATE_DATABASE: 'true' };
+        return {
+          PORT: String((taken.address() as net.AddressInfo).port),
+          HOST: '127.0.0.1',
+          DATABASE_URL: `sqlite:${join(directory, 'never-opened.db')}`,
+          DB_CREATE_DATABASE: 'true',
+        };
       },
       /already in use/,
       // The port is bound first: a SQLite file that creation was allowed for is never made.
       () => expect(readdirSync(directory)).to.deep.equal([]),
     ],
-    ['a malformed DATABASE_URL', async () => ({ DATABASE_URL: 'postgres://user@:bad:port/x' }), /DATABASE_URL is not a valid URL/],
-    ['an unsupported DATABASE_URL', async () => ({ DATABASE_URL: 'mysql://localhost/stock' }), /Unsupported DATABASE_URL/],
-    ['a PostgreSQL that refuses connections', async () => ({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/test' }), /not reachable at 127\.0\.0\.1:1 \(connection refused\)/],
-    ['an unknown PostgreSQL role', async () => ({ DATABASE_URL: 'postgres://nobody_at_all@127.0.0.1:5432/test' }), /refused the connection for user "nobody_at_all"/],
-    ['a missing PostgreSQL database', async () => ({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/doesnotexist_db' }), /database "doesnotexist_db" does not exist/],
-    ['a SQLite folder that cannot be created', async () => ({ DATABASE_URL: 'sqlite:/proc/x/stock.db', DB_CREATE_DATABASE: 'true' }), /Cannot create the folder \/proc\/x/],
-    ['a SQLite path that is a folder', async () => ({ DATABASE_URL: `sqlite:${directory}`, DB_CREATE_DATABASE: 'true' }), /Cannot open SQLite database \/.*stock-start-/],
+    [
+      'a malformed DATABASE_URL',
+      async () => ({ DATABASE_URL: 'postgres://user@:bad:port/x' }),
+      /DATABASE_URL is not a valid URL/,
+    ],
+    [
+      'an unsupported DATABASE_URL',
+      async () => ({ DATABASE_URL: 'mysql://localhost/stock' }),
+      /Unsupported DATABASE_URL/,
+    ],
+    [
+      'a PostgreSQL that refuses connections',
+      async () => ({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/test' }),
+      /not reachable at 127\.0\.0\.1:1 \(connection refused\)/,
+    ],
+    [
+      'an unknown PostgreSQL role',
+      async () => ({ DATABASE_URL: 'postgres://nobody_at_all@127.0.0.1:5432/test' }),
+      /refused the connection for user "nobody_at_all"/,
+    ],
+    [
+      'a missing PostgreSQL database',
+      async () => ({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/doesnotexist_db' }),
+      /database "doesnotexist_db" does not exist/,
+    ],
+    [
+      'a SQLite folder that cannot be created',
+      async () => ({ DATABASE_URL: 'sqlite:/proc/x/stock.db', DB_CREATE_DATABASE: 'true' }),
+      /Cannot create the folder \/proc\/x/,
+    ],
+    [
+      'a SQLite path that is a folder',
+      async () => ({ DATABASE_URL: `sqlite:${directory}`, DB_CREATE_DATABASE: 'true' }),
+      /Cannot open SQLite database \/.*stock-start-/,
+    ],
     [
       'an unknown key in the configuration file',
       async () => {
@@ -50,7 +87,11 @@ describe('a start that fails', function () {
       },
       /unknown setting "prot"; known: port, host/,
     ],
-    ['a setting that is not valid', async () => ({ DB_QUERY_TIMEOUT_MS: 'soon' }), /DB_QUERY_TIMEOUT_MS must be an integer/],
+    [
+      'a setting that is not valid',
+      async () => ({ DB_QUERY_TIMEOUT_MS: 'soon' }),
+      /DB_QUERY_TIMEOUT_MS must be an integer/,
+    ],
   ];
 
   for (const [what, env, message, afterwards] of cases) {
@@ -58,7 +99,9 @@ describe('a start that fails', function () {
       const { code, stderr, stdoutIsJson } = await failedStart({ DATABASE_URL: 'memory:', ...(await env()) });
       expect(code).to.equal(1);
       expect(stderr, stderr.join('\n')).to.have.length(1);
-      expect(stderr[0]).to.match(/^stock service failed to start: /).and.match(message);
+      expect(stderr[0])
+        .to.match(/^stock service failed to start: /)
+        .and.match(message);
       expect(stdoutIsJson).to.equal(true);
       afterwards?.();
     });

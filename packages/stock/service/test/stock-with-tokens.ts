@@ -1,4 +1,11 @@
-import { CLIENTS, type IdentityUnderTest, requestToken, STOCK, scratchFolder, startIdentity } from '@commerce/identity-test-kit';
+import {
+  CLIENTS,
+  type IdentityUnderTest,
+  requestToken,
+  STOCK,
+  scratchFolder,
+  startIdentity,
+} from '@commerce/identity-test-kit';
 import { type Backend, capturingLogger, scratchDatabaseFor } from '@platform/test-kit';
 import { writeFileSync } from 'node:fs';
 import { DEFAULT_CONFIG, type RunningStockService, startStockService } from '../src';
@@ -19,18 +26,35 @@ export interface StockWithTokens {
  * on `backend` that checks its tokens; answers a token for each of `tokenFor`,
  * with every scope the client holds.
  */
-export async function startStockWithTokens(context: Mocha.Context, backend: Backend, extraClients: readonly Client[], tokenFor: readonly Client[]): Promise<StockWithTokens> {
+export async function startStockWithTokens(
+  context: Mocha.Context,
+  backend: Backend,
+  extraClients: readonly Client[],
+  tokenFor: readonly Client[],
+): Promise<StockWithTokens> {
   const database = await scratchDatabaseFor(backend, context, 'stock');
   const files = scratchFolder();
   writeFileSync(files.clientsFile, JSON.stringify([...CLIENTS, ...extraClients]), { mode: 0o600 });
   const identity = await startIdentity(files);
   const stock = await startStockService(
-    { ...DEFAULT_CONFIG, port: 0, host: '127.0.0.1', databaseUrl: database.url, dbCreateDatabase: 'true', shutdownDelayMs: 0, authIssuer: identity.service.issuer, openApiFile: OPENAPI_FILE },
+    {
+      ...DEFAULT_CONFIG,
+      port: 0,
+      host: '127.0.0.1',
+      databaseUrl: database.url,
+      dbCreateDatabase: 'true',
+      shutdownDelayMs: 0,
+      authIssuer: identity.service.issuer,
+      openApiFile: OPENAPI_FILE,
+    },
     { logger: capturingLogger('stock-service', []) },
   );
   const tokens = new Map<string, string>();
   for (const client of tokenFor) {
-    const response = await requestToken(`${identity.service.issuer}/token`, client, { resource: STOCK, scope: client.scopes.join(' ') });
+    const response = await requestToken(`${identity.service.issuer}/token`, client, {
+      resource: STOCK,
+      scope: client.scopes.join(' '),
+    });
     tokens.set(client.clientId, ((await response.json()) as { access_token: string }).access_token);
   }
   return {

@@ -23,10 +23,17 @@ export function capturingLogger(logs: Record<string, unknown>[]): Logger {
 }
 
 /** Starts the whole service, as main does, on an ephemeral port and a fresh database. */
-export async function startServiceUnderTest(backend: Backend, context: Mocha.Context, options: StartOptions = {}): Promise<ServiceUnderTest> {
+export async function startServiceUnderTest(
+  backend: Backend,
+  context: Mocha.Context,
+  options: StartOptions = {},
+): Promise<ServiceUnderTest> {
   const database = await scratchDatabaseFor(backend, context, 'stock');
   const logs: Record<string, unknown>[] = [];
-  const service = await startStockService({ ...DEFAULT_CONFIG, port: 0, databaseUrl: database.url, dbCreateDatabase: 'true', openApiFile: OPENAPI_FILE }, { logger: capturingLogger(logs), ...options });
+  const service = await startStockService(
+    { ...DEFAULT_CONFIG, port: 0, databaseUrl: database.url, dbCreateDatabase: 'true', openApiFile: OPENAPI_FILE },
+    { logger: capturingLogger(logs), ...options },
+  );
   return {
     service,
     logs,
@@ -36,8 +43,14 @@ export async function startServiceUnderTest(backend: Backend, context: Mocha.Con
       return response;
     },
     async raw(method, path, headers, ...body) {
-      const head = Object.entries({ Host: 'test', Connection: 'close', ...headers }).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-      const { status, headers: answered, body: text } = await rawHttpRequest(service.url, `${method} ${path} HTTP/1.1\r\n${head}\r\n`, ...body);
+      const head = Object.entries({ Host: 'test', Connection: 'close', ...headers })
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('');
+      const {
+        status,
+        headers: answered,
+        body: text,
+      } = await rawHttpRequest(service.url, `${method} ${path} HTTP/1.1\r\n${head}\r\n`, ...body);
       const response = new Response(status === 204 || status === 304 ? null : text, { status, headers: answered });
       await assertMatchesContract(method, `${service.url}${path}`, response);
       return response;
@@ -50,5 +63,10 @@ export async function startServiceUnderTest(backend: Backend, context: Mocha.Con
 }
 
 export function json(body: unknown, init: RequestInit = {}): RequestInit {
-  return { method: 'POST', ...init, headers: { 'content-type': 'application/json', ...init.headers }, body: typeof body === 'string' ? body : JSON.stringify(body) };
+  return {
+    method: 'POST',
+    ...init,
+    headers: { 'content-type': 'application/json', ...init.headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  };
 }

@@ -9,9 +9,17 @@ const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 
 /** Every workspace package: a folder with a package.json under packages/ or tools/, as pnpm-workspace.yaml globs them. */
 function workspacePackages(): string[] {
-  const globs = [...readFileSync(join(ROOT, 'pnpm-workspace.yaml'), 'utf8').matchAll(/^ {2}- (\S+)$/gm)].map((m) => m[1]!);
+  const globs = [...readFileSync(join(ROOT, 'pnpm-workspace.yaml'), 'utf8').matchAll(/^ {2}- (\S+)$/gm)].map(
+    (m) => m[1]!,
+  );
   return globs
-    .flatMap((glob) => (glob.endsWith('/*') ? readdirSync(join(ROOT, glob.slice(0, -2)), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => `${glob.slice(0, -2)}/${d.name}`) : [glob]))
+    .flatMap((glob) =>
+      glob.endsWith('/*')
+        ? readdirSync(join(ROOT, glob.slice(0, -2)), { withFileTypes: true })
+            .filter((d) => d.isDirectory())
+            .map((d) => `${glob.slice(0, -2)}/${d.name}`)
+        : [glob],
+    )
     .filter((folder) => existsSync(join(ROOT, folder, 'package.json')))
     .sort();
 }
@@ -28,8 +36,12 @@ function sources(folder: string): string[] {
 /** The paths a file builds from its own location (`new URL('…', import.meta.url)`, `join(import.meta.dirname, '…', …)`), resolved. */
 function pathsFromOwnLocation(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  const urls = [...text.matchAll(/new URL\('([^']+)',\s*import\.meta\.url\)/g)].map((m) => fileURLToPath(new URL(m[1]!, `file://${file}`)));
-  const joins = [...text.matchAll(/join\(import\.meta\.dirname((?:,\s*'[^']*')+)\)/g)].map((m) => resolve(dirname(file), ...[...m[1]!.matchAll(/'([^']*)'/g)].map((p) => p[1]!)));
+  const urls = [...text.matchAll(/new URL\('([^']+)',\s*import\.meta\.url\)/g)].map((m) =>
+    fileURLToPath(new URL(m[1]!, `file://${file}`)),
+  );
+  const joins = [...text.matchAll(/join\(import\.meta\.dirname((?:,\s*'[^']*')+)\)/g)].map((m) =>
+    resolve(dirname(file), ...[...m[1]!.matchAll(/'([^']*)'/g)].map((p) => p[1]!)),
+  );
   return [...urls, ...joins];
 }
 
@@ -42,7 +54,9 @@ describe('the workspace layout', () => {
     for (const folder of workspacePackages().filter((f) => f.startsWith('packages/'))) {
       for (const file of sources(folder)) {
         if (basename(file) === 'main.ts' && dirname(file) === join(ROOT, folder, 'src')) continue;
-        const outside = pathsFromOwnLocation(file).filter((path) => relative(join(ROOT, folder), path).startsWith('..'));
+        const outside = pathsFromOwnLocation(file).filter((path) =>
+          relative(join(ROOT, folder), path).startsWith('..'),
+        );
         if (outside.length > 0) reaching.push(relative(ROOT, file));
       }
     }
@@ -69,7 +83,7 @@ function packageMap(): Map<string, string> {
   return listed;
 }
 
-describe("the package map in docs/architecture.md", () => {
+describe('the package map in docs/architecture.md', () => {
   let listed: Map<string, string>;
   let folders: string[];
   before(() => {
@@ -84,7 +98,9 @@ describe("the package map in docs/architecture.md", () => {
   it('lists only what exists, and as a package only what is one, under the name its package.json gives', () => {
     expect([...listed.keys()].filter((path) => !existsSync(join(ROOT, path)))).to.deep.equal([]);
     const packages = workspacePackages();
-    const leaves = folders.filter((folder) => /^(packages|tools)\//.test(folder) && !folders.some((other) => other.startsWith(`${folder}/`)));
+    const leaves = folders.filter(
+      (folder) => /^(packages|tools)\//.test(folder) && !folders.some((other) => other.startsWith(`${folder}/`)),
+    );
     expect(leaves.filter((folder) => !packages.includes(folder))).to.deep.equal([]);
     for (const folder of leaves) {
       const { name } = JSON.parse(readFileSync(join(ROOT, folder, 'package.json'), 'utf8')) as { name: string };
@@ -93,7 +109,9 @@ describe("the package map in docs/architecture.md", () => {
   });
 
   it('names everything in docs/', () => {
-    const docs = readdirSync(join(ROOT, 'docs'), { withFileTypes: true }).map((entry) => `docs/${entry.name}${entry.isDirectory() ? '/' : ''}`);
+    const docs = readdirSync(join(ROOT, 'docs'), { withFileTypes: true }).map(
+      (entry) => `docs/${entry.name}${entry.isDirectory() ? '/' : ''}`,
+    );
     expect(docs.filter((path) => !listed.has(path))).to.deep.equal([]);
   });
 });

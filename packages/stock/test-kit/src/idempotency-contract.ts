@@ -1,4 +1,10 @@
-import { IdempotencyKeyReusedError, type IdempotentRequest, recordedResult, type ResultFormat, runOnce } from '@platform/kernel';
+import {
+  IdempotencyKeyReusedError,
+  type IdempotentRequest,
+  recordedResult,
+  type ResultFormat,
+  runOnce,
+} from '@platform/kernel';
 import type { StockTransaction } from '@stock/domain';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
@@ -19,8 +25,13 @@ export function idempotencyContract(open: OpenStockStore): void {
   let store: StockStoreUnderTest;
   let clock = 1_000_000;
   let sequence = 0;
-  const request = (fingerprint = 'payload-a'): IdempotentRequest => ({ scope: 'create-product', key: `key-${sequence}`, fingerprint });
-  const once = (req: IdempotentRequest, work: (tx: StockTransaction) => Promise<string>) => runOnce(store.unitOfWork, req, text, work);
+  const request = (fingerprint = 'payload-a'): IdempotentRequest => ({
+    scope: 'create-product',
+    key: `key-${sequence}`,
+    fingerprint,
+  });
+  const once = (req: IdempotentRequest, work: (tx: StockTransaction) => Promise<string>) =>
+    runOnce(store.unitOfWork, req, text, work);
   const created = async (tx: StockTransaction) => String((await tx.products.add(aProduct(), aContext())).id);
 
   before(async function () {
@@ -79,7 +90,10 @@ export function idempotencyContract(open: OpenStockStore): void {
   it('reads a recorded result without claiming its key: nothing before the work ran, the result after, a refusal for another payload, nothing once expired', async () => {
     const recorded = (req: IdempotentRequest) => recordedResult(store.unitOfWork, req, text);
     expect(await recorded(request())).to.equal(undefined);
-    expect(await once(request(), async () => 'made'), 'the read claimed nothing').to.deep.equal({ value: 'made', replayed: false });
+    expect(await once(request(), async () => 'made'), 'the read claimed nothing').to.deep.equal({
+      value: 'made',
+      replayed: false,
+    });
     expect(await recorded(request())).to.deep.equal({ value: 'made', replayed: true });
     await expect(recorded(request('payload-b'))).to.be.rejectedWith(IdempotencyKeyReusedError);
     clock += CONTRACT_TTL_MS + 1;

@@ -16,7 +16,8 @@ const { expect } = chai;
 export function productRepositoryContract(open: OpenStockStore): void {
   let store: StockStoreUnderTest;
   let products: ProductRepository;
-  const write = <T>(call: (products: ProductRepository) => Promise<T>, singleCall = true) => store.unitOfWork.run((tx) => call(tx.products), { singleCall });
+  const write = <T>(call: (products: ProductRepository) => Promise<T>, singleCall = true) =>
+    store.unitOfWork.run((tx) => call(tx.products), { singleCall });
 
   before(async function () {
     store = await open(this, Date.now);
@@ -37,7 +38,11 @@ export function productRepositoryContract(open: OpenStockStore): void {
   });
 
   it('finds a product by id with every field intact', async () => {
-    const details = aProduct({ description: 'ünïcødé ✓', price: Money.fromDecimalString('1234567890.12'), quantityInStock: 2147483647 });
+    const details = aProduct({
+      description: 'ünïcødé ✓',
+      price: Money.fromDecimalString('1234567890.12'),
+      quantityInStock: 2147483647,
+    });
     const { id } = await write((p) => p.add(details, aContext()));
     const found = await products.findById(id);
     expect(found?.id).to.equal(id);
@@ -68,7 +73,12 @@ export function productRepositoryContract(open: OpenStockStore): void {
 
   it('updates every detail of an existing product', async () => {
     const { id } = await write((p) => p.add(aProduct(), aContext()));
-    const changed = aProduct({ name: 'Renamed', description: '', price: Money.fromDecimalString('0.50'), quantityInStock: 0 });
+    const changed = aProduct({
+      name: 'Renamed',
+      description: '',
+      price: Money.fromDecimalString('0.50'),
+      quantityInStock: 0,
+    });
     const updated = await write((p) => p.update(id, changed, undefined, aContext()));
     expect(updated.status === 'updated' && updated.product.id).to.equal(id);
     const found = await products.findById(id);
@@ -79,7 +89,9 @@ export function productRepositoryContract(open: OpenStockStore): void {
   });
 
   it('answers not-found when updating a missing product, and creates nothing', async () => {
-    expect(await write((p) => p.update(424242, aProduct(), undefined, aContext()))).to.deep.equal({ status: 'not-found' });
+    expect(await write((p) => p.update(424242, aProduct(), undefined, aContext()))).to.deep.equal({
+      status: 'not-found',
+    });
     expect(await products.findById(424242)).to.equal(undefined);
   });
 
@@ -108,7 +120,10 @@ export function productRepositoryContract(open: OpenStockStore): void {
 
   it('updates only at the expected version, when one is given', async () => {
     const { id } = await write((p) => p.add(aProduct({ name: 'Original' }), aContext()));
-    expect(await write((p) => p.update(id, aProduct({ name: 'Stale' }), 7, aContext()))).to.deep.equal({ status: 'version-mismatch', currentVersion: 1 });
+    expect(await write((p) => p.update(id, aProduct({ name: 'Stale' }), 7, aContext()))).to.deep.equal({
+      status: 'version-mismatch',
+      currentVersion: 1,
+    });
     expect((await products.findById(id))?.name).to.equal('Original');
     const updated = await write((p) => p.update(id, aProduct({ name: 'Fresh' }), 1, aContext()));
     expect(updated.status === 'updated' && updated.product).to.include({ name: 'Fresh', version: 2 });
@@ -126,9 +141,18 @@ export function productRepositoryContract(open: OpenStockStore): void {
   it('refuses an adjustment that would leave the stock out of bounds, naming the bound, changing nothing', async () => {
     const { id } = await write((p) => p.add(aProduct({ quantityInStock: 3 }), aContext()));
     for (const singleCall of [true, false]) {
-      expect(await write((p) => p.adjustStock(id, -4, aContext()), singleCall)).to.deep.equal({ status: 'below-minimum', available: 3 });
-      expect(await write((p) => p.adjustStock(id, 2147483647, aContext()), singleCall)).to.deep.equal({ status: 'above-maximum', available: 3 });
-      expect(await write((p) => p.adjustStock(id, -2147483648, aContext()), singleCall)).to.deep.equal({ status: 'below-minimum', available: 3 });
+      expect(await write((p) => p.adjustStock(id, -4, aContext()), singleCall)).to.deep.equal({
+        status: 'below-minimum',
+        available: 3,
+      });
+      expect(await write((p) => p.adjustStock(id, 2147483647, aContext()), singleCall)).to.deep.equal({
+        status: 'above-maximum',
+        available: 3,
+      });
+      expect(await write((p) => p.adjustStock(id, -2147483648, aContext()), singleCall)).to.deep.equal({
+        status: 'below-minimum',
+        available: 3,
+      });
     }
     expect(await products.findById(id)).to.include({ quantityInStock: 3, version: 1 });
     expect(await write((p) => p.adjustStock(424242, 1, aContext()))).to.deep.equal({ status: 'not-found' });
@@ -137,24 +161,40 @@ export function productRepositoryContract(open: OpenStockStore): void {
   it('settles a hold, and refuses to settle more than is held, changing nothing', async () => {
     const { id } = await write((p) => p.add(aProduct({ quantityInStock: 5 }), aContext()));
     await write((p) => p.hold(id, 3, aContext()));
-    for (const settlement of ['committed', 'released', 'expired'] as const) expect(await write((p) => p.settle(id, 4, settlement, aContext())), settlement).to.equal(undefined);
-    expect(await write((p) => p.settle(2147483000, 1, 'released', aContext())), 'a missing product').to.equal(undefined);
+    for (const settlement of ['committed', 'released', 'expired'] as const)
+      expect(await write((p) => p.settle(id, 4, settlement, aContext())), settlement).to.equal(undefined);
+    expect(await write((p) => p.settle(2147483000, 1, 'released', aContext())), 'a missing product').to.equal(
+      undefined,
+    );
     expect(await products.findById(id)).to.include({ quantityInStock: 5, reservedQuantity: 3, version: 2 });
-    expect(await write((p) => p.settle(id, 2, 'committed', aContext()))).to.include({ quantityInStock: 3, reservedQuantity: 1, version: 3 });
-    expect(await write((p) => p.settle(id, 1, 'released', aContext()))).to.include({ quantityInStock: 3, reservedQuantity: 0, version: 4 });
+    expect(await write((p) => p.settle(id, 2, 'committed', aContext()))).to.include({
+      quantityInStock: 3,
+      reservedQuantity: 1,
+      version: 3,
+    });
+    expect(await write((p) => p.settle(id, 1, 'released', aContext()))).to.include({
+      quantityInStock: 3,
+      reservedQuantity: 0,
+      version: 4,
+    });
   });
 
   it('reaches the largest stock exactly', async () => {
     const { id } = await write((p) => p.add(aProduct({ quantityInStock: 2147483640 }), aContext()));
     const full = await write((p) => p.adjustStock(id, 7, aContext()));
     expect(full.status === 'adjusted' && full.product.quantityInStock).to.equal(2147483647);
-    expect(await write((p) => p.adjustStock(id, 1, aContext()))).to.deep.equal({ status: 'above-maximum', available: 2147483647 });
+    expect(await write((p) => p.adjustStock(id, 1, aContext()))).to.deep.equal({
+      status: 'above-maximum',
+      available: 2147483647,
+    });
   });
 
   for (const singleCall of [true, false]) {
     it(`loses no concurrent adjustment and never goes below 0 (${singleCall ? 'single calls' : 'transactions'})`, async () => {
       const { id } = await write((p) => p.add(aProduct({ quantityInStock: 50 }), aContext()));
-      const outcomes = await Promise.all(Array.from({ length: 100 }, () => write((p) => p.adjustStock(id, -1, aContext()), singleCall)));
+      const outcomes = await Promise.all(
+        Array.from({ length: 100 }, () => write((p) => p.adjustStock(id, -1, aContext()), singleCall)),
+      );
       expect(outcomes.filter((o) => o.status === 'adjusted')).to.have.length(50);
       expect(outcomes.filter((o) => o.status === 'below-minimum')).to.have.length(50);
       expect((await products.findById(id))?.quantityInStock).to.equal(0);
@@ -163,7 +203,11 @@ export function productRepositoryContract(open: OpenStockStore): void {
 
   it('lets exactly one of several updates at the same version win', async () => {
     const { id } = await write((p) => p.add(aProduct(), aContext()));
-    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => write((p) => p.update(id, aProduct({ name: `Writer ${i}` }), 1, aContext()))));
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        write((p) => p.update(id, aProduct({ name: `Writer ${i}` }), 1, aContext())),
+      ),
+    );
     expect(outcomes.filter((o) => o.status === 'updated')).to.have.length(1);
     expect(outcomes.filter((o) => o.status === 'version-mismatch')).to.have.length(9);
   });

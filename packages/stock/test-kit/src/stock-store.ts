@@ -1,6 +1,11 @@
 import type { UnitOfWork } from '@platform/kernel';
 import type { OutboxStore } from '@platform/outbox';
-import type { ProductRepository, ReservationRepository, StockMovementRepository, StockTransaction } from '@stock/domain';
+import type {
+  ProductRepository,
+  ReservationRepository,
+  StockMovementRepository,
+  StockTransaction,
+} from '@stock/domain';
 
 /** One adapter's stock storage, as the contract suites drive it. */
 export interface StockStoreUnderTest {

@@ -18,7 +18,10 @@ export function unitOfWorkContract(open: OpenStockStore): void {
   after(async () => store?.close());
 
   it('commits every write of the work together', async () => {
-    const [first, second] = await store.unitOfWork.run(async (tx) => [await tx.products.add(aProduct(), aContext()), await tx.products.add(aProduct(), aContext())] as const);
+    const [first, second] = await store.unitOfWork.run(
+      async (tx) =>
+        [await tx.products.add(aProduct(), aContext()), await tx.products.add(aProduct(), aContext())] as const,
+    );
     expect(await store.products.findById(first.id)).to.include({ id: first.id });
     expect(await store.products.findById(second.id)).to.include({ id: second.id });
   });
@@ -37,7 +40,9 @@ export function unitOfWorkContract(open: OpenStockStore): void {
     expect(added).to.be.greaterThan(0);
     expect(await store.products.findById(added)).to.equal(undefined);
     expect(await store.products.findById(id)).to.include({ quantityInStock: 5, version: 1 });
-    const claim = await store.unitOfWork.run((tx) => tx.idempotency.claim({ scope: 'contract', key: 'k', fingerprint: 'f' }));
+    const claim = await store.unitOfWork.run((tx) =>
+      tx.idempotency.claim({ scope: 'contract', key: 'k', fingerprint: 'f' }),
+    );
     expect(claim).to.deep.equal({ status: 'claimed' });
   });
 

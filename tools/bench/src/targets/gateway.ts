@@ -14,13 +14,17 @@ import { fileURLToPath } from 'node:url';
  */
 const withTokens = process.env.GATEWAY_TOKENS === 'on';
 const script = withTokens ? './service-with-tokens.ts' : './service.ts';
-const stock = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+const stock = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))], {
+  env: { ...process.env, PORT: '0' },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 const upstream = await new Promise<{ port: number; token?: string; issuer?: string }>((resolve, reject) => {
   let buffer = '';
   stock.stdout!.on('data', (chunk: Buffer) => {
     const lines = (buffer + String(chunk)).split('\n');
     buffer = lines.pop()!;
-    for (const line of lines) if (line.includes('"listening"')) resolve(JSON.parse(line) as { port: number; token?: string; issuer?: string });
+    for (const line of lines)
+      if (line.includes('"listening"')) resolve(JSON.parse(line) as { port: number; token?: string; issuer?: string });
   });
   stock.once('exit', (code) => reject(new Error(`the stock service exited with ${code}`)));
 });
@@ -39,7 +43,9 @@ await runMain('gateway', async () => {
     logLevel: (process.env.LOG_LEVEL as 'info') ?? 'info',
     ...(withTokens && { authIssuer: upstream.issuer! }),
   });
-  console.log(JSON.stringify({ message: 'listening', port: gateway.port, ...(upstream.token && { token: upstream.token }) }));
+  console.log(
+    JSON.stringify({ message: 'listening', port: gateway.port, ...(upstream.token && { token: upstream.token }) }),
+  );
   return {
     logger: gateway.logger,
     close: async () => {

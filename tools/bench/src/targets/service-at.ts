@@ -8,10 +8,13 @@ import { pathToFileURL } from 'node:url';
  */
 const root = process.env.SERVICE_ROOT;
 if (!root) throw new Error('SERVICE_ROOT names the checkout to serve from');
-const { loadConfig, startStockService } = (await import(pathToFileURL(`${root}/packages/stock/service/src/index.ts`).href)) as {
+const { loadConfig, startStockService } = (await import(
+  pathToFileURL(`${root}/packages/stock/service/src/index.ts`).href
+)) as {
   loadConfig(): unknown;
   startStockService(config: unknown): Promise<{ url: string; close(): Promise<unknown> }>;
 };
 const service = await startStockService(loadConfig());
 console.log(JSON.stringify({ message: 'listening', port: Number(new URL(service.url).port) }));
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void service.close().then(() => process.exit(0)));
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => void service.close().then(() => process.exit(0)));

@@ -18,7 +18,17 @@ await runMain('stock service with tokens', async () => {
   const client = { clientId: 'bench', clientSecret: randomBytes(32).toString('base64url'), scopes: scopesOf('stock') };
   writeFileSync(join(folder, 'clients.json'), JSON.stringify([client]), { mode: 0o600 });
   const quiet = createLogger('identity', 'warn');
-  const identity = await startIdentityService({ ...IDENTITY_DEFAULTS, port: 0, host: '127.0.0.1', clientsFile: join(folder, 'clients.json'), keysFile: join(folder, 'keys.json'), accessTokenTtlSeconds: 3600 }, { logger: quiet });
+  const identity = await startIdentityService(
+    {
+      ...IDENTITY_DEFAULTS,
+      port: 0,
+      host: '127.0.0.1',
+      clientsFile: join(folder, 'clients.json'),
+      keysFile: join(folder, 'keys.json'),
+      accessTokenTtlSeconds: 3600,
+    },
+    { logger: quiet },
+  );
   const service = await startStockService({ ...loadConfig(), authIssuer: identity.issuer });
   const response = await fetch(`${identity.issuer}/token`, {
     method: 'POST',

@@ -8,7 +8,11 @@ import { fileURLToPath } from 'node:url';
  */
 await runMain('stock service', async () => {
   // Its description too, as main.ts hands it over: /swagger is served, as it is for users.
-  const service = await startStockService(loadConfig(process.env, process.cwd(), { openApiFile: fileURLToPath(new URL('../../../../docs/openapi.yaml', import.meta.url)) }));
+  const service = await startStockService(
+    loadConfig(process.env, process.cwd(), {
+      openApiFile: fileURLToPath(new URL('../../../../docs/openapi.yaml', import.meta.url)),
+    }),
+  );
   console.log(JSON.stringify({ message: 'listening', port: service.port }));
   return { logger: service.logger, close: () => service.close({ immediate: true }) };
 });

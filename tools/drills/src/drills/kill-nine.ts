@@ -1,7 +1,19 @@
 import { eventually } from '@platform/test-kit';
 import { type Cluster, type Instance, sleep } from '../cluster';
 import { call, count, DRILL_POLL_MS, inPool, key } from '../load';
-import { allOrders, byStatus, checkLedger, createProduct, type DrillResult, eventsDelivered, type Findings, ledger, product, runDrill, settled } from '../system';
+import {
+  allOrders,
+  byStatus,
+  checkLedger,
+  createProduct,
+  type DrillResult,
+  eventsDelivered,
+  type Findings,
+  ledger,
+  product,
+  runDrill,
+  settled,
+} from '../system';
 
 export interface KillSize {
   readonly workers: number;
@@ -32,15 +44,25 @@ interface Lease {
  */
 function stuckLeases(cluster: Cluster, heldMs: number, timeoutMs: number): Promise<Lease[]> {
   const seen = new Map<string, { lockedUntil: number; since: number }>();
-  return eventually(`a relay holding leased outbox rows for ${heldMs} ms`, timeoutMs, async () => {
-    const now = Date.now();
-    const rows = await cluster.query('stock', `select "id", "locked_until" from "outbox_message" where "published_at" is null and "locked_until" > ${now}`);
-    const current = new Map(rows.map((row) => [String(row.id), Number(row.locked_until)]));
-    for (const [id, lease] of seen) if (current.get(id) !== lease.lockedUntil) seen.delete(id);
-    for (const [id, lockedUntil] of current) if (!seen.has(id)) seen.set(id, { lockedUntil, since: now });
-    const stuck = [...seen].filter(([, lease]) => now - lease.since >= heldMs).map(([id, lease]) => ({ id, lockedUntil: lease.lockedUntil }));
-    return stuck.length > 0 && stuck;
-  }, DRILL_POLL_MS);
+  return eventually(
+    `a relay holding leased outbox rows for ${heldMs} ms`,
+    timeoutMs,
+    async () => {
+      const now = Date.now();
+      const rows = await cluster.query(
+        'stock',
+        `select "id", "locked_until" from "outbox_message" where "published_at" is null and "locked_until" > ${now}`,
+      );
+      const current = new Map(rows.map((row) => [String(row.id), Number(row.locked_until)]));
+      for (const [id, lease] of seen) if (current.get(id) !== lease.lockedUntil) seen.delete(id);
+      for (const [id, lockedUntil] of current) if (!seen.has(id)) seen.set(id, { lockedUntil, since: now });
+      const stuck = [...seen]
+        .filter(([, lease]) => now - lease.since >= heldMs)
+        .map(([id, lease]) => ({ id, lockedUntil: lease.lockedUntil }));
+      return stuck.length > 0 && stuck;
+    },
+    DRILL_POLL_MS,
+  );
 }
 
 /**
@@ -72,8 +94,15 @@ export async function killNineDrill({ workers, downMs, betweenMs }: KillSize = F
     const lamp = await createProduct(cluster, 'Lamp', initial);
     const accepted: string[] = [];
     const placeOrder = async (token: string) => {
-      const answer = await call(`${cluster.url}/api/orders`, { method: 'POST', token, body: { lines: [{ productId: lamp, quantity: 1 }] }, headers: { 'idempotency-key': key() }, timeoutMs: 10_000 });
-      if (count(requests, answer, (status) => status === 202) && 'status' in answer) accepted.push((answer.body as { id: string }).id);
+      const answer = await call(`${cluster.url}/api/orders`, {
+        method: 'POST',
+        token,
+        body: { lines: [{ productId: lamp, quantity: 1 }] },
+        headers: { 'idempotency-key': key() },
+        timeoutMs: 10_000,
+      });
+      if (count(requests, answer, (status) => status === 202) && 'status' in answer)
+        accepted.push((answer.body as { id: string }).id);
       return answer;
     };
     const load = steady(workers, 20, async () => {
@@ -101,12 +130,24 @@ export async function killNineDrill({ workers, downMs, betweenMs }: KillSize = F
     await restart(stockB);
     await restart(cluster.of('sales')[0]!);
     await restart(identity, async () => {
-      const refused = await cluster.askIssuer('buyer').then(() => undefined, (error: Error) => error.message);
+      const refused = await cluster.askIssuer('buyer').then(
+        () => undefined,
+        (error: Error) => error.message,
+      );
       findings.check('with the issuer dead, no token could be had: its death was felt', refused !== undefined);
     });
-    const renewed = await eventually('a token from the restarted issuer', 30_000, () => cluster.askIssuer('buyer').catch(() => undefined), DRILL_POLL_MS);
+    const renewed = await eventually(
+      'a token from the restarted issuer',
+      30_000,
+      () => cluster.askIssuer('buyer').catch(() => undefined),
+      DRILL_POLL_MS,
+    );
     const withRenewed = await placeOrder(renewed);
-    findings.check('after its restart the issuer gave a new token, and an order placed with it was accepted', 'status' in withRenewed && withRenewed.status === 202, withRenewed);
+    findings.check(
+      'after its restart the issuer gave a new token, and an order placed with it was accepted',
+      'status' in withRenewed && withRenewed.status === 202,
+      withRenewed,
+    );
     await restart(cluster.gateway);
     const leases = await killRelayMidBatch(cluster, stockA, findings, downMs);
     killed.push(`${stockA.name} (its relay mid-batch)`);
@@ -120,15 +161,27 @@ export async function killNineDrill({ workers, downMs, betweenMs }: KillSize = F
     await cluster.waitUntilReady();
     const { orders } = await settled(cluster, accepted.length, 120_000);
     const known = new Set(orders.map((order) => order.id));
-    findings.check('every accepted order exists and left pending', accepted.every((id) => known.has(id)), accepted.filter((id) => !known.has(id)).length);
+    findings.check(
+      'every accepted order exists and left pending',
+      accepted.every((id) => known.has(id)),
+      accepted.filter((id) => !known.has(id)).length,
+    );
     await inPool(
       orders.filter((o) => o.status === 'reserved'),
       8,
       (order) =>
-        eventually(`order ${order.id} paid`, 30_000, async () => {
-          const answer = await call(`${cluster.url}/api/orders/${order.id}/payment`, { method: 'POST', token: await cluster.token('paymentProvider') });
-          return 'status' in answer && answer.status === 200;
-        }, DRILL_POLL_MS),
+        eventually(
+          `order ${order.id} paid`,
+          30_000,
+          async () => {
+            const answer = await call(`${cluster.url}/api/orders/${order.id}/payment`, {
+              method: 'POST',
+              token: await cluster.token('paymentProvider'),
+            });
+            return 'status' in answer && answer.status === 200;
+          },
+          DRILL_POLL_MS,
+        ),
     );
     const final = await settled(cluster, accepted.length, 120_000, true);
     const counts = byStatus(final.orders);
@@ -137,20 +190,49 @@ export async function killNineDrill({ workers, downMs, betweenMs }: KillSize = F
     const flows = await eventsDelivered(cluster, 90_000);
     const converged = Date.now() - started;
     for (const [service, flow] of Object.entries(flows)) {
-      findings.check(`every event ${service} wrote (${flow.written}) was published and is in its consumer's inbox: nothing acknowledged lost`, flow.unpublished === 0 && flow.consumed === flow.written, flow);
+      findings.check(
+        `every event ${service} wrote (${flow.written}) was published and is in its consumer's inbox: nothing acknowledged lost`,
+        flow.unpublished === 0 && flow.consumed === flow.written,
+        flow,
+      );
     }
-    const rows = leases.length === 0 ? [] : await cluster.query('stock', `select "id", "published_at" from "outbox_message" where "id" in (${leases.map((lease) => `'${lease.id}'`).join(', ')})`);
-    const publishedAt = new Map(rows.map((row) => [String(row.id), row.published_at === null ? undefined : Number(row.published_at)]));
+    const rows =
+      leases.length === 0
+        ? []
+        : await cluster.query(
+            'stock',
+            `select "id", "published_at" from "outbox_message" where "id" in (${leases.map((lease) => `'${lease.id}'`).join(', ')})`,
+          );
+    const publishedAt = new Map(
+      rows.map((row) => [String(row.id), row.published_at === null ? undefined : Number(row.published_at)]),
+    );
     const early = leases.filter((lease) => !((publishedAt.get(lease.id) ?? -1) >= lease.lockedUntil));
-    findings.check(`the ${leases.length} rows the killed relay held were published after their lease ran out, by another relay`, early.length === 0, early.slice(0, 3));
+    findings.check(
+      `the ${leases.length} rows the killed relay held were published after their lease ran out, by another relay`,
+      early.length === 0,
+      early.slice(0, 3),
+    );
 
-    const completed = final.orders.filter((order) => order.status === 'completed').reduce((sum, order) => sum + order.lines.reduce((s, line) => s + line.quantity, 0), 0);
+    const completed = final.orders
+      .filter((order) => order.status === 'completed')
+      .reduce((sum, order) => sum + order.lines.reduce((s, line) => s + line.quantity, 0), 0);
     const lampNow = await product(cluster, lamp);
-    findings.check('stock went down by exactly the completed orders: none had two effects', lampNow.quantityInStock === initial - completed && lampNow.reservedQuantity === 0, { lampNow, completed });
+    findings.check(
+      'stock went down by exactly the completed orders: none had two effects',
+      lampNow.quantityInStock === initial - completed && lampNow.reservedQuantity === 0,
+      { lampNow, completed },
+    );
     const sums = await ledger(cluster, lamp);
-    findings.check('one commit in the ledger per completed order', (sums.kinds.committed ?? 0) === (counts.completed ?? 0), sums.kinds);
+    findings.check(
+      'one commit in the ledger per completed order',
+      (sums.kinds.committed ?? 0) === (counts.completed ?? 0),
+      sums.kinds,
+    );
     await checkLedger(findings, cluster, lamp);
-    findings.check('every order is in a final state', (await allOrders(cluster)).every((order) => FINAL.includes(order.status)));
+    findings.check(
+      'every order is in a final state',
+      (await allOrders(cluster)).every((order) => FINAL.includes(order.status)),
+    );
     return converged;
   });
 }
@@ -161,7 +243,12 @@ export async function killNineDrill({ workers, downMs, betweenMs }: KillSize = F
  * broker requeues what it had not acked), and starts it again. Answers the
  * leases it died holding.
  */
-async function killRelayMidBatch(cluster: Cluster, victim: Instance, findings: Findings, downMs: number): Promise<Lease[]> {
+async function killRelayMidBatch(
+  cluster: Cluster,
+  victim: Instance,
+  findings: Findings,
+  downMs: number,
+): Promise<Lease[]> {
   const link = cluster.brokerLink(victim.name);
   link.freeze();
   let candidates: Lease[];
@@ -175,11 +262,18 @@ async function killRelayMidBatch(cluster: Cluster, victim: Instance, findings: F
   }
   // A live relay that happened to be slow has marked its rows by now; what is still leased, unchanged, was the dead one's.
   await sleep(Math.max(downMs, 2_000));
-  const rows = await cluster.query('stock', `select "id", "locked_until" from "outbox_message" where "published_at" is null and "id" in (${candidates.map((lease) => `'${lease.id}'`).join(', ')})`);
+  const rows = await cluster.query(
+    'stock',
+    `select "id", "locked_until" from "outbox_message" where "published_at" is null and "id" in (${candidates.map((lease) => `'${lease.id}'`).join(', ')})`,
+  );
   const still = new Map(rows.map((row) => [String(row.id), Number(row.locked_until)]));
   const leases = candidates.filter((lease) => still.get(lease.id) === lease.lockedUntil);
   findings.figures['outbox rows leased by the relay killed mid-batch'] = leases.length;
-  findings.check(`${victim.name} was killed mid-batch: its relay held leased rows it had not published`, leases.length > 0, { candidates: candidates.length, stillLeased: leases.length });
+  findings.check(
+    `${victim.name} was killed mid-batch: its relay held leased rows it had not published`,
+    leases.length > 0,
+    { candidates: candidates.length, stillLeased: leases.length },
+  );
   await victim.start();
   return leases;
 }

@@ -22,7 +22,8 @@ export const FULL_POSTGRES: PostgresSize = { workers: 4, quietMs: 5_000, downMs:
  */
 async function restartPostgres(downMs: number): Promise<{ down: number; up: number }> {
   const version = readdirSync('/etc/postgresql')[0]!;
-  const ctl = (...args: string[]) => promisify(execFile)('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', ...args], { timeout: 60_000 });
+  const ctl = (...args: string[]) =>
+    promisify(execFile)('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', ...args], { timeout: 60_000 });
   const start = () => ctl('start').then(() => undefined);
   await ctl('stop', '-m', 'fast');
   const down = Date.now();
@@ -71,7 +72,11 @@ export function transitions(samples: readonly [number, boolean][]): string {
  * services serve again, every restock that was acknowledged is in the
  * ledger, and every order that was accepted exists and settles: none lost.
  */
-export async function postgresRestartDrill({ workers, quietMs, downMs }: PostgresSize = FULL_POSTGRES): Promise<DrillResult> {
+export async function postgresRestartDrill({
+  workers,
+  quietMs,
+  downMs,
+}: PostgresSize = FULL_POSTGRES): Promise<DrillResult> {
   return runDrill('PostgreSQL restarted under load', {}, async ({ cluster, findings, requests, steady }) => {
     const lamp = await createProduct(cluster, 'Lamp', 0);
     const cups = await createProduct(cluster, 'Cups', 1_000_000);
@@ -82,13 +87,25 @@ export async function postgresRestartDrill({ workers, quietMs, downMs }: Postgre
     const load = steady(workers, 10, async (worker, i) => {
       if (i % 2 === 0) {
         const reason = `restock ${worker}/${i} ${key()}`;
-        const answer = await call(`${cluster.url}/api/products/${lamp}/stock-adjustments`, { method: 'POST', token: writer, body: { delta: 1, reason }, headers: { 'idempotency-key': key() }, timeoutMs: 15_000 });
+        const answer = await call(`${cluster.url}/api/products/${lamp}/stock-adjustments`, {
+          method: 'POST',
+          token: writer,
+          body: { delta: 1, reason },
+          headers: { 'idempotency-key': key() },
+          timeoutMs: 15_000,
+        });
         if (count(requests, answer)) {
           restocks.push(reason);
           lastSuccess.stock = Date.now();
         }
       } else {
-        const answer = await call(`${cluster.url}/api/orders`, { method: 'POST', token: buyer, body: { lines: [{ productId: cups, quantity: 1 }] }, headers: { 'idempotency-key': key() }, timeoutMs: 15_000 });
+        const answer = await call(`${cluster.url}/api/orders`, {
+          method: 'POST',
+          token: buyer,
+          body: { lines: [{ productId: cups, quantity: 1 }] },
+          headers: { 'idempotency-key': key() },
+          timeoutMs: 15_000,
+        });
         if (count(requests, answer, (status) => status === 202) && 'status' in answer) {
           orders.push((answer.body as { id: string }).id);
           lastSuccess.sales = Date.now();
@@ -99,33 +116,57 @@ export async function postgresRestartDrill({ workers, quietMs, downMs }: Postgre
     const watched = [...cluster.of('stock'), ...cluster.of('sales'), cluster.gateway, ...cluster.of('identity')];
     const watch = watchReadiness(watched);
     const { down, up } = await restartPostgres(downMs);
-    const recovered = await eventually('every instance ready again', 60_000, async () => (await Promise.all(cluster.instances.map((i) => i.ready()))).every(Boolean) && Date.now(), DRILL_POLL_MS);
+    const recovered = await eventually(
+      'every instance ready again',
+      60_000,
+      async () => (await Promise.all(cluster.instances.map((i) => i.ready()))).every(Boolean) && Date.now(),
+      DRILL_POLL_MS,
+    );
     await sleep(quietMs);
     const samples = await watch.stop();
     await load.stop();
 
-    for (const [instance, points] of samples) findings.figures[`readiness of ${instance.name}`] = transitions(points) || 'not sampled';
+    for (const [instance, points] of samples)
+      findings.figures[`readiness of ${instance.name}`] = transitions(points) || 'not sampled';
     findings.figures['requests failed while down, by answer'] = JSON.stringify(requests.failures);
     findings.figures['PostgreSQL down'] = `${((up - down) / 1000).toFixed(1)} s`;
     for (const instance of watched.filter((i) => i.role !== 'identity')) {
       const points = samples.get(instance)!;
       const whileDown = points.some(([at, ready]) => at >= down && at <= up && !ready);
       const last = points.at(-1);
-      findings.check(`${instance.name}: readiness 503 while PostgreSQL was down, then 200 by itself`, whileDown && last?.[1] === true, transitions(points));
+      findings.check(
+        `${instance.name}: readiness 503 while PostgreSQL was down, then 200 by itself`,
+        whileDown && last?.[1] === true,
+        transitions(points),
+      );
     }
     findings.check('stock serves again after the restart (a restock acknowledged)', lastSuccess.stock > recovered);
     findings.check('sales serves again after the restart (an order accepted)', lastSuccess.sales > recovered);
-    const rows = await cluster.query('stock', `select "reason" from "stock_movement" where "product_id" = ${lamp} and "kind" = 'adjusted'`);
+    const rows = await cluster.query(
+      'stock',
+      `select "reason" from "stock_movement" where "product_id" = ${lamp} and "kind" = 'adjusted'`,
+    );
     const recorded = new Set(rows.map((row) => String(row.reason)));
     const lost = restocks.filter((reason) => !recorded.has(reason));
-    findings.check(`every acknowledged restock (${restocks.length}) is in the ledger`, lost.length === 0, lost.slice(0, 3));
-    findings.check('the stock counts every restock the ledger has, acknowledged or not', (await product(cluster, lamp)).quantityInStock === (await ledger(cluster, lamp)).quantity);
+    findings.check(
+      `every acknowledged restock (${restocks.length}) is in the ledger`,
+      lost.length === 0,
+      lost.slice(0, 3),
+    );
+    findings.check(
+      'the stock counts every restock the ledger has, acknowledged or not',
+      (await product(cluster, lamp)).quantityInStock === (await ledger(cluster, lamp)).quantity,
+    );
     const { orders: all } = await settled(cluster, orders.length, 120_000);
     const known = new Set(all.map((order) => order.id));
     const missing = orders.filter((id) => !known.has(id));
     const acceptedOnes = new Set(orders);
     const states = byStatus(all.filter((order) => acceptedOnes.has(order.id)));
-    findings.check(`every accepted order (${orders.length}) exists and is reserved`, missing.length === 0 && states.reserved === orders.length, { missing: missing.length, ...states });
+    findings.check(
+      `every accepted order (${orders.length}) exists and is reserved`,
+      missing.length === 0 && states.reserved === orders.length,
+      { missing: missing.length, ...states },
+    );
     await checkLedger(findings, cluster, lamp);
     await checkLedger(findings, cluster, cups);
     return recovered - down;

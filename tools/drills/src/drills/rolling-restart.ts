@@ -31,11 +31,25 @@ export async function rollingRestartDrill({ workers, quietMs }: RollingSize = FU
           count(requests, await call(`${cluster.url}/api/products/${lamp}`, { token: writer }));
           break;
         case 1:
-          count(requests, await call(`${cluster.url}/api/products/${lamp}/stock-adjustments`, { method: 'POST', token: writer, body: { delta: 1, reason: `restock ${worker}/${i}` }, headers: { 'idempotency-key': key() } }));
+          count(
+            requests,
+            await call(`${cluster.url}/api/products/${lamp}/stock-adjustments`, {
+              method: 'POST',
+              token: writer,
+              body: { delta: 1, reason: `restock ${worker}/${i}` },
+              headers: { 'idempotency-key': key() },
+            }),
+          );
           break;
         case 2: {
-          const answer = await call(`${cluster.url}/api/orders`, { method: 'POST', token: buyer, body: { lines: [{ productId: lamp, quantity: 1 }] }, headers: { 'idempotency-key': key() } });
-          if (count(requests, answer, (status) => status === 202) && 'status' in answer) placed.push((answer.body as { id: string }).id);
+          const answer = await call(`${cluster.url}/api/orders`, {
+            method: 'POST',
+            token: buyer,
+            body: { lines: [{ productId: lamp, quantity: 1 }] },
+            headers: { 'idempotency-key': key() },
+          });
+          if (count(requests, answer, (status) => status === 202) && 'status' in answer)
+            placed.push((answer.body as { id: string }).id);
           break;
         }
         default: {
@@ -59,7 +73,11 @@ export async function rollingRestartDrill({ workers, quietMs }: RollingSize = FU
     await sleep(quietMs);
     await load.stop();
     findings.figures.restarts = restarts.join('; ');
-    findings.check('no request failed while every service instance was restarted in turn', requests.failed === 0, requests.failures);
+    findings.check(
+      'no request failed while every service instance was restarted in turn',
+      requests.failed === 0,
+      requests.failures,
+    );
     const started = Date.now();
     await settled(cluster, placed.length, 60_000);
     const converged = Date.now() - started;

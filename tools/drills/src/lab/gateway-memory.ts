@@ -53,12 +53,21 @@ const log = (message: string) => process.stderr.write(`${new Date().toISOString(
 
 const children: ChildProcess[] = [];
 /** Starts `main` as the drills do (node --import tsx), with `args` before and the `preload` module after tsx. */
-function start(name: string, main: string, { args = [], preload, env }: { args?: string[]; preload?: string; env: Record<string, string> }, port: number): ChildProcess {
-  const child = spawn(process.execPath, [...args, '--import', TSX, ...(preload ? ['--import', preload] : []), join(ROOT, main)], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+function start(
+  name: string,
+  main: string,
+  { args = [], preload, env }: { args?: string[]; preload?: string; env: Record<string, string> },
+  port: number,
+): ChildProcess {
+  const child = spawn(
+    process.execPath,
+    [...args, '--import', TSX, ...(preload ? ['--import', preload] : []), join(ROOT, main)],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const logFile = join(out, `${name}.log`);
   child.stdout!.on('data', (chunk) => appendFileSync(logFile, chunk));
   child.stderr!.on('data', (chunk) => appendFileSync(logFile, chunk));
@@ -68,7 +77,12 @@ function start(name: string, main: string, { args = [], preload, env }: { args?:
 
 async function live(url: string): Promise<void> {
   const deadline = Date.now() + 60_000;
-  while (!(await fetch(`${url}/health/live`).then((r) => r.status === 200, () => false))) {
+  while (
+    !(await fetch(`${url}/health/live`).then(
+      (r) => r.status === 200,
+      () => false,
+    ))
+  ) {
     if (Date.now() > deadline) throw new Error(`${url} did not come up`);
     await sleep(200);
   }
@@ -77,11 +91,37 @@ async function live(url: string): Promise<void> {
 // The stand-ins for stock and sales: Koa-like small JSON answers, each with its length.
 function json(res: ServerResponse, status: number, body: unknown, req: IncomingMessage): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'x-request-id': String(req.headers['x-request-id'] ?? ''), vary: 'Origin' });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'x-request-id': String(req.headers['x-request-id'] ?? ''),
+    vary: 'Origin',
+  });
   res.end(text);
 }
-const product = (id: string) => ({ id, sku: `SKU-${id.slice(0, 8)}`, name: 'Lamp', description: 'A lamp for the soak', priceCents: 1999, currency: 'EUR', stock: 10_000_000, reserved: 120, version: 42, createdAt: new Date().toISOString(), updatedAt: new Date().toISOString() });
-const order = (id: string) => ({ id, buyerId: 'buyer-a', status: 'RESERVED', lines: [{ productId: randomUUID(), quantity: 1, unitPriceCents: 1999 }], totalCents: 1999, currency: 'EUR', createdAt: new Date().toISOString(), updatedAt: new Date().toISOString() });
+const product = (id: string) => ({
+  id,
+  sku: `SKU-${id.slice(0, 8)}`,
+  name: 'Lamp',
+  description: 'A lamp for the soak',
+  priceCents: 1999,
+  currency: 'EUR',
+  stock: 10_000_000,
+  reserved: 120,
+  version: 42,
+  createdAt: new Date().toISOString(),
+  updatedAt: new Date().toISOString(),
+});
+const order = (id: string) => ({
+  id,
+  buyerId: 'buyer-a',
+  status: 'RESERVED',
+  lines: [{ productId: randomUUID(), quantity: 1, unitPriceCents: 1999 }],
+  totalCents: 1999,
+  currency: 'EUR',
+  createdAt: new Date().toISOString(),
+  updatedAt: new Date().toISOString(),
+});
 
 let gatewayUrl = '';
 let salesToken = '';
@@ -98,34 +138,60 @@ function answering(handle: (req: IncomingMessage, res: ServerResponse) => Promis
 }
 
 function stockServer(): Server {
-  return createServer(answering(async (req, res) => {
-    await readBody(req);
-    const url = req.url ?? '/';
-    if (url === '/health/ready') return json(res, 200, { status: 'ready', checks: { database: 'up', broker: 'up' } }, req);
-    if (url.startsWith('/health/live')) return json(res, 200, { status: 'live' }, req);
-    if (url.startsWith('/api/reservations')) return json(res, req.method === 'POST' ? 201 : 200, { id: randomUUID(), status: 'HELD', lines: [{ productId: randomUUID(), quantity: 1 }], expiresAt: new Date(Date.now() + 60_000).toISOString() }, req);
-    if (url.startsWith('/api/products/')) return json(res, 200, product(url.split('/')[3] ?? randomUUID()), req);
-    return json(res, 404, { type: 'about:blank', title: 'Not Found', status: 404 }, req);
-  }));
+  return createServer(
+    answering(async (req, res) => {
+      await readBody(req);
+      const url = req.url ?? '/';
+      if (url === '/health/ready')
+        return json(res, 200, { status: 'ready', checks: { database: 'up', broker: 'up' } }, req);
+      if (url.startsWith('/health/live')) return json(res, 200, { status: 'live' }, req);
+      if (url.startsWith('/api/reservations'))
+        return json(
+          res,
+          req.method === 'POST' ? 201 : 200,
+          {
+            id: randomUUID(),
+            status: 'HELD',
+            lines: [{ productId: randomUUID(), quantity: 1 }],
+            expiresAt: new Date(Date.now() + 60_000).toISOString(),
+          },
+          req,
+        );
+      if (url.startsWith('/api/products/')) return json(res, 200, product(url.split('/')[3] ?? randomUUID()), req);
+      return json(res, 404, { type: 'about:blank', title: 'Not Found', status: 404 }, req);
+    }),
+  );
 }
 
 function salesServer(): Server {
-  return createServer(answering(async (req, res) => {
-    await readBody(req);
-    const url = req.url ?? '/';
-    if (url === '/health/ready') return json(res, 200, { status: 'ready', checks: { database: 'up', broker: 'up', stock: 'up' } }, req);
-    if (url.startsWith('/health/live')) return json(res, 200, { status: 'live' }, req);
-    if (req.method === 'POST' && (url === '/api/orders' || url.endsWith('/payment'))) {
-      // As sales does: a hold (or its commit) on stock, through the gateway.
-      const path = url === '/api/orders' ? '/api/reservations' : `/api/reservations/${randomUUID()}/commit`;
-      const answer = await fetch(`${gatewayUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${salesToken}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() }, body: JSON.stringify({ lines: [{ productId: randomUUID(), quantity: 1 }] }) });
-      await answer.arrayBuffer();
-      return json(res, url === '/api/orders' ? 202 : 200, order(randomUUID()), req);
-    }
-    if (url.startsWith('/api/orders?')) return json(res, 200, { items: Array.from({ length: 10 }, () => order(randomUUID())), next: null }, req);
-    if (url.startsWith('/api/orders/')) return json(res, 200, order(url.split('/')[3]!), req);
-    return json(res, 404, { type: 'about:blank', title: 'Not Found', status: 404 }, req);
-  }));
+  return createServer(
+    answering(async (req, res) => {
+      await readBody(req);
+      const url = req.url ?? '/';
+      if (url === '/health/ready')
+        return json(res, 200, { status: 'ready', checks: { database: 'up', broker: 'up', stock: 'up' } }, req);
+      if (url.startsWith('/health/live')) return json(res, 200, { status: 'live' }, req);
+      if (req.method === 'POST' && (url === '/api/orders' || url.endsWith('/payment'))) {
+        // As sales does: a hold (or its commit) on stock, through the gateway.
+        const path = url === '/api/orders' ? '/api/reservations' : `/api/reservations/${randomUUID()}/commit`;
+        const answer = await fetch(`${gatewayUrl}${path}`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${salesToken}`,
+            'content-type': 'application/json',
+            'idempotency-key': randomUUID(),
+          },
+          body: JSON.stringify({ lines: [{ productId: randomUUID(), quantity: 1 }] }),
+        });
+        await answer.arrayBuffer();
+        return json(res, url === '/api/orders' ? 202 : 200, order(randomUUID()), req);
+      }
+      if (url.startsWith('/api/orders?'))
+        return json(res, 200, { items: Array.from({ length: 10 }, () => order(randomUUID())), next: null }, req);
+      if (url.startsWith('/api/orders/')) return json(res, 200, order(url.split('/')[3]!), req);
+      return json(res, 404, { type: 'about:blank', title: 'Not Found', status: 404 }, req);
+    }),
+  );
 }
 
 async function listen(server: Server): Promise<string> {
@@ -138,7 +204,8 @@ function statusOf(pid: number): Record<string, number> {
   const fields: Record<string, number> = {};
   for (const line of readFileSync(`/proc/${pid}/status`, 'utf8').split('\n')) {
     const [name, value] = line.split(/:\s+/);
-    if (name && value && /^(VmRSS|RssAnon|RssFile|VmHWM|Threads)$/.test(name)) fields[name] = Number(value.replace(/\D+/g, '')) / (name === 'Threads' ? 1 : 1024);
+    if (name && value && /^(VmRSS|RssAnon|RssFile|VmHWM|Threads)$/.test(name))
+      fields[name] = Number(value.replace(/\D+/g, '')) / (name === 'Threads' ? 1 : 1024);
   }
   // utime + stime (clock ticks, 100 a second here), fields 14 and 15 of /proc/<pid>/stat.
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -158,7 +225,8 @@ async function stopEverything(): Promise<void> {
     server.close();
   }
 }
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stopEverything().finally(() => process.exit(130)));
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => void stopEverything().finally(() => process.exit(130)));
 
 try {
   const [stockA, stockB, salesA, salesB] = await Promise.all(servers.map(listen));
@@ -169,7 +237,14 @@ try {
   writeFileSync(clientsFile, JSON.stringify(CLIENTS), { mode: 0o600 });
   const identityPort = await freePort();
   const identityUrl = `http://127.0.0.1:${identityPort}`;
-  const identityEnv = { ISSUER: issuer, IDENTITY_CLIENTS_FILE: clientsFile, IDENTITY_KEYS_FILE: join(out, 'keys.json'), ACCESS_TOKEN_TTL_SECONDS: '3600', LOG_LEVEL: 'warn', SHUTDOWN_DELAY_MS: '0' };
+  const identityEnv = {
+    ISSUER: issuer,
+    IDENTITY_CLIENTS_FILE: clientsFile,
+    IDENTITY_KEYS_FILE: join(out, 'keys.json'),
+    ACCESS_TOKEN_TTL_SECONDS: '3600',
+    LOG_LEVEL: 'warn',
+    SHUTDOWN_DELAY_MS: '0',
+  };
   start('identity', 'packages/identity/src/main.ts', { env: identityEnv }, identityPort);
   await live(identityUrl);
   const samplesFile = join(out, 'heap.jsonl');
@@ -181,15 +256,15 @@ try {
       args: nodeArgs,
       preload: SAMPLER,
       env: {
-      STOCK_URL: `${stockA},${stockB}`,
-      SALES_URL: `${salesA},${salesB}`,
-      IDENTITY_URL: identityUrl,
-      AUTH_ISSUER: issuer,
-      AUTH_DISCOVERY_URL: `${identityUrl}/identity/.well-known/openid-configuration`,
-      UPSTREAM_CHECK_MS: '200',
-      RATE_LIMIT_PER_MINUTE: '0',
-      LOG_LEVEL: 'warn',
-      SHUTDOWN_DELAY_MS: '0',
+        STOCK_URL: `${stockA},${stockB}`,
+        SALES_URL: `${salesA},${salesB}`,
+        IDENTITY_URL: identityUrl,
+        AUTH_ISSUER: issuer,
+        AUTH_DISCOVERY_URL: `${identityUrl}/identity/.well-known/openid-configuration`,
+        UPSTREAM_CHECK_MS: '200',
+        RATE_LIMIT_PER_MINUTE: '0',
+        LOG_LEVEL: 'warn',
+        SHUTDOWN_DELAY_MS: '0',
         MEMORY_SAMPLES_FILE: samplesFile,
         ...extraEnv,
       },
@@ -197,7 +272,9 @@ try {
     gatewayPort,
   );
   await live(gatewayUrl);
-  log(`gateway ${gateway.pid} on ${gatewayUrl} (${[...nodeArgs, ...values.env].join(' ') || 'defaults'}); ${minutes} min`);
+  log(
+    `gateway ${gateway.pid} on ${gatewayUrl} (${[...nodeArgs, ...values.env].join(' ') || 'defaults'}); ${minutes} min`,
+  );
 
   // Tokens as the drill's clients hold them: renewed at half their life.
   const tokens = new Map<string, { token: string; at: number }>();
@@ -216,7 +293,11 @@ try {
     try {
       const response = await fetch(`${gatewayUrl}${path}`, {
         method: init.method ?? 'GET',
-        headers: { authorization: `Bearer ${init.token}`, ...(init.body !== undefined && { 'content-type': 'application/json' }), ...(init.idempotent && { 'idempotency-key': randomUUID() }) },
+        headers: {
+          authorization: `Bearer ${init.token}`,
+          ...(init.body !== undefined && { 'content-type': 'application/json' }),
+          ...(init.idempotent && { 'idempotency-key': randomUUID() }),
+        },
         ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
         signal: AbortSignal.timeout(30_000),
       });
@@ -237,10 +318,20 @@ try {
           await call(`/api/products/${lamp}`, { token: writer });
           break;
         case 2:
-          await call(`/api/products/${lamp}/stock-adjustments`, { method: 'POST', token: writer, body: { delta: 1 }, idempotent: true });
+          await call(`/api/products/${lamp}/stock-adjustments`, {
+            method: 'POST',
+            token: writer,
+            body: { delta: 1 },
+            idempotent: true,
+          });
           break;
         case 3:
-          await call('/api/orders', { method: 'POST', token: buyer, body: { lines: [{ productId: lamp, quantity: 1 }] }, idempotent: true });
+          await call('/api/orders', {
+            method: 'POST',
+            token: buyer,
+            body: { lines: [{ productId: lamp, quantity: 1 }] },
+            idempotent: true,
+          });
           break;
         default:
           if (i % 10 === 4) await call(`/api/orders/${randomUUID()}/payment`, { method: 'POST', token: buyer });
@@ -262,13 +353,22 @@ try {
     const s = statusOf(gateway.pid!);
     points.push([at, s.VmRSS!]);
     cpuSeconds = s.cpuSeconds!;
-    appendFileSync(rssFile, `${at.toFixed(2)},${s.VmRSS!.toFixed(1)},${s.RssAnon!.toFixed(1)},${s.RssFile!.toFixed(1)},${s.VmHWM!.toFixed(1)},${s.Threads},${tally.sent},${tally.failed},${s.cpuSeconds!.toFixed(1)}\n`);
+    appendFileSync(
+      rssFile,
+      `${at.toFixed(2)},${s.VmRSS!.toFixed(1)},${s.RssAnon!.toFixed(1)},${s.RssFile!.toFixed(1)},${s.VmHWM!.toFixed(1)},${s.Threads},${tally.sent},${tally.failed},${s.cpuSeconds!.toFixed(1)}\n`,
+    );
   }
   const exited = gateway.exitCode;
   // V8's collections as the gateway's metrics count them: what a smaller young generation costs.
   const gc = await fetch(`${gatewayUrl}/metrics`)
     .then((response) => response.text())
-    .then((text) => Object.fromEntries([...text.matchAll(/^nodejs_gc_duration_seconds_(sum|count)\{kind="(\w+)"\} (\S+)$/gm)].map(([, what, kind, value]) => [`${kind} ${what}`, Number(value)])))
+    .then((text) =>
+      Object.fromEntries(
+        [...text.matchAll(/^nodejs_gc_duration_seconds_(sum|count)\{kind="(\w+)"\} (\S+)$/gm)].map(
+          ([, what, kind, value]) => [`${kind} ${what}`, Number(value)],
+        ),
+      ),
+    )
     .catch(() => ({}));
   stopping = true;
   await Promise.all(loops);

@@ -16,7 +16,9 @@ const started = Date.now();
 if (file) {
   setInterval(() => {
     const usage = process.memoryUsage();
-    const spaces = Object.fromEntries(getHeapSpaceStatistics().map((space) => [space.space_name, Math.round((space.space_size / MiB) * 10) / 10]));
+    const spaces = Object.fromEntries(
+      getHeapSpaceStatistics().map((space) => [space.space_name, Math.round((space.space_size / MiB) * 10) / 10]),
+    );
     const line = {
       minutes: (Date.now() - started) / 60_000,
       rss: usage.rss / MiB,

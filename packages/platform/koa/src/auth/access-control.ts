@@ -39,7 +39,15 @@ export interface AuthSettings {
 }
 
 /** The verifier the settings ask for, or undefined when AUTH_ISSUER is empty. */
-export function tokenVerifierFor({ authIssuer, authAudience, authDiscoveryUrl }: AuthSettings, logger: Logger): TokenVerifier | undefined {
+export function tokenVerifierFor(
+  { authIssuer, authAudience, authDiscoveryUrl }: AuthSettings,
+  logger: Logger,
+): TokenVerifier | undefined {
   if (!authIssuer) return undefined;
-  return createTokenVerifier({ issuer: authIssuer, audience: authAudience, ...(authDiscoveryUrl && { discoveryUrl: authDiscoveryUrl }), logger });
+  return createTokenVerifier({
+    issuer: authIssuer,
+    audience: authAudience,
+    ...(authDiscoveryUrl && { discoveryUrl: authDiscoveryUrl }),
+    logger,
+  });
 }

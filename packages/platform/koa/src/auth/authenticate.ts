@@ -13,7 +13,10 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
  * is read; tokens in query strings end up in logs. An issuer that cannot be
  * reached is thrown (UnavailableError, a 503): the token may be fine.
  */
-export async function verifyBearer(ctx: Context, verifier: TokenVerifier): Promise<Principal | Exclude<BearerRefusal, { reason: 'insufficient-scope' }>> {
+export async function verifyBearer(
+  ctx: Context,
+  verifier: TokenVerifier,
+): Promise<Principal | Exclude<BearerRefusal, { reason: 'insufficient-scope' }>> {
   const header = ctx.get('Authorization');
   if (!/^Bearer(\s|$)/i.test(header)) return { reason: 'no-token' };
   const token = BEARER.exec(header.trim())?.[1];

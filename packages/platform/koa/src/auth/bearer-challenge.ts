@@ -19,7 +19,10 @@ const quoted = (text: string) => `"${text.replace(/["\\]/g, '')}"`;
 export function sendBearerChallenge(ctx: Context, refusal: BearerRefusal): void {
   switch (refusal.reason) {
     case 'no-token':
-      sendProblem(ctx, problem(401, 'TOKEN_REQUIRED', 'This request needs a bearer access token (Authorization: Bearer …).'));
+      sendProblem(
+        ctx,
+        problem(401, 'TOKEN_REQUIRED', 'This request needs a bearer access token (Authorization: Bearer …).'),
+      );
       ctx.set('WWW-Authenticate', 'Bearer');
       return;
     case 'invalid-token':
@@ -27,7 +30,16 @@ export function sendBearerChallenge(ctx: Context, refusal: BearerRefusal): void 
       ctx.set('WWW-Authenticate', `Bearer error="invalid_token", error_description=${quoted(refusal.description)}`);
       return;
     case 'insufficient-scope':
-      sendProblem(ctx, problem(403, 'INSUFFICIENT_SCOPE', refusal.scope.includes(' ') ? `This request needs one of the scopes ${refusal.scope.split(' ').join(', ')}, which the access token does not grant.` : `This request needs the scope ${refusal.scope}, which the access token does not grant.`));
+      sendProblem(
+        ctx,
+        problem(
+          403,
+          'INSUFFICIENT_SCOPE',
+          refusal.scope.includes(' ')
+            ? `This request needs one of the scopes ${refusal.scope.split(' ').join(', ')}, which the access token does not grant.`
+            : `This request needs the scope ${refusal.scope}, which the access token does not grant.`,
+        ),
+      );
       ctx.set('WWW-Authenticate', `Bearer error="insufficient_scope", scope=${quoted(refusal.scope)}`);
   }
 }

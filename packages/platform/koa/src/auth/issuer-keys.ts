@@ -15,7 +15,9 @@ export interface IssuerKeysOptions {
 }
 
 /** How a fetch of the key set went: `withdrawn` when a key held before is gone, `stale` when the last good set is kept. */
-export type KeySetFetch = { readonly ok: true; readonly withdrawn: boolean } | { readonly ok: false; readonly error: unknown; readonly stale: boolean };
+export type KeySetFetch =
+  | { readonly ok: true; readonly withdrawn: boolean }
+  | { readonly ok: false; readonly error: unknown; readonly stale: boolean };
 
 /** The key set could not be fetched and none is held: nothing can be verified. */
 export class KeySetUnavailableError extends Error {
@@ -41,7 +43,9 @@ export class KeySetUnavailableError extends Error {
  * would refuse it), so junk `kid`s cost the issuer at most one fetch a cooldown.
  */
 export class IssuerKeys {
-  private keys: { readonly lookup: JWTVerifyGetKey; readonly published: ReadonlySet<string>; readonly fetchedAt: number } | undefined;
+  private keys:
+    | { readonly lookup: JWTVerifyGetKey; readonly published: ReadonlySet<string>; readonly fetchedAt: number }
+    | undefined;
   private lastAttemptAt = Number.NEGATIVE_INFINITY;
   private lastFailure: unknown;
   private fetching: Promise<void> | undefined;
@@ -72,7 +76,12 @@ export class IssuerKeys {
    * those answered from memory too, so that a withdrawn key is noticed.
    */
   keepFresh(): void {
-    if (this.keys && Date.now() - this.keys.fetchedAt >= this.options.maxAgeMs && Date.now() - this.lastAttemptAt >= this.options.cooldownMs) void this.fetchSoon();
+    if (
+      this.keys &&
+      Date.now() - this.keys.fetchedAt >= this.options.maxAgeMs &&
+      Date.now() - this.lastAttemptAt >= this.options.cooldownMs
+    )
+      void this.fetchSoon();
   }
 
   private async firstKeys(): Promise<NonNullable<IssuerKeys['keys']>> {
@@ -84,7 +93,8 @@ export class IssuerKeys {
 
   /** The last fetch failed and the cooldown is not over: the issuer is down, say so now rather than after the cooldown. */
   private failFastWhileDown(): void {
-    if (this.lastFailure !== undefined && !this.fetching && Date.now() - this.lastAttemptAt < this.options.cooldownMs) throw new KeySetUnavailableError(this.lastFailure);
+    if (this.lastFailure !== undefined && !this.fetching && Date.now() - this.lastAttemptAt < this.options.cooldownMs)
+      throw new KeySetUnavailableError(this.lastFailure);
   }
 
   /** One fetch, shared by every caller, once the cooldown since the previous one has passed. */
@@ -100,7 +110,11 @@ export class IssuerKeys {
   private async fetch(): Promise<void> {
     this.lastAttemptAt = Date.now();
     try {
-      const response = await fetch(this.options.jwksUri, { signal: AbortSignal.timeout(this.options.timeoutMs), redirect: 'manual', headers: { accept: 'application/jwk-set+json, application/json' } });
+      const response = await fetch(this.options.jwksUri, {
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+        redirect: 'manual',
+        headers: { accept: 'application/jwk-set+json, application/json' },
+      });
       if (response.status !== 200) throw new Error(`${this.options.jwksUri} answered ${response.status}`);
       const set = (await response.json()) as JSONWebKeySet;
       // jose checks the set's shape here, and imports each key once, on first use.

@@ -12,7 +12,8 @@ export function requireScope(...scopes: [string, ...string[]]): Middleware {
   return async function scopeCheck(ctx, next) {
     const principal = principalOf(ctx);
     if (!principal) return sendBearerChallenge(ctx, { reason: 'no-token' });
-    if (!scopes.some((scope) => principal.scopes.includes(scope))) return sendBearerChallenge(ctx, { reason: 'insufficient-scope', scope: scopes.join(' ') });
+    if (!scopes.some((scope) => principal.scopes.includes(scope)))
+      return sendBearerChallenge(ctx, { reason: 'insufficient-scope', scope: scopes.join(' ') });
     await next();
   };
 }

@@ -46,7 +46,12 @@ const JWKS_CACHE_MAX_AGE_MS = 600_000;
 const VERIFIED_TOKENS = 10_000;
 
 function unavailable(issuer: string, cause: unknown): UnavailableError {
-  return new UnavailableError('AUTH_ISSUER_UNAVAILABLE', `The token issuer ${issuer} cannot be reached to check the access token.`, 1, { cause });
+  return new UnavailableError(
+    'AUTH_ISSUER_UNAVAILABLE',
+    `The token issuer ${issuer} cannot be reached to check the access token.`,
+    1,
+    { cause },
+  );
 }
 
 /** The issuer answered, but with metadata this verifier must not use: a setting or the issuer is wrong, and waiting will not mend it. */
@@ -76,7 +81,8 @@ function describe(error: unknown): string {
     }
   }
   if (error instanceof errors.JOSEAlgNotAllowed) return 'The access token is not signed with ES256.';
-  if (error instanceof errors.JWKSNoMatchingKey) return 'The access token is signed with a key the issuer does not publish.';
+  if (error instanceof errors.JWKSNoMatchingKey)
+    return 'The access token is signed with a key the issuer does not publish.';
   if (error instanceof errors.JWSSignatureVerificationFailed) return 'The access token signature is not valid.';
   return 'The access token is malformed.';
 }
@@ -86,7 +92,11 @@ function principalFrom(payload: JWTPayload): Principal {
   if (typeof sub !== 'string' || typeof clientId !== 'string' || (scope !== undefined && typeof scope !== 'string')) {
     throw new InvalidTokenError('The access token has claims of the wrong type.');
   }
-  return Object.freeze({ subject: sub, clientId, scopes: Object.freeze(scope ? scope.split(' ').filter(Boolean) : []) });
+  return Object.freeze({
+    subject: sub,
+    clientId,
+    scopes: Object.freeze(scope ? scope.split(' ').filter(Boolean) : []),
+  });
 }
 
 /**
@@ -116,11 +126,14 @@ class IssuerReachability {
     const { issuer, discoveryUrl, logger } = this;
     const cause = (error as { cause?: unknown }).cause;
     if (cause instanceof RefusedMetadataError) {
-      logger?.error('the token issuer’s metadata is refused; requests that need a token answer 503 until it is mended', {
-        issuer,
-        discoveryUrl,
-        error: cause.message,
-      });
+      logger?.error(
+        'the token issuer’s metadata is refused; requests that need a token answer 503 until it is mended',
+        {
+          issuer,
+          discoveryUrl,
+          error: cause.message,
+        },
+      );
     } else if (stale) {
       logger?.warn(
         'the token issuer cannot be reached; tokens are checked against the keys fetched last, and tokens signed with a key not among them answer 503',
@@ -128,7 +141,10 @@ class IssuerReachability {
       );
     } else {
       const reason = String(cause ?? error);
-      logger?.warn('the token issuer cannot be reached; requests that need a token answer 503', { issuer, error: reason });
+      logger?.warn('the token issuer cannot be reached; requests that need a token answer 503', {
+        issuer,
+        error: reason,
+      });
     }
   }
 }

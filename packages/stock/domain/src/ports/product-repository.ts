@@ -39,7 +39,12 @@ export interface ProductRepository {
   /** Products in ascending id order, after a given id. */
   list(query: ProductPageQuery): Promise<Product[]>;
   /** Replaces a product's details, unless updateRefusal refuses (not at `expectedVersion`, or below what is held). */
-  update(id: number, details: ProductDetails, expectedVersion: number | undefined, context: MovementContext): Promise<UpdateOutcome>;
+  update(
+    id: number,
+    details: ProductDetails,
+    expectedVersion: number | undefined,
+    context: MovementContext,
+  ): Promise<UpdateOutcome>;
   /** Adds `delta` to the stock, unless adjustmentRefusal refuses (below what is held, above STOCK_MAX). */
   adjustStock(id: number, delta: number, context: MovementContext): Promise<AdjustOutcome>;
   /** Removes a product, unless removalRefusal refuses (something of it is held). */

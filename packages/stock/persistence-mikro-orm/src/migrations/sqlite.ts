@@ -96,9 +96,13 @@ export class ReservationsAndStockLedger extends Migration {
       "at" integer not null
     )`);
     this.addSql('create index "stock_movement_product_id_id_index" on "stock_movement" ("product_id", "id")');
-    this.addSql(`insert into "stock_movement" ("product_id", "kind", "quantity_delta", "reserved_delta", "quantity_after", "reserved_after", "reason", "at")
+    this
+      .addSql(`insert into "stock_movement" ("product_id", "kind", "quantity_delta", "reserved_delta", "quantity_after", "reserved_after", "reason", "at")
       select "id", 'created', "quantity_in_stock", 0, "quantity_in_stock", 0, 'opening balance', cast(unixepoch('subsec') * 1000 as integer) from "product" order by "id"`);
-    const movement = (kind: string, from: { quantity: string; reserved: string }) => `insert into "stock_movement" ("product_id", "kind", "quantity_delta", "reserved_delta", "quantity_after", "reserved_after", "reason", "reservation_id", "request_id", "at")
+    const movement = (
+      kind: string,
+      from: { quantity: string; reserved: string },
+    ) => `insert into "stock_movement" ("product_id", "kind", "quantity_delta", "reserved_delta", "quantity_after", "reserved_after", "reason", "reservation_id", "request_id", "at")
         values (new."id", coalesce(json_extract(new."write_context", '$.kind'), '${kind}'),
           new."quantity_in_stock" - ${from.quantity}, new."reserved_quantity" - ${from.reserved}, new."quantity_in_stock", new."reserved_quantity",
           json_extract(new."write_context", '$.reason'), json_extract(new."write_context", '$.reservationId'), json_extract(new."write_context", '$.requestId'),
@@ -106,7 +110,8 @@ export class ReservationsAndStockLedger extends Migration {
     this.addSql(`create trigger "product_stock_movement_on_insert" after insert on "product" begin
       ${movement('created', { quantity: '0', reserved: '0' })};
     end`);
-    this.addSql(`create trigger "product_stock_movement_on_update" after update of "quantity_in_stock", "reserved_quantity" on "product"
+    this
+      .addSql(`create trigger "product_stock_movement_on_update" after update of "quantity_in_stock", "reserved_quantity" on "product"
       when new."quantity_in_stock" <> old."quantity_in_stock" or new."reserved_quantity" <> old."reserved_quantity" begin
       ${movement('updated', { quantity: 'old."quantity_in_stock"', reserved: 'old."reserved_quantity"' })};
     end`);
@@ -136,7 +141,9 @@ export class ReservationsAndStockLedger extends Migration {
 /** Reservations say who asked for them: changes to an order's reservation are published as events. */
 export class ReservationOrigin extends Migration {
   override async up(): Promise<void> {
-    this.addSql(`alter table "reservation" add column "origin" text not null default 'api' check ("origin" in ('api', 'order'))`);
+    this.addSql(
+      `alter table "reservation" add column "origin" text not null default 'api' check ("origin" in ('api', 'order'))`,
+    );
   }
 
   override async down(): Promise<void> {
@@ -156,8 +163,12 @@ export class ReservationOwner extends Migration {
     this.addSql('alter table "reservation" add column "owner" text null');
     this.addSql(`update "reservation" set "owner" = 'anonymous' where "origin" = 'api'`);
     this.addSql('drop index "reservation_reference_unique"');
-    this.addSql(`create unique index "reservation_order_reference_unique" on "reservation" ("reference") where "origin" = 'order'`);
-    this.addSql(`create unique index "reservation_owner_reference_unique" on "reservation" ("owner", "reference") where "origin" = 'api'`);
+    this.addSql(
+      `create unique index "reservation_order_reference_unique" on "reservation" ("reference") where "origin" = 'order'`,
+    );
+    this.addSql(
+      `create unique index "reservation_owner_reference_unique" on "reservation" ("owner", "reference") where "origin" = 'api'`,
+    );
   }
 
   /** Refused (by the unique index) while two owners' holds, or a hold and an order, share a reference. */
@@ -171,8 +182,13 @@ export class ReservationOwner extends Migration {
 
 /** The ledger triggers, with or without the movement's actor (SQLite has no create or replace for triggers). */
 function ledgerTriggers(withActor: boolean): string[] {
-  const actor = withActor ? { column: ', "actor"', value: `, json_extract(new."write_context", '$.actor')` } : { column: '', value: '' };
-  const movement = (kind: string, from: { quantity: string; reserved: string }) => `insert into "stock_movement" ("product_id", "kind", "quantity_delta", "reserved_delta", "quantity_after", "reserved_after", "reason", "reservation_id", "request_id"${actor.column}, "at")
+  const actor = withActor
+    ? { column: ', "actor"', value: `, json_extract(new."write_context", '$.actor')` }
+    : { column: '', value: '' };
+  const movement = (
+    kind: string,
+    from: { quantity: string; reserved: string },
+  ) => `insert into "stock_movement" ("product_id", "kind", "quantity_delta", "reserved_delta", "quantity_after", "reserved_after", "reason", "reservation_id", "request_id"${actor.column}, "at")
         values (new."id", coalesce(json_extract(new."write_context", '$.kind'), '${kind}'),
           new."quantity_in_stock" - ${from.quantity}, new."reserved_quantity" - ${from.reserved}, new."quantity_in_stock", new."reserved_quantity",
           json_extract(new."write_context", '$.reason'), json_extract(new."write_context", '$.reservationId'), json_extract(new."write_context", '$.requestId')${actor.value},
