@@ -35,7 +35,10 @@ export async function launchChromium(context: Mocha.Context): Promise<Browser> {
   });
 }
 
-/** What a page did wrong: console errors, uncaught exceptions, and Content-Security-Policy violations, even those a script caught. */
+/**
+ * What a page did wrong: console errors, uncaught exceptions, and Content-Security-Policy violations, even those a
+ * script caught.
+ */
 export interface PageTrouble {
   readonly consoleErrors: string[];
   readonly pageErrors: string[];

@@ -47,7 +47,10 @@ export const GATEWAY_SETTINGS = {
    * X-Forwarded-Host/Proto), never the client's Host; empty: the address the gateway listens on.
    */
   publicUrl: origin('PUBLIC_URL'),
-  /** The operators' listener: /metrics, and readiness naming each upstream instance. 0 picks a free port (logged at start). */
+  /**
+   * The operators' listener: /metrics, and readiness naming each upstream instance. 0 picks a free port (logged at
+   * start).
+   */
   metricsPort: integer('METRICS_PORT', 9464, 0, 65535),
   /** Where the operators' listener binds: loopback unless a scraper elsewhere must reach it. */
   metricsHost: text('METRICS_HOST', '127.0.0.1'),
@@ -57,19 +60,30 @@ export const GATEWAY_SETTINGS = {
   identityUrl: urlList('IDENTITY_URL', 'http://127.0.0.1:8083'),
   /** Longest an upstream may take to answer with its headers (then 504), and between two chunks of its body. */
   upstreamTimeoutMs: integer('UPSTREAM_TIMEOUT_MS', 10_000, 100, 600_000),
-  /** How often each upstream instance's readiness is asked; one that answers 503 gets no traffic until it answers 200. */
+  /**
+   * How often each upstream instance's readiness is asked; one that answers 503 gets no traffic until it answers 200.
+   */
   upstreamCheckMs: integer('UPSTREAM_CHECK_MS', 1_000, 50, 60_000),
   /** Largest request body forwarded (413 beyond). */
   bodyLimitBytes: integer('GATEWAY_BODY_LIMIT_BYTES', 1_048_576, 1, 1_073_741_824),
-  /** The token issuer as tokens carry it in `iss`; empty lets every request through to the services (which may check tokens themselves), so the gateway listens on loopback only unless HOST is set. */
+  /**
+   * The token issuer as tokens carry it in `iss`; empty lets every request through to the services (which may check
+   * tokens themselves), so the gateway listens on loopback only unless HOST is set.
+   */
   authIssuer: url('AUTH_ISSUER', ''),
   /** Where to read the issuer's metadata when not at {AUTH_ISSUER}/.well-known/openid-configuration. */
   authDiscoveryUrl: url('AUTH_DISCOVERY_URL', ''),
-  /** Requests per client per minute (the token's subject, else the address: requests without a good token count too); 0 turns the limit off. */
+  /**
+   * Requests per client per minute (the token's subject, else the address: requests without a good token count too); 0
+   * turns the limit off.
+   */
   rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', 6_000, 0, 100_000_000),
   /** Redis, shared by every gateway instance for the rate limit; empty keeps the counts in this process. */
   redisUrl: url('REDIS_URL', '', ['redis:', 'rediss:']),
-  /** The services' OpenAPI descriptions, shown together at /swagger (none: no /swagger). Their defaults are the entry's to give. */
+  /**
+   * The services' OpenAPI descriptions, shown together at /swagger (none: no /swagger). Their defaults are the entry's
+   * to give.
+   */
   stockOpenApiFile: optionalText('STOCK_OPENAPI_FILE'),
   salesOpenApiFile: optionalText('SALES_OPENAPI_FILE'),
 };
@@ -83,7 +97,8 @@ export interface GatewayFiles {
 export type GatewayConfig = Settings<typeof GATEWAY_SETTINGS>;
 
 /**
- * Defaults (with the entry's `files`), then the configuration file (GATEWAY_CONFIG), then the environment: the environment wins.
+ * Defaults (with the entry's `files`), then the configuration file (GATEWAY_CONFIG), then the environment: the
+ * environment wins.
  * Without HOST, the gateway listens on loopback only while it checks no token at its edge (listenHost).
  */
 export function loadConfig(

@@ -27,7 +27,10 @@ export function identifyCaller(verifier: TokenVerifier): Middleware {
   };
 }
 
-/** The second half: answers the verdict `identifyCaller` kept (never to be stored by a cache), or lets the request through. */
+/**
+ * The second half: answers the verdict `identifyCaller` kept (never to be stored by a cache), or lets the request
+ * through.
+ */
 export function refuseUnidentified(): Middleware {
   return async function refuseUnidentified(ctx, next) {
     const verdict = (ctx.state as Record<symbol, Verdict | undefined>)[VERDICT];

@@ -28,7 +28,10 @@ export interface GatewayAppOptions {
   readonly dispatcher: Agent;
   readonly timeoutMs: number;
   readonly bodyLimitBytes: number;
-  /** PUBLIC_URL: the host and scheme the services are told; empty, the address the gateway listens on (HOST, and its port). */
+  /**
+   * PUBLIC_URL: the host and scheme the services are told; empty, the address the gateway listens on (HOST, and its
+   * port).
+   */
   readonly publicUrl: string;
   readonly host: string;
   /** Checks tokens at the edge; absent, requests go to the services as they are. */

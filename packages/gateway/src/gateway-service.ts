@@ -57,7 +57,8 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   redis?.on('error', () => undefined); // said once by the counter, not on every reconnection attempt
   const shared = redis && new RedisRateCounter(redis, logger);
   const counter: RateCounter = shared ?? new InMemoryRateCounter();
-  // Counting in Redis from the first request when it is up; when it is not, the gateway starts anyway and counts in this process until it is.
+  // Counting in Redis from the first request when it is up; when it is not, the gateway starts anyway and counts in
+  // this process until it is.
   if (redis)
     await once(redis, 'ready', { signal: AbortSignal.timeout(2_000) }).catch(() =>
       shared?.fallBack(`not reachable at start: ${redactedUrl(config.redisUrl)}`),
@@ -113,7 +114,8 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
       },
     };
   });
-  // A start that fails (either port taken) lets go of the upstream pools and Redis too: tests start many gateways in one process.
+  // A start that fails (either port taken) lets go of the upstream pools and Redis too: tests start many gateways in
+  // one process.
   const service = await starting.catch(async (error: unknown) => {
     await release();
     throw error;

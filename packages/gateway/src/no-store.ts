@@ -2,7 +2,10 @@ import type { Context, Middleware } from 'koa';
 
 const NO_STORE = Symbol('no-store');
 
-/** The gateway's own answer to this request depends on its token: no cache may keep it (set however the answer ends, a thrown 503 too). */
+/**
+ * The gateway's own answer to this request depends on its token: no cache may keep it (set however the answer ends, a
+ * thrown 503 too).
+ */
 export function keepFromCaches(ctx: Context): void {
   (ctx.state as Record<symbol, boolean>)[NO_STORE] = true;
 }

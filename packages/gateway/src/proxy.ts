@@ -20,13 +20,19 @@ export interface ProxyOptions {
   readonly dispatcher: Agent;
   readonly timeoutMs: number;
   readonly bodyLimitBytes: number;
-  /** The origin clients reach the gateway at (PUBLIC_URL): the host and scheme the services are told. Empty: the address it listens on. */
+  /**
+   * The origin clients reach the gateway at (PUBLIC_URL): the host and scheme the services are told. Empty: the address
+   * it listens on.
+   */
   readonly publicUrl: string;
   /** The address the gateway binds (HOST), for that fallback. */
   readonly host: string;
 }
 
-/** What the services are told of how the client reached the gateway: never the client's own Host, which anyone may write. */
+/**
+ * What the services are told of how the client reached the gateway: never the client's own Host, which anyone may
+ * write.
+ */
 interface PublicOrigin {
   readonly host: string;
   readonly proto: string;
@@ -90,7 +96,10 @@ function matches(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(`${prefix}/`);
 }
 
-/** The hop-by-hop headers of one message: the fixed ones, plus any its Connection header names (most name none, and share one set). */
+/**
+ * The hop-by-hop headers of one message: the fixed ones, plus any its Connection header names (most name none, and
+ * share one set).
+ */
 function hopByHop(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): ReadonlySet<string> {
   const connection = headers.connection;
   if (connection === undefined || connection === 'keep-alive' || connection === 'close') return HOP_BY_HOP;
@@ -107,7 +116,10 @@ function forwardedFor(ip: string): string {
   return address.includes(':') ? `"[${address}]"` : address;
 }
 
-/** What goes upstream: the client's end-to-end headers, the request id, and what the gateway knows of the client and of itself. */
+/**
+ * What goes upstream: the client's end-to-end headers, the request id, and what the gateway knows of the client and of
+ * itself.
+ */
 function upstreamHeaders(ctx: Context, { host, proto }: PublicOrigin): Record<string, string | string[]> {
   const skip = hopByHop(ctx.req.headers);
   const headers: Record<string, string | string[]> = {};
@@ -160,7 +172,8 @@ export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes, publicUrl
     const hasBody = declared > 0 || ctx.get('Transfer-Encoding') !== '';
     const idempotent = IDEMPOTENT.has(ctx.method) || ctx.get('Idempotency-Key') !== '';
     const body = hasBody ? new ReplayableBody(ctx.req, bodyLimitBytes, idempotent) : undefined;
-    // Without PUBLIC_URL, the address it listens on, as its start line gives it: known once the first request arrives on it.
+    // Without PUBLIC_URL, the address it listens on, as its start line gives it: known once the first request arrives
+    // on it.
     told ??= publicOriginOf(displayUrl(host, ctx.req.socket.localPort ?? 0));
     const headers = upstreamHeaders(ctx, told);
     // A client that goes away takes its request upstream with it. undici takes an emitter of 'abort' as a

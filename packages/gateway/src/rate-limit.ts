@@ -67,7 +67,10 @@ export class RedisRateCounter implements RateCounter {
     }
   }
 
-  /** Counts in this process from now on, until Redis answers a count again (also what the start does when Redis is not there). */
+  /**
+   * Counts in this process from now on, until Redis answers a count again (also what the start does when Redis is not
+   * there).
+   */
   fallBack(error: unknown): void {
     if (!this.failing)
       this.logger.warn(

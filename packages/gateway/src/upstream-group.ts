@@ -51,7 +51,10 @@ export class UpstreamGroup {
     this.now = options.now ?? Date.now;
   }
 
-  /** The next instance to try, not among `tried`: a usable one if any, else any not tried (better a try than a certain 502). */
+  /**
+   * The next instance to try, not among `tried`: a usable one if any, else any not tried (better a try than a certain
+   * 502).
+   */
   pick(tried: ReadonlySet<Instance> = new Set()): Instance | undefined {
     const now = this.now();
     const candidates = this.instances.filter((instance) => !tried.has(instance));
@@ -115,7 +118,10 @@ export class UpstreamGroup {
       );
   }
 
-  /** Its readiness: true on 200; false on another answer or a refused connection; 'unanswered' when no answer came in time. */
+  /**
+   * Its readiness: true on 200; false on another answer or a refused connection; 'unanswered' when no answer came in
+   * time.
+   */
   private async probe(instance: Instance): Promise<boolean | 'unanswered'> {
     const timeoutMs = Math.max(this.options.checkMs, 500);
     try {

@@ -234,7 +234,8 @@ describe('the gateway’s rate limit', function () {
     after(async () => redis?.quit());
 
     it('counts the requests of every gateway instance together', async () => {
-      // Redis database 15, emptied of the gateway's keys before and after: no other user of this Redis shares the counts.
+      // Redis database 15, emptied of the gateway's keys before and after: no other user of this Redis shares the
+      // counts.
       const config = {
         stockUrl: [upstream.url],
         salesUrl: [upstream.url],

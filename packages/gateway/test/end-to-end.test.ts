@@ -43,7 +43,8 @@ function startGuardedStock(
 }
 
 // Every token case through the gateway to the real stock service: the edge lets a sales token or a token without
-// the scope through (it checks either audience and no scope), and stock refuses it behind it: 401 and 403 pass back as they are.
+// the scope through (it checks either audience and no scope), and stock refuses it behind it: 401 and 403 pass back as
+// they are.
 tokenChecksContract(
   'the gateway in front of the stock service',
   { otherAudience: { client: 'checkout', audience: SALES, scope: 'orders:write' }, scopes: true },

@@ -245,7 +245,8 @@ describe('the gateway in front of the services', function () {
       const gone: Promise<unknown>[] = [];
       for (let i = 0; i < 40; i++) {
         const controller = new AbortController();
-        // Half go away at once or nearly (before the gateway forwards, or while it waits for headers), half after the first chunk.
+        // Half go away at once or nearly (before the gateway forwards, or while it waits for headers), half after the
+        // first chunk.
         const early = i % 2 === 0;
         gone.push(
           fetch(`${streaming.url}/api/products?delay=${i % 4}`, { signal: controller.signal })

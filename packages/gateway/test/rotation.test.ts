@@ -13,7 +13,10 @@ import {
 
 const UNREACHABLE = 'an upstream instance cannot be reached; it gets no traffic until it answers again';
 
-/** An upstream whose readiness is good HTTP and whose every other answer is not HTTP at all: a Content-Length that is no number. */
+/**
+ * An upstream whose readiness is good HTTP and whose every other answer is not HTTP at all: a Content-Length that is no
+ * number.
+ */
 async function startGarbledUpstream(): Promise<{ url: string; readonly answered: number; close(): Promise<void> }> {
   let answered = 0;
   const server = net.createServer((socket) => {
@@ -51,7 +54,8 @@ describe('what takes an upstream instance out of the gateway’s rotation', func
   let b: TestUpstream;
   let gateway: GatewayUnderTest;
 
-  // Readiness is asked once, at start: what takes an instance out here is the request path alone, nothing brings it back.
+  // Readiness is asked once, at start: what takes an instance out here is the request path alone, nothing brings it
+  // back.
   beforeEach(async () => {
     [a, b] = await Promise.all([startUpstream(echo('a')), startUpstream(echo('b'))]);
     gateway = await startTestGateway({

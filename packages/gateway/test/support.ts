@@ -102,7 +102,10 @@ export const OPENAPI_FILES = {
   salesOpenApiFile: join(DOCS, 'sales.openapi.yaml'),
 };
 
-/** The gateway as main starts it, on ephemeral ports (its own and the metrics listener's), with upstream checks every 100 ms and no rate limit unless told. */
+/**
+ * The gateway as main starts it, on ephemeral ports (its own and the metrics listener's), with upstream checks every
+ * 100 ms and no rate limit unless told.
+ */
 export async function startTestGateway(config: Partial<GatewayConfig>): Promise<GatewayUnderTest> {
   const logs: Record<string, unknown>[] = [];
   const gateway = await startGateway(

@@ -18,7 +18,10 @@ export const STOCK = Apis.stock.audience;
 export const SALES = Apis.sales.audience;
 const { stock, sales } = Scopes;
 
-/** Clients for every test that needs tokens: a stock integration, a checkout, a reporting tool, two buyers, an orders administrator and the payment provider. */
+/**
+ * Clients for every test that needs tokens: a stock integration, a checkout, a reporting tool, two buyers, an orders
+ * administrator and the payment provider.
+ */
 export const CLIENTS: readonly IdentityClient[] = [
   {
     clientId: 'inventory-sync',
@@ -99,7 +102,10 @@ export async function startIdentity(
   };
 }
 
-/** POSTs a client-credentials request to the token endpoint, with HTTP Basic (RFC 6749 §2.3.1 form-encodes both parts first). */
+/**
+ * POSTs a client-credentials request to the token endpoint, with HTTP Basic (RFC 6749 §2.3.1 form-encodes both parts
+ * first).
+ */
 export function requestToken(
   tokenEndpoint: string,
   client: Pick<IdentityClient, 'clientId' | 'clientSecret'>,
@@ -146,7 +152,10 @@ export function callWith(url: string, token?: string, init: RequestInit = {}): P
   return fetch(url, { ...init, headers });
 }
 
-/** A token signed with the issuer's real signing key (from its keys file): a good one's `claims`, with only what `changes` says different. */
+/**
+ * A token signed with the issuer's real signing key (from its keys file): a good one's `claims`, with only what
+ * `changes` says different.
+ */
 export async function forgedToken(
   keysFile: string,
   claims: JWTPayload,

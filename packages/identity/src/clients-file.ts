@@ -58,7 +58,10 @@ function client(entry: unknown, where: string, seen: Set<string>): IdentityClien
   return { clientId, clientSecret, scopes: [...new Set(scopes as string[])] };
 }
 
-/** The clients allowed to ask for tokens, from a file only its owner may read, or one line saying what is wrong with the file and where. */
+/**
+ * The clients allowed to ask for tokens, from a file only its owner may read, or one line saying what is wrong with the
+ * file and where.
+ */
 export function readClientsFile(path: string): readonly IdentityClient[] {
   const parsed = parse(path);
   if (!Array.isArray(parsed)) throw new Error(`The clients file ${path} must hold a JSON array of clients.`);

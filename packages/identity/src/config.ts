@@ -38,7 +38,10 @@ function issuerUrl(variable: string): Setting<string> {
 
 export const IDENTITY_SETTINGS = {
   ...serverSettings(8083),
-  /** The public issuer URL (tokens' `iss`); its path is where the service serves, e.g. https://api.example.com/identity behind the gateway. */
+  /**
+   * The public issuer URL (tokens' `iss`); its path is where the service serves, e.g. https://api.example.com/identity
+   * behind the gateway.
+   */
   issuer: issuerUrl('ISSUER'),
   /** JSON: [{ "clientId", "clientSecret", "scopes": [...] }] */
   clientsFile: text('IDENTITY_CLIENTS_FILE', 'data/identity-clients.json'),
@@ -51,7 +54,10 @@ export const IDENTITY_SETTINGS = {
 
 export type IdentityConfig = Settings<typeof IDENTITY_SETTINGS>;
 
-/** Defaults, then the configuration file (IDENTITY_CONFIG), then the environment; the files' paths resolved against `cwd`. */
+/**
+ * Defaults, then the configuration file (IDENTITY_CONFIG), then the environment; the files' paths resolved against
+ * `cwd`.
+ */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): IdentityConfig {
   const settings = readSettings(IDENTITY_SETTINGS, {
     env,

@@ -130,12 +130,15 @@ export async function createProvider({
       introspection: { enabled: false },
       revocation: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
-      // On by default since oidc-provider 9: a proof would bind the token to a key, and the APIs take Bearer tokens only.
+      // On by default since oidc-provider 9: a proof would bind the token to a key, and the APIs take Bearer tokens
+      // only.
       dPoP: { enabled: false },
       resourceIndicators: {
         enabled: true,
-        // Without a resource oidc-provider would issue an opaque, stored token no API accepts. A request whose scopes all
-        // belong to one API means that API: swagger-ui's client credentials flow (the gateway's /swagger) sends no resource.
+        // Without a resource oidc-provider would issue an opaque, stored token no API accepts. A request whose scopes
+        // all
+        // belong to one API means that API: swagger-ui's client credentials flow (the gateway's /swagger) sends no
+        // resource.
         defaultResource(ctx) {
           const api = apiOfScopes(requestedScopes(ctx));
           if (api) return api;
@@ -153,7 +156,8 @@ export async function createProvider({
   provider.proxy = trustProxy;
   provider.use(async function advertisedScopes(ctx, next) {
     await next();
-    // The discovery options only add members; these would advertise scopes and a browser endpoint this issuer does not have.
+    // The discovery options only add members; these would advertise scopes and a browser endpoint this issuer does not
+    // have.
     const route = (ctx as KoaContextWithOIDC).oidc?.route;
     if (route === 'discovery' && ctx.status === 200) {
       const body = ctx.body as Record<string, unknown>;

@@ -13,7 +13,10 @@ export interface RunningIdentityService extends RunningServer {
   readonly logger: Logger;
   /** The issuer tokens carry in `iss`; discovery is at {issuer}/.well-known/openid-configuration. */
   readonly issuer: string;
-  /** Reads the keys and clients files again and signs with the keys' first key from then on; a bad file keeps the previous state. */
+  /**
+   * Reads the keys and clients files again and signs with the keys' first key from then on; a bad file keeps the
+   * previous state.
+   */
   reload(): Promise<void>;
 }
 
@@ -48,7 +51,10 @@ function coalesced(task: () => Promise<void>): () => Promise<void> {
   };
 }
 
-/** Watches the folders of `files` (a rotation renames a new file over the old one, which a watch on the file itself would miss). */
+/**
+ * Watches the folders of `files` (a rotation renames a new file over the old one, which a watch on the file itself
+ * would miss).
+ */
 function watchFiles(files: readonly string[], changed: () => void, logger: Logger): FSWatcher[] {
   const names = new Set(files.map((file) => basename(file)));
   return [...new Set(files.map((file) => dirname(file)))].map((folder) =>

@@ -1,7 +1,10 @@
 import { loadConfig } from './config';
 import { rotateKeysFile } from './rotate-keys';
 
-/** `pnpm identity:rotate-keys`: the settings the service reads (IDENTITY_KEYS_FILE, ACCESS_TOKEN_TTL_SECONDS) say which file and how long old keys stay. */
+/**
+ * `pnpm identity:rotate-keys`: the settings the service reads (IDENTITY_KEYS_FILE, ACCESS_TOKEN_TTL_SECONDS) say which
+ * file and how long old keys stay.
+ */
 try {
   const config = loadConfig();
   const { ring, current, dropped } = await rotateKeysFile(config.keysFile, config.accessTokenTtlSeconds);

@@ -14,7 +14,10 @@ const refusal = (verifier: TokenVerifier, token: string) =>
     (error: unknown) => error as Error & { code?: string; cause?: Error },
   );
 
-/** A server elsewhere that publishes the issuer's very keys: were the verifier to fetch them, it would accept the issuer's tokens. */
+/**
+ * A server elsewhere that publishes the issuer's very keys: were the verifier to fetch them, it would accept the
+ * issuer's tokens.
+ */
 async function startMirror(issuer: FakeIssuer) {
   let fetches = 0;
   const server = http.createServer((_request, response) => {
@@ -121,7 +124,8 @@ describe('the verifier and where the issuer’s key set may be', function () {
         keySetCooldownMs: 50,
       });
       expect(await internal.verify(token)).to.include({ subject: 'inventory-sync' });
-      // On the issuer's own origin it is used too (whether this machine's localhost reaches 127.0.0.1 is not this test's business).
+      // On the issuer's own origin it is used too (whether this machine's localhost reaches 127.0.0.1 is not this
+      // test's business).
       issuer.jwksUri = `${issuer.issuer}/jwks`;
       const onIssuer = createTokenVerifier({
         issuer: issuer.issuer,

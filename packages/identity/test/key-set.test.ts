@@ -46,7 +46,8 @@ describe('the verifier’s key set and its memory of verified tokens', function 
     const tokens = await Promise.all([1, 2, 3, 4].map(() => issuer.token(STOCK)));
     issuer.up = false;
     const fetchesBefore = issuer.jwksFetches;
-    // Each of these comes after the key set's maximum age, and after a cooldown: each may try a fetch, and each fetch fails.
+    // Each of these comes after the key set's maximum age, and after a cooldown: each may try a fetch, and each fetch
+    // fails.
     for (const token of tokens) {
       await sleep(250);
       expect(await verifier.verify(token)).to.include({ subject: 'inventory-sync' });

@@ -3,7 +3,10 @@ import { fileURLToPath } from 'node:url';
 
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 
-/** `script` of the identity service's src/ (main.ts, rotate-keys-main.ts) in a process of its own, as the root package's scripts run it. */
+/**
+ * `script` of the identity service's src/ (main.ts, rotate-keys-main.ts) in a process of its own, as the root package's
+ * scripts run it.
+ */
 export function runScript(script: string, env: Record<string, string>): ServiceProcess {
   return startServiceProcess(`${SRC}${script}`, { SHUTDOWN_DELAY_MS: '0', ...env });
 }

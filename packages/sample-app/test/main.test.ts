@@ -73,7 +73,8 @@ describe('main', function () {
   });
 
   it('listens on 127.0.0.1 only unless HOST says otherwise, and says so', async () => {
-    // 127.0.0.2 is this machine too (127.0.0.0/8 is loopback), but only a socket bound to every interface answers there.
+    // 127.0.0.2 is this machine too (127.0.0.0/8 is loopback), but only a socket bound to every interface answers
+    // there.
     for (const [host, shown, elsewhere] of [
       [undefined, '127.0.0.1', 'ECONNREFUSED'],
       ['0.0.0.0', 'localhost', 'connected'],

@@ -46,7 +46,10 @@ function keepPlacing(
   };
 }
 
-/** The system's invariants once every order has settled: what stock holds is what the reserved orders hold, and the ledger sums. */
+/**
+ * The system's invariants once every order has settled: what stock holds is what the reserved orders hold, and the
+ * ledger sums.
+ */
 async function expectConsistent(
   stockUrl: string,
   salesUrl: string,

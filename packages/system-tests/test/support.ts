@@ -118,7 +118,10 @@ export interface OrderSystem {
   stop(): Promise<void>;
 }
 
-/** Stock and sales as processes, each on a fresh database of `backend`, both on a fresh RabbitMQ vhost; sales reads stock directly. */
+/**
+ * Stock and sales as processes, each on a fresh database of `backend`, both on a fresh RabbitMQ vhost; sales reads
+ * stock directly.
+ */
 export async function startOrderSystem(
   backend: Exclude<Backend, 'memory'>,
   context: Mocha.Context,

@@ -26,7 +26,10 @@ const { values: options } = parseArgs({
     requests: { type: 'string', default: '3000' },
     products: { type: 'string', default: '1000' },
     out: { type: 'string', default: 'bench-results' },
-    /** Other checkouts of the workspace (earlier commits, installed), comma-separated: their service runs beside this one's. */
+    /**
+     * Other checkouts of the workspace (earlier commits, installed), comma-separated: their service runs beside this
+     * one's.
+     */
     'compare-with': { type: 'string' },
   },
 });

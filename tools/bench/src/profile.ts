@@ -10,7 +10,9 @@ import { startTarget, stop } from './target-process';
 import { adminQuery } from '@platform/test-kit';
 import { WORKLOADS } from './workloads';
 
-/** pnpm bench:profile: one target under --cpu-prof at saturation for one workload; a flame graph and the time by area. */
+/**
+ * pnpm bench:profile: one target under --cpu-prof at saturation for one workload; a flame graph and the time by area.
+ */
 const { values: options } = parseArgs({
   options: {
     target: { type: 'string', default: 'service · memory' },

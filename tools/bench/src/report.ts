@@ -74,7 +74,10 @@ export function summarise(measurements: Measurement[], targets: readonly Target[
   });
 }
 
-/** What each added layer costs (the gateway's hop, the token check): throughput against its baseline, and p50 added at a fixed rate. */
+/**
+ * What each added layer costs (the gateway's hop, the token check): throughput against its baseline, and p50 added at a
+ * fixed rate.
+ */
 export function addedCostTable(rows: Row[], meta: Record<string, unknown>): string {
   const layers = rows.filter((row) => row.addedP50Ms !== undefined);
   if (layers.length === 0) return '';

@@ -33,7 +33,10 @@ const { values: options } = parseArgs({
     only: { type: 'string' },
     workloads: { type: 'string' },
     out: { type: 'string', default: 'bench-results' },
-    /** Another checkout of the workspace (an earlier commit, installed): its service runs beside this one's, as a "before" row. */
+    /**
+     * Another checkout of the workspace (an earlier commit, installed): its service runs beside this one's, as a
+     * "before" row.
+     */
     'compare-with': { type: 'string' },
     /** A commit whose service runs on Node 20 (and, on memory and PostgreSQL, on this Node too), installed apart. */
     'node20-at': { type: 'string' },
@@ -79,7 +82,10 @@ const workloads = WORKLOADS.filter(
   (w) => !options.workloads || options.workloads.split(',').some((o) => w.name.toLowerCase().includes(o.toLowerCase())),
 );
 const scratch = mkdtempSync(join(tmpdir(), 'stock-bench-'));
-/** The layers whose added latency is reported, and their baselines: each gets a fixed-rate GET one timed to the microsecond. */
+/**
+ * The layers whose added latency is reported, and their baselines: each gets a fixed-rate GET one timed to the
+ * microsecond.
+ */
 const timedPrecisely = new Set(targets.filter((t) => t.addsLatency).flatMap((t) => [t.name, t.baseline!]));
 const randomProduct = () => `/api/products/${2 + Math.floor(Math.random() * (products - 1))}`;
 
@@ -156,7 +162,8 @@ async function measure(target: Target, rep: number): Promise<Measurement[]> {
       const requests = withToken(workload.requests({ products }));
       const cpuBefore = cpuSeconds(child.pid!);
       const clock = performance.now();
-      // Saturation for a fixed time: autocannon stops a fixed amount only on a whole-second tick, which would quantise req/s.
+      // Saturation for a fixed time: autocannon stops a fixed amount only on a whole-second tick, which would quantise
+      // req/s.
       const saturated = await autocannon({
         url: base,
         connections: Number(options.connections),
@@ -177,7 +184,8 @@ async function measure(target: Target, rep: number): Promise<Measurement[]> {
       });
       const failures =
         saturated.non2xx + saturated.errors + saturated.timeouts + paced.non2xx + paced.errors + paced.timeouts;
-      // autocannon's latencies are whole milliseconds, too coarse for what a layer adds: an open-loop run timed in microseconds.
+      // autocannon's latencies are whole milliseconds, too coarse for what a layer adds: an open-loop run timed in
+      // microseconds.
       const precise =
         workload.name === 'GET one' && timedPrecisely.has(target.name)
           ? await pacedLatency(base, randomProduct, {

@@ -7,7 +7,10 @@ import { HOT_PRODUCT_STOCK } from './workloads';
 /** The scratch PostgreSQL database every bench run uses (created and dropped by the harness). */
 export const BENCH_DB = 'stock_bench';
 
-/** A fresh database with `products` seeded (the first one hot), or memory: for memory targets (seed them with seedOverHttp). */
+/**
+ * A fresh database with `products` seeded (the first one hot), or memory: for memory targets (seed them with
+ * seedOverHttp).
+ */
 export async function prepareStorage(storage: Storage, products: number, scratchFolder: string): Promise<string> {
   if (storage === 'memory') return 'memory:';
   let url: string;

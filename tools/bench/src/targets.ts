@@ -11,7 +11,10 @@ export interface Target {
   readonly env?: Readonly<Record<string, string>>;
   /** Which workloads it runs, when not all (names, as --workloads takes them). */
   readonly workloads?: readonly string[];
-  /** A layer in front of its baseline (a hop, a check): the report adds what it costs in p50 at a fixed rate, to the microsecond. */
+  /**
+   * A layer in front of its baseline (a hop, a check): the report adds what it costs in p50 at a fixed rate, to the
+   * microsecond.
+   */
   readonly addsLatency?: boolean;
   /** The Node that runs it, when not the harness's own (an earlier checkout on the Node it ran on). */
   readonly node?: string;

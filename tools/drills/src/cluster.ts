@@ -38,7 +38,10 @@ export class Instance {
   starts = 0;
   /** Log entries a drill asked to see (by their `message`), from every start of the process. */
   private readonly watched = new Map<string, Record<string, unknown>[]>();
-  /** Set when its cluster stops: a drill still running (an interrupted one) may not start it again behind the cleanup's back. */
+  /**
+   * Set when its cluster stops: a drill still running (an interrupted one) may not start it again behind the cleanup's
+   * back.
+   */
   retired = false;
 
   constructor(
@@ -123,7 +126,9 @@ export class Instance {
     return `did not exit within ${killAfterMs} ms of ${signal}: killed (${await exited})`;
   }
 
-  /** Every entry logged with `message` from now on (JSON lines), across restarts; the array fills as the process logs. */
+  /**
+   * Every entry logged with `message` from now on (JSON lines), across restarts; the array fills as the process logs.
+   */
   watch(message: string): Record<string, unknown>[] {
     let entries = this.watched.get(message);
     if (!entries) this.watched.set(message, (entries = []));
@@ -212,13 +217,22 @@ export interface ClusterOptions {
   readonly stockEnv?: Record<string, string>;
   readonly salesEnv?: Record<string, string>;
   readonly gatewayEnv?: Record<string, string>;
-  /** How long the issuer's access tokens live (the drill's own and sales' for stock); an hour unless a drill wants the issuer to matter. */
+  /**
+   * How long the issuer's access tokens live (the drill's own and sales' for stock); an hour unless a drill wants the
+   * issuer to matter.
+   */
   readonly accessTokenTtlSeconds?: number;
-  /** Instances (by name, e.g. `stock a`) whose connection to RabbitMQ goes through a freezable TCP proxy: `brokerLink(name)`. */
+  /**
+   * Instances (by name, e.g. `stock a`) whose connection to RabbitMQ goes through a freezable TCP proxy:
+   * `brokerLink(name)`.
+   */
   readonly proxiedBroker?: readonly string[];
 }
 
-/** The drill's clients: stock:write for products and adjustments; orders:read and orders:write of one buyer; orders:admin for every order; orders:pay of the payment provider, which alone confirms payments. */
+/**
+ * The drill's clients: stock:write for products and adjustments; orders:read and orders:write of one buyer;
+ * orders:admin for every order; orders:pay of the payment provider, which alone confirms payments.
+ */
 export type Client = 'stockWriter' | 'buyer' | 'ordersAdmin' | 'paymentProvider';
 const CLIENT_OF: Record<Client, readonly [clientId: string, resource: string]> = {
   stockWriter: ['inventory-sync', STOCK],
@@ -292,7 +306,10 @@ export class Cluster {
     return pending;
   }
 
-  /** A new token for `client`, asked of the issuer through the gateway now, whatever is held: it throws while either is down. */
+  /**
+   * A new token for `client`, asked of the issuer through the gateway now, whatever is held: it throws while either is
+   * down.
+   */
   askIssuer(client: Client): Promise<string> {
     return tokenFor(`${this.url}/identity`, ...CLIENT_OF[client]);
   }

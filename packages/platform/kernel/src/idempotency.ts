@@ -29,7 +29,10 @@ export interface IdempotencyRecords {
   claim(request: IdempotentRequest): Promise<IdempotencyClaim>;
   /** Records the result of a claimed key. */
   complete(request: IdempotentRequest, result: string): Promise<void>;
-  /** The live record of a key whose work finished, read without claiming it; undefined when there is none (or its work is still running). */
+  /**
+   * The live record of a key whose work finished, read without claiming it; undefined when there is none (or its work
+   * is still running).
+   */
   find(request: IdempotentRequest): Promise<{ readonly fingerprint: string; readonly result: string } | undefined>;
 }
 

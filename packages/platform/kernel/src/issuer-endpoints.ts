@@ -18,7 +18,10 @@ export type IssuerEndpoint =
   /** A URL on another origin: nothing may be fetched from it nor sent to it. */
   | { readonly status: 'elsewhere'; readonly url: string };
 
-/** What an endpoint the discovery document names (`jwks_uri`, `token_endpoint`) is worth, for `origins` from issuerOrigins. */
+/**
+ * What an endpoint the discovery document names (`jwks_uri`, `token_endpoint`) is worth, for `origins` from
+ * issuerOrigins.
+ */
 export function issuerEndpoint(value: unknown, origins: ReadonlySet<string>): IssuerEndpoint {
   if (typeof value !== 'string' || !/^https?:\/\//.test(value) || !URL.canParse(value)) return { status: 'unusable' };
   return origins.has(new URL(value).origin) ? { status: 'trusted', url: value } : { status: 'elsewhere', url: value };

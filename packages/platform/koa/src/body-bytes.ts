@@ -14,7 +14,10 @@ const DECODERS: ReadonlyMap<string, Decoder | undefined> = new Map<string, Decod
   ['br', promisify(zlib.brotliDecompress)],
 ]);
 
-/** The request's Content-Encoding as a key of the decoders, or undefined when this service cannot read it (a list included). */
+/**
+ * The request's Content-Encoding as a key of the decoders, or undefined when this service cannot read it (a list
+ * included).
+ */
 export function contentCodingOf(header: string): string | undefined {
   const coding = header.trim().toLowerCase() || 'identity';
   return DECODERS.has(coding) ? coding : undefined;

@@ -15,7 +15,10 @@ export interface HttpAppOptions {
   readonly toProblem: (error: unknown) => Problem | undefined;
   /** Whether the service's dependencies answer; shutting down is tracked here, by `drain`. */
   readonly isReady?: () => Promise<boolean>;
-  /** What readiness reports of each dependency, whatever its verdict (a broker that is away does not stop the traffic: events wait in the outbox). */
+  /**
+   * What readiness reports of each dependency, whatever its verdict (a broker that is away does not stop the traffic:
+   * events wait in the outbox).
+   */
   readonly readinessChecks?: () => Promise<ReadinessChecks>;
   /** The OpenAPI description (or descriptions) served at /swagger, handed in by the composition root. */
   readonly docs?: SwaggerDocsOptions;

@@ -2,7 +2,10 @@ import Router from '@koa/router';
 import type { HttpMetrics } from './http-metrics';
 import { RequestError } from './request-error';
 
-/** The state of each thing an instance depends on, by name ("database": "up", "broker": "down"), as readiness reports it. */
+/**
+ * The state of each thing an instance depends on, by name ("database": "up", "broker": "down"), as readiness reports
+ * it.
+ */
 export type ReadinessChecks = Readonly<Record<string, string>>;
 
 export interface OperationsRouterOptions {

@@ -39,7 +39,8 @@ function routeOf(ctx: Context): string {
  * X-Request-Id when it is sane, a new UUID otherwise), answers it in every
  * response with the headers every response carries (and `Cache-Control:
  * no-store` on those that depend on an access token), times the request once for
- * its access log line (one per request: handlers add to it with logWith) and its metrics. The id travels in ctx.state rather than
+ * its access log line (one per request: handlers add to it with logWith) and its metrics. The id travels in ctx.state
+ * rather than
  * AsyncLocalStorage, whose promise hooks would tax every await of every request.
  */
 export function requestContext(logger: HttpLogger, metrics: HttpMetrics): Middleware {
@@ -54,7 +55,8 @@ export function requestContext(logger: HttpLogger, metrics: HttpMetrics): Middle
       // Set last: the problem middleware clears headers on errors.
       ctx.set('X-Request-Id', requestId);
       ctx.set('X-Content-Type-Options', 'nosniff');
-      // An answer given to a verified token (its 304s and problems too) is that caller's alone: no cache may keep it for another.
+      // An answer given to a verified token (its 304s and problems too) is that caller's alone: no cache may keep it
+      // for another.
       if (principalOf(ctx)) ctx.set('Cache-Control', 'no-store');
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       metrics.record(routeOf(ctx), ctx.method, ctx.status, durationMs / 1000);

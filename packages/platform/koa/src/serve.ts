@@ -117,7 +117,10 @@ export async function listen({ port, host, requestTimeoutMs, headersTimeoutMs }:
   };
 }
 
-/** Hands the listener's requests to the app, and answers how to stop gracefully (a bare Koa app may pass a `drain` that does nothing: it has no readiness to turn). */
+/**
+ * Hands the listener's requests to the app, and answers how to stop gracefully (a bare Koa app may pass a `drain` that
+ * does nothing: it has no readiness to turn).
+ */
 export function serve(
   listener: Listener,
   http: Pick<HttpApp, 'app' | 'drain'>,

@@ -72,7 +72,10 @@ export class Broker {
     await this.connection.onConnect(timeoutMs, true);
   }
 
-  /** Closes the connection once every publisher and consumer on it has closed its channel, or after `timeoutMs` whatever is left open. */
+  /**
+   * Closes the connection once every publisher and consumer on it has closed its channel, or after `timeoutMs` whatever
+   * is left open.
+   */
   async close(timeoutMs = 5_000): Promise<void> {
     this.closed = true;
     let timer: NodeJS.Timeout | undefined;

@@ -34,7 +34,9 @@ export interface Delivery {
 export interface EventConsumerOptions<E extends ConsumableEvent> {
   readonly broker: Broker;
   readonly spec: QueueSpec;
-  /** The message body (JSON already parsed, or the raw bytes) as an event this service knows, or why not. Never throws. */
+  /**
+   * The message body (JSON already parsed, or the raw bytes) as an event this service knows, or why not. Never throws.
+   */
   readonly decode: (body: unknown) => Decoded<E>;
   /**
    * Commits the event's effect together with its inbox record, and answers
@@ -46,7 +48,10 @@ export interface EventConsumerOptions<E extends ConsumableEvent> {
   readonly metrics?: Pick<MessagingMetrics, 'consumed' | 'redelivered' | 'deadLettered'>;
   /** Messages handled at once by this instance. */
   readonly concurrency?: number;
-  /** Failures that are nobody's fault and pass (the database is away): the message is held and retried in place, not counted against its delivery limit. */
+  /**
+   * Failures that are nobody's fault and pass (the database is away): the message is held and retried in place, not
+   * counted against its delivery limit.
+   */
   readonly isTransient?: (error: unknown) => boolean;
   /** The first wait before retrying a transient failure; it doubles up to 5 s. */
   readonly transientRetryMs?: number;
@@ -83,7 +88,8 @@ export class EventConsumer<E extends ConsumableEvent> {
     if (this.consumer) return this;
     const { broker, spec, logger } = this.options;
     const deadLetters = deadLetterTopology(spec.queue);
-    // The dead-letter queue is declared on every (re)connection too: it must exist before anything is dead-lettered into it.
+    // The dead-letter queue is declared on every (re)connection too: it must exist before anything is dead-lettered
+    // into it.
     const declareDeadLetters = (this.declareDeadLetters = () =>
       void broker.connection
         .exchangeDeclare(deadLetters.exchange)
@@ -162,13 +168,19 @@ export class EventConsumer<E extends ConsumableEvent> {
     this.consume({ ...topology, queueOptions: { queue: spec.queue, passive: true } }, true);
   }
 
-  /** Resolves once the queue, its bindings and its consumer are set up (again after every reconnection; this is the first). */
+  /**
+   * Resolves once the queue, its bindings and its consumer are set up (again after every reconnection; this is the
+   * first).
+   */
   ready(): Promise<void> {
     if (!this.firstReady) throw new Error('The consumer has not been started.');
     return this.firstReady;
   }
 
-  /** Stops taking messages and waits for those being handled; a message held for a transient failure goes back to the queue. */
+  /**
+   * Stops taking messages and waits for those being handled; a message held for a transient failure goes back to the
+   * queue.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.declareDeadLetters) this.options.broker.connection.off('connection', this.declareDeadLetters);
@@ -239,7 +251,8 @@ export class EventConsumer<E extends ConsumableEvent> {
           deliveryLimit: this.deliveryLimit,
           error: errorText(error),
         });
-        // A short pause, growing with the failures, so that a failing message does not spin at once through its deliveries.
+        // A short pause, growing with the failures, so that a failing message does not spin at once through its
+        // deliveries.
         await this.pause(100 * failures);
         return ConsumerStatus.REQUEUE;
       }

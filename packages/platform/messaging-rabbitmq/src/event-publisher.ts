@@ -9,7 +9,10 @@ export interface OutgoingEvent {
   readonly payload: string;
 }
 
-/** No queue is bound to the event's type yet (its consumer never started): the broker returned it, so it is not published. */
+/**
+ * No queue is bound to the event's type yet (its consumer never started): the broker returned it, so it is not
+ * published.
+ */
 export class UnroutableEventError extends Error {
   constructor(
     readonly eventId: string,

@@ -3,7 +3,10 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 const LAG_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 export interface MessagingGauges {
-  /** Rows of the outbox not published yet: the backlog (the same for every instance of the service: it is the database's). */
+  /**
+   * Rows of the outbox not published yet: the backlog (the same for every instance of the service: it is the
+   * database's).
+   */
   readonly outboxBacklog?: () => Promise<number>;
   /** Messages in the service's dead-letter queue (the broker's count, the same for every instance). */
   readonly deadLetters?: () => Promise<number | undefined>;

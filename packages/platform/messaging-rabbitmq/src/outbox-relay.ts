@@ -6,14 +6,20 @@ import type { MessagingMetrics } from './messaging-metrics';
 export interface RelaySettings {
   /** Rows leased per round. */
   readonly batchSize?: number;
-  /** How long a claimed row stays this relay's: a relay that dies mid-batch delays its rows by this much, and loses none. */
+  /**
+   * How long a claimed row stays this relay's: a relay that dies mid-batch delays its rows by this much, and loses
+   * none.
+   */
   readonly leaseMs?: number;
   /** How long the relay sleeps when the outbox has nothing due (`wake` cuts it short). */
   readonly pollMs?: number;
   /** The first retry of a failed publish waits this long, each further one twice as long, up to `maxBackoffMs`. */
   readonly backoffMs?: number;
   readonly maxBackoffMs?: number;
-  /** How long a publish may wait for its confirm before it counts as failed (a blocked broker may confirm it later: the twin is dropped by the inbox). */
+  /**
+   * How long a publish may wait for its confirm before it counts as failed (a blocked broker may confirm it later: the
+   * twin is dropped by the inbox).
+   */
   readonly publishTimeoutMs?: number;
   /** How long `stop` waits for publishes in flight before it leaves them to their lease. */
   readonly stopTimeoutMs?: number;
@@ -37,7 +43,9 @@ const DEFAULTS: Required<RelaySettings> = {
   stopTimeoutMs: 5_000,
 };
 
-/** The wait before attempt `attempts + 1`: doubling, capped, with a fifth of jitter so that relays do not retry in step. */
+/**
+ * The wait before attempt `attempts + 1`: doubling, capped, with a fifth of jitter so that relays do not retry in step.
+ */
 export function backoffDelay(attempts: number, base: number, max: number, random: () => number = Math.random): number {
   const delay = Math.min(max, base * 2 ** Math.max(0, attempts - 1));
   return Math.round(delay * (0.8 + 0.4 * random()));

@@ -9,7 +9,10 @@ import { deadLetterQueueOf } from './topology';
 
 export interface ServiceMessagingOptions<E extends ConsumableEvent> {
   readonly url: string;
-  /** The service's name: its queue, its dead-letter queue's routing key, and its connection's name (with the process id). */
+  /**
+   * The service's name: its queue, its dead-letter queue's routing key, and its connection's name (with the process
+   * id).
+   */
   readonly service: string;
   /** The event types its queue is bound to. */
   readonly consumes: readonly string[];
@@ -101,7 +104,10 @@ export class ServiceMessaging<E extends ConsumableEvent = ConsumableEvent> imple
     this.relay?.wake();
   }
 
-  /** Stops consuming (waiting for the handlers in flight) and relaying, then closes the connection; once, however often it is called. */
+  /**
+   * Stops consuming (waiting for the handlers in flight) and relaying, then closes the connection; once, however often
+   * it is called.
+   */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       await Promise.all([this.consumer?.stop(), this.relay?.stop()]);
@@ -122,7 +128,10 @@ export interface MessagingSettings {
   readonly outboxPollMs: number;
 }
 
-/** What a service's messaging package says of its queue: the types it is bound to, how a message decodes, what handles an event. */
+/**
+ * What a service's messaging package says of its queue: the types it is bound to, how a message decodes, what handles
+ * an event.
+ */
 export interface EventHandler<E extends ConsumableEvent> {
   readonly consumes: readonly string[];
   decode(body: unknown): Decoded<E>;

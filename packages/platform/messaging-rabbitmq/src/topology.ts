@@ -43,7 +43,10 @@ export function queueArguments(
   };
 }
 
-/** Every declaration a consumer's channel makes, again after every reconnection: idempotent, as RabbitMQ declarations are. */
+/**
+ * Every declaration a consumer's channel makes, again after every reconnection: idempotent, as RabbitMQ declarations
+ * are.
+ */
 export function consumerTopology({
   queue,
   routingKeys,
@@ -60,7 +63,10 @@ export function consumerTopology({
   };
 }
 
-/** The dead-letter queue of `queue`: a durable quorum queue nothing consumes automatically; an operator inspects and replays. */
+/**
+ * The dead-letter queue of `queue`: a durable quorum queue nothing consumes automatically; an operator inspects and
+ * replays.
+ */
 export function deadLetterTopology(queue: string) {
   const deadLetters = deadLetterQueueOf(queue);
   return {

@@ -293,7 +293,8 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     const crash = envelope('test.crash');
     await publisher.publish({ id: crash.id, type: crash.type, payload: JSON.stringify(crash) });
     await publisher.close();
-    // Each time a consumer takes the message and its channel closes before any ack, as a process that crashes on it would.
+    // Each time a consumer takes the message and its channel closes before any ack, as a process that crashes on it
+    // would.
     const counts: unknown[] = [];
     for (let delivery = 0; delivery < 6; delivery++) {
       const channel = await broker.connection.acquire();

@@ -38,7 +38,10 @@ export interface DatabaseOptions {
   readonly queryTimeoutMs?: number;
   /** Longest a request waits for a pooled connection, or for a new one to open. */
   readonly acquireTimeoutMs?: number;
-  /** Create the database (PostgreSQL) or the file and its folder (SQLite) when missing; otherwise their absence stops the start. */
+  /**
+   * Create the database (PostgreSQL) or the file and its folder (SQLite) when missing; otherwise their absence stops
+   * the start.
+   */
   readonly createDatabase?: boolean;
   readonly logger?: DatabaseLogger;
   readonly debug?: boolean;
@@ -61,7 +64,9 @@ export class DatabaseStartError extends Error {
   override name = 'DatabaseStartError';
 }
 
-/** The driver handle the database owns: MikroORM gets a Kysely dialect over it, the sessions run their statements on it. */
+/**
+ * The driver handle the database owns: MikroORM gets a Kysely dialect over it, the sessions run their statements on it.
+ */
 type DriverHandle =
   | { readonly dialect: 'postgresql'; readonly pool: pg.Pool }
   | { readonly dialect: 'sqlite'; readonly connection: SqliteConnection };
@@ -81,9 +86,11 @@ function ormOptions(
     discovery: { warnWhenNoEntities: false },
     // Nothing may use the global EntityManager: statements run on sessions handed over explicitly.
     allowGlobalContext: false,
-    // The database exists by now: `open` created it when asked to (MikroORM's check would reconnect through a dialect bound to it).
+    // The database exists by now: `open` created it when asked to (MikroORM's check would reconnect through a dialect
+    // bound to it).
     ensureDatabase: false,
-    // Triggers (the stock ledger's) are written in the migrations, not declared in the mappings: the schema comparison leaves them be.
+    // Triggers (the stock ledger's) are written in the migrations, not declared in the mappings: the schema comparison
+    // leaves them be.
     schemaGenerator: { ignoreTriggers: true },
     migrations: {
       transactional: true,
@@ -228,7 +235,9 @@ export class Database {
     return this.location.dialect;
   }
 
-  /** Opens and checks the connection; a missing, unreachable or refusing database is a DatabaseStartError that says why. */
+  /**
+   * Opens and checks the connection; a missing, unreachable or refusing database is a DatabaseStartError that says why.
+   */
   static async open(url: string, options: DatabaseOptions): Promise<Database> {
     let location: DatabaseLocation;
     try {
@@ -303,7 +312,8 @@ export class Database {
       return result;
     } catch (error) {
       session.end('rolled back');
-      // A connection that timed out or broke is dropped, and the server rolls back what it held, rather than sent a rollback it may never answer.
+      // A connection that timed out or broke is dropped, and the server rolls back what it held, rather than sent a
+      // rollback it may never answer.
       if (isDatabaseUnavailable(error)) client.release(true);
       else
         await client.query('rollback').then(
@@ -396,7 +406,10 @@ export class Database {
     };
   }
 
-  /** Closes MikroORM and the pool; connections a stalled database still holds are abandoned after `timeoutMs`. Answers whether it closed cleanly. */
+  /**
+   * Closes MikroORM and the pool; connections a stalled database still holds are abandoned after `timeoutMs`. Answers
+   * whether it closed cleanly.
+   */
   async close(timeoutMs = 2000): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<false>((done) => (timer = setTimeout(() => done(false), timeoutMs)));

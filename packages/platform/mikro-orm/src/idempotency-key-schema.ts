@@ -1,7 +1,10 @@
 import { EntitySchema } from '@mikro-orm/core';
 import type { Dialect } from './database-url';
 
-/** A recorded result of work that ran once for a key (see @platform/kernel's runOnce), kept until `expiresAt` (epoch ms). */
+/**
+ * A recorded result of work that ran once for a key (see @platform/kernel's runOnce), kept until `expiresAt` (epoch
+ * ms).
+ */
 export interface IdempotencyKeyRow {
   scope: string;
   key: string;

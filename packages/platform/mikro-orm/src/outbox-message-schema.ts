@@ -16,14 +16,17 @@ export interface OutboxMessageRow {
   lockedUntil: number;
 }
 
-/** The mapping of the table `outboxMessageMigration` creates; each service's schema-drift test holds the two together. */
+/**
+ * The mapping of the table `outboxMessageMigration` creates; each service's schema-drift test holds the two together.
+ */
 export function outboxMessageSchema(dialect: Dialect): EntitySchema<OutboxMessageRow> {
   // Epoch milliseconds: bigint on PostgreSQL; SQLite's integer holds 64 bits.
   const epoch = dialect === 'postgresql' ? 'bigint' : 'integer';
   return new EntitySchema<OutboxMessageRow>({
     name: 'OutboxMessage',
     tableName: 'outbox_message',
-    // The relay's query (unpublished, oldest first) and the sweeper's (published before a time) both start with published_at.
+    // The relay's query (unpublished, oldest first) and the sweeper's (published before a time) both start with
+    // published_at.
     indexes: [{ name: 'outbox_message_relay_index', properties: ['publishedAt', 'occurredAt', 'id'] }],
     properties: {
       id: dialect === 'postgresql' ? { type: 'uuid', primary: true } : { type: 'text', primary: true },

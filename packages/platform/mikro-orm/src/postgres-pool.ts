@@ -34,15 +34,18 @@ export function createPostgresPool(
   const pool = new pg.Pool({
     connectionString: url,
     max,
-    // A pool that cannot hand out a connection in time (or open a new one) fails the request, instead of queueing it behind a stalled database.
+    // A pool that cannot hand out a connection in time (or open a new one) fails the request, instead of queueing it
+    // behind a stalled database.
     connectionTimeoutMillis: acquireTimeoutMs,
-    // The server stops a statement that runs too long; the driver gives up on one whose answer never comes (a stalled network).
+    // The server stops a statement that runs too long; the driver gives up on one whose answer never comes (a stalled
+    // network).
     statement_timeout: queryTimeoutMs,
     query_timeout: queryTimeoutMs + 1000,
     keepAlive: true,
     types,
   });
-  // pg-pool leaves a checked-out client's errors to its holder, and re-emits an idle client's on the pool: both are only reported,
+  // pg-pool leaves a checked-out client's errors to its holder, and re-emits an idle client's on the pool: both are
+  // only reported,
   // the statement in flight rejects by itself and the pool discards the broken client.
   pool.on('connect', (client) => client.on('error', onConnectionError));
   pool.on('error', onConnectionError);

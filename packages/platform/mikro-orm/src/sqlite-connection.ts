@@ -1,7 +1,10 @@
 import BetterSqlite3 from 'better-sqlite3';
 import type { PreparedStatement, Row, StatementResult, StatementRunner } from './sql-session';
 
-/** Beyond this many distinct texts the oldest compiled statement is dropped: texts built per call (`in (?, ?)`) cannot grow it without bound. */
+/**
+ * Beyond this many distinct texts the oldest compiled statement is dropped: texts built per call (`in (?, ?)`) cannot
+ * grow it without bound.
+ */
 const MAX_CACHED_STATEMENTS = 500;
 
 export interface SqliteSettings {
@@ -11,7 +14,10 @@ export interface SqliteSettings {
   readonly acquireTimeoutMs: number;
 }
 
-/** better-sqlite3 binds numbers, strings, bigints, buffers and null; booleans and times are stored as knex stored them (1/0, epoch ms). */
+/**
+ * better-sqlite3 binds numbers, strings, bigints, buffers and null; booleans and times are stored as knex stored them
+ * (1/0, epoch ms).
+ */
 function bindable(value: unknown): unknown {
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (value instanceof Date) return value.getTime();
@@ -37,10 +43,12 @@ export class SqliteConnection {
     private readonly settings: SqliteSettings,
   ) {
     this.handle = new BetterSqlite3(file, { timeout: settings.busyTimeoutMs });
-    // Writers from another process wait for the lock (at most the busy timeout) instead of failing at once; WAL lets readers go on meanwhile.
+    // Writers from another process wait for the lock (at most the busy timeout) instead of failing at once; WAL lets
+    // readers go on meanwhile.
     this.handle.pragma(`busy_timeout = ${settings.busyTimeoutMs}`);
     this.handle.pragma('journal_mode = wal');
-    // What better-sqlite3 builds in for WAL (and what the service has run with), said here so that no driver change alters durability.
+    // What better-sqlite3 builds in for WAL (and what the service has run with), said here so that no driver change
+    // alters durability.
     this.handle.pragma('synchronous = normal');
   }
 

@@ -18,7 +18,9 @@ export function isTransactionConflict(error: unknown): boolean {
 export interface ConflictRetrySettings {
   /** How many times the transaction runs at most. */
   readonly attempts?: number;
-  /** The first wait before running it again; it grows with each attempt, with jitter so the rivals do not meet again. */
+  /**
+   * The first wait before running it again; it grows with each attempt, with jitter so the rivals do not meet again.
+   */
   readonly backoffMs?: number;
 }
 

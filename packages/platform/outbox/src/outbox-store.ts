@@ -28,7 +28,10 @@ export interface OutboxStore {
   retryLater(id: string, attempts: number, nextAttemptAt: number): Promise<void>;
   /** How many rows are not published yet: the backlog. */
   countUnpublished(): Promise<number>;
-  /** Deletes up to `batch` rows published before `before` and answers how many; sweepers on several instances skip each other's rows. */
+  /**
+   * Deletes up to `batch` rows published before `before` and answers how many; sweepers on several instances skip each
+   * other's rows.
+   */
   deletePublished(before: number, batch: number): Promise<number>;
 }
 

@@ -3,7 +3,10 @@ import { resolve } from 'node:path';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
-/** One setting: the environment variable that sets it, its default, and how a value is read (throwing a message naming it). */
+/**
+ * One setting: the environment variable that sets it, its default, and how a value is read (throwing a message naming
+ * it).
+ */
 export interface Setting<T> {
   readonly variable: string;
   readonly fallback: T;
@@ -16,7 +19,10 @@ export interface SettingsSource {
   readonly env: Env;
   /** Where a relative configuration file is looked for. */
   readonly cwd: string;
-  /** The variable naming the configuration file (e.g. STOCK_CONFIG), and the file read when it names none (optional then). */
+  /**
+   * The variable naming the configuration file (e.g. STOCK_CONFIG), and the file read when it names none (optional
+   * then).
+   */
   readonly file: { readonly variable: string; readonly fallback: string };
 }
 
@@ -128,7 +134,10 @@ export function logFormatOf(env: Env): LogFormat {
 export function serverSettings(defaultPort: number) {
   return {
     port: integer('PORT', defaultPort, 0, 65535),
-    /** The address to bind (0.0.0.0: every IPv4 interface, `::` every interface); unset, the service's default (see listenHost). */
+    /**
+     * The address to bind (0.0.0.0: every IPv4 interface, `::` every interface); unset, the service's default (see
+     * listenHost).
+     */
     host: optionalText('HOST'),
     logLevel: oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
     logFormat,
@@ -139,7 +148,10 @@ export function serverSettings(defaultPort: number) {
   };
 }
 
-/** An absolute URL of one of `protocols` (several, comma-separated, when `list`); empty only when `fallback` is empty (the feature is off). */
+/**
+ * An absolute URL of one of `protocols` (several, comma-separated, when `list`); empty only when `fallback` is empty
+ * (the feature is off).
+ */
 export function url(
   variable: string,
   fallback: string,
@@ -184,7 +196,9 @@ export function databaseSettings(defaultUrl: string) {
   return {
     /** sqlite:<file>, postgres://… or memory: */
     databaseUrl: text('DATABASE_URL', defaultUrl),
-    /** Largest number of pooled database connections (PostgreSQL); two at least, as migrations hold one for their lock. */
+    /**
+     * Largest number of pooled database connections (PostgreSQL); two at least, as migrations hold one for their lock.
+     */
     dbPoolSize: integer('DB_POOL_SIZE', 10, 2, 1000),
     /** Longest a statement may run (and, on SQLite, a lock may be waited for) before the request answers 503. */
     dbQueryTimeoutMs: integer('DB_QUERY_TIMEOUT_MS', 5_000, 50, 600_000),
@@ -194,12 +208,18 @@ export function databaseSettings(defaultUrl: string) {
     dbCreateDatabase: oneOf('DB_CREATE_DATABASE', 'auto', ['auto', 'true', 'false']),
     /** How long an Idempotency-Key's recorded result is kept. */
     idempotencyTtlSeconds: integer('IDEMPOTENCY_TTL_SECONDS', 24 * 60 * 60, 1, 30 * 86_400),
-    /** How often each instance deletes expired idempotency records and inbox entries, and events published longer ago than their retention. */
+    /**
+     * How often each instance deletes expired idempotency records and inbox entries, and events published longer ago
+     * than their retention.
+     */
     retentionSweepMs: integer('RETENTION_SWEEP_MS', 60_000, 100, 3_600_000),
   };
 }
 
-/** Whether a service may create the database it was pointed at: production must not guess, the quick start's default file may be made. */
+/**
+ * Whether a service may create the database it was pointed at: production must not guess, the quick start's default
+ * file may be made.
+ */
 export function mayCreateDatabase(
   { dbCreateDatabase, databaseUrl }: { dbCreateDatabase: 'auto' | 'true' | 'false'; databaseUrl: string },
   defaultUrl: string,
@@ -212,7 +232,10 @@ export function redactedUrl(databaseUrl: string): string {
   return databaseUrl.replace(/\/\/[^@/]*@/, '//***@');
 }
 
-/** Events through RabbitMQ: on when AMQP_URL is set (the vhost is the URL's path); off, with one line saying so, when it is not. */
+/**
+ * Events through RabbitMQ: on when AMQP_URL is set (the vhost is the URL's path); off, with one line saying so, when it
+ * is not.
+ */
 export function messagingSettings() {
   return {
     /** amqp://user:password@host:5672/vhost; empty turns messaging off (events wait in the outbox). */
@@ -231,11 +254,17 @@ export function messagingSettings() {
 /** Token checks: on when AUTH_ISSUER is set, for the service's own audience. */
 export function authSettings(audience: string) {
   return {
-    /** The token issuer exactly as tokens carry it in `iss`; empty turns tokens off: every caller may do everything, so the service listens on loopback only unless HOST is set. */
+    /**
+     * The token issuer exactly as tokens carry it in `iss`; empty turns tokens off: every caller may do everything, so
+     * the service listens on loopback only unless HOST is set.
+     */
     authIssuer: url('AUTH_ISSUER', ''),
     /** This service's audience: tokens for another API are refused. */
     authAudience: text('AUTH_AUDIENCE', audience),
-    /** Where to read the issuer's discovery document when not at {AUTH_ISSUER}/.well-known/openid-configuration (an internal address). */
+    /**
+     * Where to read the issuer's discovery document when not at {AUTH_ISSUER}/.well-known/openid-configuration (an
+     * internal address).
+     */
     authDiscoveryUrl: url('AUTH_DISCOVERY_URL', ''),
   };
 }
@@ -258,7 +287,10 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
-/** What a service's start line says when its tokens are off: who can reach it, and how to change that. Undefined with tokens on. */
+/**
+ * What a service's start line says when its tokens are off: who can reach it, and how to change that. Undefined with
+ * tokens on.
+ */
 export function openAccessNote({
   host,
   authIssuer,

@@ -92,7 +92,8 @@ describe('Logger', () => {
   });
 
   it('never hands winston a line of a level it does not write, so nothing formats it', () => {
-    // winston itself drops a disabled level only after building the entry and running the format; the Logger asks first.
+    // winston itself drops a disabled level only after building the entry and running the format; the Logger asks
+    // first.
     const format = jsonLine();
     const transform = sinon.spy(format, 'transform');
     const inner = winston.createLogger({

@@ -32,7 +32,9 @@ export interface ServiceAssembly<L extends Logger = Logger> {
   readonly databaseName?: string;
   /** Starts the background work, once migrations are applied and the server serves. */
   readonly startBackground?: () => BackgroundWork[] | Promise<BackgroundWork[]>;
-  /** Closes what the service holds besides its database (clients, broker connections), after the background work stops. */
+  /**
+   * Closes what the service holds besides its database (clients, broker connections), after the background work stops.
+   */
   readonly dispose?: () => Promise<void>;
 }
 

@@ -27,7 +27,10 @@ const ASSETS: ReadonlyMap<string, { file: string; type: string }> = new Map([
 /** Everything below the page is read-only. */
 const ALLOWED_METHODS = 'GET, HEAD';
 
-/** The template links Google Fonts; the page must not reach any other host, and swagger-ui's stylesheet falls back to system fonts. */
+/**
+ * The template links Google Fonts; the page must not reach any other host, and swagger-ui's stylesheet falls back to
+ * system fonts.
+ */
 const WEB_FONTS = /<link[^>]+fonts\.googleapis\.com[^>]*>\s*/g;
 
 /**
@@ -155,7 +158,8 @@ export function swaggerDocs(options: SwaggerDocsOptions): Middleware {
       docExpansion: 'list',
       displayRequestDuration: true,
       tryItOutEnabled: false,
-      // Kept in memory only: persisted, the client secret and the token would sit in localStorage for any script on the origin to read.
+      // Kept in memory only: persisted, the client secret and the token would sit in localStorage for any script on the
+      // origin to read.
       persistAuthorization: false,
     },
   });

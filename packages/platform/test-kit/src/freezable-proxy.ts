@@ -21,7 +21,8 @@ export interface FreezableProxy {
 export async function freezableProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<FreezableProxy> {
   const pairs = new Set<{ client: net.Socket; upstream: net.Socket }>();
   let frozen = false;
-  // Unpiped and paused, a socket keeps what arrives in its buffers until it is piped again (pause alone is undone by 'drain').
+  // Unpiped and paused, a socket keeps what arrives in its buffers until it is piped again (pause alone is undone by
+  // 'drain').
   const setFlowing = () => {
     for (const { client, upstream } of pairs) {
       if (frozen) {

@@ -9,7 +9,9 @@ export interface StopUnderLoad {
   readonly stopAfter: number;
 }
 
-/** A keep-alive GET on `agent`: its status, or the error's code (ECONNREFUSED: a new connection refused, nothing sent). */
+/**
+ * A keep-alive GET on `agent`: its status, or the error's code (ECONNREFUSED: a new connection refused, nothing sent).
+ */
 function outcomeOf(agent: http.Agent, port: number, path: string): Promise<string> {
   return new Promise<string>((resolve) => {
     http

@@ -31,11 +31,15 @@ export interface OpenApiContract {
   assertMatches(method: string, url: string, response: Response): Promise<void>;
 }
 
-/** openapi-backend over a service's OpenAPI file: finds the operation a request hit and validates the response against it, formats (uuid, date-time) included. */
+/**
+ * openapi-backend over a service's OpenAPI file: finds the operation a request hit and validates the response against
+ * it, formats (uuid, date-time) included.
+ */
 export function openApiContract(specFile: string): OpenApiContract {
   const name = `docs/${basename(specFile)}`;
   const document = parse(readFileSync(specFile, 'utf8')) as OpenApiDocument;
-  // quick: openapi-backend's own check of the document knows only OpenAPI 3.0; each service's contract test checks it against 3.1.
+  // quick: openapi-backend's own check of the document knows only OpenAPI 3.0; each service's contract test checks it
+  // against 3.1.
   let backend: Promise<OpenAPIBackend> | undefined;
   const api = () =>
     (backend ??= new OpenAPIBackend({

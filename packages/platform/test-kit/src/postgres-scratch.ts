@@ -11,7 +11,10 @@ export interface ScratchDatabase {
   drop(): Promise<void>;
 }
 
-/** Runs one statement (create, drop, vacuum…) over a connection of its own, on the admin database unless told another; answers its rows. */
+/**
+ * Runs one statement (create, drop, vacuum…) over a connection of its own, on the admin database unless told another;
+ * answers its rows.
+ */
 export async function adminQuery(
   sql: string,
   connectionString = POSTGRES_ADMIN_URL,

@@ -95,7 +95,9 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Whether a TCP connection to host:port opens: 'connected', or the error's code (ECONNREFUSED: nothing listens there). */
+/**
+ * Whether a TCP connection to host:port opens: 'connected', or the error's code (ECONNREFUSED: nothing listens there).
+ */
 export function connectOutcome(host: string, port: number): Promise<string> {
   return new Promise((resolve) => {
     const socket = connect(port, host);

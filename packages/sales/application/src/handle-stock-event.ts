@@ -14,7 +14,9 @@ type StockEventType =
 /** An event stock publishes about an order's reservation. */
 export type StockEvent = { [T in StockEventType]: EventEnvelope<T, EventData<T>> }[StockEventType];
 
-/** What handling an event did: moved its order on, found it already past it, found no such order, or knew the message. */
+/**
+ * What handling an event did: moved its order on, found it already past it, found no such order, or knew the message.
+ */
 export type StockEventOutcome = 'applied' | 'unchanged' | 'unknown-order' | 'duplicate';
 
 /** Sales consumes as the system, not as a buyer: events may concern any order. */

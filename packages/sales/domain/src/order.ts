@@ -17,7 +17,9 @@ import { OrderStateConflictError } from './errors';
 export type OrderStatus =
   'pending' | 'reserved' | 'paid' | 'completed' | 'rejected' | 'cancelled' | 'expired' | 'unfulfilled';
 
-/** The failureReason of an order cancelled because stock released its hold (through stock's own API), not by its buyer. */
+/**
+ * The failureReason of an order cancelled because stock released its hold (through stock's own API), not by its buyer.
+ */
 export const RESERVATION_RELEASED = 'reservation-released';
 
 export interface OrderLineRequest {
@@ -90,7 +92,9 @@ export interface OrderState {
   readonly version: number;
 }
 
-/** What an event or a command did to an order: moved it on, or nothing (a duplicate, or one a later state makes moot). */
+/**
+ * What an event or a command did to an order: moved it on, or nothing (a duplicate, or one a later state makes moot).
+ */
 export type Outcome =
   { readonly changed: true; readonly order: Order } | { readonly changed: false; readonly order: Order };
 
@@ -146,7 +150,9 @@ export class Order implements OrderState {
     return this.move({ status: 'paid' }, at);
   }
 
-  /** Stock held every line: pending → reserved. After a cancel the order stays cancelled (stock releases on the cancel). */
+  /**
+   * Stock held every line: pending → reserved. After a cancel the order stays cancelled (stock releases on the cancel).
+   */
   reservationConfirmed(reservationId: string, expiresAt: Date, at: Date): Outcome {
     if (this.status !== 'pending') return this.unchanged();
     return this.move({ status: 'reserved', reservationId, reservationExpiresAt: expiresAt }, at);

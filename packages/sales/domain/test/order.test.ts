@@ -69,7 +69,8 @@ const MACHINE: Record<
     input: (o) => o.reservationRejected([{ productId: 1, requested: 3, available: 1 }], 'insufficient-stock', later),
     from: { pending: 'rejected' },
   },
-  // Committed or released through stock's own API before payment, or an event that overtook the confirmation: the order follows stock.
+  // Committed or released through stock's own API before payment, or an event that overtook the confirmation: the order
+  // follows stock.
   committed: {
     input: (o) => o.reservationCommitted('r-1', later),
     from: { paid: 'completed', reserved: 'completed', pending: 'completed' },

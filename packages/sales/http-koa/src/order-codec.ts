@@ -41,7 +41,10 @@ function decodeLines(lines: unknown[]): OrderLineRequest[] {
   return decoded;
 }
 
-/** Decodes `{ "lines": [{ "productId", "quantity" }] }` into the domain's request (lines summed per product, in id order), or throws one ValidationError. */
+/**
+ * Decodes `{ "lines": [{ "productId", "quantity" }] }` into the domain's request (lines summed per product, in id
+ * order), or throws one ValidationError.
+ */
 export function decodeOrderBody(body: Record<string, unknown>): OrderRequest {
   const { lines } = decodeBody(OrderBody, body, 'an order');
   return OrderRequest.create({ lines: decodeLines(lines) });

@@ -1,6 +1,9 @@
 import type { Order } from '@sales/domain';
 
-/** An order as the API shows it: money as JSON numbers that print exactly as stored, times in ISO 8601, optional members only when set. */
+/**
+ * An order as the API shows it: money as JSON numbers that print exactly as stored, times in ISO 8601, optional members
+ * only when set.
+ */
 export function orderJson(order: Order) {
   return {
     id: order.id,

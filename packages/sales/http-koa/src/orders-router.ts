@@ -40,7 +40,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** Who places orders when the service runs without tokens. */
 const ANONYMOUS_BUYER = 'anonymous';
 
-/** The token's subject is the buyer; orders:admin acts on every order. An open service lets everyone act on every order. */
+/**
+ * The token's subject is the buyer; orders:admin acts on every order. An open service lets everyone act on every order.
+ */
 function viewerOf(ctx: Context): Viewer {
   const principal = principalOf(ctx);
   if (!principal || principal.scopes.includes(Scopes.sales.admin)) return { kind: 'admin' };
@@ -63,7 +65,10 @@ function answer(ctx: Context, status: number, order: Order): void {
   ctx.body = orderJson(order);
 }
 
-/** POST and GET /api/orders, GET /api/orders/{id}, its cancel (by its buyer) and its payment (confirmed by the payment provider). */
+/**
+ * POST and GET /api/orders, GET /api/orders/{id}, its cancel (by its buyer) and its payment (confirmed by the payment
+ * provider).
+ */
 export function ordersRouter({ useCases, access }: OrdersRouterOptions): Router {
   const { placeOrder, getOrder, listOrders, cancelOrder, payOrder } = useCases;
   const router = new Router({ prefix: '/api/orders' });
@@ -78,7 +83,8 @@ export function ordersRouter({ useCases, access }: OrdersRouterOptions): Router 
   router.post('/', write, noQuery, jsonObjectBody(BODY_LIMIT), async (ctx) => {
     const request = decodeOrderBody(ctx.request.body as Record<string, unknown>);
     const buyer = buyerOf(ctx);
-    // One buyer's key never answers another buyer's order: idempotencyKeyOf scopes it by the token's subject, the buyer.
+    // One buyer's key never answers another buyer's order: idempotencyKeyOf scopes it by the token's subject, the
+    // buyer.
     const idempotency = idempotencyKeyOf(ctx, 'place-order', request);
     const { value: order, replayed } = await placeOrder.execute(buyer, request, {
       ...(idempotency && { idempotency }),

@@ -2,7 +2,8 @@ import type { SalesErrorCode } from '@sales/domain';
 import { expect } from 'chai';
 import { STATUS_BY_CODE } from '../src/problem';
 
-// What the compiler guarantees about the code-to-status table; `pnpm typecheck` (tsc over every test) is where these fail. They are
+// What the compiler guarantees about the code-to-status table; `pnpm typecheck` (tsc over every test) is where these
+// fail. They are
 // exported only so that the linter does not take them for unused values.
 
 /** True only when A and B are the same type (not merely assignable either way). */

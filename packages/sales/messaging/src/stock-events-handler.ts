@@ -9,7 +9,10 @@ export interface EventLogger {
   log(entry: { readonly level: 'info'; readonly message: string; readonly [field: string]: unknown }): void;
 }
 
-/** What sales' queue is bound to, how its messages are decoded, and the use case that applies them to orders; each handled event is logged with its order id. */
+/**
+ * What sales' queue is bound to, how its messages are decoded, and the use case that applies them to orders; each
+ * handled event is logged with its order id.
+ */
 export function stockEventsHandler(handleStockEvent: HandleStockEvent, logger: EventLogger) {
   return {
     consumes: eventTypesConsumedBy(SALES_QUEUE),

@@ -1,7 +1,10 @@
 import type { InMemoryTable, InMemoryTransaction } from '@platform/memory';
 import type { Order, OrderPageQuery, OrderRepository, OrderStatus, Viewer } from '@sales/domain';
 
-/** Orders in an in-memory table, seen through one transaction or none. Ids are time-ordered, so id order is creation order. */
+/**
+ * Orders in an in-memory table, seen through one transaction or none. Ids are time-ordered, so id order is creation
+ * order.
+ */
 export class InMemoryOrderRepository implements OrderRepository {
   constructor(
     private readonly table: InMemoryTable<string, Order>,

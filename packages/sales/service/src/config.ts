@@ -30,7 +30,10 @@ export const SALES_SETTINGS = {
   /** Sales' own client at the issuer, for tokens to call stock with (never the caller's token). */
   stockClientId: optionalText('STOCK_CLIENT_ID'),
   stockClientSecret: optionalText('STOCK_CLIENT_SECRET'),
-  /** The OpenAPI description served at /swagger; none is served without one. Its default is the entry's to give (loadConfig's `files`). */
+  /**
+   * The OpenAPI description served at /swagger; none is served without one. Its default is the entry's to give
+   * (loadConfig's `files`).
+   */
   openApiFile: optionalText('OPENAPI_FILE'),
 };
 
@@ -39,7 +42,9 @@ export type SalesServiceConfig = Settings<typeof SALES_SETTINGS>;
 /** The file read when SALES_CONFIG names none; it is optional. */
 export const DEFAULT_CONFIG_FILE = 'sales-service.config.json';
 
-/** Files the service serves, as the entry that knows where they are hands them in: they become the settings' defaults. */
+/**
+ * Files the service serves, as the entry that knows where they are hands them in: they become the settings' defaults.
+ */
 export interface SalesServiceFiles {
   readonly openApiFile?: string;
 }

@@ -44,7 +44,10 @@ export const DEFAULT_RESILIENCE: ResilienceOptions = {
   waiting: 1_000,
 };
 
-/** The service answered 5xx, or something that is not what it promised: it counts against the breaker and may be retried. */
+/**
+ * The service answered 5xx, or something that is not what it promised: it counts against the breaker and may be
+ * retried.
+ */
 export class UpstreamError extends Error {
   constructor(message: string) {
     super(message);
@@ -133,7 +136,10 @@ export class ResilientJsonClient {
     this.reads = wrap(turns, retries, this.breaker, timeout(options.attemptTimeoutMs, TimeoutStrategy.Aggressive));
   }
 
-  /** A GET of `path` (below the base URL's path): its status and parsed JSON body; 5xx and transport failures are retried. */
+  /**
+   * A GET of `path` (below the base URL's path): its status and parsed JSON body; 5xx and transport failures are
+   * retried.
+   */
   async get(path: string, headers: Record<string, string> = {}): Promise<JsonResponse> {
     try {
       return await this.reads.execute(async ({ signal }) => {

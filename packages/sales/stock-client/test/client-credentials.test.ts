@@ -183,7 +183,8 @@ describe('ClientCredentials (sales’ own tokens for stock)', function () {
         Array.from({ length: 5 }, () => ['GET', '/.well-known/openid-configuration', undefined]),
       );
 
-      // The same as any other discovery failure: an error of the same kind, and nothing kept, so the next token asks discovery again.
+      // The same as any other discovery failure: an error of the same kind, and nothing kept, so the next token asks
+      // discovery again.
       tokenEndpoint = undefined as unknown as string;
       const failed = await refusal(client);
       expect(failed)

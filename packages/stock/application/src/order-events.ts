@@ -7,7 +7,9 @@ export type OrderEvent<T extends 'sales.order.placed' | 'sales.order.cancelled' 
   EventData<T>
 >;
 
-/** What handling an order event did, for the log line and the metrics; `duplicate` is a message the inbox already had. */
+/**
+ * What handling an order event did, for the log line and the metrics; `duplicate` is a message the inbox already had.
+ */
 export type OrderEventOutcome =
   'held' | 'rejected' | 'tombstoned' | 'released' | 'committed' | 'commit-failed' | 'unchanged' | 'duplicate';
 

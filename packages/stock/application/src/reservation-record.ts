@@ -30,7 +30,8 @@ export const reservationRecord: ResultFormat<ReservationOutcome> = {
       updatedAt,
       ...rest
     } = JSON.parse(text) as ReservationSnapshot;
-    // Records written before holds had owners: the migration gave those holds to ANONYMOUS_CALLER. (Their keys, scoped by no caller, are never asked for again.)
+    // Records written before holds had owners: the migration gave those holds to ANONYMOUS_CALLER. (Their keys, scoped
+    // by no caller, are never asked for again.)
     const owner = origin === 'api' && rest.owner === undefined ? { owner: ANONYMOUS_CALLER } : {};
     return {
       reservation: {

@@ -88,7 +88,10 @@ export class ReserveForOrder {
     return 'rejected';
   }
 
-  /** A placed event for an order stock already answered: nothing is held again, and only a tombstone answers (once more). */
+  /**
+   * A placed event for an order stock already answered: nothing is held again, and only a tombstone answers (once
+   * more).
+   */
   private async answerAgain(tx: StockTransaction, reservation: Reservation): Promise<OrderEventOutcome> {
     if (!isTombstone(reservation)) return 'unchanged';
     await tx.outbox.add(

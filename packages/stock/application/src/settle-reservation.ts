@@ -11,7 +11,10 @@ import {
 
 type Settlement = 'committed' | 'released' | 'expired';
 
-/** Who settles: an API caller, who reaches its own holds only, or the order flow (sales' events), which settles its orders' holds. */
+/**
+ * Who settles: an API caller, who reaches its own holds only, or the order flow (sales' events), which settles its
+ * orders' holds.
+ */
 export type Settler = { readonly by: 'caller'; readonly caller: string } | { readonly by: 'order-flow' };
 
 const EVENT_OF = {
@@ -101,7 +104,8 @@ async function settleLines(
   at: Date,
   requestId?: string,
 ): Promise<void> {
-  // A settlement is made for the hold's owner (the caller itself, or the sweeper on its behalf); an order's hold has none.
+  // A settlement is made for the hold's owner (the caller itself, or the sweeper on its behalf); an order's hold has
+  // none.
   const lines = reservations.flatMap((reservation) =>
     reservation.lines.map((line) => ({ ...line, reservationId: reservation.id, actor: reservation.owner })),
   );

@@ -278,7 +278,8 @@ function reservationUseCases(open: OpenStockStore): void {
     expect(await reload(a)).to.include({ reservedQuantity: 50, availableQuantity: 0, quantityInStock: 50 });
     await expectLedgersToSum([a]);
 
-    // Every hold is due now: commits of the first 20 and releases of the next 15 race three sweepers for them, and for the rest.
+    // Every hold is due now: commits of the first 20 and releases of the next 15 race three sweepers for them, and for
+    // the rest.
     now = new Date(now.getTime() + 901_000);
     const notHeld = (error: unknown) => {
       if (!(error instanceof ReservationNotHeldError)) throw error;
@@ -317,7 +318,8 @@ function reservationUseCases(open: OpenStockStore): void {
         ),
       )
     ).value;
-    // The conditional write of b's settlement is refused, as it is when the product holds less than the reservation says.
+    // The conditional write of b's settlement is refused, as it is when the product holds less than the reservation
+    // says.
     const refusing: UnitOfWork<StockTransaction> = {
       run: (work, options) =>
         store.unitOfWork.run((tx) => {
@@ -485,7 +487,8 @@ function reservationUseCases(open: OpenStockStore): void {
           held.add(reservation.id);
           done.reserve++;
         } else if (roll < 0.45 && held.size > 0) {
-          // Any reservation taken for held may have been settled meanwhile by another worker or the sweeper: the refusal is counted.
+          // Any reservation taken for held may have been settled meanwhile by another worker or the sweeper: the
+          // refusal is counted.
           const id = pick([...held]);
           await useCases().commit.execute(id, OWNER);
           held.delete(id);
@@ -520,7 +523,8 @@ function reservationUseCases(open: OpenStockStore): void {
           throw error;
       }
     };
-    // Six workers, each running its operations one after another, all at once: later operations see the holds earlier ones made.
+    // Six workers, each running its operations one after another, all at once: later operations see the holds earlier
+    // ones made.
     await Promise.all(
       Array.from({ length: 6 }, async (_, worker) => {
         for (let n = 0; n < 40; n++) await operation(worker * 40 + n);

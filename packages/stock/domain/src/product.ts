@@ -5,7 +5,9 @@ import { availableQuantity } from './stock-rules';
 export const NAME_MAX_LENGTH = 200;
 export const DESCRIPTION_MAX_LENGTH = 2000;
 
-/** Whether a text has more than `max` characters (code points), without copying it: most texts decide on .length alone. */
+/**
+ * Whether a text has more than `max` characters (code points), without copying it: most texts decide on .length alone.
+ */
 export function longerThan(text: string, max: number): boolean {
   if (text.length <= max) return false; // a code point is one or two UTF-16 units
   let count = 0;
@@ -71,7 +73,9 @@ export class ProductDetails implements ProductDetailsInput {
     readonly quantityInStock: number,
   ) {}
 
-  /** Checks every field and answers the details (name trimmed), or throws one ValidationError naming every broken field. */
+  /**
+   * Checks every field and answers the details (name trimmed), or throws one ValidationError naming every broken field.
+   */
   static create(input: ProductDetailsInput): ProductDetails {
     const { name, description, quantityInStock } = allValid({
       name: productFields.name(input.name),

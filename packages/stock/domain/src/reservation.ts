@@ -42,7 +42,9 @@ export const reservationFields = {
       return new Invalid(`must be an integer from 1 to ${RESERVATION_MAX_TTL_SECONDS}`);
     return value;
   },
-  /** Lines for the same product are summed, and the lines sorted by product id: that is the order rows are locked in. */
+  /**
+   * Lines for the same product are summed, and the lines sorted by product id: that is the order rows are locked in.
+   */
   lines(value: readonly ReservationLine[]): ReservationLine[] | Invalid {
     if (value.length === 0) return new Invalid('must hold at least one line');
     if (value.length > RESERVATION_MAX_LINES) return new Invalid(`must hold at most ${RESERVATION_MAX_LINES} lines`);

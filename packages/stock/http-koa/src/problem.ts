@@ -22,7 +22,10 @@ export const STATUS_BY_CODE: Readonly<Record<StockErrorCode, number>> = {
   IDEMPOTENCY_KEY_REUSED: 422,
 };
 
-/** The problem for each stock error, with the members its type defines: what is available, what is short, which ids, which status. */
+/**
+ * The problem for each stock error, with the members its type defines: what is available, what is short, which ids,
+ * which status.
+ */
 export const toProblem = problemsFor(STATUS_BY_CODE, (error) => {
   if (error instanceof InsufficientStockError || error instanceof StockLimitExceededError)
     return { available: error.available };

@@ -43,7 +43,10 @@ function decodeLines(lines: unknown[]): ReservationLine[] {
   return decoded;
 }
 
-/** Decodes a reservation request body into the domain's request (lines summed per product, in id order), or throws one ValidationError. */
+/**
+ * Decodes a reservation request body into the domain's request (lines summed per product, in id order), or throws one
+ * ValidationError.
+ */
 export function decodeReservationBody(body: Record<string, unknown>): ReservationRequest {
   const { reference, lines, ttlSeconds } = decodeBody(ReservationBody, body, 'a reservation');
   return ReservationRequest.create({

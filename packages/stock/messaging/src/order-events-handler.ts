@@ -15,7 +15,10 @@ export interface EventLogger {
   log(entry: { readonly level: 'info'; readonly message: string; readonly [field: string]: unknown }): void;
 }
 
-/** What stock's queue is bound to, how its messages are decoded, and the use case each event calls; each handled event is logged with its order id. */
+/**
+ * What stock's queue is bound to, how its messages are decoded, and the use case each event calls; each handled event
+ * is logged with its order id.
+ */
 export function orderEventsHandler(
   { reserveForOrder, releaseForOrder, commitForOrder }: OrderEventUseCases,
   logger: EventLogger,

@@ -19,7 +19,9 @@ import {
 import { MONEY_COLUMN } from './product-schema';
 import { writeContext } from './write-context';
 
-/** How often a write refused for a condition that turned out to hold (a concurrent writer moved the row) is tried again. */
+/**
+ * How often a write refused for a condition that turned out to hold (a concurrent writer moved the row) is tried again.
+ */
 const ATTEMPTS = 5;
 
 type Dialect = 'postgresql' | 'sqlite';
@@ -118,7 +120,10 @@ export function productStatements(dialect: Dialect): ProductStatements {
   return sql;
 }
 
-/** What a guarded write answers when made, the stock rule that says why it is refused, and the error if it never settles. */
+/**
+ * What a guarded write answers when made, the stock rule that says why it is refused, and the error if it never
+ * settles.
+ */
 interface GuardedOutcome<Done, Refusal> {
   written(product: Product): Done;
   refusal(current: Product): Refusal | undefined;
@@ -256,7 +261,10 @@ export class MikroOrmProductRepository implements ProductRepository {
     throw new Error(outcome.giveUp);
   }
 
-  /** Runs a conditional write; answers the written row, the refused one as it stands (`written` false), or nothing when the product is missing. */
+  /**
+   * Runs a conditional write; answers the written row, the refused one as it stands (`written` false), or nothing when
+   * the product is missing.
+   */
   private async write(sql: PreparedStatement, params: unknown[], id: number): Promise<Row | undefined> {
     if (this.session.dialect === 'postgresql') return (await this.session.all(sql, [...params, id]))[0];
     const [written] = await this.session.all(sql, params);

@@ -24,7 +24,8 @@ export class MikroOrmReservationRepository implements ReservationRepository {
   constructor(private readonly session: SqlSession) {}
 
   async claim(reservation: Reservation): Promise<'claimed' | 'taken'> {
-    // On PostgreSQL a second transaction claiming the same reference (of the same owner) waits here for the first to end.
+    // On PostgreSQL a second transaction claiming the same reference (of the same owner) waits here for the first to
+    // end.
     const rows = await this.session.all(
       `insert into "reservation" (${COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ${CONFLICT_TARGET[reservation.origin]} do nothing returning "id"`,
       [

@@ -27,7 +27,9 @@ export interface StockMovementRow {
   reason: string | null;
   reservationId: string | null;
   requestId: string | null;
-  /** Whom the change was made for (the API caller, or the owner of the API hold it settled); null for the order flow. */
+  /**
+   * Whom the change was made for (the API caller, or the owner of the API hold it settled); null for the order flow.
+   */
   actor: string | null;
   at: Date | number;
 }
@@ -97,7 +99,8 @@ export function productSchema(dialect: Dialect): EntitySchema<ProductRow> {
   return new EntitySchema<ProductRow>({
     name: 'Product',
     tableName: 'product',
-    // The migrations' check constraints, which MikroORM 7 reads back on both databases (on SQLite named after their column).
+    // The migrations' check constraints, which MikroORM 7 reads back on both databases (on SQLite named after their
+    // column).
     checks:
       dialect === 'postgresql'
         ? [
@@ -116,7 +119,8 @@ export function productSchema(dialect: Dialect): EntitySchema<ProductRow> {
           ],
     properties: {
       // PostgreSQL: an identity column, as the first migration made it. SQLite: AUTOINCREMENT, so ids are never
-      // reused; its catalog calls an INTEGER PRIMARY KEY without NOT NULL nullable, though a NULL there becomes the next id.
+      // reused; its catalog calls an INTEGER PRIMARY KEY without NOT NULL nullable, though a NULL there becomes the
+      // next id.
       id: {
         type: 'integer',
         primary: true,
@@ -170,7 +174,10 @@ export function stockMovementSchema(dialect: Dialect): EntitySchema<StockMovemen
   });
 }
 
-/** A reference is unique among one owner's API holds, and among the orders' holds: two partial unique indexes, as the migrations make them. */
+/**
+ * A reference is unique among one owner's API holds, and among the orders' holds: two partial unique indexes, as the
+ * migrations make them.
+ */
 const RESERVATION_REFERENCE_INDEXES = {
   order: `create unique index "reservation_order_reference_unique" on "reservation" ("reference") where "origin" = 'order'`,
   api: `create unique index "reservation_owner_reference_unique" on "reservation" ("owner", "reference") where "origin" = 'api'`,
@@ -196,7 +203,8 @@ export function reservationSchema(dialect: Dialect): EntitySchema<ReservationRow
       reference: { type: 'string', length: 200 },
       origin: { enum: true, items: ['api', 'order'], type: 'text', default: 'api' },
       owner: { type: 'text', nullable: true },
-      // MikroORM reads the check back as this enum, on both databases (PostgreSQL rewrites an IN list, so a hand-written check never compares equal).
+      // MikroORM reads the check back as this enum, on both databases (PostgreSQL rewrites an IN list, so a
+      // hand-written check never compares equal).
       status: { enum: true, items: ['held', 'committed', 'released', 'expired', 'rejected'], type: 'text' },
       lines: { type: 'text' },
       expiresAt: time(dialect, 'expires_at'),

@@ -68,7 +68,8 @@ describe('Lock order and conflicts on PostgreSQL', function () {
       reserve.execute(holder, ReservationRequest.create({ reference: randomUUID(), lines }));
     const all = products.map((p) => ({ productId: p.id, quantity: 1 }));
     for (let round = 0; round < 6; round++) {
-      // Holds that expire in the order highest product first: a sweep that locked in expiry order would take the products downwards.
+      // Holds that expire in the order highest product first: a sweep that locked in expiry order would take the
+      // products downwards.
       for (let n = 0; n < 40; n++) {
         now = new Date(now.getTime() + 1);
         await hold([{ productId: products[products.length - 1 - (n % products.length)]!.id, quantity: 1 }]);
@@ -84,7 +85,8 @@ describe('Lock order and conflicts on PostgreSQL', function () {
           ).value.reservation.id,
         );
       now = new Date(now.getTime() + 61_000);
-      // Four sweepers of ten each, against twenty reservations of every product (locked upwards) and ten releases of them.
+      // Four sweepers of ten each, against twenty reservations of every product (locked upwards) and ten releases of
+      // them.
       await Promise.all([
         ...Array.from({ length: 4 }, () => expire.execute(10)),
         ...Array.from({ length: 20 }, () => hold(all)),
@@ -111,7 +113,8 @@ describe('Lock order and conflicts on PostgreSQL', function () {
     const barrier = new Promise<void>((resolve) => (bothHoldOne = resolve));
     let holding = 0;
     let runs = 0;
-    // Each adjusts its first product, waits until the other has too, then wants the other's: a deadlock, the first time.
+    // Each adjusts its first product, waits until the other has too, then wants the other's: a deadlock, the first
+    // time.
     const rival = (first: Product, second: Product) =>
       store.unitOfWork.run(async (tx) => {
         runs++;

@@ -143,7 +143,8 @@ describe('stock migrations', () => {
         const database = await openStockDatabase(url, { createDatabase: true });
         try {
           await database.migrate();
-          // MikroORM 7's migrator stops at `to` and keeps it (6's, on umzug, undid it too): down to the migration before the owners.
+          // MikroORM 7's migrator stops at `to` and keeps it (6's, on umzug, undid it too): down to the migration
+          // before the owners.
           await database.orm.migrator.down({ to: '20261124-reservation-origin' });
           const product = await database.transaction((session) =>
             new MikroOrmProductRepository(session).add(aProduct(), { at: new Date() }),

@@ -26,7 +26,10 @@ export const STOCK_SETTINGS = {
   reservationTtlSeconds: integer('RESERVATION_TTL_SECONDS', 900, 1, 7 * 86_400),
   /** How often each instance looks for held reservations past their time (any number of instances may). */
   reservationSweepMs: integer('RESERVATION_SWEEP_MS', 5_000, 100, 3_600_000),
-  /** The OpenAPI description served at /swagger; none is served without one. Its default is the entry's to give (loadConfig's `files`). */
+  /**
+   * The OpenAPI description served at /swagger; none is served without one. Its default is the entry's to give
+   * (loadConfig's `files`).
+   */
   openApiFile: optionalText('OPENAPI_FILE'),
 };
 
@@ -35,7 +38,9 @@ export type StockServiceConfig = Settings<typeof STOCK_SETTINGS>;
 /** The file read when STOCK_CONFIG names none; it is optional. */
 export const DEFAULT_CONFIG_FILE = 'stock-service.config.json';
 
-/** Files the service serves, as the entry that knows where they are hands them in: they become the settings' defaults. */
+/**
+ * Files the service serves, as the entry that knows where they are hands them in: they become the settings' defaults.
+ */
 export interface StockServiceFiles {
   readonly openApiFile?: string;
 }

@@ -3,7 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from './config';
 import { startStockService } from './stock-service';
 
-/** The entry is the one place that knows this workspace's layout: it hands the service its contract (OPENAPI_FILE overrides it). */
+/**
+ * The entry is the one place that knows this workspace's layout: it hands the service its contract (OPENAPI_FILE
+ * overrides it).
+ */
 const WORKSPACE_FILES = { openApiFile: fileURLToPath(new URL('../../../../docs/openapi.yaml', import.meta.url)) };
 
 await runMain('stock service', async () => {

@@ -113,7 +113,8 @@ describe('a stalled or failing PostgreSQL', function () {
   });
 
   it('stops within its grace period when told to while the database is frozen, and says it had to cut work', async () => {
-    // Statements that could outlast the freeze: only the shutdown can end the request, and the freeze (until afterEach) outlasts the test.
+    // Statements that could outlast the freeze: only the shutdown can end the request, and the freeze (until afterEach)
+    // outlasts the test.
     await service.close({ immediate: true });
     service = await startStockService(
       {
@@ -211,7 +212,8 @@ describe('a SQLite database that stops taking writes', function () {
   const session = () => service.container.resolve(Tokens.Database).session;
   const post = () => fetch(`${service.url}/api/products`, json(aProductBody()));
 
-  // SQLite's own switches stand in for a file made read-only and a disk that filled up: the errors are the real SQLITE_READONLY and SQLITE_FULL.
+  // SQLite's own switches stand in for a file made read-only and a disk that filled up: the errors are the real
+  // SQLITE_READONLY and SQLITE_FULL.
   for (const [what, refuse, allow] of [
     ['read-only', 'pragma query_only = 1', 'pragma query_only = 0'],
     ['full', '', 'pragma max_page_count = 1073741823'],

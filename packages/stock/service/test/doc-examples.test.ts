@@ -39,7 +39,10 @@ function promisedFragments(block: string): string[] {
 /** Every curl prints its status on stderr, one line each, and keeps stdout for what the page shows. */
 const RECORD_STATUSES = `curl() { command curl -sS -w '%{stderr}%{http_code}\\n' "$@"; }\n`;
 
-/** Runs a block as bash would from a terminal, with each curl's status recorded; asynchronously, as this process may be the server. */
+/**
+ * Runs a block as bash would from a terminal, with each curl's status recorded; asynchronously, as this process may be
+ * the server.
+ */
 async function runBlock(script: string, cwd = ROOT): Promise<{ stdout: string; statuses: string[] }> {
   const { stdout, stderr } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', RECORD_STATUSES + script], {
     cwd,
@@ -48,7 +51,10 @@ async function runBlock(script: string, cwd = ROOT): Promise<{ stdout: string; s
   return { stdout, statuses: stderr.split('\n').filter(Boolean) };
 }
 
-/** A block that starts a service ends with that command (`npx … start:…`, with its environment): the part before it, and its environment. */
+/**
+ * A block that starts a service ends with that command (`npx … start:…`, with its environment): the part before it, and
+ * its environment.
+ */
 function splitAtStart(block: string): { before: string; env: Record<string, string> } {
   const lines = block.split('\n');
   const start = lines.findIndex((line) => /\bnpx -y pnpm@[\d.]+ start:/.test(line));
@@ -125,7 +131,8 @@ describe("the sample app and identity pages' examples", function () {
     const [start, calls] = shellBlocks('docs/sample-app.md', 'Run it');
     const { env } = splitAtStart(start!);
     running = startServiceProcess(join(ROOT, 'packages', 'sample-app', 'src', 'main.ts'), { ...env, PORT: '0' });
-    // Its one line is for a person, not JSON: "sample app listening on http://127.0.0.1:PORT (node vX.Y.Z; docs at /swagger); …".
+    // Its one line is for a person, not JSON: "sample app listening on http://127.0.0.1:PORT (node vX.Y.Z; docs at
+    // /swagger); …".
     let url: string | undefined;
     for (let i = 0; i < 2400 && !url; i++, await sleep(25))
       url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(running.stdout.join('\n'))?.[1];

@@ -200,7 +200,10 @@ const request = fc.record({
     fc.constantFrom('gzip', 'deflate', 'br', 'identity', 'zstd', 'x', 'GZIP', 'Br', 'DEFLATE', 'gzip, gzip', ''),
     { nil: undefined },
   ),
-  /** Whether the body is really encoded as its Content-Encoding says (else the server gets plain bytes it must not choke on). */
+  /**
+   * Whether the body is really encoded as its Content-Encoding says (else the server gets plain bytes it must not choke
+   * on).
+   */
   encoded: fc.boolean(),
 });
 
@@ -277,7 +280,8 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
           const text = await response.text();
           const what = `${r.method} ${r.path} (${r.contentType}, ${r.contentEncoding}) ${String(r.body?.text).slice(0, 100)} → ${text.slice(0, 300)}`;
           expect(response.status, what).to.be.below(500);
-          // What must never be taken: a query parameter the operation does not know, a body not in UTF-8 or giving a property twice.
+          // What must never be taken: a query parameter the operation does not know, a body not in UTF-8 or giving a
+          // property twice.
           if (r.method !== 'OPTIONS' && unknownQueryParameters(r.method, r.path).length > 0)
             expect(response.status, what).to.be.at.least(400);
           const writes = hasBody && (r.method === 'POST' || r.method === 'PUT');

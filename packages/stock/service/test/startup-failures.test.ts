@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { openStockDatabase } from '@stock/persistence-mikro-orm';
 import { startProcess } from './process-support';
 
-/** Runs main with `env` and answers what a person would see: the exit code and stderr, and whether stdout stayed JSON. */
+/**
+ * Runs main with `env` and answers what a person would see: the exit code and stderr, and whether stdout stayed JSON.
+ */
 async function failedStart(env: Record<string, string>, options: Parameters<typeof startProcess>[1] = {}) {
   const service = startProcess(env, options);
   const code = await service.exited;
@@ -25,7 +27,10 @@ describe('a start that fails', function () {
   beforeEach(() => (directory = mkdtempSync(join(tmpdir(), 'stock-start-'))));
   afterEach(() => rmSync(directory, { recursive: true, force: true }));
 
-  /** A case: what it is, the environment it starts with, the line it must print, and what else must hold after (nothing was touched). */
+  /**
+   * A case: what it is, the environment it starts with, the line it must print, and what else must hold after (nothing
+   * was touched).
+   */
   const cases: [string, () => Promise<Record<string, string>>, RegExp, (() => void)?][] = [
     [
       'a port already in use, before the database is opened',

@@ -12,7 +12,10 @@ export interface ServiceUnderTest {
   readonly logs: Record<string, unknown>[];
   /** fetch() against the service; throws if the response breaks docs/openapi.yaml. */
   request(path: string, init?: RequestInit): Promise<Response>;
-  /** A request fetch would not send (its own Transfer-Encoding…), on a connection the server closes; checked against docs/openapi.yaml too. */
+  /**
+   * A request fetch would not send (its own Transfer-Encoding…), on a connection the server closes; checked against
+   * docs/openapi.yaml too.
+   */
   raw(method: string, path: string, headers: Record<string, string>, ...body: (string | Buffer)[]): Promise<Response>;
   stop(): Promise<void>;
 }

@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 // service's tests because the docs' other checks do (doc-examples.test.ts).
 const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 
-/** Every workspace package: a folder with a package.json under packages/ or tools/, as pnpm-workspace.yaml globs them. */
+/**
+ * Every workspace package: a folder with a package.json under packages/ or tools/, as pnpm-workspace.yaml globs them.
+ */
 function workspacePackages(): string[] {
   const globs = [...readFileSync(join(ROOT, 'pnpm-workspace.yaml'), 'utf8').matchAll(/^ {2}- (\S+)$/gm)].map(
     (m) => m[1]!,
@@ -33,7 +35,10 @@ function sources(folder: string): string[] {
     .map((file) => join(src, file));
 }
 
-/** The paths a file builds from its own location (`new URL('…', import.meta.url)`, `join(import.meta.dirname, '…', …)`), resolved. */
+/**
+ * The paths a file builds from its own location (`new URL('…', import.meta.url)`, `join(import.meta.dirname, '…', …)`),
+ * resolved.
+ */
 function pathsFromOwnLocation(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   const urls = [...text.matchAll(/new URL\('([^']+)',\s*import\.meta\.url\)/g)].map((m) =>

@@ -5,7 +5,10 @@ import type { StockStoreUnderTest } from './stock-store';
 
 const READER = 'ledger-auditor';
 
-/** For every product given, its movements sum to its current quantities: the ledger's invariant (whoever reads it: only ids are hidden). */
+/**
+ * For every product given, its movements sum to its current quantities: the ledger's invariant (whoever reads it: only
+ * ids are hidden).
+ */
 export async function expectLedgersToSum(
   store: StockStoreUnderTest,
   products: readonly Pick<Product, 'id'>[],

@@ -19,13 +19,18 @@ export interface ConcurrencySize {
   readonly adjustments: number;
   /** Concurrent orders of one unit on a quarter as much stock. */
   readonly orders: number;
-  /** Further concurrent orders on plenty of stock: holds enough for both stock instances' sweepers to have work at once. */
+  /**
+   * Further concurrent orders on plenty of stock: holds enough for both stock instances' sweepers to have work at once.
+   */
   readonly holds: number;
 }
 
 export const FULL_CONCURRENCY: ConcurrencySize = { adjustments: 1000, orders: 200, holds: 800 };
 
-/** How often each stock instance's expiry sweeper looks for due holds: the shortest the setting allows, so both are busy while the holds expire. */
+/**
+ * How often each stock instance's expiry sweeper looks for due holds: the shortest the setting allows, so both are busy
+ * while the holds expire.
+ */
 const SWEEP_MS = 100;
 
 /**

@@ -25,7 +25,10 @@ export interface KillSize {
 
 export const FULL_KILL: KillSize = { workers: 4, downMs: 1_500, betweenMs: 3_000 };
 
-/** The shortest life the issuer gives a token: the drill's clients and sales renew theirs every few seconds, so the issuer's death is felt. */
+/**
+ * The shortest life the issuer gives a token: the drill's clients and sales renew theirs every few seconds, so the
+ * issuer's death is felt.
+ */
 const TOKEN_TTL_SECONDS = 10;
 /** The drill's clients renew a token once it is this old. */
 const TOKEN_MAX_AGE_MS = 3_000;
@@ -260,7 +263,8 @@ async function killRelayMidBatch(
     link.thaw();
     await link.up();
   }
-  // A live relay that happened to be slow has marked its rows by now; what is still leased, unchanged, was the dead one's.
+  // A live relay that happened to be slow has marked its rows by now; what is still leased, unchanged, was the dead
+  // one's.
   await sleep(Math.max(downMs, 2_000));
   const rows = await cluster.query(
     'stock',

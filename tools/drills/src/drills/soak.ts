@@ -18,9 +18,15 @@ export interface SoakSize {
   readonly workers: number;
   /** Pause of each worker between two requests. */
   readonly pauseMs: number;
-  /** Whether to hold the slopes to a bound (a short soak is too short to tell growth from noise: its slopes are only reported). */
+  /**
+   * Whether to hold the slopes to a bound (a short soak is too short to tell growth from noise: its slopes are only
+   * reported).
+   */
   readonly judgeSlopes: boolean;
-  /** The services' OUTBOX_RETENTION_SECONDS and IDEMPOTENCY_TTL_SECONDS: short, so the sweepers have work within the soak. */
+  /**
+   * The services' OUTBOX_RETENTION_SECONDS and IDEMPOTENCY_TTL_SECONDS: short, so the sweepers have work within the
+   * soak.
+   */
   readonly retentionSeconds: number;
   /** The services' RETENTION_SWEEP_MS. */
   readonly sweepMs: number;
@@ -39,7 +45,10 @@ export const FULL_SOAK: SoakSize = {
 export const MAX_SLOPE_MIB_PER_MINUTE = 2;
 const MiB = 1024 * 1024;
 
-/** One sample of a process's memory, `at` minutes into the soak: its RSS, and what V8's young generation (new space) held of it. */
+/**
+ * One sample of a process's memory, `at` minutes into the soak: its RSS, and what V8's young generation (new space)
+ * held of it.
+ */
 export interface MemorySample {
   readonly at: number;
   readonly rssMiB: number;
@@ -142,7 +151,8 @@ export async function soakDrill({
             break;
           }
           default: {
-            // The payment provider pays an order placed a while ago (stock has held it by now), or the buyer reads its orders if none is old enough.
+            // The payment provider pays an order placed a while ago (stock has held it by now), or the buyer reads its
+            // orders if none is old enough.
             const id = reserved.length > workers * 4 ? reserved.shift() : undefined;
             if (id)
               count(
@@ -174,7 +184,8 @@ export async function soakDrill({
         const now = Date.now();
         const at = (now - started) / 60_000;
         for (const instance of cluster.instances) {
-          // The young generation from the process's own metrics, then its RSS at once, so the two describe the same moment.
+          // The young generation from the process's own metrics, then its RSS at once, so the two describe the same
+          // moment.
           const youngMiB = await metric(instance, 'nodejs_heap_space_size_total_bytes', { space: 'new' }).then(
             (bytes) => bytes / MiB,
             () => undefined,
@@ -228,7 +239,8 @@ export async function soakDrill({
         );
       }
 
-      // Retention: what outlived it was swept, and at no sample was anything older than the retention plus two sweeps left.
+      // Retention: what outlived it was swept, and at no sample was anything older than the retention plus two sweeps
+      // left.
       findings.check(
         `the tables were held to their retention (plus two sweeps, ${grace / 1000} s) at every sample past it (${retentionChecks}): nothing overdue`,
         retentionChecks > 0 && late.length === 0,
@@ -252,7 +264,8 @@ export async function soakDrill({
           kept: row!.published,
         });
       }
-      // Inbox entries and HTTP idempotency records share one table: what the consumers handled, less what is kept, was swept.
+      // Inbox entries and HTTP idempotency records share one table: what the consumers handled, less what is kept, was
+      // swept.
       for (const [publisher, flow] of Object.entries(flows)) {
         const consumer = publisher === 'stock' ? 'sales' : 'stock';
         findings.check(

@@ -6,7 +6,9 @@ export interface IssuerKeysOptions {
   readonly jwksUri: string;
   /** Longest one fetch of the key set may take. */
   readonly timeoutMs: number;
-  /** Age after which the key set is fetched again (in the background: requests keep using the current one meanwhile). */
+  /**
+   * Age after which the key set is fetched again (in the background: requests keep using the current one meanwhile).
+   */
   readonly maxAgeMs: number;
   /** Least time between two fetches, whatever asks for them. */
   readonly cooldownMs: number;
@@ -14,7 +16,9 @@ export interface IssuerKeysOptions {
   readonly onFetch?: (outcome: KeySetFetch) => void;
 }
 
-/** How a fetch of the key set went: `withdrawn` when a key held before is gone, `stale` when the last good set is kept. */
+/**
+ * How a fetch of the key set went: `withdrawn` when a key held before is gone, `stale` when the last good set is kept.
+ */
 export type KeySetFetch =
   | { readonly ok: true; readonly withdrawn: boolean }
   | { readonly ok: false; readonly error: unknown; readonly stale: boolean };
@@ -91,7 +95,9 @@ export class IssuerKeys {
     return this.keys;
   }
 
-  /** The last fetch failed and the cooldown is not over: the issuer is down, say so now rather than after the cooldown. */
+  /**
+   * The last fetch failed and the cooldown is not over: the issuer is down, say so now rather than after the cooldown.
+   */
   private failFastWhileDown(): void {
     if (this.lastFailure !== undefined && !this.fetching && Date.now() - this.lastAttemptAt < this.options.cooldownMs)
       throw new KeySetUnavailableError(this.lastFailure);

@@ -1,6 +1,9 @@
 import type { Context } from 'koa';
 
-/** Who is calling, as a verified access token says: the client (for client credentials, also the subject) and what it may do. */
+/**
+ * Who is calling, as a verified access token says: the client (for client credentials, also the subject) and what it
+ * may do.
+ */
 export interface Principal {
   readonly subject: string;
   readonly clientId: string;

@@ -9,9 +9,15 @@ import { VerifiedTokens } from './verified-tokens';
 export interface TokenVerifierOptions {
   /** The issuer exactly as tokens carry it in `iss` (e.g. https://api.example.com/identity). */
   readonly issuer: string;
-  /** This service's own audience (e.g. urn:commerce:stock): a token for another API is refused. The gateway accepts any of several. */
+  /**
+   * This service's own audience (e.g. urn:commerce:stock): a token for another API is refused. The gateway accepts any
+   * of several.
+   */
   readonly audience: string | readonly string[];
-  /** Where to read the issuer's metadata, when not at {issuer}/.well-known/openid-configuration (an internal address, say). */
+  /**
+   * Where to read the issuer's metadata, when not at {issuer}/.well-known/openid-configuration (an internal address,
+   * say).
+   */
   readonly discoveryUrl?: string;
   /** Leeway for clocks that disagree, on `exp` and `nbf`. */
   readonly clockToleranceSeconds?: number;
@@ -28,7 +34,10 @@ export interface TokenVerifierOptions {
 }
 
 export interface TokenVerifier {
-  /** The caller a token names, or InvalidTokenError (401), or UnavailableError when the issuer's keys cannot be had (503). */
+  /**
+   * The caller a token names, or InvalidTokenError (401), or UnavailableError when the issuer's keys cannot be had
+   * (503).
+   */
   verify(token: string): Promise<Principal>;
 }
 
@@ -54,7 +63,10 @@ function unavailable(issuer: string, cause: unknown): UnavailableError {
   );
 }
 
-/** The issuer answered, but with metadata this verifier must not use: a setting or the issuer is wrong, and waiting will not mend it. */
+/**
+ * The issuer answered, but with metadata this verifier must not use: a setting or the issuer is wrong, and waiting will
+ * not mend it.
+ */
 class RefusedMetadataError extends Error {
   constructor(message: string) {
     super(message);

@@ -17,6 +17,9 @@ export interface OrderRepository {
   list(viewer: Viewer, query: OrderPageQuery): Promise<Order[]>;
   /** How many orders are in each status (statuses with none are left out): the metrics read it at scrape time. */
   countByStatus(): Promise<Partial<Record<OrderStatus, number>>>;
-  /** Stores the order's next state, only if it is still at `expectedVersion`: answers false when someone changed it since. */
+  /**
+   * Stores the order's next state, only if it is still at `expectedVersion`: answers false when someone changed it
+   * since.
+   */
   save(order: Order, expectedVersion: number): Promise<boolean>;
 }

@@ -206,7 +206,10 @@ function ledgerTriggers(withActor: boolean): string[] {
   ];
 }
 
-/** As on PostgreSQL (see postgresql.ts): each movement says whom it was made for, written by the triggers in the same statement. */
+/**
+ * As on PostgreSQL (see postgresql.ts): each movement says whom it was made for, written by the triggers in the same
+ * statement.
+ */
 export class StockMovementActor extends Migration {
   override async up(): Promise<void> {
     this.addSql('alter table "stock_movement" add column "actor" text null');
