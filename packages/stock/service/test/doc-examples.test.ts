@@ -1,3 +1,5 @@
+import { Apis } from '@commerce/contracts';
+import * as platformKoa from '@platform/koa';
 import { type ServiceProcess, startServiceProcess } from '@platform/test-kit';
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
@@ -17,6 +19,12 @@ const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 const STOCK_API = 'docs/stock-api.md';
 
 /** The shell blocks of a section of a page (a path from the workspace's root), in order. */
+/** The fenced blocks of `language` anywhere on `page`, in order. */
+function fencedBlocks(page: string, language: string): string[] {
+  const text = readFileSync(join(ROOT, page), 'utf8');
+  return [...text.matchAll(new RegExp(`^\`\`\`${language}\n([\\s\\S]*?)^\`\`\`$`, 'gm'))].map((match) => match[1]!);
+}
+
 function shellBlocks(page: string, section: string): string[] {
   const text = readFileSync(join(ROOT, page), 'utf8').split(`\n## ${section}\n`)[1]!.split('\n## ')[0]!;
   return [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!);
@@ -113,6 +121,32 @@ describe("the stock API page's examples", function () {
       'reserved',
       'committed',
     ]);
+  });
+
+  it('show the problem an invalid body gets, as the service answers it', async () => {
+    const [sample] = fencedBlocks(STOCK_API, 'json');
+    const shown = JSON.parse(sample!) as Record<string, unknown>;
+    const answer = await fetch(`${service.url}/api/products`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ price: 1.234, quantityInStock: 1 }),
+    });
+    expect(answer.headers.get('content-type')).to.equal('application/problem+json');
+    expect(await answer.json()).to.deep.equal(shown);
+  });
+});
+
+describe("the identity page's code sample", () => {
+  it('calls only what @platform/koa exports, with an audience and a scope of the security contract', () => {
+    const [sample] = fencedBlocks('docs/identity.md', 'ts');
+    const called = [...sample!.matchAll(/(?<![.\w])([a-zA-Z]\w*)\(/g)].map((match) => match[1]!);
+    expect(called).to.include.members(['createTokenVerifier', 'authenticate', 'requireScope']);
+    for (const name of called) expect(platformKoa, name).to.have.property(name).that.is.a('function');
+    const [audience] = /urn:commerce:\w+/.exec(sample!) ?? [];
+    expect(audience).to.equal(Apis.stock.audience);
+    const scopes = [...sample!.matchAll(/requireScope\('([^']+)'\)/g)].map((match) => match[1]!);
+    expect(scopes).to.not.be.empty;
+    for (const scope of scopes) expect(Object.keys(Apis.stock.scopes)).to.include(scope);
   });
 });
 
