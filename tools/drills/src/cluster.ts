@@ -258,6 +258,8 @@ export class Cluster {
   /** Each client's current token, or the request for one under way (callers at once share it). */
   private readonly tokens = new Map<Client, { token: string; at: number } | { pending: Promise<string> }>();
   private stopping: Promise<void> | undefined;
+  /** The gateway's port is named (in the issuer's URL) long before the gateway binds it: no port is given twice. */
+  private readonly freePort = distinctPorts();
 
   private constructor(private readonly options: ClusterOptions) {}
 
@@ -337,9 +339,9 @@ export class Cluster {
     await rabbitmqctl('set_permissions', '-p', this.vhost, 'guest', '.*', '.*', '.*');
     const clientsFile = join(this.folder, 'clients.json');
     writeFileSync(clientsFile, JSON.stringify(CLIENTS), { mode: 0o600 });
-    const gatewayPort = await freePort();
+    const gatewayPort = await this.freePort();
     const issuer = `http://127.0.0.1:${gatewayPort}/identity`;
-    const identity = new Instance('identity', 'identity', await freePort(), {
+    const identity = new Instance('identity', 'identity', await this.freePort(), {
       ISSUER: issuer,
       IDENTITY_CLIENTS_FILE: clientsFile,
       IDENTITY_KEYS_FILE: join(this.folder, 'keys.json'),
@@ -375,7 +377,7 @@ export class Cluster {
     for (let i = 0; i < (this.options.stock ?? 2); i++) {
       const name = `stock ${String.fromCharCode(97 + i)}`;
       this.instances.push(
-        new Instance('stock', name, await freePort(), {
+        new Instance('stock', name, await this.freePort(), {
           ...common,
           DATABASE_URL: databaseUrl(this.databases.stock),
           ...this.options.stockEnv,
@@ -386,7 +388,7 @@ export class Cluster {
     for (let i = 0; i < (this.options.sales ?? 2); i++) {
       const name = `sales ${String.fromCharCode(97 + i)}`;
       this.instances.push(
-        new Instance('sales', name, await freePort(), {
+        new Instance('sales', name, await this.freePort(), {
           ...common,
           DATABASE_URL: databaseUrl(this.databases.sales),
           STOCK_URL: gatewayUrl,
@@ -402,7 +404,7 @@ export class Cluster {
     const gateway = new Instance('gateway', 'gateway', gatewayPort, {
       // Its issuer's origin, never a client's Host; its metrics listener on a port of its own, kept across restarts.
       PUBLIC_URL: gatewayUrl,
-      METRICS_PORT: String(await freePort()),
+      METRICS_PORT: String(await this.freePort()),
       STOCK_URL: this.of('stock')
         .map((i) => i.url)
         .join(','),
@@ -462,6 +464,23 @@ export class Cluster {
     })();
     return this.stopping;
   }
+}
+
+/**
+ * Free ports, none of them twice. A port is free when drawn but nobody holds it until its process binds it: another
+ * draw meanwhile may get it again, and a process that lost the race to bind it exits while the one that won answers
+ * in its place (a stock instance once answered the gateway's token requests with 404s).
+ */
+export function distinctPorts(draw: () => Promise<number> = freePort): () => Promise<number> {
+  const given = new Set<number>();
+  return async () => {
+    for (;;) {
+      const port = await draw();
+      if (given.has(port)) continue;
+      given.add(port);
+      return port;
+    }
+  };
 }
 
 function keepLast(lines: string[], line: string, limit: number): void {

@@ -1,7 +1,7 @@
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { spawn } from 'node:child_process';
-import { Instance, lines, sleep } from '../src/cluster';
+import { distinctPorts, Instance, lines, sleep } from '../src/cluster';
 import { transitions } from '../src/drills/postgres-restart';
 import { MAX_SLOPE_MIB_PER_MINUTE, type MemorySample, memorySlopes, slope } from '../src/drills/soak';
 import { inPool } from '../src/load';
@@ -10,6 +10,12 @@ chai.use(chaiAsPromised);
 const { expect } = chai;
 
 describe('the drills’ helpers', () => {
+  it('distinctPorts: never hands out a port twice, however often the draw repeats one', async () => {
+    const draws = [5001, 5001, 5002, 5001, 5003];
+    const next = distinctPorts(async () => draws.shift()!);
+    expect([await next(), await next(), await next()]).to.deep.equal([5001, 5002, 5003]);
+  });
+
   it('slope: the least-squares MiB per minute of RSS samples; flat or a single sample is 0', () => {
     expect(
       slope([
