@@ -217,6 +217,8 @@ export class Database {
   /** Statements that have succeeded, and how many had when readiness last asked. */
   private succeeded = 0;
   private succeededWhenAsked = 0;
+  /** The readiness answer under way, which callers meanwhile share. */
+  private readiness: Promise<boolean> | undefined;
   private readonly outcomes: StatementOutcomes;
 
   private constructor(
@@ -374,8 +376,15 @@ export class Database {
    * Readiness: the database answers, and takes writes (checked again only after a write failed). Statements that
    * succeeded since it was last asked are the answer; with none, a trivial query must answer within `timeoutMs`.
    * A pool busy with a burst would keep that query waiting, and an instance serving well would be taken out.
+   * Callers at the same time (a readiness request asks for its status and its checks at once) share one answer:
+   * a second look would find no statement since the first and wait behind the pool after all.
    */
-  async isReady(timeoutMs = 2000): Promise<boolean> {
+  isReady(timeoutMs = 2000): Promise<boolean> {
+    this.readiness ??= this.askReadiness(timeoutMs).finally(() => (this.readiness = undefined));
+    return this.readiness;
+  }
+
+  private async askReadiness(timeoutMs: number): Promise<boolean> {
     const answered = this.succeeded !== this.succeededWhenAsked;
     this.succeededWhenAsked = this.succeeded;
     if (answered && this.available && this.writable) return true;

@@ -157,6 +157,9 @@ for (const dialect of ['sqlite', 'postgresql'] as const) {
       try {
         await new Promise((resolve) => setTimeout(resolve, 20));
         expect(await subject.database.isReady(1), 'statements answered since it was last asked').to.equal(true);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const together = await Promise.all([subject.database.isReady(1), subject.database.isReady(1)]);
+        expect(together, 'asked twice at once (status and checks): one answer for both').to.deep.equal([true, true]);
       } finally {
         await Promise.all(burst);
       }
