@@ -69,6 +69,9 @@ function salesUseCases(open: OpenSalesStore): void {
   };
   const stock = <E extends StockEvent>(type: E['type'], data: E['data']) =>
     newEvent(type, data as never, now) as StockEvent;
+  /** Stock's word that it holds `orderId`'s lines, until a fixed time. */
+  const confirmation = (orderId: string, reservationId = RESERVATION) =>
+    stock('stock.reservation.confirmed', { orderId, reservationId, expiresAt: '2026-11-23T10:15:00.000Z' });
 
   before(async function () {
     store = await open(this);
@@ -178,14 +181,7 @@ function salesUseCases(open: OpenSalesStore): void {
 
   it("takes the payment provider's confirmation for any buyer's order, by its id; an id no order has is not found", async () => {
     const [a, b] = [await placed(A), await placed(B)];
-    for (const order of [a, b])
-      await useCases().handle.execute(
-        stock('stock.reservation.confirmed', {
-          orderId: order.id,
-          reservationId: randomUUID(),
-          expiresAt: '2026-11-23T10:15:00.000Z',
-        }),
-      );
+    for (const order of [a, b]) await useCases().handle.execute(confirmation(order.id, randomUUID()));
     expect(await useCases().pay.execute(a.id)).to.include({ status: 'paid', buyer: 'buyer-a' });
     expect(await useCases().pay.execute(b.id)).to.include({ status: 'paid', buyer: 'buyer-b' });
     await expect(useCases().pay.execute(timeOrderedId(now.getTime()))).to.be.rejectedWith(OrderNotFoundError);
@@ -194,15 +190,7 @@ function salesUseCases(open: OpenSalesStore): void {
   it('goes pending → reserved → paid → completed on stock’s answers, each change with its event', async () => {
     const order = await placed();
     await events();
-    expect(
-      await useCases().handle.execute(
-        stock('stock.reservation.confirmed', {
-          orderId: order.id,
-          reservationId: RESERVATION,
-          expiresAt: '2026-11-23T10:15:00.000Z',
-        }),
-      ),
-    ).to.equal('applied');
+    expect(await useCases().handle.execute(confirmation(order.id))).to.equal('applied');
     expect(await useCases().get.execute(order.id, A)).to.include({ status: 'reserved', reservationId: RESERVATION });
     now = new Date('2026-11-23T10:01:00Z');
     expect(await useCases().pay.execute(order.id)).to.include({ status: 'paid' });
@@ -219,13 +207,7 @@ function salesUseCases(open: OpenSalesStore): void {
   it('cancels a pending or a reserved order with sales.order.cancelled, and refuses to cancel a paid one', async () => {
     const pending = await placed();
     const reserved = await placed();
-    await useCases().handle.execute(
-      stock('stock.reservation.confirmed', {
-        orderId: reserved.id,
-        reservationId: RESERVATION,
-        expiresAt: '2026-11-23T10:15:00.000Z',
-      }),
-    );
+    await useCases().handle.execute(confirmation(reserved.id));
     await events();
     for (const order of [pending, reserved])
       expect(await useCases().cancel.execute(order.id, A)).to.include({ status: 'cancelled' });
@@ -235,13 +217,7 @@ function salesUseCases(open: OpenSalesStore): void {
       ['sales.order.cancelled', { orderId: reserved.id }],
     ]);
     const paid = await placed();
-    await useCases().handle.execute(
-      stock('stock.reservation.confirmed', {
-        orderId: paid.id,
-        reservationId: RESERVATION,
-        expiresAt: '2026-11-23T10:15:00.000Z',
-      }),
-    );
+    await useCases().handle.execute(confirmation(paid.id));
     await useCases().pay.execute(paid.id);
     await expect(useCases().cancel.execute(paid.id, A))
       .to.be.rejectedWith(OrderStateConflictError)
@@ -253,11 +229,7 @@ function salesUseCases(open: OpenSalesStore): void {
 
   it('applies a message once however often it is delivered, and a second event about the same order meets its guards', async () => {
     const order = await placed();
-    const confirmed = stock('stock.reservation.confirmed', {
-      orderId: order.id,
-      reservationId: RESERVATION,
-      expiresAt: '2026-11-23T10:15:00.000Z',
-    });
+    const confirmed = confirmation(order.id);
     expect(await useCases().handle.execute(confirmed)).to.equal('applied');
     expect(await useCases().handle.execute(confirmed)).to.equal('duplicate');
     expect(await useCases().handle.execute({ ...confirmed, id: randomUUID() })).to.equal('unchanged');
@@ -267,25 +239,11 @@ function salesUseCases(open: OpenSalesStore): void {
   it('ends where in-order delivery would when events come late: a confirmation after a cancel, an expiry after payment', async () => {
     const cancelled = await placed();
     await useCases().cancel.execute(cancelled.id, A);
-    expect(
-      await useCases().handle.execute(
-        stock('stock.reservation.confirmed', {
-          orderId: cancelled.id,
-          reservationId: RESERVATION,
-          expiresAt: '2026-11-23T10:15:00.000Z',
-        }),
-      ),
-    ).to.equal('unchanged');
+    expect(await useCases().handle.execute(confirmation(cancelled.id))).to.equal('unchanged');
     expect((await useCases().get.execute(cancelled.id, A)).status).to.equal('cancelled');
 
     const paid = await placed();
-    await useCases().handle.execute(
-      stock('stock.reservation.confirmed', {
-        orderId: paid.id,
-        reservationId: RESERVATION,
-        expiresAt: '2026-11-23T10:15:00.000Z',
-      }),
-    );
+    await useCases().handle.execute(confirmation(paid.id));
     await useCases().pay.execute(paid.id);
     expect(
       await useCases().handle.execute(
@@ -304,14 +262,7 @@ function salesUseCases(open: OpenSalesStore): void {
   });
 
   it("follows stock when the hold is released or committed through stock's own API: released → cancelled and unpayable, committed → completed; no event of its own", async () => {
-    const confirm = (orderId: string) =>
-      useCases().handle.execute(
-        stock('stock.reservation.confirmed', {
-          orderId,
-          reservationId: RESERVATION,
-          expiresAt: '2026-11-23T10:15:00.000Z',
-        }),
-      );
+    const confirm = (orderId: string) => useCases().handle.execute(confirmation(orderId));
     const released = await placed();
     const committed = await placed();
     await confirm(released.id);
@@ -358,11 +309,7 @@ function salesUseCases(open: OpenSalesStore): void {
   it('ends expired when the expiry overtakes the confirmation (the relay let it pass), and neither a late confirmation nor a duplicate moves it', async () => {
     const order = await placed();
     const expired = stock('stock.reservation.expired', { orderId: order.id, reservationId: RESERVATION });
-    const confirmed = stock('stock.reservation.confirmed', {
-      orderId: order.id,
-      reservationId: RESERVATION,
-      expiresAt: '2026-11-23T10:15:00.000Z',
-    });
+    const confirmed = confirmation(order.id);
     expect(await useCases().handle.execute(expired)).to.equal('applied');
     expect(await useCases().handle.execute(confirmed)).to.equal('unchanged');
     expect(await useCases().handle.execute(expired)).to.equal('duplicate');
@@ -392,13 +339,7 @@ function salesUseCases(open: OpenSalesStore): void {
       shortages: [{ productId: 1, requested: 3, available: 1 }],
     });
     const expired = await placed();
-    await useCases().handle.execute(
-      stock('stock.reservation.confirmed', {
-        orderId: expired.id,
-        reservationId: RESERVATION,
-        expiresAt: '2026-11-23T10:15:00.000Z',
-      }),
-    );
+    await useCases().handle.execute(confirmation(expired.id));
     await useCases().handle.execute(
       stock('stock.reservation.expired', { orderId: expired.id, reservationId: RESERVATION }),
     );
@@ -413,13 +354,7 @@ function salesUseCases(open: OpenSalesStore): void {
 
   it('pays once when payments race: one paid event', async () => {
     const order = await placed();
-    await useCases().handle.execute(
-      stock('stock.reservation.confirmed', {
-        orderId: order.id,
-        reservationId: RESERVATION,
-        expiresAt: '2026-11-23T10:15:00.000Z',
-      }),
-    );
+    await useCases().handle.execute(confirmation(order.id));
     await events();
     await Promise.all(Array.from({ length: 10 }, () => useCases().pay.execute(order.id)));
     expect((await events()).map((e) => e.type)).to.deep.equal(['sales.order.paid']);
