@@ -11,7 +11,15 @@ export type StockErrorCode =
   | 'STOCK_LIMIT_EXCEEDED'
   | 'VERSION_MISMATCH'
   | 'RESERVATION_NOT_FOUND'
-  | 'RESERVATION_NOT_HELD';
+  | 'RESERVATION_NOT_HELD'
+  | 'LOCATION_NOT_FOUND'
+  | 'LOCATION_CODE_TAKEN'
+  | 'LOCATION_NOT_EMPTY'
+  | 'DEFAULT_LOCATION'
+  | 'STOCK_AT_SEVERAL_LOCATIONS'
+  | 'BACKORDER_NOT_FILLED'
+  | 'TRANSFER_NOT_FOUND'
+  | 'TRANSFER_NOT_IN_TRANSIT';
 
 /**
  * The base of every stock error: its code must be one of StockErrorCode, and
@@ -124,3 +132,84 @@ export class ReservationNotHeldError extends StockError<'RESERVATION_NOT_HELD'> 
     super(`Reservation ${reservationId} is ${status}, not held.`);
   }
 }
+
+export class LocationNotFoundError extends StockError<'LOCATION_NOT_FOUND'> {
+  readonly code = 'LOCATION_NOT_FOUND';
+
+  constructor(readonly locationId: number) {
+    super(`Location ${locationId} does not exist.`);
+  }
+}
+
+export class LocationCodeTakenError extends StockError<'LOCATION_CODE_TAKEN'> {
+  readonly code = 'LOCATION_CODE_TAKEN';
+
+  constructor(readonly locationCode: string) {
+    super(`A location with the code '${locationCode}' exists already.`);
+  }
+}
+
+/** A location some product has stock, holds or incoming units at: removing it would lose them. */
+export class LocationNotEmptyError extends StockError<'LOCATION_NOT_EMPTY'> {
+  readonly code = 'LOCATION_NOT_EMPTY';
+
+  constructor(readonly locationId: number) {
+    super(`Location ${locationId} holds stock, holds or incoming units; move or adjust them out first.`);
+  }
+}
+
+/** The default location is where clients that know nothing of locations keep their stock: it stays. */
+export class DefaultLocationError extends StockError<'DEFAULT_LOCATION'> {
+  readonly code = 'DEFAULT_LOCATION';
+
+  constructor(readonly locationId: number) {
+    super(`Location ${locationId} is the default location, which is never removed.`);
+  }
+}
+
+/** A PUT that sets quantityInStock of a product that has stock at more than the default location. */
+export class StockAtSeveralLocationsError extends StockError<'STOCK_AT_SEVERAL_LOCATIONS'> {
+  readonly code = 'STOCK_AT_SEVERAL_LOCATIONS';
+
+  constructor(readonly productId: number) {
+    super(
+      `Product ${productId} has stock at more than the default location: change it with POST /api/products/${productId}/stock-adjustments and a locationId.`,
+    );
+  }
+}
+
+/** Committing a hold some of whose units are backordered and have not arrived. */
+export class BackorderNotFilledError extends StockError<'BACKORDER_NOT_FILLED'> {
+  readonly code = 'BACKORDER_NOT_FILLED';
+
+  constructor(
+    readonly reservationId: string,
+    readonly productId: number,
+    readonly backordered: number,
+  ) {
+    super(
+      `Reservation ${reservationId} still waits for ${backordered} backordered unit(s) of product ${productId}; it can be committed once stock arrives.`,
+    );
+  }
+}
+
+export class TransferNotFoundError extends StockError<'TRANSFER_NOT_FOUND'> {
+  readonly code = 'TRANSFER_NOT_FOUND';
+
+  constructor(readonly transferId: string) {
+    super(`Stock transfer ${transferId} does not exist.`);
+  }
+}
+
+/** Receiving a cancelled transfer, or cancelling a received one. */
+export class TransferNotInTransitError extends StockError<'TRANSFER_NOT_IN_TRANSIT'> {
+  readonly code = 'TRANSFER_NOT_IN_TRANSIT';
+
+  constructor(
+    readonly transferId: string,
+    readonly status: string,
+  ) {
+    super(`Stock transfer ${transferId} is ${status}, not in transit.`);
+  }
+}
+

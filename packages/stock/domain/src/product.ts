@@ -55,6 +55,10 @@ export const productFields = {
   description,
   price: Money.parse,
   quantityInStock: quantity,
+  /** How many units holds that allow it may take beyond what is available, all such holds together. */
+  backorderLimit: quantity,
+  /** Below this many available the product is low on stock; 0 turns the alert off. */
+  lowStockThreshold: quantity,
 };
 
 export interface ProductDetailsInput {
@@ -62,7 +66,14 @@ export interface ProductDetailsInput {
   readonly description: string;
   readonly price: Money;
   readonly quantityInStock: number;
+  /** Absent: 0 for a new product, unchanged for an update (a client that knows nothing of it keeps it). */
+  readonly backorderLimit?: number;
+  /** Absent: 0 for a new product, unchanged for an update. */
+  readonly lowStockThreshold?: number;
 }
+
+/** Whether a product is in stock, low (0 < available < its threshold) or out (nothing available). */
+export type StockState = 'in' | 'low' | 'out';
 
 /** What a client may set on a product: everything but its id. Only `create` makes one, so every instance is valid. */
 export class ProductDetails implements ProductDetailsInput {
@@ -71,18 +82,23 @@ export class ProductDetails implements ProductDetailsInput {
     readonly description: string,
     readonly price: Money,
     readonly quantityInStock: number,
+    readonly backorderLimit: number | undefined,
+    readonly lowStockThreshold: number | undefined,
   ) {}
 
   /**
    * Checks every field and answers the details (name trimmed), or throws one ValidationError naming every broken field.
    */
   static create(input: ProductDetailsInput): ProductDetails {
-    const { name, description, quantityInStock } = allValid({
+    const { name, description, quantityInStock, backorderLimit, lowStockThreshold } = allValid({
       name: productFields.name(input.name),
       description: productFields.description(input.description),
       quantityInStock: productFields.quantityInStock(input.quantityInStock),
+      backorderLimit: input.backorderLimit === undefined ? undefined : productFields.backorderLimit(input.backorderLimit),
+      lowStockThreshold:
+        input.lowStockThreshold === undefined ? undefined : productFields.lowStockThreshold(input.lowStockThreshold),
     });
-    return new ProductDetails(name, description, input.price, quantityInStock);
+    return new ProductDetails(name, description, input.price, quantityInStock, backorderLimit, lowStockThreshold);
   }
 
   /**
@@ -91,14 +107,57 @@ export class ProductDetails implements ProductDetailsInput {
    * reads would otherwise re-check every row.
    */
   static restore(input: ProductDetailsInput): ProductDetails {
-    return new ProductDetails(input.name, input.description, input.price, input.quantityInStock);
+    return new ProductDetails(
+      input.name,
+      input.description,
+      input.price,
+      input.quantityInStock,
+      input.backorderLimit,
+      input.lowStockThreshold,
+    );
   }
 
   /** The same details with another stock, which the caller has kept within STOCK_MIN..STOCK_MAX. */
   withQuantityInStock(quantityInStock: number): ProductDetails {
     if (quantity(quantityInStock) instanceof Invalid) throw new RangeError(`Not a stock quantity: ${quantityInStock}`);
-    return new ProductDetails(this.name, this.description, this.price, quantityInStock);
+    const { name, description, price, backorderLimit, lowStockThreshold } = this;
+    return new ProductDetails(name, description, price, quantityInStock, backorderLimit, lowStockThreshold);
   }
+
+  /** These details with each setting the update left out taken from `current` (what the product has now). */
+  keepingSettingsOf(current: ProductSettings): ProductDetails {
+    const { name, description, price, quantityInStock } = this;
+    return new ProductDetails(
+      name,
+      description,
+      price,
+      quantityInStock,
+      this.backorderLimit ?? current.backorderLimit,
+      this.lowStockThreshold ?? current.lowStockThreshold,
+    );
+  }
+}
+
+/** A product's stock settings, as it has them (0 when never set). */
+export interface ProductSettings {
+  readonly backorderLimit: number;
+  readonly lowStockThreshold: number;
+}
+
+/** What a product's stock is besides its levels: the units held beyond stock, and whether it is alerted as low. */
+export interface ProductStockState {
+  /** Units holds took beyond what was available (allowBackorder), waiting for stock: never above backorderLimit. */
+  readonly backorderedQuantity: number;
+  /** Whether the last stock.level event said low (and no restored followed): what decides the next one. */
+  readonly lowStockAlert: boolean;
+}
+
+const NO_BACKORDERS: ProductStockState = { backorderedQuantity: 0, lowStockAlert: false };
+
+/** What a product's stock state is called at `available` with this threshold (0 = never low). */
+export function stockStateOf(available: number, lowStockThreshold: number): StockState {
+  if (available <= 0) return 'out';
+  return available < lowStockThreshold ? 'low' : 'in';
 }
 
 export class Product implements ProductDetailsInput {
@@ -107,22 +166,52 @@ export class Product implements ProductDetailsInput {
     readonly details: ProductDetails,
     /** Starts at 1 and grows with every write: the product's ETag. */
     readonly version: number,
-    /** Held by open reservations: never below 0, never above quantityInStock. */
+    /** Held by open reservations at the locations: never below 0, never above quantityInStock. */
     readonly reservedQuantity: number,
+    readonly stock: ProductStockState,
   ) {}
 
-  static of(id: number, details: ProductDetails, version: number, reservedQuantity = 0): Product {
+  static of(
+    id: number,
+    details: ProductDetails,
+    version: number,
+    reservedQuantity = 0,
+    stock: ProductStockState = NO_BACKORDERS,
+  ): Product {
     if (!isProductId(id)) throw new RangeError(`Not a product id: ${id}`);
     if (!Number.isSafeInteger(version) || version < 1) throw new RangeError(`Not a product version: ${version}`);
     if (!Number.isInteger(reservedQuantity) || reservedQuantity < 0 || reservedQuantity > details.quantityInStock) {
       throw new RangeError(`Not a reserved quantity for a stock of ${details.quantityInStock}: ${reservedQuantity}`);
     }
-    return new Product(id, details, version, reservedQuantity);
+    const { backorderedQuantity } = stock;
+    if (!Number.isInteger(backorderedQuantity) || backorderedQuantity < 0)
+      throw new RangeError(`Not a backordered quantity: ${backorderedQuantity}`);
+    return new Product(id, details, version, reservedQuantity, stock);
   }
 
-  /** What can still be sold or reserved: the stock no reservation holds. */
+  /**
+   * What can still be sold or reserved: the stock no reservation holds, less
+   * the units backordered holds wait for (which the next stock to arrive
+   * fills). Below 0 only while backorders wait.
+   */
   get availableQuantity(): number {
-    return availableQuantity(this);
+    return availableQuantity(this) - this.stock.backorderedQuantity;
+  }
+
+  get backorderedQuantity(): number {
+    return this.stock.backorderedQuantity;
+  }
+
+  get backorderLimit(): number {
+    return this.details.backorderLimit ?? 0;
+  }
+
+  get lowStockThreshold(): number {
+    return this.details.lowStockThreshold ?? 0;
+  }
+
+  get stockState(): StockState {
+    return stockStateOf(this.availableQuantity, this.lowStockThreshold);
   }
 
   get name(): string {

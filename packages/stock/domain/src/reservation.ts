@@ -1,6 +1,8 @@
 import { isProductId, ORDER_MAX_LINES } from '@commerce/shared-kernel';
+import { isLocationId } from './location';
 import { allValid, INT32_MAX, Invalid } from '@platform/kernel';
 import { text } from './product';
+import type { Allocation } from './stock-levels';
 
 /**
  * held → committed | released | expired. `rejected` never held anything: it
@@ -22,6 +24,15 @@ export type ReservationOrigin = 'api' | 'order';
 export interface ReservationLine {
   readonly productId: number;
   readonly quantity: number;
+  /** Hold only at this location; absent: allocated across locations by RESERVATION_ALLOCATION. */
+  readonly locationId?: number;
+}
+
+/** A line as its reservation holds it: where its units are, and how many still wait as backordered. */
+export interface HeldLine extends ReservationLine {
+  readonly allocations: readonly Allocation[];
+  /** Units held beyond stock (allowBackorder) that no arrival has filled yet. */
+  readonly backorderedQuantity: number;
 }
 
 /** An order's lines are held as one reservation, so a reservation holds as many lines as an order may. */
@@ -44,20 +55,28 @@ export const reservationFields = {
   },
   /**
    * Lines for the same product are summed, and the lines sorted by product id: that is the order rows are locked in.
+   * Lines of one product name the same location, or none.
    */
   lines(value: readonly ReservationLine[]): ReservationLine[] | Invalid {
     if (value.length === 0) return new Invalid('must hold at least one line');
     if (value.length > RESERVATION_MAX_LINES) return new Invalid(`must hold at most ${RESERVATION_MAX_LINES} lines`);
-    const byProduct = new Map<number, number>();
-    for (const { productId, quantity } of value) {
+    const byProduct = new Map<number, ReservationLine>();
+    for (const { productId, quantity, locationId } of value) {
       if (!isProductId(productId)) return new Invalid(`has a productId that is not an integer from 1 to ${INT32_MAX}`);
       if (!Number.isInteger(quantity) || quantity < 1 || quantity > INT32_MAX)
         return new Invalid(`has a quantity that is not an integer from 1 to ${INT32_MAX}`);
-      byProduct.set(productId, (byProduct.get(productId) ?? 0) + quantity);
+      if (locationId !== undefined && !isLocationId(locationId))
+        return new Invalid(`has a locationId that is not an integer from 1 to ${INT32_MAX}`);
+      const seen = byProduct.get(productId);
+      if (seen && seen.locationId !== locationId)
+        return new Invalid(`has lines for product ${productId} at different locations; hold it at one, or at none`);
+      byProduct.set(productId, {
+        productId,
+        quantity: (seen?.quantity ?? 0) + quantity,
+        ...(locationId !== undefined && { locationId }),
+      });
     }
-    const lines = [...byProduct]
-      .map(([productId, quantity]) => ({ productId, quantity }))
-      .sort((a, b) => a.productId - b.productId);
+    const lines = [...byProduct.values()].sort((a, b) => a.productId - b.productId);
     if (lines.some((line) => line.quantity > INT32_MAX))
       return new Invalid(`sums to more than ${INT32_MAX} for one product`);
     return lines;
@@ -68,6 +87,8 @@ export interface ReservationRequestInput {
   readonly reference: string;
   readonly lines: readonly ReservationLine[];
   readonly ttlSeconds?: number;
+  /** Units beyond what is available may be held as backordered, within each product's backorderLimit. */
+  readonly allowBackorder?: boolean;
 }
 
 /** What a caller asks to hold: every line or none. */
@@ -77,6 +98,7 @@ export class ReservationRequest {
     /** One per product, in product id order. */
     readonly lines: readonly ReservationLine[],
     readonly ttlSeconds: number | undefined,
+    readonly allowBackorder: boolean,
   ) {}
 
   /** Answers the request, or throws one ValidationError naming every broken field. */
@@ -86,7 +108,7 @@ export class ReservationRequest {
       lines: reservationFields.lines(input.lines),
       ttlSeconds: input.ttlSeconds === undefined ? undefined : reservationFields.ttlSeconds(input.ttlSeconds),
     });
-    return new ReservationRequest(reference, lines, ttlSeconds);
+    return new ReservationRequest(reference, lines, ttlSeconds, input.allowBackorder === true);
   }
 }
 
@@ -110,7 +132,8 @@ export interface Reservation {
   /** The caller (token subject) that made an API hold; absent exactly when `origin` is 'order'. */
   readonly owner?: string;
   readonly status: ReservationStatus;
-  readonly lines: readonly ReservationLine[];
+  /** As requested; once held (and after), each with its allocations and backordered units. */
+  readonly lines: readonly (ReservationLine | HeldLine)[];
   readonly expiresAt: Date;
   readonly createdAt: Date;
   readonly updatedAt: Date;

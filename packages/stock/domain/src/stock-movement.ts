@@ -1,14 +1,34 @@
 /** Why a product's stock or reserved quantity changed. */
-export type MovementKind = 'created' | 'updated' | 'adjusted' | 'reserved' | 'committed' | 'released' | 'expired';
+export type MovementKind =
+  | 'created'
+  | 'updated'
+  | 'adjusted'
+  | 'reserved'
+  | 'committed'
+  | 'released'
+  | 'expired'
+  /** A transfer's units left its `from` location. */
+  | 'transfer-sent'
+  /** A transfer's units arrived at its `to` location. */
+  | 'transfer-received'
+  /** A cancelled transfer's units went back to its `from` location. */
+  | 'transfer-cancelled'
+  /** Stock that arrived was reserved for a hold that had backordered it. */
+  | 'backorder-filled';
 
 /**
- * One entry of a product's append-only stock ledger. For every product, the
- * sum of its quantityDelta is its quantityInStock and the sum of its
- * reservedDelta its reservedQuantity.
+ * One entry of a product's append-only stock ledger. For every product and
+ * location, the sum of its quantityDelta is the location's onHand and the sum
+ * of its reservedDelta its reserved; summed over locations, the product's
+ * quantityInStock and reservedQuantity.
  */
 export interface StockMovement {
   readonly id: number;
   readonly productId: number;
+  /** Where the stock moved. */
+  readonly locationId: number;
+  /** The transfer the movement is a step of. */
+  readonly transferId?: string;
   readonly kind: MovementKind;
   readonly quantityDelta: number;
   readonly reservedDelta: number;
@@ -31,6 +51,13 @@ export interface MovementContext {
   readonly requestId?: string;
   /** Whom the change is made for (see StockMovement.actor). */
   readonly actor?: string;
+}
+
+/** The movement's own part of a change: its kind, location and transfer (a LevelChange carries them). */
+export interface MovementOf {
+  readonly kind: MovementKind;
+  readonly locationId: number;
+  readonly transferId?: string;
 }
 
 /**

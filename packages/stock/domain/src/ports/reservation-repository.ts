@@ -1,4 +1,5 @@
 import type { Reservation, ReservationStatus } from '../reservation';
+import type { Backorder, Fill, LineHold } from '../stock-levels';
 
 /** Reservations of one transaction, or of none (reads). */
 export interface ReservationRepository {
@@ -21,4 +22,17 @@ export interface ReservationRepository {
    * several instances share the work without waiting on each other.
    */
   claimExpired(now: Date, limit: number): Promise<Reservation[]>;
+  /**
+   * Records what a line of a reservation holds: its allocations and its
+   * backordered units (which wait behind every unit backordered before them).
+   */
+  recordHold(reservationId: string, productId: number, hold: LineHold): Promise<void>;
+  /** What a line of a reservation holds now (fills move backordered units to allocations). */
+  holdOf(reservationId: string, productId: number): Promise<LineHold>;
+  /** A product's backordered units that held reservations still wait for, oldest first. */
+  backorders(productId: number): Promise<Backorder[]>;
+  /** Records a fill: `quantity` of the line's backordered units are now allocated at the fill's location. */
+  recordFill(productId: number, fill: Fill): Promise<void>;
+  /** A line's backordered units wait no more: its reservation ended without them. */
+  dropBackorder(reservationId: string, productId: number): Promise<void>;
 }

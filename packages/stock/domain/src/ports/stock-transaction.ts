@@ -1,11 +1,17 @@
 import type { IdempotencyRecords, Outbox } from '@platform/kernel';
+import type { LocationRepository } from './location-repository';
 import type { ProductRepository } from './product-repository';
 import type { ReservationRepository } from './reservation-repository';
+import type { StockLevelRepository } from './stock-level-repository';
 import type { StockMovementRepository } from './stock-movement-repository';
+import type { TransferRepository } from './transfer-repository';
 
 /** What a stock use case reaches inside one unit of work (`UnitOfWork<StockTransaction>`). */
 export interface StockTransaction {
   readonly products: ProductRepository;
+  readonly locations: LocationRepository;
+  readonly levels: StockLevelRepository;
+  readonly transfers: TransferRepository;
   readonly reservations: ReservationRepository;
   readonly movements: StockMovementRepository;
   readonly idempotency: IdempotencyRecords;
