@@ -5,6 +5,9 @@ import { DateTime, exactObject, integer, list, text, Uuid } from './codecs';
 
 const ProductId = integer('ProductId', 1, INT32_MAX);
 const Quantity = integer('Quantity', 1, LINE_MAX_QUANTITY);
+/** A product's available quantity: below 0 while backordered holds wait for stock. */
+const Available = integer('Available', -INT32_MAX, INT32_MAX);
+const Threshold = integer('Threshold', 1, INT32_MAX);
 
 const OrderLine = exactObject('OrderLine', { productId: ProductId, quantity: Quantity });
 const Shortage = exactObject('Shortage', {
@@ -96,6 +99,19 @@ export const EVENTS = {
     publisher: STOCK,
     consumers: [SALES],
     data: exactObject('ReservationExpired', { orderId: Uuid, reservationId: Uuid }),
+  },
+  // Published for whoever listens (webhooks, a merchant's tools); no service of ours consumes them.
+  'stock.level.low': {
+    version: 1,
+    publisher: STOCK,
+    consumers: [],
+    data: exactObject('StockLevelLow', { productId: ProductId, available: Available, threshold: Threshold }),
+  },
+  'stock.level.restored': {
+    version: 1,
+    publisher: STOCK,
+    consumers: [],
+    data: exactObject('StockLevelRestored', { productId: ProductId, available: Available, threshold: Threshold }),
   },
 } as const satisfies Record<string, EventContract>;
 

@@ -3,12 +3,17 @@ import { inboxEntry, runOnce, textResult, type UnitOfWork } from '@platform/kern
 import { ReservationNotHeldError, type StockTransaction } from '@stock/domain';
 import type { OrderEvent, OrderEventOutcome, OrderEventSettings } from './order-events';
 import { settleReservation } from './settle-reservation';
+import { DEFAULT_STOCK_CHANGE_SETTINGS, type StockChangeSettings } from './stock-changes';
 
 export class CommitForOrder {
   constructor(
     private readonly unitOfWork: UnitOfWork<StockTransaction>,
     private readonly settings: OrderEventSettings,
   ) {}
+
+  private get changeSettings(): StockChangeSettings {
+    return { ...DEFAULT_STOCK_CHANGE_SETTINGS, ...this.settings };
+  }
 
   /**
    * sales.order.paid: commits the order's hold, so its quantities leave the
@@ -35,6 +40,7 @@ export class CommitForOrder {
               this.settings.clock,
               { by: 'order-flow' },
               event.id,
+              this.changeSettings,
             );
             return 'committed';
           } catch (error) {

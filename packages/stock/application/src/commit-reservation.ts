@@ -1,11 +1,13 @@
 import type { Clock, UnitOfWork } from '@platform/kernel';
 import type { Reservation, StockTransaction } from '@stock/domain';
 import { settleReservation } from './settle-reservation';
+import { DEFAULT_STOCK_CHANGE_SETTINGS, type StockChangeSettings } from './stock-changes';
 
 export class CommitReservation {
   constructor(
     private readonly unitOfWork: UnitOfWork<StockTransaction>,
     private readonly clock: Clock,
+    private readonly settings: StockChangeSettings = DEFAULT_STOCK_CHANGE_SETTINGS,
   ) {}
 
   /**
@@ -15,7 +17,7 @@ export class CommitReservation {
    */
   execute(id: string, caller: string, { requestId }: { requestId?: string } = {}): Promise<Reservation> {
     return this.unitOfWork.run((tx) =>
-      settleReservation(tx, id, 'committed', this.clock, { by: 'caller', caller }, requestId),
+      settleReservation(tx, id, 'committed', this.clock, { by: 'caller', caller }, requestId, this.settings),
     );
   }
 }

@@ -1,11 +1,13 @@
 import type { Clock, UnitOfWork } from '@platform/kernel';
 import type { Reservation, StockTransaction } from '@stock/domain';
 import { expireReservations } from './settle-reservation';
+import { DEFAULT_STOCK_CHANGE_SETTINGS, type StockChangeSettings } from './stock-changes';
 
 export class ExpireReservations {
   constructor(
     private readonly unitOfWork: UnitOfWork<StockTransaction>,
     private readonly clock: Clock,
+    private readonly settings: StockChangeSettings = DEFAULT_STOCK_CHANGE_SETTINGS,
   ) {}
 
   /**
@@ -21,6 +23,7 @@ export class ExpireReservations {
         tx,
         due.map((reservation) => reservation.id),
         this.clock,
+        this.settings,
       );
     });
   }

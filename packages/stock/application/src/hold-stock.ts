@@ -1,5 +1,13 @@
 import type { Clock } from '@platform/kernel';
 import {
+  type AllocationStrategy,
+  DEFAULT_LOCATION_ID,
+  type HeldLine,
+  holdChanges,
+  type Location,
+  LocationNotFoundError,
+  planHold,
+  type ProductStock,
   type Reservation,
   type ReservationRequest,
   type Shortage,
@@ -7,6 +15,7 @@ import {
   type StockTransaction,
   UnknownProductsError,
 } from '@stock/domain';
+import { applyPlan, type StockChangeSettings } from './stock-changes';
 
 export interface ReservationOutcome {
   readonly reservation: Reservation;
@@ -14,11 +23,13 @@ export interface ReservationOutcome {
   readonly created: boolean;
 }
 
-export interface ReserveStockSettings {
+export interface ReserveStockSettings extends Partial<StockChangeSettings> {
   readonly clock: Clock;
   readonly newId: () => string;
   /** How long a hold lasts when the request does not say. */
   readonly defaultTtlSeconds: number;
+  /** RESERVATION_ALLOCATION: how a line that names no location is spread over them (default priority). */
+  readonly allocation?: AllocationStrategy;
 }
 
 /** Whose hold it is: an API caller's, which it owns, or an order's. */
@@ -26,13 +37,16 @@ export type HoldFor = { readonly origin: 'api'; readonly owner: string } | { rea
 
 /**
  * Holds every line of `request` or none, inside the caller's transaction.
- * Products are held in id order, so two reservations never wait on each
- * other's rows in opposite orders. A reference that already has a reservation
- * of the same owner (or, for an order, of the orders) answers it. Short stock
- * throws StockShortageError and an unknown product UnknownProductsError: the
- * caller's transaction must then roll back, which undoes the holds already
- * made. The ledger records the owner as the movements' actor; an order's
- * movements have none.
+ * Products are locked in id order, so two reservations never wait on each
+ * other's rows in opposite orders. Each line is allocated by the domain's
+ * planHold: at the location it names, or across locations by the strategy,
+ * splitting where one location has too few; what none has is backordered when
+ * the request allows it. A reference that already has a reservation of the
+ * same owner (or, for an order, of the orders) answers it. Short stock throws
+ * StockShortageError, an unknown product UnknownProductsError and an unknown
+ * location LocationNotFoundError: the caller's transaction must then roll
+ * back, which undoes the holds already made. The ledger records the owner as
+ * the movements' actor; an order's movements have none.
  */
 export async function holdStock(
   tx: StockTransaction,
@@ -62,23 +76,46 @@ export async function holdStock(
   };
   // Claimed first: a concurrent reservation for the same reference waits here for this one, then answers it.
   if ((await tx.reservations.claim(reservation)) === 'taken') return { reservation: (await find())!, created: false };
-  const known = new Set(
-    (await tx.products.findMany(request.lines.map((line) => line.productId))).map((product) => product.id),
-  );
-  const unknown = request.lines.map((line) => line.productId).filter((id) => !known.has(id));
+  const locations = await locationsOf(tx, request);
+  const locked: ProductStock[] = [];
+  const unknown: number[] = [];
+  for (const { productId } of request.lines) {
+    const stock = await tx.levels.lock(productId);
+    if (stock) locked.push(stock);
+    else unknown.push(productId);
+  }
   if (unknown.length > 0) throw new UnknownProductsError(unknown);
+  const strategy = settings.allocation ?? 'priority';
   const shortages: Shortage[] = [];
-  for (const { productId, quantity } of request.lines) {
-    const outcome = await tx.products.hold(productId, quantity, {
-      at: now,
-      reservationId: reservation.id,
-      requestId,
-      actor: owner,
-    });
-    if (outcome.status === 'short') shortages.push({ productId, requested: quantity, available: outcome.available });
-    if (outcome.status === 'not-found') throw new UnknownProductsError([productId]);
+  const held: HeldLine[] = [];
+  const context = { at: now, reservationId: reservation.id, requestId, actor: owner };
+  for (const [index, line] of request.lines.entries()) {
+    const stock = locked[index]!;
+    const plan = planHold(stock, locations, { ...line, allowBackorder: request.allowBackorder }, strategy);
+    if ('status' in plan) {
+      shortages.push({ productId: line.productId, requested: line.quantity, available: plan.available });
+      continue;
+    }
+    if (shortages.length > 0) continue; // nothing will be held: the rest is only checked, to name every shortage
+    const hysteresis = { lowStockHysteresis: settings.lowStockHysteresis ?? 1 };
+    await applyPlan(tx, stock, holdChanges(plan), plan.backordered, context, hysteresis);
+    await tx.reservations.recordHold(reservation.id, line.productId, plan);
+    held.push({ ...line, allocations: plan.allocations, backorderedQuantity: plan.backordered });
   }
   // Throwing rolls back the holds already made and the claim: nothing is held.
   if (shortages.length > 0) throw new StockShortageError(shortages);
-  return { reservation, created: true };
+  return { reservation: { ...reservation, lines: held }, created: true };
+}
+
+/**
+ * The locations a request's lines may take from: every one when a line names
+ * none (the strategy ranks them), and each one a line names must exist.
+ */
+async function locationsOf(tx: StockTransaction, request: ReservationRequest): Promise<Location[]> {
+  const locations = await tx.locations.list();
+  const known = new Set(locations.map((location) => location.id));
+  for (const { locationId } of request.lines)
+    if (locationId !== undefined && locationId !== DEFAULT_LOCATION_ID && !known.has(locationId))
+      throw new LocationNotFoundError(locationId);
+  return locations;
 }

@@ -17,3 +17,6 @@ export * from './order-events';
 export * from './reserve-for-order';
 export * from './release-for-order';
 export * from './commit-for-order';
+export * from './locations';
+export * from './stock-changes';
+export * from './stock-transfers';

@@ -13,7 +13,7 @@ export class ListProducts {
 
   /** One keyset page; asks for one row more than the page to know whether another follows. */
   async execute(query: ProductPageQuery): Promise<ProductPage> {
-    const rows = await this.products.list({ after: query.after, limit: query.limit + 1 });
+    const rows = await this.products.list({ ...query, limit: query.limit + 1 });
     if (rows.length <= query.limit) return { items: rows };
     const items = rows.slice(0, query.limit);
     return { items, nextAfter: items[items.length - 1]!.id };

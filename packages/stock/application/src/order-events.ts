@@ -1,5 +1,7 @@
 import type { EventData, EventEnvelope } from '@commerce/contracts';
 import type { Clock } from '@platform/kernel';
+import type { AllocationStrategy } from '@stock/domain';
+import type { StockChangeSettings } from './stock-changes';
 
 /** An event sales publishes about an order, as stock consumes it. */
 export type OrderEvent<T extends 'sales.order.placed' | 'sales.order.cancelled' | 'sales.order.paid'> = EventEnvelope<
@@ -14,11 +16,13 @@ export type OrderEventOutcome =
   'held' | 'rejected' | 'tombstoned' | 'released' | 'committed' | 'commit-failed' | 'unchanged' | 'duplicate';
 
 /** What the order use cases need besides the unit of work. */
-export interface OrderEventSettings {
+export interface OrderEventSettings extends Partial<StockChangeSettings> {
   readonly clock: Clock;
   readonly newId: () => string;
   /** How long an order's hold lasts. */
   readonly defaultTtlSeconds: number;
   /** The consumer the inbox records messages for: the service's queue. */
   readonly consumer: string;
+  /** RESERVATION_ALLOCATION: how an order's lines are spread over locations (default priority). */
+  readonly allocation?: AllocationStrategy;
 }

@@ -10,34 +10,41 @@ interface ProductSnapshot {
   /** Absent in records written before reservations existed: nothing was held then. */
   reservedQuantity?: number;
   version: number;
+  /** Absent in records written before locations: the settings were 0 and nothing was backordered. */
+  backorderLimit?: number;
+  lowStockThreshold?: number;
+  backorderedQuantity?: number;
+  lowStockAlert?: boolean;
 }
 
-export function productSnapshot({
-  id,
-  name,
-  description,
-  price,
-  quantityInStock,
-  reservedQuantity,
-  version,
-}: Product): ProductSnapshot {
-  return { id, name, description, priceCents: price.cents, quantityInStock, reservedQuantity, version };
+export function productSnapshot(product: Product): ProductSnapshot {
+  const { id, name, description, price, quantityInStock, reservedQuantity, version } = product;
+  const { backorderLimit, lowStockThreshold, backorderedQuantity } = product;
+  return {
+    id,
+    name,
+    description,
+    priceCents: price.cents,
+    quantityInStock,
+    reservedQuantity,
+    version,
+    backorderLimit,
+    lowStockThreshold,
+    backorderedQuantity,
+    lowStockAlert: product.stock.lowStockAlert,
+  };
 }
 
-export function productFromSnapshot({
-  id,
-  name,
-  description,
-  priceCents,
-  quantityInStock,
-  reservedQuantity = 0,
-  version,
-}: ProductSnapshot): Product {
+export function productFromSnapshot(snapshot: ProductSnapshot): Product {
+  const { id, name, description, priceCents, quantityInStock, reservedQuantity = 0, version } = snapshot;
+  const { backorderLimit = 0, lowStockThreshold = 0, backorderedQuantity = 0, lowStockAlert = false } = snapshot;
+  const price = Money.fromCents(priceCents);
   return Product.of(
     id,
-    ProductDetails.restore({ name, description, price: Money.fromCents(priceCents), quantityInStock }),
+    ProductDetails.restore({ name, description, price, quantityInStock, backorderLimit, lowStockThreshold }),
     version,
     reservedQuantity,
+    { backorderedQuantity, lowStockAlert },
   );
 }
 

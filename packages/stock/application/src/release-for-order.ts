@@ -2,12 +2,17 @@ import { inboxEntry, runOnce, textResult, type UnitOfWork } from '@platform/kern
 import { type Reservation, ReservationNotHeldError, type StockTransaction } from '@stock/domain';
 import type { OrderEvent, OrderEventOutcome, OrderEventSettings } from './order-events';
 import { settleReservation } from './settle-reservation';
+import { DEFAULT_STOCK_CHANGE_SETTINGS, type StockChangeSettings } from './stock-changes';
 
 export class ReleaseForOrder {
   constructor(
     private readonly unitOfWork: UnitOfWork<StockTransaction>,
     private readonly settings: OrderEventSettings,
   ) {}
+
+  private get changeSettings(): StockChangeSettings {
+    return { ...DEFAULT_STOCK_CHANGE_SETTINGS, ...this.settings };
+  }
 
   /**
    * sales.order.cancelled: releases the order's hold (stock.reservation.released
@@ -49,6 +54,7 @@ export class ReleaseForOrder {
             this.settings.clock,
             { by: 'order-flow' },
             event.id,
+            this.changeSettings,
           );
           return released.status === 'released' ? 'released' : 'unchanged';
         } catch (error) {

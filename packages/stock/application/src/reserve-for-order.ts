@@ -15,6 +15,26 @@ export function isTombstone(reservation: Reservation): boolean {
   return reservation.status === 'rejected' && reservation.lines.length === 0;
 }
 
+/**
+ * Publishes an order's hold: stock.reservation.confirmed.v2 with each line's
+ * allocations, and v1 beside it for a sales instance that reads only v1
+ * during a rolling upgrade (docs/events.md).
+ */
+async function confirm(tx: StockTransaction, reservation: Reservation): Promise<void> {
+  const { reference: orderId, id: reservationId, createdAt } = reservation;
+  const expiresAt = reservation.expiresAt.toISOString();
+  const lines = reservation.lines.map((line) => ({
+    productId: line.productId,
+    quantity: line.quantity,
+    allocations:
+      'allocations' in line ? line.allocations.map(({ locationId, quantity }) => ({ locationId, quantity })) : [],
+  }));
+  await tx.outbox.add(
+    newEvent('stock.reservation.confirmed.v2', { orderId, reservationId, expiresAt, lines }, createdAt),
+  );
+  await tx.outbox.add(newEvent('stock.reservation.confirmed', { orderId, reservationId, expiresAt }, createdAt));
+}
+
 export class ReserveForOrder {
   constructor(
     private readonly unitOfWork: UnitOfWork<StockTransaction>,
@@ -41,17 +61,7 @@ export class ReserveForOrder {
       return await once(async (tx) => {
         const { reservation, created } = await holdStock(tx, request, this.settings, { origin: 'order' }, event.id);
         if (!created) return this.answerAgain(tx, reservation);
-        await tx.outbox.add(
-          newEvent(
-            'stock.reservation.confirmed',
-            {
-              orderId: reservation.reference,
-              reservationId: reservation.id,
-              expiresAt: reservation.expiresAt.toISOString(),
-            },
-            reservation.createdAt,
-          ),
-        );
+        await confirm(tx, reservation);
         return 'held';
       });
     } catch (error) {

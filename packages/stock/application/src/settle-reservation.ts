@@ -1,15 +1,17 @@
 import { newEvent } from '@commerce/contracts';
 import type { Clock } from '@platform/kernel';
 import {
+  BackorderNotFilledError,
   isReachableBy,
+  planSettlement,
   type Reservation,
   ReservationNotFoundError,
   ReservationNotHeldError,
+  type Settlement,
   type StockTransaction,
   transitionFrom,
 } from '@stock/domain';
-
-type Settlement = 'committed' | 'released' | 'expired';
+import { applyPlan, DEFAULT_STOCK_CHANGE_SETTINGS, type StockChangeSettings } from './stock-changes';
 
 /**
  * Who settles: an API caller, who reaches its own holds only, or the order flow (sales' events), which settles its
@@ -50,6 +52,7 @@ export async function settleReservation(
   clock: Clock,
   settler: Settler,
   requestId?: string,
+  settings: StockChangeSettings = DEFAULT_STOCK_CHANGE_SETTINGS,
 ): Promise<Reservation> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const current = await tx.reservations.findById(id);
@@ -61,8 +64,8 @@ export async function settleReservation(
     const at = clock();
     const moved = await tx.reservations.transition(id, to, at);
     if (!moved) continue;
-    await settleLines(tx, [moved], to, at, requestId);
-    return moved;
+    await settleLines(tx, [moved], to, at, settings, requestId);
+    return (await tx.reservations.findById(id))!;
   }
   throw new Error(`Reservation ${id} kept changing under ${ATTEMPTS} attempts to settle it.`);
 }
@@ -79,6 +82,7 @@ export async function expireReservations(
   tx: StockTransaction,
   ids: readonly string[],
   clock: Clock,
+  settings: StockChangeSettings = DEFAULT_STOCK_CHANGE_SETTINGS,
 ): Promise<Reservation[]> {
   const at = clock();
   const moved: Reservation[] = [];
@@ -86,22 +90,26 @@ export async function expireReservations(
     const reservation = await tx.reservations.transition(id, 'expired', at);
     if (reservation) moved.push(reservation);
   }
-  await settleLines(tx, moved, 'expired', at);
+  await settleLines(tx, moved, 'expired', at, settings);
   return moved;
 }
 
 /**
  * Settles the lines of reservations just moved to `to`, in product id order,
- * and writes the event of each order's reservation. A product that refuses
- * (it holds less than the reservation says, or is gone) throws: the caller's
- * transaction rolls back, so a reservation never changes status while its
- * stock does not.
+ * and writes the event of each order's reservation. Each line is settled at
+ * exactly the locations its hold was allocated to (planSettlement): commit
+ * takes the units out of stock there, release and expiry give them back there
+ * and drop its backordered units. Committing a line whose backordered units
+ * have not arrived throws BackorderNotFilledError; a product that refuses
+ * (the stores' guard) throws too: the caller's transaction rolls back, so a
+ * reservation never changes status while its stock does not.
  */
 async function settleLines(
   tx: StockTransaction,
   reservations: readonly Reservation[],
   to: Settlement,
   at: Date,
+  settings: StockChangeSettings,
   requestId?: string,
 ): Promise<void> {
   // A settlement is made for the hold's owner (the caller itself, or the sweeper on its behalf); an order's hold has
@@ -111,12 +119,15 @@ async function settleLines(
   );
   // Stable: a product's lines keep their reservations' order.
   lines.sort((a, b) => a.productId - b.productId);
-  for (const { productId, quantity, reservationId, actor } of lines) {
-    const settled = await tx.products.settle(productId, quantity, to, { at, reservationId, requestId, actor });
-    if (!settled)
-      throw new Error(
-        `Product ${productId} refused to settle ${quantity} held by reservation ${reservationId}: it holds less than that, or is gone. Nothing was changed.`,
-      );
+  for (const { productId, reservationId, actor } of lines) {
+    const stock = await tx.levels.lock(productId);
+    const hold = await tx.reservations.holdOf(reservationId, productId);
+    if (!stock)
+      throw new Error(`Product ${productId}, held by reservation ${reservationId}, is gone: nothing was changed.`);
+    const plan = planSettlement(hold, to);
+    if ('status' in plan) throw new BackorderNotFilledError(reservationId, productId, plan.backordered);
+    await applyPlan(tx, stock, plan.changes, plan.backordered, { at, reservationId, requestId, actor }, settings);
+    if (hold.backordered > 0) await tx.reservations.dropBackorder(reservationId, productId);
   }
   for (const reservation of reservations) {
     if (reservation.origin === 'order')

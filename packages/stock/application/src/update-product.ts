@@ -1,12 +1,15 @@
 import type { Clock, UnitOfWork } from '@platform/kernel';
 import {
   InsufficientStockError,
+  planStockReplacement,
   type Product,
   type ProductDetails,
   ProductNotFoundError,
+  StockAtSeveralLocationsError,
   type StockTransaction,
   VersionMismatchError,
 } from '@stock/domain';
+import { applyPlan, DEFAULT_STOCK_CHANGE_SETTINGS, type StockChangeSettings } from './stock-changes';
 
 export interface UpdateOptions {
   /** Update only if nobody changed the product since this version was read. */
@@ -20,32 +23,40 @@ export class UpdateProduct {
   constructor(
     private readonly unitOfWork: UnitOfWork<StockTransaction>,
     private readonly clock: Clock,
+    private readonly settings: StockChangeSettings = DEFAULT_STOCK_CHANGE_SETTINGS,
   ) {}
 
-  /** Replaces the details; the stock may not go below what reservations hold. */
+  /**
+   * Replaces the details (settings it leaves out stay); a new quantityInStock
+   * is set at the default location, never below what is held there, and only
+   * while the product has stock at no other location.
+   */
   async execute(
     id: number,
     details: ProductDetails,
     { expectedVersion, requestId, caller }: UpdateOptions = {},
   ): Promise<Product> {
-    // One conditional update (with its movement): atomic by itself, no transaction to open around it.
-    const outcome = await this.unitOfWork.run(
-      (tx) => tx.products.update(id, details, expectedVersion, { at: this.clock(), requestId, actor: caller }),
-      { singleCall: true },
-    );
-    switch (outcome.status) {
-      case 'updated':
-        return outcome.product;
-      case 'not-found':
-        throw new ProductNotFoundError(id);
-      case 'version-mismatch':
-        throw new VersionMismatchError(id, outcome.currentVersion);
-      case 'below-reserved':
+    return this.unitOfWork.run(async (tx) => {
+      const stock = await tx.levels.lock(id);
+      if (!stock) throw new ProductNotFoundError(id);
+      if (expectedVersion !== undefined && stock.product.version !== expectedVersion)
+        throw new VersionMismatchError(id, stock.product.version);
+      const replacement = planStockReplacement(stock, details.quantityInStock);
+      if (replacement && 'status' in replacement) {
+        if (replacement.status === 'several-locations') throw new StockAtSeveralLocationsError(id);
+        const { quantityInStock, reservedQuantity } = replacement;
         throw new InsufficientStockError(
           id,
-          outcome.quantityInStock - outcome.reservedQuantity,
-          details.quantityInStock - outcome.quantityInStock,
+          quantityInStock - reservedQuantity,
+          details.quantityInStock - quantityInStock,
         );
-    }
+      }
+      const outcome = await tx.products.updateDetails(id, details.keepingSettingsOf(stock.product), expectedVersion);
+      if (outcome.status === 'not-found') throw new ProductNotFoundError(id);
+      if (outcome.status === 'version-mismatch') throw new VersionMismatchError(id, outcome.currentVersion);
+      if (!replacement) return outcome.product;
+      const context = { at: this.clock(), requestId, actor: caller };
+      return applyPlan(tx, { ...stock, product: outcome.product }, [replacement], 0, context, this.settings);
+    });
   }
 }

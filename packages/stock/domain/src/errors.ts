@@ -212,4 +212,3 @@ export class TransferNotInTransitError extends StockError<'TRANSFER_NOT_IN_TRANS
     super(`Stock transfer ${transferId} is ${status}, not in transit.`);
   }
 }
-

@@ -94,7 +94,8 @@ export class ProductDetails implements ProductDetailsInput {
       name: productFields.name(input.name),
       description: productFields.description(input.description),
       quantityInStock: productFields.quantityInStock(input.quantityInStock),
-      backorderLimit: input.backorderLimit === undefined ? undefined : productFields.backorderLimit(input.backorderLimit),
+      backorderLimit:
+        input.backorderLimit === undefined ? undefined : productFields.backorderLimit(input.backorderLimit),
       lowStockThreshold:
         input.lowStockThreshold === undefined ? undefined : productFields.lowStockThreshold(input.lowStockThreshold),
     });

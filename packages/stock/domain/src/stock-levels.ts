@@ -300,7 +300,8 @@ export function planTransferOut(stock: ProductStock, transfer: StockTransfer): L
  */
 export function planTransferEnd(transfer: StockTransfer, to: 'received' | 'cancelled'): LevelChange[] {
   const { id, quantity, fromLocationId, toLocationId } = transfer;
-  if (to === 'received') return [change('transfer-received', toLocationId, { onHand: quantity, incoming: -quantity }, id)];
+  if (to === 'received')
+    return [change('transfer-received', toLocationId, { onHand: quantity, incoming: -quantity }, id)];
   return [
     change('transfer-cancelled', toLocationId, { incoming: -quantity }, id),
     change('transfer-cancelled', fromLocationId, { onHand: quantity }, id),
@@ -308,7 +309,10 @@ export function planTransferEnd(transfer: StockTransfer, to: 'received' | 'cance
 }
 
 /** What a transition asked of a transfer does: go ahead (in transit), nothing (already there), or refuse. */
-export function transferTransition(status: TransferStatus, to: 'received' | 'cancelled'): 'apply' | 'unchanged' | 'refuse' {
+export function transferTransition(
+  status: TransferStatus,
+  to: 'received' | 'cancelled',
+): 'apply' | 'unchanged' | 'refuse' {
   if (status === 'in-transit') return 'apply';
   return status === to ? 'unchanged' : 'refuse';
 }
@@ -413,7 +417,9 @@ export class TransferRequest {
     const locationId = (value: number) =>
       isLocationId(value) ? value : new Invalid(`must be an integer from 1 to ${INT32_MAX}`);
     const fields = allValid({
-      productId: isProductId(input.productId) ? input.productId : new Invalid(`must be an integer from 1 to ${INT32_MAX}`),
+      productId: isProductId(input.productId)
+        ? input.productId
+        : new Invalid(`must be an integer from 1 to ${INT32_MAX}`),
       fromLocationId: locationId(input.fromLocationId),
       toLocationId:
         input.toLocationId === input.fromLocationId

@@ -1,4 +1,5 @@
 import { allValid, INT32_MAX, Invalid } from '@platform/kernel';
+import { isLocationId } from './location';
 import { text } from './product';
 
 export const REASON_MAX_LENGTH = 200;
@@ -13,25 +14,32 @@ export const stockAdjustmentFields = {
     return value;
   },
   reason: text(REASON_MAX_LENGTH),
+  locationId(value: number): number | Invalid {
+    return isLocationId(value) ? value : new Invalid(`must be an integer from 1 to ${INT32_MAX}`);
+  },
 };
 
 export interface StockAdjustmentInput {
   readonly delta: number;
   readonly reason?: string;
+  /** Where the stock moves; absent: the default location. */
+  readonly locationId?: number;
 }
 
 export class StockAdjustment {
   private constructor(
     readonly delta: number,
     readonly reason: string | undefined,
+    readonly locationId: number | undefined,
   ) {}
 
   /** Answers the adjustment, or throws one ValidationError naming every broken field. */
   static create(input: StockAdjustmentInput): StockAdjustment {
-    const { delta, reason } = allValid({
+    const { delta, reason, locationId } = allValid({
       delta: stockAdjustmentFields.delta(input.delta),
       reason: input.reason === undefined ? undefined : stockAdjustmentFields.reason(input.reason),
+      locationId: input.locationId === undefined ? undefined : stockAdjustmentFields.locationId(input.locationId),
     });
-    return new StockAdjustment(delta, reason);
+    return new StockAdjustment(delta, reason, locationId);
   }
 }

@@ -1,0 +1,93 @@
+import { newEvent } from '@commerce/contracts';
+import {
+  fillChange,
+  type LevelChange,
+  levelAt,
+  lowStockCrossing,
+  type MovementContext,
+  planFills,
+  type Product,
+  type ProductStock,
+  type StockTransaction,
+} from '@stock/domain';
+
+/** How a product's low-stock alert behaves: restored only at threshold + hysteresis, so it does not flap. */
+export interface StockChangeSettings {
+  /** LOW_STOCK_HYSTERESIS: how far above its threshold a low product must come back to be restored (default 1). */
+  readonly lowStockHysteresis: number;
+}
+
+export const DEFAULT_STOCK_CHANGE_SETTINGS: StockChangeSettings = { lowStockHysteresis: 1 };
+
+/** How much a change moves what is available: on hand in, held out, backordered out. */
+function availableDelta(changes: readonly LevelChange[], backordered: number): number {
+  return changes.reduce((sum, { onHand, reserved }) => sum + onHand - reserved, 0) - backordered;
+}
+
+/**
+ * Applies a plan to a product its transaction locked, and writes the
+ * low-stock event it causes in the same transaction. Whether it crosses the
+ * threshold is decided from this change's own before (the locked product) and
+ * after, and the alert flag moves in the same write, so concurrent changes
+ * see each crossing exactly once.
+ */
+export async function applyPlan(
+  tx: StockTransaction,
+  stock: ProductStock,
+  changes: readonly LevelChange[],
+  backordered: number,
+  context: MovementContext,
+  settings: StockChangeSettings,
+): Promise<Product> {
+  const { product } = stock;
+  const after = product.availableQuantity + availableDelta(changes, backordered);
+  const crossing = lowStockCrossing(product, after, settings.lowStockHysteresis);
+  const alert = crossing.alert === product.stock.lowStockAlert ? {} : { lowStockAlert: crossing.alert };
+  const changed = await tx.levels.apply(
+    product.id,
+    changes,
+    { ...(backordered !== 0 && { backordered }), ...alert },
+    context,
+  );
+  if (crossing.event) {
+    const data = { productId: product.id, available: after, threshold: product.lowStockThreshold };
+    await tx.outbox.add(newEvent(crossing.event, data, context.at));
+  }
+  return changed;
+}
+
+/**
+ * Stock arrived at `locationId` (an adjustment up, a transfer received or
+ * cancelled): it fills the product's backordered holds there, oldest first,
+ * each fill one movement, in the transaction that brought the stock. Answers
+ * the product after.
+ */
+export async function fillBackorders(
+  tx: StockTransaction,
+  product: Product,
+  locationId: number,
+  context: MovementContext,
+  settings: StockChangeSettings,
+): Promise<Product> {
+  if (product.backorderedQuantity === 0) return product;
+  const backorders = await tx.reservations.backorders(product.id);
+  let stock = (await tx.levels.lock(product.id))!;
+  for (const fill of planFills(levelAt(stock, locationId), backorders)) {
+    const filled = await applyPlan(
+      tx,
+      stock,
+      [fillChange(fill)],
+      -fill.quantity,
+      { ...context, reservationId: fill.reservationId },
+      settings,
+    );
+    await tx.reservations.recordFill(product.id, fill);
+    stock = {
+      product: filled,
+      levels: stock.levels.map((level) =>
+        level.locationId === locationId ? { ...level, reserved: level.reserved + fill.quantity } : level,
+      ),
+    };
+  }
+  return stock.product;
+}
