@@ -10,6 +10,20 @@ const Available = integer('Available', -INT32_MAX, INT32_MAX);
 const Threshold = integer('Threshold', 1, INT32_MAX);
 
 const OrderLine = exactObject('OrderLine', { productId: ProductId, quantity: Quantity });
+/** Where stock holds some of a line's units: the units of one line, held at one location. */
+const Allocation = exactObject('Allocation', {
+  locationId: integer('LocationId', 1, INT32_MAX),
+  quantity: Quantity,
+});
+/**
+ * A line stock holds, and where: one allocation per location it drew from; together they are the line's quantity,
+ * so a line has at most as many as it has units.
+ */
+const HeldLine = exactObject('HeldLine', {
+  productId: ProductId,
+  quantity: Quantity,
+  allocations: list(Allocation, 1, LINE_MAX_QUANTITY),
+});
 const Shortage = exactObject('Shortage', {
   productId: ProductId,
   // Lines for the same product are summed, so a request can exceed one line's limit.
@@ -28,6 +42,11 @@ interface EventContract {
   /** The service that publishes it, and those whose queues are bound to it (docs/asyncapi.yaml says the same). */
   readonly publisher: string;
   readonly consumers: readonly string[];
+  /**
+   * Services that no longer bind their queue to it but still handle it while its publisher sends it: a binding made
+   * by an older version outlives the upgrade (declarations only add), so their queue may still receive it.
+   */
+  readonly formerConsumers?: readonly string[];
   readonly data: t.Mixed;
 }
 
@@ -60,11 +79,24 @@ export const EVENTS = {
     consumers: [STOCK],
     data: exactObject('OrderPaid', { orderId: Uuid }),
   },
+  // Published beside v2 for one release, for a sales instance that does not read v2 yet (a rolling upgrade).
   'stock.reservation.confirmed': {
     version: 1,
     publisher: STOCK,
-    consumers: [SALES],
+    consumers: [],
+    formerConsumers: [SALES],
     data: exactObject('ReservationConfirmed', { orderId: Uuid, reservationId: Uuid, expiresAt: DateTime }),
+  },
+  'stock.reservation.confirmed.v2': {
+    version: 2,
+    publisher: STOCK,
+    consumers: [SALES],
+    data: exactObject('ReservationConfirmedV2', {
+      orderId: Uuid,
+      reservationId: Uuid,
+      expiresAt: DateTime,
+      lines: list(HeldLine, 1, MAX_LINES),
+    }),
   },
   'stock.reservation.rejected': {
     version: 1,
@@ -121,6 +153,12 @@ export const EVENT_TYPES = Object.keys(EVENTS) as EventType[];
 
 export type EventData<T extends EventType> = t.TypeOf<(typeof EVENTS)[T]['data']>;
 
+/** Stock's word that it holds an order's lines, and at which locations (`stock.reservation.confirmed.v2`). */
+export type ReservationConfirmedV2 = EventData<'stock.reservation.confirmed.v2'>;
+
+/** Some of a line's units, held at one location. */
+export type LocationAllocation = ReservationConfirmedV2['lines'][number]['allocations'][number];
+
 /** What travels on the broker: `messageId` is `id`, the routing key is `type`. */
 export interface EventEnvelope<T extends string = string, D = unknown> {
   readonly id: string;
@@ -136,6 +174,17 @@ export type IntegrationEvent = { [T in EventType]: EventEnvelope<T, EventData<T>
 /** The event types a service's queue is bound to. */
 export function eventTypesConsumedBy(service: string): EventType[] {
   return EVENT_TYPES.filter((type) => (EVENTS[type].consumers as readonly string[]).includes(service));
+}
+
+/**
+ * The event types a service handles: those its queue is bound to, and those it used to be bound to while their
+ * publisher still sends them (a queue keeps the bindings of the version before).
+ */
+export function eventTypesHandledBy(service: string): EventType[] {
+  return EVENT_TYPES.filter((type) => {
+    const contract: EventContract = EVENTS[type];
+    return [...contract.consumers, ...(contract.formerConsumers ?? [])].includes(service);
+  });
 }
 
 export function isEventType(type: string): type is EventType {
