@@ -40,6 +40,8 @@ export const VALID_DATA: Record<EventType, Record<string, unknown>> = {
   'stock.reservation.committed': { orderId: ORDER, reservationId: RESERVATION },
   'stock.reservation.commit_failed': { orderId: ORDER, reason: 'the reservation expired before the payment arrived' },
   'stock.reservation.expired': { orderId: ORDER, reservationId: RESERVATION },
+  'stock.level.low': { productId: 1, available: 4, threshold: 5 },
+  'stock.level.restored': { productId: 2147483647, available: -2147483647, threshold: 2147483647 },
 };
 
 export function envelope(

@@ -19,8 +19,9 @@ export function stockEventsHandler(handleStockEvent: HandleStockEvent, logger: E
     decode: decodeEventFor(SALES_QUEUE),
     async handle(event: IntegrationEvent): Promise<StockEventOutcome> {
       if (!event.type.startsWith('stock.reservation.')) throw new Error(`sales-service does not handle ${event.type}`);
-      const outcome = await handleStockEvent.execute(event as Parameters<HandleStockEvent['execute']>[0]);
-      const { id: eventId, type, data } = event;
+      const handled = event as Parameters<HandleStockEvent['execute']>[0];
+      const outcome = await handleStockEvent.execute(handled);
+      const { id: eventId, type, data } = handled;
       logger.log({ level: 'info', message: 'stock event handled', eventId, type, orderId: data.orderId, outcome });
       return outcome;
     },

@@ -15,7 +15,7 @@ import {
   ANONYMOUS_CALLER,
   InsufficientStockError,
   type Product,
-  type ProductRepository,
+  type StockLevelRepository,
   ProductReservedError,
   type ReservationLine,
   ReservationNotFoundError,
@@ -318,18 +318,20 @@ function reservationUseCases(open: OpenStockStore): void {
         ),
       )
     ).value;
-    // The conditional write of b's settlement is refused, as it is when the product holds less than the reservation
-    // says.
+    // The store's guard refuses b's settlement, as it does when a level holds less than the reservation says.
     const refusing: UnitOfWork<StockTransaction> = {
       run: (work, options) =>
         store.unitOfWork.run((tx) => {
-          const products = Object.assign(Object.create(tx.products) as ProductRepository, {
-            settle: (
+          const levels = Object.assign(Object.create(tx.levels) as StockLevelRepository, {
+            apply: (
               id: number,
-              ...rest: Parameters<ProductRepository['settle']> extends [number, ...infer R] ? R : never
-            ) => (id === b.id ? Promise.resolve(undefined) : tx.products.settle(id, ...rest)),
+              ...rest: Parameters<StockLevelRepository['apply']> extends [number, ...infer R] ? R : never
+            ) =>
+              id === b.id
+                ? Promise.reject(new Error(`Product ${b.id} refused to settle 1: its level holds less.`))
+                : tx.levels.apply(id, ...rest),
           });
-          return work({ ...tx, products });
+          return work({ ...tx, levels });
         }, options),
     };
     await expect(new CommitReservation(refusing, clock).execute(reservation.id, OWNER)).to.be.rejectedWith(
