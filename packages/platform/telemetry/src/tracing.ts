@@ -11,7 +11,7 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 
-export { SpanKind };
+export { SpanKind, SpanStatusCode };
 export type { Context, Span };
 
 /**
