@@ -12,24 +12,28 @@ const WORKSPACE_FILES = {
   salesOpenApiFile: fileURLToPath(new URL('../../../docs/sales.openapi.yaml', import.meta.url)),
 };
 
-await runMain('gateway', async () => {
-  const config = loadConfig(process.env, process.cwd(), WORKSPACE_FILES);
-  const service = await startGateway(config);
-  const url = displayUrl(config.host, service.port);
-  const metrics = `${service.metricsUrl}/metrics`;
-  const access = openAccessNote(config);
-  service.logger.info(
-    `gateway listening on ${url} (node ${process.version}); docs at ${url}/swagger; metrics at ${metrics}${access ? `; ${access}` : ''}`,
-    {
-      url,
-      node: process.version,
-      docs: `${url}/swagger`,
-      metrics,
-      stock: config.stockUrl,
-      sales: config.salesUrl,
-      identity: config.identityUrl,
-      ...(access && { access }),
-    },
-  );
-  return service;
-});
+await runMain(
+  'gateway',
+  async () => {
+    const config = loadConfig(process.env, process.cwd(), WORKSPACE_FILES);
+    const service = await startGateway(config);
+    const url = displayUrl(config.host, service.port);
+    const metrics = `${service.metricsUrl}/metrics`;
+    const access = openAccessNote(config);
+    service.logger.info(
+      `gateway listening on ${url} (node ${process.version}); docs at ${url}/swagger; metrics at ${metrics}${access ? `; ${access}` : ''}`,
+      {
+        url,
+        node: process.version,
+        docs: `${url}/swagger`,
+        metrics,
+        stock: config.stockUrl,
+        sales: config.salesUrl,
+        identity: config.identityUrl,
+        ...(access && { access }),
+      },
+    );
+    return service;
+  },
+  { tracingName: 'gateway' },
+);

@@ -16,7 +16,8 @@ import {
   summarise,
 } from './report';
 import { pacedLatency } from './paced-latency';
-import { servicesAt, type Target, TARGETS } from './targets';
+import { startOtlpSink } from './otlp-sink';
+import { OTLP_SINK, servicesAt, type Target, TARGETS, withSink } from './targets';
 import { BENCH_DB, prepareStorage, seedOverHttp } from './storage';
 import { cpuSeconds, startTarget, stop } from './target-process';
 import { WORKLOADS } from './workloads';
@@ -82,6 +83,8 @@ const workloads = WORKLOADS.filter(
   (w) => !options.workloads || options.workloads.split(',').some((o) => w.name.toLowerCase().includes(o.toLowerCase())),
 );
 const scratch = mkdtempSync(join(tmpdir(), 'stock-bench-'));
+/** Started only when a traced target runs. */
+const sink = targets.some((t) => Object.values(t.env ?? {}).includes(OTLP_SINK)) ? await startOtlpSink() : undefined;
 /**
  * The layers whose added latency is reported, and their baselines: each gets a fixed-rate GET one timed to the
  * microsecond.
@@ -142,7 +145,8 @@ async function settledStock(base: string, token?: string): Promise<number> {
 async function measure(target: Target, rep: number): Promise<Measurement[]> {
   const databaseUrl = await prepareStorage(target.storage, products, scratch);
   const runtime = { ...(target.node && { node: target.node }), ...(target.cwd && { cwd: target.cwd }) };
-  const { child, base, token } = await startTarget(target.script, databaseUrl, options.pool, target.env, [], runtime);
+  const env = sink && target.env ? withSink(target.env, sink.endpoint) : target.env;
+  const { child, base, token } = await startTarget(target.script, databaseUrl, options.pool, env, [], runtime);
   // A target that checks tokens hands one out; every request of the workloads carries it.
   const withToken = (requests: autocannon.Request[]) =>
     token
@@ -242,6 +246,7 @@ for (let rep = 1; rep <= reps; rep++) {
   }
 }
 rmSync(scratch, { recursive: true, force: true });
+await sink?.close();
 await adminQuery(`drop database if exists "${BENCH_DB}" with (force)`).catch(() => undefined);
 
 const summary = summarise(all, targets);

@@ -22,6 +22,27 @@ export interface Target {
   readonly cwd?: string;
 }
 
+/** Where a traced target's spans go: the harness's own sink (otlp-sink.ts), whose address is known once it listens. */
+export const OTLP_SINK = '$OTLP_SINK';
+
+/**
+ * The standard variables that turn tracing on, sampling `ratio` of the traces (as a deployment would, parent-based),
+ * exporting OTLP over http/protobuf, the SDK's default, to the harness's sink.
+ */
+export function tracingAt(ratio: number): Record<string, string> {
+  return {
+    OTEL_EXPORTER_OTLP_ENDPOINT: OTLP_SINK,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+    OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+    OTEL_TRACES_SAMPLER_ARG: String(ratio),
+  };
+}
+
+/** A target's environment with the sink's address in place of OTLP_SINK. */
+export function withSink(env: Readonly<Record<string, string>>, endpoint: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).map(([name, value]) => [name, value === OTLP_SINK ? endpoint : value]));
+}
+
 /** The service runs as `pnpm start` runs it: info access log on stdout, metrics, request ids. */
 export const TARGETS: readonly Target[] = [
   { name: 'service · memory', storage: 'memory', script: 'service.ts', baseline: 'Koa + @koa/router + Map' },
@@ -33,6 +54,23 @@ export const TARGETS: readonly Target[] = [
     env: { LOG_LEVEL: 'warn' },
   },
   { name: 'service · SQLite', storage: 'sqlite', script: 'service.ts', baseline: 'node:http + better-sqlite3' },
+  // Tracing off is the rows above (no OTEL_EXPORTER_OTLP_ENDPOINT); on, at 10 %, against them (issue 26).
+  {
+    name: 'service · memory, tracing on at 10 %',
+    storage: 'memory',
+    script: 'service.ts',
+    baseline: 'service · memory',
+    env: tracingAt(0.1),
+    addsLatency: true,
+  },
+  {
+    name: 'service · SQLite, tracing on at 10 %',
+    storage: 'sqlite',
+    script: 'service.ts',
+    baseline: 'service · SQLite',
+    env: tracingAt(0.1),
+    addsLatency: true,
+  },
   { name: 'service · PostgreSQL', storage: 'postgresql', script: 'service.ts', baseline: 'node:http + pg' },
   {
     name: 'gateway → service · memory',

@@ -6,7 +6,8 @@
  * stops them one at a time, gracefully, the gateway first: each runs in a
  * process group of its own, so a terminal's Ctrl-C reaches start:system alone.
  * On the first run it writes a development clients file with random secrets;
- * a file from an older run gets the clients it lacks.
+ * a file from an older run gets the clients it lacks. With OTEL_EXPORTER_OTLP_ENDPOINT set, every service sends
+ * its traces there (the other OTEL_* variables pass too), each under its own service name.
  */
 import { Apis } from '@commerce/contracts';
 import { Broker, redactedAmqpUrl } from '@platform/messaging-rabbitmq';
@@ -16,6 +17,7 @@ import { createRequire } from 'node:module';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DEVELOPMENT_CLIENTS, developmentClientsFile } from './development-clients';
+import { servicesEnv } from './services-env';
 import { type LinesStyle, shownLine } from './service-lines';
 import { killAll, stopInOrder } from './stop-in-order';
 
@@ -71,6 +73,8 @@ async function brokerIsReachable(): Promise<string | undefined> {
   }
 }
 
+const tracingEnv = () => servicesEnv(env);
+
 interface Running {
   readonly name: string;
   readonly child: ChildProcess;
@@ -87,7 +91,7 @@ let stopping = false;
 function start(name: keyof typeof PORTS, main: string, extra: Record<string, string>): Promise<Running> {
   const child = spawn(process.execPath, ['--import', TSX, join(ROOT, main)], {
     cwd: ROOT,
-    env: { ...env, PORT: String(PORTS[name]), HOST: env.HOST ?? '127.0.0.1', ...extra, LOG_FORMAT: 'json' },
+    env: { ...tracingEnv(), PORT: String(PORTS[name]), HOST: env.HOST ?? '127.0.0.1', ...extra, LOG_FORMAT: 'json' },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -235,6 +239,9 @@ process.stdout.write(
     `  a token for stock:    curl -s -u stock-admin:${secretOf('stock-admin')} -d grant_type=client_credentials -d resource=${Apis.stock.audience} ${GATEWAY}/identity/token`,
     `  behind it: identity ${internal('identity')}, stock ${internal('stock')}, sales ${internal('sales')}, RabbitMQ ${redactedAmqpUrl(AMQP_URL)}, SQLite files in ${relative(process.cwd(), DATA) || DATA}`,
     `  the gateway's metrics and detailed readiness: http://127.0.0.1:${GATEWAY_METRICS_PORT}/metrics, …/health/ready`,
+    ...(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()
+      ? [`  traces go to the OTLP endpoint ${env.OTEL_EXPORTER_OTLP_ENDPOINT.trim()} (OTEL_EXPORTER_OTLP_ENDPOINT)`]
+      : []),
     `  Ctrl-C stops the services one at a time: ${STOP_ORDER.join(', ')}.`,
     '',
   ].join('\n'),

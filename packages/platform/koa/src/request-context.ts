@@ -1,3 +1,13 @@
+import {
+  contextFrom,
+  failSpan,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  startSpan,
+  tracingIsOn,
+  withContext,
+} from '@platform/telemetry';
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import { principalOf } from './auth/principal';
@@ -34,6 +44,11 @@ function routeOf(ctx: Context): string {
   );
 }
 
+/** A span's name for a route: OpenTelemetry's `{id}` for the router's `:id`. */
+export function spanRouteOf(route: string): string {
+  return route.replace(/:(\w+)/g, '{$1}');
+}
+
 /**
  * The outermost middleware: gives each request an id (the client's
  * X-Request-Id when it is sane, a new UUID otherwise), answers it in every
@@ -41,7 +56,9 @@ function routeOf(ctx: Context): string {
  * no-store` on those that depend on an access token), times the request once for
  * its access log line (one per request: handlers add to it with logWith) and its metrics. The id travels in ctx.state
  * rather than
- * AsyncLocalStorage, whose promise hooks would tax every await of every request.
+ * AsyncLocalStorage, whose promise hooks would tax every await of every request. With tracing on, each request is a
+ * server span continuing the caller's `traceparent`, named by its route once the router has matched it
+ * (`GET /api/products/{id}`), and the access log line names it.
  */
 export function requestContext(logger: HttpLogger, metrics: HttpMetrics): Middleware {
   return async function requestContext(ctx, next) {
@@ -49,8 +66,13 @@ export function requestContext(logger: HttpLogger, metrics: HttpMetrics): Middle
     const requestId = CLIENT_REQUEST_ID.test(offered) ? offered : randomUUID();
     ctx.state.requestId = requestId;
     const started = process.hrtime.bigint();
+    // Health probes, every second or so from each balancer, are not traced: they are not news in a trace either.
+    const traced = tracingIsOn() && !HEALTH_PATHS.has(ctx.path) ? serverSpan(ctx) : undefined;
     try {
-      await next();
+      await withContext(traced?.context, next);
+    } catch (error) {
+      if (traced) failSpan(traced.span, error);
+      throw error;
     } finally {
       // Set last: the problem middleware clears headers on errors.
       ctx.set('X-Request-Id', requestId);
@@ -63,7 +85,28 @@ export function requestContext(logger: HttpLogger, metrics: HttpMetrics): Middle
       const { logFields } = ctx.state as { logFields?: Record<string, unknown> };
       const { method, path, status } = ctx;
       const level = accessLevelOf(ctx);
-      logger.log({ ...logFields, method, path, status, durationMs, requestId, level, message: 'request' });
+      const ids = traced && endServerSpan(traced.span, ctx);
+      logger.log({ ...logFields, ...ids, method, path, status, durationMs, requestId, level, message: 'request' });
     }
   };
+}
+
+function serverSpan(ctx: Context) {
+  return startSpan(ctx.method, {
+    kind: SpanKind.SERVER,
+    parent: contextFrom(ctx.req.headers),
+    attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path },
+  });
+}
+
+/** Names the span by the route, records the status, ends it, and answers its ids for the access log line. */
+function endServerSpan(span: Span, ctx: Context): { traceId: string; spanId: string } {
+  const route = routeOf(ctx);
+  span.updateName(`${ctx.method} ${spanRouteOf(route)}`);
+  span.setAttribute('http.route', route);
+  span.setAttribute('http.response.status_code', ctx.status);
+  if (ctx.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+  const { traceId, spanId } = span.spanContext();
+  return { traceId, spanId };
 }

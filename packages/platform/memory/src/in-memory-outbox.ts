@@ -1,5 +1,6 @@
 import type { Outbox, OutboxEnvelope } from '@platform/kernel';
 import type { ClaimedOutboxMessage, OutboxStore } from '@platform/outbox';
+import { inSpan, storedTraceContext, tracingIsOn } from '@platform/telemetry';
 import type { InMemoryDatabase, InMemoryTable, InMemoryTransaction } from './in-memory-database';
 
 export interface OutboxMessageRecord {
@@ -11,6 +12,8 @@ export interface OutboxMessageRecord {
   readonly attempts: number;
   readonly nextAttemptAt: number;
   readonly lockedUntil: number;
+  /** The trace context of the span that wrote it, as JSON text; null when nothing traced the write. */
+  readonly traceContext: string | null;
 }
 
 export type OutboxTable = InMemoryTable<string, OutboxMessageRecord>;
@@ -22,7 +25,15 @@ export class InMemoryOutbox implements Outbox {
     private readonly tx: InMemoryTransaction,
   ) {}
 
-  async add(envelope: OutboxEnvelope): Promise<void> {
+  /** With tracing on, the write is a span whose context is kept with the record, as the database's outbox does. */
+  add(envelope: OutboxEnvelope): Promise<void> {
+    if (!tracingIsOn()) return this.insert(envelope, null);
+    return inSpan(`outbox write ${envelope.type}`, { attributes: { 'messaging.message.id': envelope.id } }, () =>
+      this.insert(envelope, storedTraceContext()),
+    );
+  }
+
+  private async insert(envelope: OutboxEnvelope, traceContext: string | null): Promise<void> {
     const occurredAt = Date.parse(envelope.occurredAt);
     if (Number.isNaN(occurredAt))
       throw new Error(`The event ${envelope.id} has no valid occurredAt: "${envelope.occurredAt}".`);
@@ -36,6 +47,7 @@ export class InMemoryOutbox implements Outbox {
       attempts: 0,
       nextAttemptAt: 0,
       lockedUntil: 0,
+      traceContext,
     };
     this.table.set(envelope.id, record, this.tx);
   }
@@ -58,12 +70,13 @@ export class InMemoryOutboxStore implements OutboxStore {
       );
       const claimed = due.sort(byAge).slice(0, batch);
       for (const row of claimed) this.table.set(row.id, { ...row, lockedUntil: now + leaseMs }, tx);
-      return claimed.map(({ id, type, payload, occurredAt, attempts }) => ({
+      return claimed.map(({ id, type, payload, occurredAt, attempts, traceContext }) => ({
         id,
         type,
         payload,
         occurredAt,
         attempts,
+        traceContext,
       }));
     });
   }

@@ -1,4 +1,5 @@
 import { UnavailableError } from '@platform/kernel';
+import { contextFrom, inSpan, SpanKind, tracingIsOn } from '@platform/telemetry';
 import { type AsyncMessage, type Consumer, ConsumerStatus } from 'rabbitmq-client';
 import type { Broker, MessagingLogger } from './broker';
 import type { MessagingMetrics } from './messaging-metrics';
@@ -189,7 +190,7 @@ export class EventConsumer<E extends ConsumableEvent> {
   }
 
   private async onMessage(message: AsyncMessage): Promise<ConsumerStatus> {
-    const { decode, handle, logger, metrics } = this.options;
+    const { decode, logger, metrics } = this.options;
     const delivery: Delivery = {
       redelivered: message.redelivered,
       failedDeliveries: Number(message.headers?.['x-delivery-count'] ?? 0) || 0,
@@ -210,6 +211,23 @@ export class EventConsumer<E extends ConsumableEvent> {
     }
     const { event } = decoded;
     if (delivery.redelivered || delivery.failedDeliveries > 0) metrics?.redelivered(event.type);
+    if (!tracingIsOn()) return this.handleDecoded(event, delivery);
+    // A consumer span continuing the publisher's trace: the handler's statements, and the events it writes, are in it.
+    const attributes = {
+      'messaging.system': 'rabbitmq',
+      'messaging.operation.type': 'process',
+      'messaging.destination.name': this.options.spec.queue,
+      'messaging.message.id': event.id,
+    };
+    return inSpan(
+      `consume ${event.type}`,
+      { kind: SpanKind.CONSUMER, parent: contextFrom(message.headers), attributes },
+      () => this.handleDecoded(event, delivery),
+    );
+  }
+
+  private async handleDecoded(event: E, delivery: Delivery): Promise<ConsumerStatus> {
+    const { handle, logger, metrics } = this.options;
     const isTransient = this.options.isTransient ?? isUnavailable;
     for (let wait = this.options.transientRetryMs ?? 250; ; wait = Math.min(wait * 2, 5_000)) {
       try {

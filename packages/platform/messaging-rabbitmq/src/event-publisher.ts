@@ -1,3 +1,4 @@
+import { traceCarrier } from '@platform/telemetry';
 import type { Publisher } from 'rabbitmq-client';
 import type { Broker } from './broker';
 import { EVENTS_EXCHANGE } from './topology';
@@ -49,9 +50,12 @@ export class EventPublisher {
     });
   }
 
+  /** Inside a span (the relay's publish), the message carries its `traceparent` and `tracestate` headers. */
   async publish({ id, type, payload }: OutgoingEvent): Promise<void> {
+    const headers = traceCarrier();
     await this.publisher.send(
       {
+        ...(headers && { headers }),
         exchange: EVENTS_EXCHANGE,
         routingKey: type,
         messageId: id,

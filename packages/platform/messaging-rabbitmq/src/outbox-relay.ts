@@ -1,4 +1,5 @@
 import type { ClaimedOutboxMessage, OutboxStore } from '@platform/outbox';
+import { contextFromStored, inSpan, SpanKind, tracingIsOn } from '@platform/telemetry';
 import type { MessagingLogger } from './broker';
 import type { OutgoingEvent } from './event-publisher';
 import type { MessagingMetrics } from './messaging-metrics';
@@ -127,7 +128,26 @@ export class OutboxRelay {
     return claimed.length;
   }
 
+  /**
+   * With tracing on, a publish is a producer span continuing the trace stored with the row (the outbox write's), and
+   * the publisher carries the span's context in the message's headers.
+   */
   private publish(message: ClaimedOutboxMessage): Promise<void> {
+    if (!tracingIsOn()) return this.publishNow(message);
+    const attributes = {
+      'messaging.system': 'rabbitmq',
+      'messaging.operation.type': 'send',
+      'messaging.destination.name': message.type,
+      'messaging.message.id': message.id,
+    };
+    return inSpan(
+      `publish ${message.type}`,
+      { kind: SpanKind.PRODUCER, parent: contextFromStored(message.traceContext), attributes },
+      () => this.publishNow(message),
+    );
+  }
+
+  private publishNow(message: ClaimedOutboxMessage): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(

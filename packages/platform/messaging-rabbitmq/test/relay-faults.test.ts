@@ -1,7 +1,7 @@
 import { eventually } from '@platform/test-kit';
 import { type IdempotencyRecords, type OutboxEnvelope, runOnce, type UnitOfWork } from '@platform/kernel';
 import { type IdempotencyTable, InMemoryDatabase, InMemoryIdempotencyRecords, InMemoryTable } from '@platform/memory';
-import { Database, MikroOrmOutbox, outboxMessageMigration, outboxMessageSchema } from '@platform/mikro-orm';
+import { Database, MikroOrmOutbox, outboxMigrations, outboxMessageSchema } from '@platform/mikro-orm';
 import {
   createScratchDatabase,
   createScratchVhost,
@@ -17,8 +17,8 @@ import { Broker, type Decoded, EventConsumer, EventPublisher, OutboxRelay } from
 import { envelope, quietLogger } from './support';
 
 const MIGRATIONS = {
-  postgresql: [{ name: 'outbox', class: outboxMessageMigration('postgresql') }],
-  sqlite: [{ name: 'outbox', class: outboxMessageMigration('sqlite') }],
+  postgresql: outboxMigrations('postgresql'),
+  sqlite: outboxMigrations('sqlite'),
 };
 
 const openOutbox = (url: string) =>

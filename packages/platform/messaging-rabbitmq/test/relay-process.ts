@@ -4,7 +4,7 @@
  * "confirmed" on stdout when it is about to mark rows published, then waits
  * before marking: the window the parent kills it in.
  */
-import { Database, MikroOrmOutbox, outboxMessageMigration, outboxMessageSchema } from '@platform/mikro-orm';
+import { Database, MikroOrmOutbox, outboxMigrations, outboxMessageSchema } from '@platform/mikro-orm';
 import type { OutboxStore } from '@platform/outbox';
 import { Broker, EventPublisher, OutboxRelay } from '../src/index';
 
@@ -14,8 +14,8 @@ if (!OUTBOX_DATABASE_URL || !AMQP_URL) throw new Error('OUTBOX_DATABASE_URL and 
 const database = await Database.open(OUTBOX_DATABASE_URL, {
   entities: (d) => [outboxMessageSchema(d)],
   migrations: {
-    postgresql: [{ name: 'outbox', class: outboxMessageMigration('postgresql') }],
-    sqlite: [{ name: 'outbox', class: outboxMessageMigration('sqlite') }],
+    postgresql: outboxMigrations('postgresql'),
+    sqlite: outboxMigrations('sqlite'),
   },
 });
 const outbox = new MikroOrmOutbox(database.session);

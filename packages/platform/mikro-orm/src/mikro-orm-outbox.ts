@@ -1,8 +1,16 @@
 import type { Outbox, OutboxEnvelope } from '@platform/kernel';
 import type { ClaimedOutboxMessage, OutboxStore } from '@platform/outbox';
+import { inSpan, storedTraceContext, tracingIsOn } from '@platform/telemetry';
 import type { SqlSession } from './sql-session';
 
-type ClaimedRow = { id: string; type: string; payload: string; occurred_at: number | string; attempts: number };
+type ClaimedRow = {
+  id: string;
+  type: string;
+  payload: string;
+  occurred_at: number | string;
+  attempts: number;
+  trace_context: string | null;
+};
 
 /** Placeholders for a list of parameters. */
 const list = (count: number) => Array.from({ length: count }, () => '?').join(', ');
@@ -16,14 +24,24 @@ const list = (count: number) => Array.from({ length: count }, () => '?').join(',
 export class MikroOrmOutbox implements Outbox, OutboxStore {
   constructor(private readonly session: SqlSession) {}
 
-  /** Due at once (`next_attempt_at` 0), whatever the clocks of the relays say. */
-  async add(envelope: OutboxEnvelope): Promise<void> {
+  /**
+   * Due at once (`next_attempt_at` 0), whatever the clocks of the relays say. With tracing on, the write is a span, and
+   * its context is stored with the row: the relay's publish continues it.
+   */
+  add(envelope: OutboxEnvelope): Promise<void> {
+    if (!tracingIsOn()) return this.insert(envelope, null);
+    return inSpan(`outbox write ${envelope.type}`, { attributes: { 'messaging.message.id': envelope.id } }, () =>
+      this.insert(envelope, storedTraceContext()),
+    );
+  }
+
+  private async insert(envelope: OutboxEnvelope, traceContext: string | null): Promise<void> {
     const occurredAt = Date.parse(envelope.occurredAt);
     if (Number.isNaN(occurredAt))
       throw new Error(`The event ${envelope.id} has no valid occurredAt: "${envelope.occurredAt}".`);
     await this.session.run(
-      'insert into "outbox_message" ("id", "type", "payload", "occurred_at", "published_at", "attempts", "next_attempt_at", "locked_until") values (?, ?, ?, ?, null, 0, 0, 0)',
-      [envelope.id, envelope.type, JSON.stringify(envelope), occurredAt],
+      'insert into "outbox_message" ("id", "type", "payload", "occurred_at", "published_at", "attempts", "next_attempt_at", "locked_until", "trace_context") values (?, ?, ?, ?, null, 0, 0, 0, ?)',
+      [envelope.id, envelope.type, JSON.stringify(envelope), occurredAt, traceContext],
     );
   }
 
@@ -36,7 +54,7 @@ export class MikroOrmOutbox implements Outbox, OutboxStore {
        where "id" in (select "id" from "outbox_message"
          where "published_at" is null and "next_attempt_at" <= ? and "locked_until" <= ?
          order by "occurred_at", "id" limit ?${lock})
-       returning "id", "type", "payload", "occurred_at", "attempts"`,
+       returning "id", "type", "payload", "occurred_at", "attempts", "trace_context"`,
       [now + leaseMs, now, now, batch],
     );
     // `returning` keeps no order.
@@ -47,6 +65,7 @@ export class MikroOrmOutbox implements Outbox, OutboxStore {
         payload: row.payload,
         occurredAt: Number(row.occurred_at),
         attempts: Number(row.attempts),
+        traceContext: row.trace_context ?? null,
       }))
       .sort((a, b) => a.occurredAt - b.occurredAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }

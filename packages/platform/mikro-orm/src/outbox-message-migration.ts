@@ -45,3 +45,29 @@ export function outboxMessageMigration(
     }
   };
 }
+
+/** Adds the trace context of the span that wrote each row (ADR 0021): nullable, as rows written before it have none. */
+export function outboxTraceContextMigration(
+  _dialect: Dialect,
+): new (...args: ConstructorParameters<typeof Migration>) => Migration {
+  return class AddOutboxTraceContext extends Migration {
+    override async up(): Promise<void> {
+      this.addSql('alter table "outbox_message" add column "trace_context" text null');
+    }
+
+    override async down(): Promise<void> {
+      this.addSql('alter table "outbox_message" drop column "trace_context"');
+    }
+  };
+}
+
+/**
+ * Every migration of the outbox table, in order, named: a service spreads them into its own list, and gets the ones
+ * added later with no change of its own.
+ */
+export function outboxMigrations(dialect: Dialect) {
+  return [
+    { name: '20261124-outbox', class: outboxMessageMigration(dialect) },
+    { name: '20261126-outbox-trace-context', class: outboxTraceContextMigration(dialect) },
+  ];
+}

@@ -14,6 +14,8 @@ export interface OutboxMessageRow {
   nextAttemptAt: number;
   /** The end of the lease of the relay that claimed it; 0 when none holds it. */
   lockedUntil: number;
+  /** The trace context of the span that wrote the row, as JSON text; null when nothing traced it. */
+  traceContext: string | null;
 }
 
 /**
@@ -37,6 +39,7 @@ export function outboxMessageSchema(dialect: Dialect): EntitySchema<OutboxMessag
       attempts: { type: 'integer' },
       nextAttemptAt: { type: epoch, fieldName: 'next_attempt_at' },
       lockedUntil: { type: epoch, fieldName: 'locked_until' },
+      traceContext: { type: 'text', fieldName: 'trace_context', nullable: true },
     },
   });
 }

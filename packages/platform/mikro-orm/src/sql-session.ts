@@ -1,4 +1,5 @@
 import type { Platform } from '@mikro-orm/core';
+import { inChildSpan, SpanKind, tracingIsOn } from '@platform/telemetry';
 import type { Dialect } from './database-url';
 
 export type Row = Record<string, unknown>;
@@ -33,6 +34,16 @@ export function numberParameters(sql: string): string {
 /** Names a fixed statement text for preparing; call it once per text (at module or cache level), not per request. */
 export function prepared(sql: string): PreparedStatement {
   return { sql, name: `stmt_${++preparedCount}`, numbered: numberParameters(sql) };
+}
+
+/**
+ * A statement's span name: its operation and the table it names first (`INSERT outbox_message`), low in cardinality as
+ * OpenTelemetry's database conventions ask; the text itself, parameters as `?`, is an attribute.
+ */
+export function statementSpanName(sql: string): string {
+  const operation = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'SQL';
+  const table = /\b(?:from|into|update|join)\s+"?([\w.]+)"?/i.exec(sql)?.[1];
+  return table ? `${operation} ${table}` : operation;
 }
 
 /** What a statement answers: its rows (none for a write without `returning`) and how many rows it changed. */
@@ -87,7 +98,21 @@ export class SqlSession {
     this.endedAs = how;
   }
 
-  private async execute(statement: string | PreparedStatement, params: readonly unknown[]): Promise<StatementResult> {
+  /** With tracing on, a statement run inside a trace is a span of its own; off, this is one comparison. */
+  private execute(statement: string | PreparedStatement, params: readonly unknown[]): Promise<StatementResult> {
+    if (!tracingIsOn()) return this.executeNow(statement, params);
+    const sql = typeof statement === 'string' ? statement : statement.sql;
+    return inChildSpan(
+      statementSpanName(sql),
+      { kind: SpanKind.CLIENT, attributes: { 'db.system.name': this.dialect, 'db.query.text': sql } },
+      () => this.executeNow(statement, params),
+    );
+  }
+
+  private async executeNow(
+    statement: string | PreparedStatement,
+    params: readonly unknown[],
+  ): Promise<StatementResult> {
     if (this.endedAs) throw new Error(`This transaction has ${this.endedAs}: it cannot run statements any more.`);
     try {
       const result = await this.runner.execute(statement, params);

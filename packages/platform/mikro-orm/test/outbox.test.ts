@@ -4,14 +4,14 @@ import chaiAsPromised from 'chai-as-promised';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Database, type Dialect, MikroOrmOutbox, outboxMessageMigration, outboxMessageSchema } from '../src';
+import { Database, type Dialect, MikroOrmOutbox, outboxMigrations, outboxMessageSchema } from '../src';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;
 
 const MIGRATIONS = {
-  postgresql: [{ name: 'outbox', class: outboxMessageMigration('postgresql') }],
-  sqlite: [{ name: 'outbox', class: outboxMessageMigration('sqlite') }],
+  postgresql: outboxMigrations('postgresql'),
+  sqlite: outboxMigrations('sqlite'),
 };
 
 const openOutboxDatabase = (url: string) =>

@@ -7,6 +7,11 @@ export interface ClaimedOutboxMessage {
   /** Epoch milliseconds. */
   readonly occurredAt: number;
   readonly attempts: number;
+  /**
+   * The trace context of the span that wrote the event (`{"traceparent": …}` as JSON text), so that its publish
+   * continues that trace; null when nothing traced the write.
+   */
+  readonly traceContext: string | null;
 }
 
 /**

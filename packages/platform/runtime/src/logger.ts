@@ -1,3 +1,4 @@
+import { traceFields, tracingIsOn } from '@platform/telemetry';
 import winston from 'winston';
 import { BatchedLines, jsonLine } from './json-lines';
 import { lineFormat } from './pretty-lines';
@@ -51,7 +52,9 @@ export class Logger {
   /** Writes `entry`, which is the logger's from then on (winston adds its keys): the form for a line per request. */
   log(entry: LogEntry): void {
     if (!this.isEnabled(entry.level)) return;
-    this.winston.log((this.hasFields ? { ...this.fields, ...entry } : entry) as winston.LogEntry);
+    const ids = tracingIsOn() ? traceFields() : undefined;
+    const fields = this.hasFields || ids ? { ...this.fields, ...ids, ...entry } : entry;
+    this.winston.log(fields as winston.LogEntry);
   }
 
   isEnabled(level: LogLevel): boolean {
@@ -65,7 +68,9 @@ export class Logger {
 
   private write(level: LogLevel, message: string, fields?: Record<string, unknown>): void {
     if (!this.isEnabled(level)) return;
-    this.winston.log({ ...this.fields, ...fields, level, message });
+    // A line written inside a span names it, so that logs and traces find each other (tracing off: one comparison).
+    const ids = tracingIsOn() ? traceFields() : undefined;
+    this.winston.log({ ...this.fields, ...ids, ...fields, level, message });
   }
 }
 

@@ -10,3 +10,4 @@ export * from './eventually';
 export * from './keep-alive-load';
 export * from './openapi-security';
 export * from './scratch-url';
+export * from './otlp-receiver';

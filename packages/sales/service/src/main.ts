@@ -9,21 +9,25 @@ import { startSalesService } from './sales-service';
  */
 const WORKSPACE_FILES = { openApiFile: fileURLToPath(new URL('../../../../docs/sales.openapi.yaml', import.meta.url)) };
 
-await runMain('sales service', async () => {
-  const config = loadConfig(process.env, process.cwd(), WORKSPACE_FILES);
-  const service = await startSalesService(config);
-  const url = displayUrl(config.host, service.port);
-  const access = openAccessNote(config);
-  service.logger.info(
-    `sales service listening on ${url} (node ${process.version}); docs at ${url}/swagger${access ? `; ${access}` : ''}`,
-    {
-      url,
-      node: process.version,
-      docs: `${url}/swagger`,
-      database: redactedUrl(config.databaseUrl),
-      stock: config.stockUrl,
-      ...(access && { access }),
-    },
-  );
-  return service;
-});
+await runMain(
+  'sales service',
+  async () => {
+    const config = loadConfig(process.env, process.cwd(), WORKSPACE_FILES);
+    const service = await startSalesService(config);
+    const url = displayUrl(config.host, service.port);
+    const access = openAccessNote(config);
+    service.logger.info(
+      `sales service listening on ${url} (node ${process.version}); docs at ${url}/swagger${access ? `; ${access}` : ''}`,
+      {
+        url,
+        node: process.version,
+        docs: `${url}/swagger`,
+        database: redactedUrl(config.databaseUrl),
+        stock: config.stockUrl,
+        ...(access && { access }),
+      },
+    );
+    return service;
+  },
+  { tracingName: 'sales-service' },
+);

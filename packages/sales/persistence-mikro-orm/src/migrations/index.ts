@@ -1,4 +1,4 @@
-import { type Dialect, idempotencyKeyMigration, outboxMessageMigration } from '@platform/mikro-orm';
+import { type Dialect, idempotencyKeyMigration, outboxMigrations } from '@platform/mikro-orm';
 import { createOrders } from './create-orders';
 
 /** The sales service's migrations, in order, for one dialect. */
@@ -6,6 +6,6 @@ export function salesMigrations(dialect: Dialect) {
   return [
     { name: '20261124-create-orders', class: createOrders(dialect) },
     { name: '20261124-idempotency-keys', class: idempotencyKeyMigration(dialect) },
-    { name: '20261124-outbox', class: outboxMessageMigration(dialect) },
+    ...outboxMigrations(dialect),
   ];
 }

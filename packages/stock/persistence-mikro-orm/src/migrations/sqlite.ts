@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
-import { outboxMessageMigration } from '@platform/mikro-orm';
+import { outboxMigrations } from '@platform/mikro-orm';
 
 export class CreateProductTable extends Migration {
   override async up(): Promise<void> {
@@ -227,7 +227,7 @@ export const sqliteMigrations = [
   { name: '20261122-version-and-idempotency-keys', class: AddVersionAndIdempotencyKeys },
   { name: '20261123-generic-idempotency-records', class: GenericIdempotencyRecords },
   { name: '20261123-reservations-and-stock-ledger', class: ReservationsAndStockLedger },
-  { name: '20261124-outbox', class: outboxMessageMigration('sqlite') },
+  ...outboxMigrations('sqlite'),
   { name: '20261124-reservation-origin', class: ReservationOrigin },
   { name: '20261125-reservation-owner', class: ReservationOwner },
   { name: '20261125-stock-movement-actor', class: StockMovementActor },

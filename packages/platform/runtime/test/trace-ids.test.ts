@@ -1,0 +1,71 @@
+import { inSpan, startTracing, traceFields, type Tracing } from '@platform/telemetry';
+import { expect } from 'chai';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import winston from 'winston';
+import { createLogger } from '../src';
+
+function capture() {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({ write: (chunk, _encoding, done) => done(void lines.push(JSON.parse(String(chunk)))) });
+  return { lines, logger: createLogger('svc', 'info', [new winston.transports.Stream({ stream: sink })]) };
+}
+
+const flushed = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('Logger with tracing', () => {
+  const saved = {
+    endpoint: process.env.OTEL_EXPORTER_OTLP_ENDPOINT,
+    protocol: process.env.OTEL_EXPORTER_OTLP_PROTOCOL,
+  };
+  // A collector that takes every export and keeps nothing: what is exported is the telemetry package's test.
+  const collector = createServer((request, response) => request.resume().on('end', () => response.end('{}')));
+  let tracing: Tracing;
+
+  before(async () => {
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+    process.env.OTEL_EXPORTER_OTLP_PROTOCOL = 'http/json';
+    tracing = await startTracing('svc');
+  });
+
+  after(async () => {
+    await tracing.shutdown();
+    for (const [name, value] of [
+      ['OTEL_EXPORTER_OTLP_ENDPOINT', saved.endpoint],
+      ['OTEL_EXPORTER_OTLP_PROTOCOL', saved.protocol],
+    ] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+    await new Promise((resolve) => collector.close(resolve));
+  });
+
+  it('writes the traceId and spanId of the span a line is written in, through every way of logging', async () => {
+    const { lines, logger } = capture();
+    const ids = await inSpan('work', {}, async () => {
+      logger.info('inside');
+      logger.child({ requestId: 'r1' }).warn('inside, from a child');
+      logger.log({ level: 'info', message: 'an entry inside' });
+      return traceFields();
+    });
+    logger.info('outside');
+    logger.log({ level: 'info', message: 'an entry outside' });
+    await flushed();
+    expect(ids?.traceId).to.match(/^[\da-f]{32}$/);
+    expect(lines.slice(0, 3).map((line) => [line.message, line.traceId, line.spanId])).to.deep.equal([
+      ['inside', ids!.traceId, ids!.spanId],
+      ['inside, from a child', ids!.traceId, ids!.spanId],
+      ['an entry inside', ids!.traceId, ids!.spanId],
+    ]);
+    for (const line of lines.slice(3)) expect(line).to.not.have.any.keys('traceId', 'spanId');
+  });
+
+  it('leaves the fields a line gives its own, a traceId included', async () => {
+    const { lines, logger } = capture();
+    await inSpan('work', {}, async () => logger.info('given', { traceId: 'mine' }));
+    await flushed();
+    expect(lines[0]).to.include({ traceId: 'mine' });
+  });
+});
