@@ -11,7 +11,13 @@ import {
   ReserveForOrder,
   ReserveStock,
 } from '@stock/application';
-import { ANONYMOUS_CALLER, type Product, ReservationNotFoundError, ReservationRequest } from '@stock/domain';
+import {
+  ANONYMOUS_CALLER,
+  DEFAULT_LOCATION_ID,
+  type Product,
+  ReservationNotFoundError,
+  ReservationRequest,
+} from '@stock/domain';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { randomUUID } from 'node:crypto';
@@ -95,12 +101,17 @@ function orderEventUseCases(open: OpenStockStore): void {
     ).to.equal('held');
     const reservation = (await store.reservations.findForOrder(orderId))!;
     expect(reservation).to.include({ origin: 'order', status: 'held' });
+    const confirmation = { orderId, reservationId: reservation.id, expiresAt: '2026-11-23T10:15:00.000Z' };
+    // Version 2 names where each line is held; version 1 goes beside it for a sales instance that reads only it.
     expect(await published()).to.deep.equal([
-      event('stock.reservation.confirmed', {
-        orderId,
-        reservationId: reservation.id,
-        expiresAt: '2026-11-23T10:15:00.000Z',
+      event('stock.reservation.confirmed.v2', {
+        ...confirmation,
+        lines: [
+          { productId: a.id, quantity: 3, allocations: [{ locationId: DEFAULT_LOCATION_ID, quantity: 3 }] },
+          { productId: b.id, quantity: 2, allocations: [{ locationId: DEFAULT_LOCATION_ID, quantity: 2 }] },
+        ],
       }),
+      event('stock.reservation.confirmed', confirmation),
     ]);
     expect(await reload(a)).to.include({ reservedQuantity: 3, availableQuantity: 2 });
     expect(await reload(b)).to.include({ reservedQuantity: 2, availableQuantity: 0 });
@@ -115,7 +126,10 @@ function orderEventUseCases(open: OpenStockStore): void {
     expect(await useCases().placed.execute(message)).to.equal('duplicate');
     expect(await useCases().placed.execute(placed(orderId, [{ productId: a.id, quantity: 2 }]))).to.equal('unchanged');
     expect((await reload(a)).reservedQuantity).to.equal(2);
-    expect((await published()).map((e) => e.type)).to.deep.equal(['stock.reservation.confirmed']);
+    expect((await published()).map((e) => e.type)).to.deep.equal([
+      'stock.reservation.confirmed.v2',
+      'stock.reservation.confirmed',
+    ]);
   });
 
   it('rejects an order stock cannot hold, naming the shortages, holds nothing, and stays rejected after a restock', async () => {
@@ -288,7 +302,7 @@ function orderEventUseCases(open: OpenStockStore): void {
       'held',
     );
     expect(await reload(a)).to.include({ reservedQuantity: 1 });
-    expect(await published()).to.deep.equal([
+    expect((await published()).filter((e) => e.type !== 'stock.reservation.confirmed.v2')).to.deep.equal([
       event('stock.reservation.confirmed', {
         orderId,
         reservationId: orderHold.id,

@@ -13,6 +13,7 @@ import {
 } from '@stock/application';
 import {
   ANONYMOUS_CALLER,
+  DEFAULT_LOCATION_ID,
   InsufficientStockError,
   type Product,
   type StockLevelRepository,
@@ -100,8 +101,18 @@ function reservationUseCases(open: OpenStockStore): void {
     expect(value.created).to.equal(true);
     expect(value.reservation).to.include({ status: 'held' });
     expect(value.reservation.lines).to.deep.equal([
-      { productId: a.id, quantity: 3 },
-      { productId: b.id, quantity: 1 },
+      {
+        productId: a.id,
+        quantity: 3,
+        allocations: [{ locationId: DEFAULT_LOCATION_ID, quantity: 3 }],
+        backorderedQuantity: 0,
+      },
+      {
+        productId: b.id,
+        quantity: 1,
+        allocations: [{ locationId: DEFAULT_LOCATION_ID, quantity: 1 }],
+        backorderedQuantity: 0,
+      },
     ]);
     expect(value.reservation.expiresAt.getTime() - now.getTime()).to.equal(900_000);
     expect(await reload(a)).to.include({ quantityInStock: 5, reservedQuantity: 3, availableQuantity: 2 });

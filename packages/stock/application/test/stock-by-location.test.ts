@@ -58,7 +58,10 @@ function stockByLocation(open: OpenStockStore): void {
       .value;
   const location = (code: string, priority = 0) =>
     locations().create(LocationDraft.create({ code, name: `Location ${code}`, priority }));
-  const hold = (lines: ReservationLine[], options: { allowBackorder?: boolean; allocation?: AllocationStrategy } = {}) =>
+  const hold = (
+    lines: ReservationLine[],
+    options: { allowBackorder?: boolean; allocation?: AllocationStrategy } = {},
+  ) =>
     reserve(options.allocation)
       .execute(OWNER, ReservationRequest.create({ reference: randomUUID(), lines, ...options }))
       .then((result) => result.value.reservation);
@@ -83,7 +86,7 @@ function stockByLocation(open: OpenStockStore): void {
   const expectLedgerToSumByLocation = async (p: Pick<Product, 'id'>) => {
     const sums = new Map<number, { onHand: number; reserved: number }>();
     const ledger = new ListStockMovements(store.products, store.movements);
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page = await ledger.execute(p.id, { after, limit: 1000 }, AUDITOR);
       for (const movement of page.items) {
         const sum = sums.get(movement.locationId) ?? { onHand: 0, reserved: 0 };

@@ -187,7 +187,12 @@ export class Product implements ProductDetailsInput {
     const { backorderedQuantity } = stock;
     if (!Number.isInteger(backorderedQuantity) || backorderedQuantity < 0)
       throw new RangeError(`Not a backordered quantity: ${backorderedQuantity}`);
-    return new Product(id, details, version, reservedQuantity, stock);
+    // A stored product has every setting: one a new product's details left out is 0.
+    const settled =
+      details.backorderLimit === undefined || details.lowStockThreshold === undefined
+        ? details.keepingSettingsOf({ backorderLimit: 0, lowStockThreshold: 0 })
+        : details;
+    return new Product(id, settled, version, reservedQuantity, stock);
   }
 
   /**
