@@ -50,7 +50,8 @@ const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
  */
 export async function checkTarget(raw: string, allowPrivate: boolean): Promise<void> {
   const url = new URL(raw);
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TargetRefusedError('must be an http or https URL');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new TargetRefusedError('must be an http or https URL');
   if (url.username || url.password) throw new TargetRefusedError('must not carry credentials');
   if (allowPrivate) return;
   const host = hostOf(url);
@@ -58,12 +59,16 @@ export async function checkTarget(raw: string, allowPrivate: boolean): Promise<v
     ? [host]
     : await new Promise<string[]>((resolve, reject) =>
         dnsLookup(host, { all: true }, (error, found: LookupAddress[]) =>
-          error ? reject(new TargetRefusedError(`its host ${host} does not resolve`)) : resolve(found.map((a) => a.address)),
+          error
+            ? reject(new TargetRefusedError(`its host ${host} does not resolve`))
+            : resolve(found.map((a) => a.address)),
         ),
       );
   const forbidden = addresses.find(isForbiddenAddress);
   if (forbidden)
-    throw new TargetRefusedError(`its host resolves to ${forbidden}, a loopback, private, link-local or metadata address`);
+    throw new TargetRefusedError(
+      `its host resolves to ${forbidden}, a loopback, private, link-local or metadata address`,
+    );
 }
 
 /**
@@ -75,7 +80,11 @@ const guardedLookup: LookupFunction = (hostname, options, callback) => {
     if (error) return callback(error, '', 4);
     const forbidden = addresses.find((a) => isForbiddenAddress(a.address));
     if (forbidden)
-      return callback(new TargetRefusedError(`${hostname} resolves to ${forbidden.address}, which webhooks may not reach`), '', 4);
+      return callback(
+        new TargetRefusedError(`${hostname} resolves to ${forbidden.address}, which webhooks may not reach`),
+        '',
+        4,
+      );
     if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
     return callback(null, addresses[0]!.address, addresses[0]!.family);
   });

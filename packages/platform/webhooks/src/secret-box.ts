@@ -12,10 +12,15 @@ export const SECRETS_KEY_HINT = 'openssl rand -base64 32';
 
 /** The 32-byte AES key that WEBHOOK_SECRETS_KEY holds in base64, or a one-line reason it is unusable. */
 export function parseSecretsKey(text: string): Buffer {
-  if (!text) throw new SecretsKeyError(`WEBHOOK_SECRETS_KEY is required when webhooks are on (make one with \`${SECRETS_KEY_HINT}\`).`);
+  if (!text)
+    throw new SecretsKeyError(
+      `WEBHOOK_SECRETS_KEY is required when webhooks are on (make one with \`${SECRETS_KEY_HINT}\`).`,
+    );
   const key = Buffer.from(text, 'base64');
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text) || key.length !== KEY_BYTES)
-    throw new SecretsKeyError(`WEBHOOK_SECRETS_KEY must be ${KEY_BYTES} bytes in base64 (make one with \`${SECRETS_KEY_HINT}\`).`);
+    throw new SecretsKeyError(
+      `WEBHOOK_SECRETS_KEY must be ${KEY_BYTES} bytes in base64 (make one with \`${SECRETS_KEY_HINT}\`).`,
+    );
   return key;
 }
 
@@ -38,7 +43,8 @@ export class SecretBox {
 
   open(stored: string, subscriptionId: string): string {
     const [format, iv, tag, sealed] = stored.split(':');
-    if (format !== FORMAT || !iv || !tag || !sealed) throw new Error(`A webhook secret is not in the ${FORMAT} format.`);
+    if (format !== FORMAT || !iv || !tag || !sealed)
+      throw new Error(`A webhook secret is not in the ${FORMAT} format.`);
     const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64'));
     decipher.setAAD(Buffer.from(subscriptionId));
     decipher.setAuthTag(Buffer.from(tag, 'base64'));

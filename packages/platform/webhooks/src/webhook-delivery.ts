@@ -4,7 +4,13 @@ import { RETRY_FOR_MS, retryDelayMs as defaultRetryDelayMs } from './retry-sched
 import type { SecretBox } from './secret-box';
 import { deliveryBody, signMessage } from './signing';
 import type { SendResult, WebhookSender } from './webhook-sender';
-import type { AttemptRecord, ClaimedDelivery, DeliveryOutcome, SubscriptionRecord, WebhookStore } from './webhook-store';
+import type {
+  AttemptRecord,
+  ClaimedDelivery,
+  DeliveryOutcome,
+  SubscriptionRecord,
+  WebhookStore,
+} from './webhook-store';
 
 export interface WebhookDeliveryOptions {
   readonly store: WebhookStore;

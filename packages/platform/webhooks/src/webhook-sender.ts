@@ -14,8 +14,7 @@ export interface SenderOptions {
 
 /** A receiver's answer, or why there was none. */
 export type SendResult =
-  | { readonly statusCode: number; readonly body: string }
-  | { readonly statusCode: null; readonly error: string };
+  { readonly statusCode: number; readonly body: string } | { readonly statusCode: null; readonly error: string };
 
 /** Posts signed messages; `close` ends its connections. */
 export interface WebhookSender {

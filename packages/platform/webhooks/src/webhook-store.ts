@@ -58,8 +58,7 @@ export type DeliveryOutcome =
 
 /** What a replay sends again: one product's events from a sequence on (inclusive), or every event since a time. */
 export type ReplayFrom =
-  | { readonly productId: number | string; readonly sinceSequence: number }
-  | { readonly since: number };
+  { readonly productId: number | string; readonly sinceSequence: number } | { readonly since: number };
 
 /**
  * Subscriptions, the events fanned out to them and their deliveries. Times are epoch milliseconds, handed in so

@@ -89,7 +89,15 @@ export class WebhookSubscriptions {
     const until = this.now() + PREVIOUS_SECRET_SIGNS_FOR_MS;
     if (!(await this.options.store.rotateSecret(id, sealed, subscription.secret, until)))
       throw new WebhookSubscriptionNotFoundError(id);
-    return { subscription: { ...subscription, secret: sealed, previousSecret: subscription.secret, previousSecretUntil: until }, secret };
+    return {
+      subscription: {
+        ...subscription,
+        secret: sealed,
+        previousSecret: subscription.secret,
+        previousSecretUntil: until,
+      },
+      secret,
+    };
   }
 
   async attempts(id: string, limit: number): Promise<AttemptRecord[]> {

@@ -25,7 +25,8 @@ function parseEvents(value: unknown[]): string[] | Invalid {
   return value;
 }
 
-const parseDescription = (value: string) => (value.length <= 500 ? value : new Invalid('must be at most 500 characters'));
+const parseDescription = (value: string) =>
+  value.length <= 500 ? value : new Invalid('must be at most 500 characters');
 
 const SubscriptionBody = t.type({
   url: required(field('Url', isString, 'a string', parseUrl)),
@@ -53,7 +54,12 @@ const parseTime = (value: string) => {
 
 const ReplayBody = t.type({
   productId: optional(
-    field('ProductId', (u: unknown): u is number | string => isNumber(u) || isString(u), 'a product id', parseProductId),
+    field(
+      'ProductId',
+      (u: unknown): u is number | string => isNumber(u) || isString(u),
+      'a product id',
+      parseProductId,
+    ),
     undefined,
   ),
   sinceSequence: optional(field('SinceSequence', isNumber, 'an integer', parseSequence), undefined),
@@ -64,6 +70,7 @@ const ReplayBody = t.type({
 export function decodeReplayBody(body: Record<string, unknown>): ReplayFrom {
   const { productId, sinceSequence, since } = decodeBody(ReplayBody, body, 'a replay request');
   if (since !== undefined && productId === undefined && sinceSequence === undefined) return { since };
-  if (since === undefined && productId !== undefined && sinceSequence !== undefined) return { productId, sinceSequence };
+  if (since === undefined && productId !== undefined && sinceSequence !== undefined)
+    return { productId, sinceSequence };
   throw new ValidationError({ '': ['must give either productId and sinceSequence, or since'] });
 }

@@ -52,7 +52,10 @@ export function subscriptionJson(s: SubscriptionRecord) {
   };
 }
 
-const withSecret = ({ subscription, secret }: SubscriptionWithSecret) => ({ ...subscriptionJson(subscription), secret });
+const withSecret = ({ subscription, secret }: SubscriptionWithSecret) => ({
+  ...subscriptionJson(subscription),
+  secret,
+});
 
 function attemptJson(a: AttemptRecord) {
   return {
@@ -122,7 +125,8 @@ export function webhookSubscriptionsRouter({
   });
 
   router.get('/:id/deliveries', manage, queryParameters('limit'), async (ctx) => {
-    const limit = ctx.query.limit === undefined ? DEFAULT_ATTEMPTS : decodeInteger('limit', ctx.query.limit, 1, MAX_ATTEMPTS);
+    const limit =
+      ctx.query.limit === undefined ? DEFAULT_ATTEMPTS : decodeInteger('limit', ctx.query.limit, 1, MAX_ATTEMPTS);
     ctx.body = (await subscriptions.attempts(subscriptionId(ctx), limit)).map(attemptJson);
   });
 

@@ -79,7 +79,13 @@ export class InMemoryWebhookStore implements WebhookStore {
       const takers = enabled.filter((s) => subscribesTo(s.events, row.type));
       if (takers.length === 0) continue;
       const envelope = JSON.parse(row.payload) as OutboxEnvelope;
-      const event = { id: row.id, type: row.type, payload: row.payload, occurredAt: row.occurredAt, ...eventKeysOf(envelope) };
+      const event = {
+        id: row.id,
+        type: row.type,
+        payload: row.payload,
+        occurredAt: row.occurredAt,
+        ...eventKeysOf(envelope),
+      };
       this.events.set(event.id, event);
       for (const subscription of takers) this.queue(subscription.id, event, now);
     }
@@ -127,7 +133,10 @@ export class InMemoryWebhookStore implements WebhookStore {
   }
 
   async attempts(subscriptionId: string, limit: number): Promise<AttemptRecord[]> {
-    return this.attemptLog.filter((a) => a.subscriptionId === subscriptionId).reverse().slice(0, limit);
+    return this.attemptLog
+      .filter((a) => a.subscriptionId === subscriptionId)
+      .reverse()
+      .slice(0, limit);
   }
 
   async replay(subscriptionId: string, from: ReplayFrom, now: number): Promise<number> {
@@ -138,7 +147,9 @@ export class InMemoryWebhookStore implements WebhookStore {
       'since' in from
         ? events.filter((e) => e.occurredAt >= from.since).sort(byTime)
         : events
-            .filter((e) => e.orderingKey === productOrderingKey(from.productId) && (e.sequence ?? -1) >= from.sinceSequence)
+            .filter(
+              (e) => e.orderingKey === productOrderingKey(from.productId) && (e.sequence ?? -1) >= from.sinceSequence,
+            )
             .sort(bySequenceThenTime);
     for (const event of chosen) this.queue(subscriptionId, event, now);
     return chosen.length;

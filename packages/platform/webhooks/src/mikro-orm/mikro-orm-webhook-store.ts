@@ -30,7 +30,13 @@ type EventRow = {
   ordering_key: string;
   sequence: number | string | null;
 };
-type ClaimedRow = { id: number | string; subscription_id: string; event_id: string; attempts: number; created_at: number | string };
+type ClaimedRow = {
+  id: number | string;
+  subscription_id: string;
+  event_id: string;
+  attempts: number;
+  created_at: number | string;
+};
 type AttemptRow = {
   delivery_id: number | string;
   subscription_id: string;
@@ -88,14 +94,21 @@ export class MikroOrmWebhookStore implements WebhookStore {
     return this.database.session;
   }
 
-  private get skipLocked(): string {
-    return this.session.dialect === 'postgresql' ? ' for update skip locked' : '';
-  }
 
   async addSubscription(s: SubscriptionRecord): Promise<void> {
     await this.session.run(
       `insert into "webhook_subscription" (${SUBSCRIPTION_COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [s.id, s.url, JSON.stringify(s.events), s.description, s.secret, s.previousSecret, s.previousSecretUntil, s.createdAt, s.disabledAt],
+      [
+        s.id,
+        s.url,
+        JSON.stringify(s.events),
+        s.description,
+        s.secret,
+        s.previousSecret,
+        s.previousSecretUntil,
+        s.createdAt,
+        s.disabledAt,
+      ],
     );
   }
 
@@ -135,7 +148,9 @@ export class MikroOrmWebhookStore implements WebhookStore {
       // One fan-out at a time: two taking neighbouring batches at once could commit the later events' deliveries
       // first, and those would then overtake the earlier ones of the same key. SQLite has one writer anyway.
       if (tx.dialect === 'postgresql') {
-        const [lock] = await tx.all<{ locked: boolean }>('select pg_try_advisory_xact_lock(?) as "locked"', [FAN_OUT_LOCK]);
+        const [lock] = await tx.all<{ locked: boolean }>('select pg_try_advisory_xact_lock(?) as "locked"', [
+          FAN_OUT_LOCK,
+        ]);
         if (!lock?.locked) return 0;
       }
       const rows = await tx.all<{ id: string; type: string; payload: string; occurred_at: number | string }>(
@@ -161,10 +176,10 @@ export class MikroOrmWebhookStore implements WebhookStore {
         for (const subscription of takers) await queue(tx, subscription.id, String(row.id), orderingKey, now);
       }
       const ids = rows.map((row) => String(row.id));
-      await tx.run(
-        `update "outbox_message" set "webhooks_fanned_out_at" = ? where "id" in (${list(ids.length)})`,
-        [now, ...ids],
-      );
+      await tx.run(`update "outbox_message" set "webhooks_fanned_out_at" = ? where "id" in (${list(ids.length)})`, [
+        now,
+        ...ids,
+      ]);
       return rows.length;
     });
   }
@@ -206,7 +221,15 @@ export class MikroOrmWebhookStore implements WebhookStore {
         const event = events.get(row.event_id);
         // Removed between the claim and this read: nothing to send.
         if (!subscription || !event) return [];
-        return [{ id: String(row.id), subscription, event, attempts: Number(row.attempts), createdAt: Number(row.created_at) }];
+        return [
+          {
+            id: String(row.id),
+            subscription,
+            event,
+            attempts: Number(row.attempts),
+            createdAt: Number(row.created_at),
+          },
+        ];
       });
   }
 
