@@ -94,7 +94,6 @@ export class MikroOrmWebhookStore implements WebhookStore {
     return this.database.session;
   }
 
-
   async addSubscription(s: SubscriptionRecord): Promise<void> {
     await this.session.run(
       `insert into "webhook_subscription" (${SUBSCRIPTION_COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
