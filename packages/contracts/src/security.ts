@@ -4,7 +4,7 @@
  * from here, and a test holds the files to it.
  */
 export const Scopes = {
-  stock: { read: 'stock:read', write: 'stock:write', reserve: 'stock:reserve' },
+  stock: { read: 'stock:read', write: 'stock:write', reserve: 'stock:reserve', webhooks: 'webhooks:manage' },
   sales: { read: 'orders:read', write: 'orders:write', admin: 'orders:admin', pay: 'orders:pay' },
 } as const;
 
@@ -31,6 +31,7 @@ export const Apis = {
       [Scopes.stock.read]: 'Read products, their ledger and reservations',
       [Scopes.stock.write]: 'Create, change and delete products; adjust stock',
       [Scopes.stock.reserve]: 'Hold, commit and release stock',
+      [Scopes.stock.webhooks]: 'Subscribe to webhooks, read their deliveries and replay them',
     },
   },
   sales: {

@@ -20,7 +20,7 @@ const { stock, sales } = Scopes;
 
 /**
  * Clients for every test that needs tokens: a stock integration, a checkout, a reporting tool, two buyers, an orders
- * administrator and the payment provider.
+ * administrator, the payment provider and an administrator of stock's webhooks.
  */
 export const CLIENTS: readonly IdentityClient[] = [
   {
@@ -42,6 +42,7 @@ export const CLIENTS: readonly IdentityClient[] = [
     scopes: [sales.admin, stock.read],
   },
   { clientId: 'payment-provider', clientSecret: 'payment-provider-secret-0123456789abcdef', scopes: [sales.pay] },
+  { clientId: 'webhook-admin', clientSecret: 'webhook-admin-secret-0123456789abcdefgh', scopes: [stock.webhooks] },
 ];
 
 export interface IdentityFiles {

@@ -47,6 +47,8 @@ export class InMemoryStockStore {
   readonly movements: StockMovementRepository;
   /** The relay's side of the outbox. */
   readonly outbox: OutboxStore;
+  /** The outbox's rows, for what fans them out beside the relay (webhooks). */
+  readonly outboxRows: OutboxTable;
 
   constructor({ idempotencyTtlMs, now = Date.now }: InMemoryStockStoreOptions) {
     const database = new InMemoryDatabase();
@@ -58,6 +60,7 @@ export class InMemoryStockStore {
     this.reservations = new InMemoryReservationRepository(tables);
     this.movements = new InMemoryStockMovementRepository(tables);
     const outbox: OutboxTable = new InMemoryTable();
+    this.outboxRows = outbox;
     this.outbox = new InMemoryOutboxStore(database, outbox);
     this.unitOfWork = {
       run: (work, options = {}) =>

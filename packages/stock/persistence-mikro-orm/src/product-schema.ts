@@ -1,5 +1,6 @@
 import { EntitySchema, type Platform, Type } from '@mikro-orm/core';
 import { type Dialect, idempotencyKeySchema, outboxMessageSchema } from '@platform/mikro-orm';
+import { webhookSchemas, withWebhookFanOut } from '@platform/webhooks/mikro-orm';
 import { Money } from '@stock/domain';
 
 /** A product as a database row; the repository turns it into the domain's Product. */
@@ -221,6 +222,8 @@ export function stockEntities(dialect: Dialect): EntitySchema[] {
     stockMovementSchema(dialect),
     reservationSchema(dialect),
     idempotencyKeySchema(dialect),
-    outboxMessageSchema(dialect),
+    // The outbox carries the webhook fan-out's mark, and the webhook tables sit beside it (@platform/webhooks).
+    withWebhookFanOut(outboxMessageSchema(dialect), dialect),
+    ...webhookSchemas(dialect),
   ] as EntitySchema[];
 }

@@ -149,7 +149,9 @@ describe('stock migrations', () => {
           const product = await database.transaction((session) =>
             new MikroOrmProductRepository(session).add(aProduct(), { at: new Date() }),
           );
-          expect(await database.orm.migrator.up()).to.have.length(2);
+          const all = dialect === 'postgresql' ? postgresqlMigrations : sqliteMigrations;
+          const later = all.length - 1 - all.findIndex((m) => m.name === '20261124-reservation-origin');
+          expect(await database.orm.migrator.up()).to.have.length(later);
           expect(
             await new MikroOrmStockMovementRepository(database.session).list(product.id, { after: 0, limit: 1 }),
           ).to.have.length(1);

@@ -13,6 +13,7 @@ import {
   serverSettings,
   type Settings,
 } from '@platform/runtime';
+import { webhookSettings } from '@platform/webhooks';
 
 /** The embedded database of the quick start: the one the service creates by itself when it is missing. */
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/stock.db';
@@ -22,6 +23,8 @@ export const STOCK_SETTINGS = {
   ...databaseSettings(DEFAULT_DATABASE_URL),
   ...messagingSettings(),
   ...authSettings(Apis.stock.audience),
+  /** Signed webhooks from the outbox (WEBHOOKS=on), with their key and limits: @platform/webhooks. */
+  ...webhookSettings(),
   /** How long a reservation holds its stock when the request does not say. */
   reservationTtlSeconds: integer('RESERVATION_TTL_SECONDS', 900, 1, 7 * 86_400),
   /** How often each instance looks for held reservations past their time (any number of instances may). */

@@ -32,10 +32,13 @@ import {
   MikroOrmUnitOfWork,
   openStockDatabase,
 } from '@stock/persistence-mikro-orm';
+import { InMemoryWebhookStore } from '@platform/webhooks/memory';
+import { MikroOrmWebhookStore } from '@platform/webhooks/mikro-orm';
 import { randomUUID } from 'node:crypto';
 import type { DependencyContainer } from 'tsyringe';
 import { DEFAULT_DATABASE_URL, type StockServiceConfig } from './config';
 import { Tokens } from './tokens';
+import { registerWebhooks, routeWebhooks } from './webhooks';
 
 const MESSAGING_OFF =
   'messaging is off (AMQP_URL is not set): order events are neither consumed nor published; they wait in the outbox';
@@ -48,6 +51,7 @@ const STORAGE: ServiceStorage<StockTransaction> = {
       bind(Tokens.ProductRepository, store.products),
       bind(Tokens.ReservationRepository, store.reservations),
       bind(Tokens.StockMovementRepository, store.movements),
+      bind(Tokens.WebhookStore, new InMemoryWebhookStore(store.outboxRows)),
     ];
     return { unitOfWork: store.unitOfWork, outbox: store.outbox, repositories };
   },
@@ -58,6 +62,7 @@ const STORAGE: ServiceStorage<StockTransaction> = {
       bind(Tokens.ProductRepository, new MikroOrmProductRepository(database.session)),
       bind(Tokens.ReservationRepository, new MikroOrmReservationRepository(database.session)),
       bind(Tokens.StockMovementRepository, new MikroOrmStockMovementRepository(database.session)),
+      bind(Tokens.WebhookStore, new MikroOrmWebhookStore(database)),
     ],
   }),
 };
@@ -107,30 +112,37 @@ export function stockRoot(config: StockServiceConfig): ServiceRoot<StockTransact
   return {
     name: 'stock-service',
     storage: STORAGE,
-    register: (container) => registerUseCases(container, config),
+    register: (container) => {
+      registerUseCases(container, config);
+      registerWebhooks(container, config);
+    },
     messaging: { queue: STOCK_QUEUE, handler: orderEvents, off: MESSAGING_OFF },
     http: (c, health) =>
-      createStockApp({
-        useCases: {
-          createProduct: c.resolve(CreateProduct),
-          getProduct: c.resolve(GetProduct),
-          getProducts: c.resolve(GetProducts),
-          listStockMovements: c.resolve(ListStockMovements),
-          reserveStock: c.resolve(ReserveStock),
-          getReservation: c.resolve(GetReservation),
-          commitReservation: c.resolve(CommitReservation),
-          releaseReservation: c.resolve(ReleaseReservation),
-          listProducts: c.resolve(ListProducts),
-          streamProducts: c.resolve(StreamProducts),
-          updateProduct: c.resolve(UpdateProduct),
-          deleteProduct: c.resolve(DeleteProduct),
-          adjustStock: c.resolve(AdjustStock),
-        },
-        access: c.resolve(Tokens.Access),
-        logger: c.resolve(Tokens.Logger),
-        openApiFile: config.openApiFile,
-        ...health,
-      }),
+      routeWebhooks(
+        createStockApp({
+          useCases: {
+            createProduct: c.resolve(CreateProduct),
+            getProduct: c.resolve(GetProduct),
+            getProducts: c.resolve(GetProducts),
+            listStockMovements: c.resolve(ListStockMovements),
+            reserveStock: c.resolve(ReserveStock),
+            getReservation: c.resolve(GetReservation),
+            commitReservation: c.resolve(CommitReservation),
+            releaseReservation: c.resolve(ReleaseReservation),
+            listProducts: c.resolve(ListProducts),
+            streamProducts: c.resolve(StreamProducts),
+            updateProduct: c.resolve(UpdateProduct),
+            deleteProduct: c.resolve(DeleteProduct),
+            adjustStock: c.resolve(AdjustStock),
+          },
+          access: c.resolve(Tokens.Access),
+          logger: c.resolve(Tokens.Logger),
+          openApiFile: config.openApiFile,
+          ...health,
+        }),
+        c,
+        c.resolve(Tokens.Access),
+      ),
   };
 }
 

@@ -2,3 +2,4 @@ export * from './config';
 export * from './container';
 export * from './stock-service';
 export * from './tokens';
+export * from './webhooks';

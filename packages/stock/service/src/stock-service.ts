@@ -5,6 +5,7 @@ import type { DependencyContainer } from 'tsyringe';
 import type { StockServiceConfig } from './config';
 import { stockRoot } from './container';
 import { Tokens } from './tokens';
+import { webhookWork } from './webhooks';
 
 export type RunningStockService = RunningServiceContainer;
 export type { StartOptions };
@@ -28,14 +29,20 @@ function reservationExpiry(config: StockServiceConfig, container: DependencyCont
  * Binds the port first, opens the storage, checks it takes writes, applies
  * pending migrations and serves (the platform's startService); then sweeps
  * expired idempotency records, reservations and published events, and, with
- * AMQP_URL, relays the outbox and consumes sales' events. `close` stops
+ * AMQP_URL, relays the outbox and consumes sales' events; with WEBHOOKS=on, delivers the outbox to webhook
+ * subscribers (with or without AMQP_URL). `close` stops
  * serving, then the background work, then the broker connection, then the database.
  */
 export function startStockService(
   config: StockServiceConfig,
   options: StartOptions = {},
 ): Promise<RunningStockService> {
-  return startServiceContainer(config, stockRoot(config), options, (container) => ({
-    background: () => [reservationExpiry(config, container, container.resolve(Tokens.Logger))],
-  }));
+  return startServiceContainer(config, stockRoot(config), options, (container) => {
+    const logger = container.resolve(Tokens.Logger);
+    const webhooks = webhookWork(container, config, logger);
+    return {
+      background: () => [reservationExpiry(config, container, logger), ...webhooks.background()],
+      dispose: webhooks.dispose,
+    };
+  });
 }

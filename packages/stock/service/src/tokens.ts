@@ -5,6 +5,7 @@ import type {
   StockMovementRepository,
   StockTransaction,
 } from '@stock/domain';
+import type { WebhookStore } from '@platform/webhooks';
 import type { InjectionToken } from 'tsyringe';
 
 /** Every service's tokens (the platform's), and stock's own. */
@@ -14,4 +15,6 @@ export const Tokens = {
   ProductRepository: Symbol('ProductRepository') as InjectionToken<ProductRepository>,
   ReservationRepository: Symbol('ReservationRepository') as InjectionToken<ReservationRepository>,
   StockMovementRepository: Symbol('StockMovementRepository') as InjectionToken<StockMovementRepository>,
+  /** Subscriptions and deliveries, beside the outbox they fan out from. */
+  WebhookStore: Symbol('WebhookStore') as InjectionToken<WebhookStore>,
 };

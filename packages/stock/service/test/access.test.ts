@@ -10,6 +10,7 @@ import {
 } from '@commerce/identity-test-kit';
 import { capturingLogger } from '@platform/test-kit';
 import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
 import { DEFAULT_CONFIG, type RunningStockService, startStockService } from '../src';
 import { openApiDocument } from './openapi-contract';
 import { OPENAPI_FILE } from './workspace-files';
@@ -28,6 +29,9 @@ function startGuardedStock(
       shutdownDelayMs: 0,
       authIssuer: identity.service.issuer,
       openApiFile: OPENAPI_FILE,
+      // The webhook subscription API is served, so its scope is checked too.
+      webhooks: 'on',
+      webhookSecretsKey: randomBytes(32).toString('base64'),
     },
     { logger: capturingLogger('stock-service', logs) },
   );
@@ -145,6 +149,13 @@ describe('the stock service with tokens on', function () {
       'getReservation',
       'commitReservation',
       'releaseReservation',
+      'createWebhookSubscription',
+      'listWebhookSubscriptions',
+      'getWebhookSubscription',
+      'deleteWebhookSubscription',
+      'rotateWebhookSecret',
+      'listWebhookDeliveries',
+      'replayWebhooks',
     ]);
   });
 

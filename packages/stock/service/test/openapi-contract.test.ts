@@ -1,5 +1,8 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { type AccessControl, type HttpMetrics, operationsRouter } from '@platform/koa';
+import { Scopes } from '@commerce/contracts';
+import type { WebhookSubscriptions } from '@platform/webhooks';
+import { webhookSubscriptionsRouter } from '@platform/webhooks/koa';
 import { productsRouter, type ProductUseCases, type ReservationUseCases, reservationsRouter } from '@stock/http-koa';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
@@ -23,6 +26,11 @@ function servedOperations(): string[] {
     productsRouter({ useCases: {} as ProductUseCases, access: open, logger: console }),
     reservationsRouter({ useCases: {} as ReservationUseCases, access: open }),
     operationsRouter({ isReady: async () => true, metrics: {} as HttpMetrics }),
+    webhookSubscriptionsRouter({
+      subscriptions: {} as WebhookSubscriptions,
+      access: open,
+      scope: Scopes.stock.webhooks,
+    }),
   ];
   return routers
     .flatMap((router) => router.stack)
@@ -60,8 +68,13 @@ describe('docs/openapi.yaml', () => {
     expect(servedOperations()).to.have.members(describedOperations());
   });
 
-  it('groups the operations under Products, Reservations and Operations, each with an operationId', () => {
-    expect(openApiDocument.tags.map((tag) => tag.name)).to.deep.equal(['Products', 'Reservations', 'Operations']);
+  it('groups the operations under Products, Reservations, Webhooks and Operations, each with an operationId', () => {
+    expect(openApiDocument.tags.map((tag) => tag.name)).to.deep.equal([
+      'Products',
+      'Reservations',
+      'Webhooks',
+      'Operations',
+    ]);
     for (const [path, item] of Object.entries(openApiDocument.paths)) {
       for (const [method, operation] of Object.entries(item)) {
         if (!HTTP_METHODS.includes(method)) continue;
@@ -70,7 +83,9 @@ describe('docs/openapi.yaml', () => {
           ? 'Products'
           : path.startsWith('/api/reservations')
             ? 'Reservations'
-            : 'Operations';
+            : path.startsWith('/api/webhook-subscriptions')
+              ? 'Webhooks'
+              : 'Operations';
         expect((operation as { tags?: string[] }).tags).to.deep.equal([group]);
       }
     }

@@ -2,7 +2,13 @@ import { type Backend, capturingLogger as capture, rawHttpRequest, scratchDataba
 import type { Logger } from '@platform/runtime';
 import { assertMatchesContract } from './openapi-contract';
 import { OPENAPI_FILE } from './workspace-files';
-import { DEFAULT_CONFIG, type RunningStockService, type StartOptions, startStockService } from '../src';
+import {
+  DEFAULT_CONFIG,
+  type RunningStockService,
+  type StartOptions,
+  type StockServiceConfig,
+  startStockService,
+} from '../src';
 
 export type { Backend };
 
@@ -30,11 +36,20 @@ export async function startServiceUnderTest(
   backend: Backend,
   context: Mocha.Context,
   options: StartOptions = {},
+  /** Settings on top of the defaults (webhooks on, their key). */
+  settings: Partial<StockServiceConfig> = {},
 ): Promise<ServiceUnderTest> {
   const database = await scratchDatabaseFor(backend, context, 'stock');
   const logs: Record<string, unknown>[] = [];
   const service = await startStockService(
-    { ...DEFAULT_CONFIG, port: 0, databaseUrl: database.url, dbCreateDatabase: 'true', openApiFile: OPENAPI_FILE },
+    {
+      ...DEFAULT_CONFIG,
+      port: 0,
+      databaseUrl: database.url,
+      dbCreateDatabase: 'true',
+      openApiFile: OPENAPI_FILE,
+      ...settings,
+    },
     { logger: capturingLogger(logs), ...options },
   );
   return {

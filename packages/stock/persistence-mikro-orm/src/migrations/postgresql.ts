@@ -1,5 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 import { outboxMigrations } from '@platform/mikro-orm';
+import { outboxWebhookFanOutMigration, webhookTablesMigration } from '@platform/webhooks/mikro-orm';
 
 export class CreateProductTable extends Migration {
   override async up(): Promise<void> {
@@ -258,4 +259,6 @@ export const postgresqlMigrations = [
   { name: '20261124-reservation-origin', class: ReservationOrigin },
   { name: '20261125-reservation-owner', class: ReservationOwner },
   { name: '20261125-stock-movement-actor', class: StockMovementActor },
+  { name: '20261125-outbox-webhook-fan-out', class: outboxWebhookFanOutMigration('postgresql') },
+  { name: '20261125-webhooks', class: webhookTablesMigration('postgresql') },
 ];

@@ -1,5 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 import { outboxMigrations } from '@platform/mikro-orm';
+import { outboxWebhookFanOutMigration, webhookTablesMigration } from '@platform/webhooks/mikro-orm';
 
 export class CreateProductTable extends Migration {
   override async up(): Promise<void> {
@@ -231,4 +232,6 @@ export const sqliteMigrations = [
   { name: '20261124-reservation-origin', class: ReservationOrigin },
   { name: '20261125-reservation-owner', class: ReservationOwner },
   { name: '20261125-stock-movement-actor', class: StockMovementActor },
+  { name: '20261125-outbox-webhook-fan-out', class: outboxWebhookFanOutMigration('sqlite') },
+  { name: '20261125-webhooks', class: webhookTablesMigration('sqlite') },
 ];

@@ -1,0 +1,2 @@
+export * from './subscription-codec';
+export * from './webhook-subscriptions-router';

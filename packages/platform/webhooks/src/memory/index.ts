@@ -1,0 +1,1 @@
+export * from './in-memory-webhook-store';

@@ -1,0 +1,91 @@
+import { Scopes } from '@commerce/contracts';
+import type { AccessControl, HttpApp } from '@platform/koa';
+import type { Logger } from '@platform/runtime';
+import { single } from '@platform/service/container';
+import {
+  parseSecretsKey,
+  SecretBox,
+  undiciSender,
+  WebhookDelivery,
+  type WebhookSender,
+  WebhookSubscriptions,
+} from '@platform/webhooks';
+import { webhookSubscriptionsRouter } from '@platform/webhooks/koa';
+import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import type { StockServiceConfig } from './config';
+import { Tokens } from './tokens';
+
+/** How much of a receiver's answer is read, for the attempt's error. */
+const MAX_ANSWER_BYTES = 16 * 1024;
+
+export const WebhookTokens = {
+  Sender: Symbol('WebhookSender') as InjectionToken<WebhookSender>,
+  Subscriptions: Symbol('WebhookSubscriptions') as InjectionToken<WebhookSubscriptions>,
+  Delivery: Symbol('WebhookDelivery') as InjectionToken<WebhookDelivery>,
+};
+
+export const webhooksOn = (config: StockServiceConfig) => config.webhooks === 'on';
+
+/**
+ * The subscription API and the delivery worker, when WEBHOOKS=on. The key is read here, at start-up: a missing or
+ * malformed WEBHOOK_SECRETS_KEY stops the service with one line saying how to make one.
+ */
+export function registerWebhooks(container: DependencyContainer, config: StockServiceConfig): void {
+  if (!webhooksOn(config)) return;
+  const secrets = new SecretBox(parseSecretsKey(config.webhookSecretsKey));
+  const allowPrivateTargets = config.webhookAllowPrivateTargets === 'true';
+  single(container, WebhookTokens.Sender, () =>
+    undiciSender({
+      allowPrivateTargets,
+      connectTimeoutMs: config.webhookConnectTimeoutMs,
+      answerTimeoutMs: config.webhookAnswerTimeoutMs,
+      maxAnswerBytes: MAX_ANSWER_BYTES,
+    }),
+  );
+  single(
+    container,
+    WebhookTokens.Subscriptions,
+    (c) => new WebhookSubscriptions({ store: c.resolve(Tokens.WebhookStore), secrets, allowPrivateTargets }),
+  );
+  single(
+    container,
+    WebhookTokens.Delivery,
+    (c) =>
+      new WebhookDelivery({
+        store: c.resolve(Tokens.WebhookStore),
+        secrets,
+        sender: c.resolve(WebhookTokens.Sender),
+        logger: c.resolve(Tokens.Logger),
+        // A lease outlives the longest attempt, so no second worker sends a delivery still in flight.
+        leaseMs: 2 * (config.webhookConnectTimeoutMs + config.webhookAnswerTimeoutMs) + 10_000,
+      }),
+  );
+}
+
+/** Mounts /api/webhook-subscriptions, guarded by webhooks:manage. */
+export function routeWebhooks(http: HttpApp, container: DependencyContainer, access: AccessControl): HttpApp {
+  if (container.isRegistered(WebhookTokens.Subscriptions))
+    http.route(
+      webhookSubscriptionsRouter({
+        subscriptions: container.resolve(WebhookTokens.Subscriptions),
+        access,
+        scope: Scopes.stock.webhooks,
+      }),
+    );
+  return http;
+}
+
+/** The worker, started with the service's background work; and its connections, closed after it. */
+export function webhookWork(container: DependencyContainer, config: StockServiceConfig, logger: Logger) {
+  if (!container.isRegistered(WebhookTokens.Delivery)) return { background: () => [], dispose: async () => {} };
+  return {
+    // Started after the migrations, with the rest of the background work.
+    background: () => {
+      logger.info('webhooks are on: the outbox is delivered to subscribers', {
+        allowPrivateTargets: config.webhookAllowPrivateTargets === 'true',
+      });
+      return [container.resolve(WebhookTokens.Delivery).start(config.webhookPollMs)];
+    },
+    dispose: () => container.resolve(WebhookTokens.Sender).close(),
+  };
+}
