@@ -100,7 +100,7 @@ for (const backend of ['sqlite', 'postgresql'] as const) {
       const { body: order } = await json<Order>('POST', `${sales.url}/api/orders`, {
         lines: [{ productId: pen, quantity: 1 }],
       });
-      // Reserved, and where: stock sends both versions of its confirmation, and the allocations show once v2 is handled,
+      // Reserved, and where: stock sends both versions of its confirmation; the allocations show once v2 is handled,
       // whichever came first.
       const reservedOrder = await eventually('the order reserved, with where stock holds it', 30_000, async () => {
         const { body } = await json<Order & { reservationId: string; reservationExpiresAt: string }>(
