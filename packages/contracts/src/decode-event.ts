@@ -1,7 +1,7 @@
 import { isLeft } from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { DateTime, exactObject, text, Uuid } from './codecs';
-import { EVENTS, eventTypesHandledBy, type IntegrationEvent, isEventType } from './events';
+import { EVENTS, eventTypesConsumedBy, type IntegrationEvent, isEventType } from './events';
 
 /** Why a message is not an event this code knows. */
 export type DecodeFailureReason = 'malformed-json' | 'not-an-envelope' | 'unknown-type' | 'invalid-data';
@@ -75,13 +75,12 @@ export function decodeEvent(body: unknown): DecodeResult {
 }
 
 /**
- * The decoder of one consumer: an event of a type it does not handle
+ * The decoder of one consumer: an event of a type its queue is not bound to
  * (misrouted, or bound by hand) is refused like an unknown one, so it is
- * dead-lettered instead of handled by code that does not expect it. A type it
- * was bound to by its previous version is still handled (see formerConsumers).
+ * dead-lettered instead of handled by code that does not expect it.
  */
 export function decodeEventFor(service: string): (body: unknown) => DecodeResult {
-  const consumed = new Set<string>(eventTypesHandledBy(service));
+  const consumed = new Set<string>(eventTypesConsumedBy(service));
   return (body) => {
     const result = decodeEvent(body);
     if (!result.ok || consumed.has(result.event.type)) return result;

@@ -42,11 +42,6 @@ interface EventContract {
   /** The service that publishes it, and those whose queues are bound to it (docs/asyncapi.yaml says the same). */
   readonly publisher: string;
   readonly consumers: readonly string[];
-  /**
-   * Services that no longer bind their queue to it but still handle it while its publisher sends it: a binding made
-   * by an older version outlives the upgrade (declarations only add), so their queue may still receive it.
-   */
-  readonly formerConsumers?: readonly string[];
   readonly data: t.Mixed;
 }
 
@@ -79,12 +74,13 @@ export const EVENTS = {
     consumers: [STOCK],
     data: exactObject('OrderPaid', { orderId: Uuid }),
   },
-  // Published beside v2 for one release, for a sales instance that does not read v2 yet (a rolling upgrade).
+  // Published beside v2 for one release, for a sales instance that does not read v2 yet (a rolling upgrade). Sales
+  // stays bound to it for that release: the relay publishes with `mandatory`, so an event no queue is bound to would
+  // wait in stock's outbox for ever. The release that stops publishing it drops sales' binding (and unbinds it).
   'stock.reservation.confirmed': {
     version: 1,
     publisher: STOCK,
-    consumers: [],
-    formerConsumers: [SALES],
+    consumers: [SALES],
     data: exactObject('ReservationConfirmed', { orderId: Uuid, reservationId: Uuid, expiresAt: DateTime }),
   },
   'stock.reservation.confirmed.v2': {
@@ -174,17 +170,6 @@ export type IntegrationEvent = { [T in EventType]: EventEnvelope<T, EventData<T>
 /** The event types a service's queue is bound to. */
 export function eventTypesConsumedBy(service: string): EventType[] {
   return EVENT_TYPES.filter((type) => (EVENTS[type].consumers as readonly string[]).includes(service));
-}
-
-/**
- * The event types a service handles: those its queue is bound to, and those it used to be bound to while their
- * publisher still sends them (a queue keeps the bindings of the version before).
- */
-export function eventTypesHandledBy(service: string): EventType[] {
-  return EVENT_TYPES.filter((type) => {
-    const contract: EventContract = EVENTS[type];
-    return [...contract.consumers, ...(contract.formerConsumers ?? [])].includes(service);
-  });
 }
 
 export function isEventType(type: string): type is EventType {
