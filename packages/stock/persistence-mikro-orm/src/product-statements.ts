@@ -1,0 +1,162 @@
+import { type PreparedStatement, prepared } from '@platform/mikro-orm';
+import { DEFAULT_LOCATION_ID, STOCK_MAX, type StockState } from '@stock/domain';
+import { productColumns } from './product-rows';
+import { MONEY_COLUMN } from './product-schema';
+
+type Dialect = 'postgresql' | 'sqlite';
+
+/**
+ * The stock rules of @stock/domain as the conditions of the conditional
+ * writes: the atomic guard, checked and written under the row's lock. A plan
+ * made with the rules of stock-levels.ts never trips them; one made from a
+ * stale read does, and the write is refused instead of overselling.
+ */
+export const GUARD = {
+  /** A level after a change: 0 ≤ reserved ≤ on hand, incoming ≥ 0 (the table's checks, as a refusal). */
+  level: `"stock_level"."reserved" + "change"."reserved" >= 0 and "stock_level"."reserved" + "change"."reserved" <= "stock_level"."on_hand" + "change"."on_hand" and "stock_level"."incoming" + "change"."incoming" >= 0`,
+  /** A level the change creates, from nothing: the same bounds. */
+  newLevel: `"change"."reserved" >= 0 and "change"."reserved" <= "change"."on_hand" and "change"."incoming" >= 0`,
+  /** The product after a change: its stock (+ ?) at most STOCK_MAX, summed as a bigint; its backorders (+ ?) ≥ 0. */
+  totals: `cast("quantity_in_stock" as bigint) + ? <= ${STOCK_MAX} and "backordered_quantity" + ? >= 0`,
+  /** productRemovalBlocked: nothing held, backordered or incoming (the product's id is the parameter). */
+  remove: `"reserved_quantity" = 0 and "backordered_quantity" = 0 and not exists (select 1 from "stock_level" where "product_id" = ? and "incoming" > 0)`,
+} as const;
+
+/** Product.stockState in SQL, of available = in stock − reserved − backordered (stockStateOf). */
+const AVAILABLE = '("quantity_in_stock" - "reserved_quantity" - "backordered_quantity")';
+const STOCK_STATE: Record<StockState, string> = {
+  out: `${AVAILABLE} <= 0`,
+  low: `${AVAILABLE} > 0 and ${AVAILABLE} < "low_stock_threshold"`,
+  in: `${AVAILABLE} > 0 and ${AVAILABLE} >= "low_stock_threshold"`,
+};
+
+/**
+ * The fixed statements of the product and stock-level repositories for one
+ * dialect; the bench's raw baselines send the same ones. A GET sends
+ * `findById`, a page `list`, a POST `insert` (SQLite: and `insertLevel`), a
+ * PUT `lock`, `levels`, `updateDetails` and, when the stock changes, the
+ * change's `applyLevel` (SQLite: `applyLevel`, `createLevel` when it found no
+ * level, and `applyTotals`), and an adjustment `lock`, `levels` and
+ * `applyLevel` (SQLite: as for the PUT), both in a transaction.
+ */
+export interface ProductStatements {
+  readonly columns: string;
+  /**
+   * The product with its stock at the default location: on PostgreSQL one statement (the level in a data-modifying
+   * CTE); the ledger trigger appends its `created` movement.
+   */
+  readonly insert: PreparedStatement;
+  /** SQLite: the new product's default level, in the caller's transaction. */
+  readonly insertLevel: PreparedStatement | undefined;
+  readonly findById: PreparedStatement;
+  /** A page in id order, in a stock state when asked. */
+  list(stockState?: StockState): PreparedStatement;
+  updateDetails(versioned: boolean): PreparedStatement;
+  readonly remove: PreparedStatement;
+  /** The product row, locked until the transaction ends (PostgreSQL: `for update`; SQLite's writers take turns). */
+  readonly lock: PreparedStatement;
+  /** Its levels, read after the lock (a statement of their own, so READ COMMITTED reads them as they are now). */
+  readonly levels: PreparedStatement;
+  /**
+   * One level change: the level's guarded update, or its creation where it has none; on PostgreSQL with the product's
+   * totals in the same statement (answering the product, or nothing when a guard refused). SQLite: the update alone.
+   */
+  readonly applyLevel: PreparedStatement;
+  /** SQLite: the level a change creates, guarded, when `applyLevel` found none to update. */
+  readonly createLevel: PreparedStatement | undefined;
+  /**
+   * The product's totals and state after a change, guarded: SQLite's second statement of a change, and a change of
+   * the product alone.
+   */
+  readonly applyTotals: PreparedStatement;
+}
+
+function statements(dialect: Dialect): ProductStatements {
+  const price = MONEY_COLUMN[dialect].name;
+  const columns = productColumns(dialect);
+  const conditional = (write: string) => prepared(conditionalWrite(dialect, write, columns));
+  const insertProduct = `insert into "product" ("name", "description", "${price}", "quantity_in_stock", "reserved_quantity", "backorder_limit", "low_stock_threshold", "write_context", "version") values (?, ?, ?, ?, 0, ?, ?, ?, 1) returning ${columns}`;
+  const updateDetails = (versioned: boolean) =>
+    conditional(
+      `update "product" set "name" = ?, "description" = ?, "${price}" = ?, "backorder_limit" = coalesce(?, "backorder_limit"), "low_stock_threshold" = coalesce(?, "low_stock_threshold"), "version" = "version" + 1 where "id" = ?${versioned ? ' and "version" = ?' : ''}`,
+    );
+  const [unversioned, versioned] = [updateDetails(false), updateDetails(true)];
+  const list = (where: string) =>
+    prepared(`select ${columns} from "product" where "id" > ?${where} order by "id" limit ?`);
+  const lists = {
+    all: list(''),
+    out: list(` and ${STOCK_STATE.out}`),
+    low: list(` and ${STOCK_STATE.low}`),
+    in: list(` and ${STOCK_STATE.in}`),
+  };
+  // One change as a row: (product, location, on hand, reserved, incoming), typed for PostgreSQL's planner.
+  const change = `with "change" ("product_id", "location_id", "on_hand", "reserved", "incoming") as (values (${
+    dialect === 'postgresql' ? '?::integer, ?::integer, ?::integer, ?::integer, ?::integer' : '?, ?, ?, ?, ?'
+  }))`;
+  const same = `"stock_level"."product_id" = "change"."product_id" and "stock_level"."location_id" = "change"."location_id"`;
+  const updateLevel = `update "stock_level" set "on_hand" = "stock_level"."on_hand" + "change"."on_hand", "reserved" = "stock_level"."reserved" + "change"."reserved", "incoming" = "stock_level"."incoming" + "change"."incoming"
+    from "change" where ${same} and ${GUARD.level} returning 1`;
+  // PostgreSQL checks a row an upsert proposes before it finds the conflict, so a change (a delta) cannot be upserted:
+  // the level is updated when it exists, created when it does not, each guarded.
+  const createLevel = `insert into "stock_level" ("product_id", "location_id", "on_hand", "reserved", "incoming")
+    select "product_id", "location_id", "on_hand", "reserved", "incoming" from "change"
+    where not exists (select 1 from "stock_level" where ${same}) and ${GUARD.newLevel} returning 1`;
+  const totals = (where: string) =>
+    `update "product" set "quantity_in_stock" = "quantity_in_stock" + ?, "reserved_quantity" = "reserved_quantity" + ?, "backordered_quantity" = "backordered_quantity" + ?, "low_stock_alert" = coalesce(?, "low_stock_alert"), "write_context" = ?, "version" = "version" + ? where "id" = ?${where} and ${GUARD.totals} returning ${columns}`;
+  return {
+    columns,
+    insert: prepared(
+      dialect === 'postgresql'
+        ? `with "created" as (${insertProduct}),
+            "level" as (insert into "stock_level" ("product_id", "location_id", "on_hand") select "id", ${DEFAULT_LOCATION_ID}, "quantity_in_stock" from "created")
+          select ${columns} from "created"`
+        : insertProduct,
+    ),
+    insertLevel:
+      dialect === 'sqlite'
+        ? prepared(
+            `insert into "stock_level" ("product_id", "location_id", "on_hand") values (?, ${DEFAULT_LOCATION_ID}, ?)`,
+          )
+        : undefined,
+    findById: prepared(`select ${columns} from "product" where "id" = ?`),
+    list: (stockState) => lists[stockState ?? 'all'],
+    updateDetails: (isVersioned) => (isVersioned ? versioned : unversioned),
+    remove: conditional(`delete from "product" where "id" = ? and ${GUARD.remove}`),
+    lock: prepared(`select ${columns} from "product" where "id" = ?${dialect === 'postgresql' ? ' for update' : ''}`),
+    levels: prepared(
+      `select "location_id", "on_hand", "reserved", "incoming" from "stock_level" where "product_id" = ? order by "location_id"`,
+    ),
+    applyLevel: prepared(
+      dialect === 'postgresql'
+        ? `${change}, "changed" as (${updateLevel}), "created" as (${createLevel})
+          ${totals(' and exists (select 1 from "changed" union all select 1 from "created")')}`
+        : `${change} ${updateLevel}`,
+    ),
+    createLevel: dialect === 'sqlite' ? prepared(`${change} ${createLevel}`) : undefined,
+    applyTotals: prepared(totals('')),
+  };
+}
+
+/**
+ * A conditional write and, when it is refused, the row as it stands, so the
+ * caller learns why. On PostgreSQL one statement does both: the write in a
+ * data-modifying CTE, the current row read from the same snapshot (its id is
+ * the last parameter). On SQLite the write answers its row itself, and a
+ * refused one is read right after.
+ */
+function conditionalWrite(dialect: Dialect, write: string, columns: string): string {
+  if (dialect === 'sqlite') return `${write} returning true as "written", ${columns}`;
+  return `with "written" as (${write} returning ${columns})
+    select true as "written", ${columns} from "written"
+    union all
+    select false, ${columns} from "product" where "id" = ? and not exists (select 1 from "written")`;
+}
+
+const cache = new Map<Dialect, ProductStatements>();
+
+/** The statements of one dialect, built once: each text keeps one prepared name for the life of the process. */
+export function productStatements(dialect: Dialect): ProductStatements {
+  let sql = cache.get(dialect);
+  if (!sql) cache.set(dialect, (sql = statements(dialect)));
+  return sql;
+}
