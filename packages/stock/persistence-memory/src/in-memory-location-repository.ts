@@ -37,6 +37,10 @@ export class InMemoryLocationRepository implements LocationRepository {
     if (!this.tables.locations.get(id, this.tx)) return 'not-found';
     const levels = [...this.tables.levels.entries(this.tx)].filter(([, level]) => level.locationId === id);
     if (!locationIsEmpty(levels.map(([, level]) => level))) return 'not-empty';
+    const leaving = [...this.tables.transfers.values(this.tx)].some(
+      (transfer) => transfer.status === 'in-transit' && transfer.fromLocationId === id,
+    );
+    if (leaving) return 'not-empty';
     const tx = this.writable();
     for (const [key] of levels) this.tables.levels.delete(key, tx);
     this.tables.locations.delete(id, tx);

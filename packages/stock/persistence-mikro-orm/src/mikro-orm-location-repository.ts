@@ -40,9 +40,10 @@ export class MikroOrmLocationRepository implements LocationRepository {
       `delete from "stock_level" where "location_id" = ? and not exists (select 1 from "stock_level" where "location_id" = ? and ("on_hand" <> 0 or "reserved" <> 0 or "incoming" <> 0))`,
       [id, id],
     );
+    // A transfer in transit from here would have nowhere to go back to if it were cancelled.
     const removed = await this.session.run(
-      `delete from "location" where "id" = ? and not exists (select 1 from "stock_level" where "location_id" = ?)`,
-      [id, id],
+      `delete from "location" where "id" = ? and not exists (select 1 from "stock_level" where "location_id" = ?) and not exists (select 1 from "stock_transfer" where "from_location_id" = ? and "status" = 'in-transit')`,
+      [id, id, id],
     );
     return removed > 0 ? 'removed' : 'not-empty';
   }

@@ -89,4 +89,25 @@ export function locationRepositoryContract(open: OpenStockStore): void {
       expect(await levelsOf(store, product.id), name).to.deep.equal(levels);
     }
   });
+
+  it('refuses to remove a location a transfer in transit left from, whose units would have nowhere to go back to', async () => {
+    const { id } = await aStoredLocation(store);
+    const product = await aStoredProduct(store, { quantityInStock: 0 });
+    const at = new Date();
+    const transfer = {
+      id: '00000000-0000-4000-8000-0000000000aa',
+      productId: product.id,
+      fromLocationId: id,
+      toLocationId: DEFAULT_LOCATION_ID,
+      quantity: 1,
+      reference: 'leaving',
+      status: 'in-transit' as const,
+      createdAt: at,
+      updatedAt: at,
+    };
+    await inTransaction(store, (tx) => tx.transfers.claim(transfer));
+    expect(await remove(id)).to.equal('not-empty');
+    await inTransaction(store, (tx) => tx.transfers.transition(transfer.id, 'received', new Date()));
+    expect(await remove(id)).to.equal('removed');
+  });
 }

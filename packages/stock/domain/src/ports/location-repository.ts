@@ -9,7 +9,8 @@ export interface LocationRepository {
   add(draft: LocationDraft): Promise<Location | 'code-taken'>;
   /**
    * Removes a location with its empty levels, unless a product has stock,
-   * holds or incoming units there (locationIsEmpty, as the store's guard).
+   * holds or incoming units there (locationIsEmpty, as the store's guard), or
+   * a transfer in transit left from it (a cancel would return its units there).
    * The default location is never asked to go.
    */
   remove(id: number): Promise<'removed' | 'not-found' | 'not-empty'>;
