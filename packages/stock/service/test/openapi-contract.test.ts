@@ -1,6 +1,15 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { type AccessControl, type HttpMetrics, operationsRouter } from '@platform/koa';
-import { productsRouter, type ProductUseCases, type ReservationUseCases, reservationsRouter } from '@stock/http-koa';
+import {
+  type LocationUseCases,
+  locationsRouter,
+  productsRouter,
+  type ProductUseCases,
+  type ReservationUseCases,
+  reservationsRouter,
+  stockTransfersRouter,
+  type TransferUseCases,
+} from '@stock/http-koa';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { assertMatchesContract, openApiDocument } from './openapi-contract';
@@ -22,6 +31,8 @@ function servedOperations(): string[] {
   const routers = [
     productsRouter({ useCases: {} as ProductUseCases, access: open, logger: console }),
     reservationsRouter({ useCases: {} as ReservationUseCases, access: open }),
+    locationsRouter({ useCases: {} as LocationUseCases, access: open }),
+    stockTransfersRouter({ useCases: {} as TransferUseCases, access: open }),
     operationsRouter({ isReady: async () => true, metrics: {} as HttpMetrics }),
   ];
   return routers
@@ -37,6 +48,14 @@ function servedOperations(): string[] {
         ),
     );
 }
+
+/** The tag of the operations under each path prefix; any other path is Operations. */
+const GROUPS = [
+  ['/api/products', 'Products'],
+  ['/api/reservations', 'Reservations'],
+  ['/api/locations', 'Locations'],
+  ['/api/stock-transfers', 'Stock transfers'],
+] as const;
 
 function describedOperations(): string[] {
   return Object.entries(openApiDocument.paths).flatMap(([path, item]) =>
@@ -60,17 +79,19 @@ describe('docs/openapi.yaml', () => {
     expect(servedOperations()).to.have.members(describedOperations());
   });
 
-  it('groups the operations under Products, Reservations and Operations, each with an operationId', () => {
-    expect(openApiDocument.tags.map((tag) => tag.name)).to.deep.equal(['Products', 'Reservations', 'Operations']);
+  it('groups the operations under Products, Reservations, Locations, Stock transfers and Operations, each with an operationId', () => {
+    expect(openApiDocument.tags.map((tag) => tag.name)).to.deep.equal([
+      'Products',
+      'Reservations',
+      'Locations',
+      'Stock transfers',
+      'Operations',
+    ]);
     for (const [path, item] of Object.entries(openApiDocument.paths)) {
       for (const [method, operation] of Object.entries(item)) {
         if (!HTTP_METHODS.includes(method)) continue;
         expect(operation).to.have.property('operationId');
-        const group = path.startsWith('/api/products')
-          ? 'Products'
-          : path.startsWith('/api/reservations')
-            ? 'Reservations'
-            : 'Operations';
+        const group = GROUPS.find(([prefix]) => path.startsWith(prefix))?.[1] ?? 'Operations';
         expect((operation as { tags?: string[] }).tags).to.deep.equal([group]);
       }
     }
@@ -94,6 +115,10 @@ describe('docs/openapi.yaml', () => {
             quantityInStock: 0,
             reservedQuantity: 0,
             availableQuantity: 0,
+            backorderLimit: 0,
+            backorderedQuantity: 0,
+            lowStockThreshold: 0,
+            stockState: 'out',
           },
           200,
         ),
