@@ -39,6 +39,7 @@ describe('movementSeenBy', () => {
   const movement: StockMovement = {
     id: 7,
     productId: 1,
+    locationId: 1,
     kind: 'reserved',
     quantityDelta: 0,
     reservedDelta: 1,

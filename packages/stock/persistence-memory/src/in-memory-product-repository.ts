@@ -1,28 +1,23 @@
 import type { InMemoryTransaction } from '@platform/memory';
 import {
-  type AdjustOutcome,
-  adjustmentRefusal,
-  type HoldOutcome,
-  holdRefusal,
+  change,
+  DEFAULT_LOCATION_ID,
   type MovementContext,
-  type MovementKind,
   Product,
   type ProductDetails,
   type ProductPageQuery,
   type ProductRepository,
-  removalRefusal,
+  productRemovalBlocked,
   type RemoveOutcome,
-  type Settlement,
-  settlementRefusal,
   type UpdateOutcome,
-  updateRefusal,
 } from '@stock/domain';
-import type { InMemoryStockTables } from './in-memory-stock-tables';
+import { appendMovement } from './in-memory-movements';
+import { type InMemoryStockTables, levelKey } from './in-memory-stock-tables';
 
 /**
  * Products in an in-memory table, seen through one transaction (writes are
- * staged there, movements with them) or through none (reads of committed
- * products only).
+ * staged there, with their levels and movements) or through none (reads of
+ * committed products only).
  */
 export class InMemoryProductRepository implements ProductRepository {
   constructor(
@@ -31,8 +26,17 @@ export class InMemoryProductRepository implements ProductRepository {
   ) {}
 
   async add(details: ProductDetails, context: MovementContext): Promise<Product> {
+    const tx = this.writable();
     const product = Product.of(this.tables.nextProductId(), details, 1);
-    this.save(product, 'created', details.quantityInStock, 0, context);
+    const stock = details.quantityInStock;
+    this.tables.products.set(product.id, product, tx);
+    this.tables.levels.set(
+      levelKey(product.id, DEFAULT_LOCATION_ID),
+      { productId: product.id, locationId: DEFAULT_LOCATION_ID, onHand: stock, reserved: 0, incoming: 0 },
+      tx,
+    );
+    // Unlike a level change, creation is recorded even with no stock: the ledger starts with it.
+    appendMovement(this.tables, tx, product, change('created', DEFAULT_LOCATION_ID, { onHand: stock }), context);
     return product;
   }
 
@@ -47,105 +51,44 @@ export class InMemoryProductRepository implements ProductRepository {
       .filter((product): product is Product => product !== undefined);
   }
 
-  async list({ after, limit }: ProductPageQuery): Promise<Product[]> {
+  async list({ after, limit, stockState }: ProductPageQuery): Promise<Product[]> {
     const page: Product[] = [];
     for (const product of this.tables.products.values(this.tx)) {
       if (page.length === limit) break;
-      if (product.id > after) page.push(product);
+      if (product.id > after && (stockState === undefined || product.stockState === stockState)) page.push(product);
     }
     return page;
   }
 
-  async update(
+  async updateDetails(
     id: number,
     details: ProductDetails,
     expectedVersion: number | undefined,
-    context: MovementContext,
   ): Promise<UpdateOutcome> {
     const current = this.tables.products.get(id, this.tx);
     if (!current) return { status: 'not-found' };
-    const refusal = updateRefusal(current, details.quantityInStock, expectedVersion);
-    if (refusal) return refusal;
-    const product = Product.of(id, details, current.version + 1, current.reservedQuantity);
-    this.save(product, 'updated', details.quantityInStock - current.quantityInStock, 0, context);
+    if (expectedVersion !== undefined && current.version !== expectedVersion)
+      return { status: 'version-mismatch', currentVersion: current.version };
+    const kept = details
+      .withQuantityInStock(current.quantityInStock)
+      .keepingSettingsOf({ backorderLimit: current.backorderLimit, lowStockThreshold: current.lowStockThreshold });
+    const product = Product.of(id, kept, current.version + 1, current.reservedQuantity, current.stock);
+    this.tables.products.set(id, product, this.writable());
     return { status: 'updated', product };
   }
 
-  async adjustStock(id: number, delta: number, context: MovementContext): Promise<AdjustOutcome> {
-    const current = this.tables.products.get(id, this.tx);
-    if (!current) return { status: 'not-found' };
-    const refusal = adjustmentRefusal(current, delta);
-    if (refusal) return refusal;
-    const details = current.details.withQuantityInStock(current.quantityInStock + delta);
-    const product = Product.of(id, details, current.version + 1, current.reservedQuantity);
-    this.save(product, 'adjusted', delta, 0, context);
-    return { status: 'adjusted', product };
-  }
-
+  /** Removes the product with its levels and its lines' holds, as the databases' cascades do. */
   async remove(id: number): Promise<RemoveOutcome> {
-    const current = this.tables.products.get(id, this.tx);
-    if (!current) return { status: 'not-found' };
-    const refusal = removalRefusal(current);
-    if (refusal) return refusal;
-    this.tables.products.delete(id, this.writable());
-    return { status: 'removed' };
-  }
-
-  async hold(id: number, quantity: number, context: MovementContext): Promise<HoldOutcome> {
-    const current = this.tables.products.get(id, this.tx);
-    if (!current) return { status: 'not-found' };
-    const refusal = holdRefusal(current, quantity);
-    if (refusal) return refusal;
-    const product = Product.of(id, current.details, current.version + 1, current.reservedQuantity + quantity);
-    this.save(product, 'reserved', 0, quantity, context);
-    return { status: 'held', product };
-  }
-
-  async settle(
-    id: number,
-    quantity: number,
-    settlement: Settlement,
-    context: MovementContext,
-  ): Promise<Product | undefined> {
-    const current = this.tables.products.get(id, this.tx);
-    if (!current || settlementRefusal(current, quantity)) return undefined;
-    const taken = settlement === 'committed' ? quantity : 0;
-    const details = current.details.withQuantityInStock(current.quantityInStock - taken);
-    const product = Product.of(id, details, current.version + 1, current.reservedQuantity - quantity);
-    this.save(product, settlement, -taken, -quantity, context);
-    return product;
-  }
-
-  /** Writes the product and, when a quantity moved, its movement: both staged in this transaction. */
-  private save(
-    product: Product,
-    kind: MovementKind,
-    quantityDelta: number,
-    reservedDelta: number,
-    context: MovementContext,
-  ): void {
+    const product = this.tables.products.get(id, this.tx);
+    if (!product) return { status: 'not-found' };
+    if (productRemovalBlocked({ product, levels: this.tables.levelsOf(id, this.tx) })) return { status: 'blocked' };
     const tx = this.writable();
-    this.tables.products.set(product.id, product, tx);
-    if (quantityDelta === 0 && reservedDelta === 0 && kind !== 'created') return;
-    const id = this.tables.nextMovementId();
-    this.tables.movements.set(
-      id,
-      {
-        id,
-        productId: product.id,
-        kind,
-        quantityDelta,
-        reservedDelta,
-        quantityAfter: product.quantityInStock,
-        reservedAfter: product.reservedQuantity,
-        at: context.at,
-        ...(context.reason !== undefined && { reason: context.reason }),
-        ...(context.reservationId !== undefined && { reservationId: context.reservationId }),
-        ...(context.requestId !== undefined && { requestId: context.requestId }),
-        ...(context.actor !== undefined && { actor: context.actor }),
-      },
-      tx,
-    );
+    this.tables.products.delete(id, tx);
+    for (const [key, row] of [...this.tables.levels.entries(tx)])
+      if (row.productId === id) this.tables.levels.delete(key, tx);
+    for (const table of [this.tables.allocations, this.tables.backorders])
+      for (const [key, row] of [...table.entries(tx)]) if (row.productId === id) table.delete(key, tx);
+    return { status: 'removed' };
   }
 
   private writable(): InMemoryTransaction {

@@ -9,15 +9,21 @@ import {
 } from '@platform/memory';
 import type { OutboxStore } from '@platform/outbox';
 import type {
+  LocationRepository,
   ProductRepository,
   ReservationRepository,
+  StockLevelRepository,
   StockMovementRepository,
   StockTransaction,
+  TransferRepository,
 } from '@stock/domain';
+import { InMemoryLocationRepository } from './in-memory-location-repository';
 import { InMemoryProductRepository } from './in-memory-product-repository';
 import { InMemoryReservationRepository } from './in-memory-reservation-repository';
+import { InMemoryStockLevelRepository } from './in-memory-stock-level-repository';
 import { InMemoryStockMovementRepository } from './in-memory-stock-movement-repository';
 import { InMemoryStockTables } from './in-memory-stock-tables';
+import { InMemoryTransferRepository } from './in-memory-transfer-repository';
 
 export interface InMemoryStockStoreOptions {
   /** How long an idempotency record is kept. */
@@ -33,6 +39,10 @@ export class InMemoryStockStore {
   readonly unitOfWork: UnitOfWork<StockTransaction>;
   /** Committed state, for reads outside any unit of work. */
   readonly products: ProductRepository;
+  readonly locations: LocationRepository;
+  /** Reads only (`list`): locking and applying belong inside a unit of work. */
+  readonly levels: StockLevelRepository;
+  readonly transfers: TransferRepository;
   readonly reservations: ReservationRepository;
   readonly movements: StockMovementRepository;
   /** The relay's side of the outbox. */
@@ -42,6 +52,9 @@ export class InMemoryStockStore {
     const database = new InMemoryDatabase();
     const tables = new InMemoryStockTables();
     this.products = new InMemoryProductRepository(tables);
+    this.locations = new InMemoryLocationRepository(tables);
+    this.levels = new InMemoryStockLevelRepository(tables);
+    this.transfers = new InMemoryTransferRepository(tables);
     this.reservations = new InMemoryReservationRepository(tables);
     this.movements = new InMemoryStockMovementRepository(tables);
     const outbox: OutboxTable = new InMemoryTable();
@@ -51,6 +64,9 @@ export class InMemoryStockStore {
         database.transaction((tx) => {
           const members: StockTransaction = {
             products: new InMemoryProductRepository(tables, tx),
+            locations: new InMemoryLocationRepository(tables, tx),
+            levels: new InMemoryStockLevelRepository(tables, tx),
+            transfers: new InMemoryTransferRepository(tables, tx),
             reservations: new InMemoryReservationRepository(tables, tx),
             movements: new InMemoryStockMovementRepository(tables, tx),
             idempotency: new InMemoryIdempotencyRecords(tables.idempotency, tx, idempotencyTtlMs, now),

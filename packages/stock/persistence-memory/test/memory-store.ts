@@ -11,6 +11,15 @@ export const openInMemoryStockStore: OpenStockStore = async (_context, now) => {
     get products() {
       return store.products;
     },
+    get locations() {
+      return store.locations;
+    },
+    get levels() {
+      return store.levels;
+    },
+    get transfers() {
+      return store.transfers;
+    },
     get reservations() {
       return store.reservations;
     },

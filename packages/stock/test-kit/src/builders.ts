@@ -1,4 +1,11 @@
-import { type MovementContext, Money, type ProductDetailsInput, ProductDetails } from '@stock/domain';
+import {
+  LocationDraft,
+  type LocationDraftInput,
+  type MovementContext,
+  Money,
+  type ProductDetailsInput,
+  ProductDetails,
+} from '@stock/domain';
 
 let sequence = 0;
 
@@ -23,4 +30,10 @@ export function aProductBody(overrides: Record<string, unknown> = {}): Record<st
 /** The context of a write in a test: now, and whatever else is given. */
 export function aContext(overrides: Partial<MovementContext> = {}): MovementContext {
   return { at: new Date(), ...overrides };
+}
+
+/** A valid location draft, unique by code, with any field overridden. */
+export function aLocation(overrides: Partial<LocationDraftInput> = {}): LocationDraft {
+  sequence += 1;
+  return LocationDraft.create({ code: `location-${sequence}`, name: `Location ${sequence}`, ...overrides });
 }

@@ -5,9 +5,15 @@ import type { StockStoreUnderTest } from './stock-store';
 
 const READER = 'ledger-auditor';
 
+interface Sums {
+  onHand: number;
+  reserved: number;
+}
+
 /**
- * For every product given, its movements sum to its current quantities: the ledger's invariant (whoever reads it: only
- * ids are hidden).
+ * For every product given, its movements sum to its current quantities at
+ * each location, and over all of them to the product's totals: the ledger's
+ * invariant (whoever reads it: only ids are hidden).
  */
 export async function expectLedgersToSum(
   store: StockStoreUnderTest,
@@ -16,22 +22,35 @@ export async function expectLedgersToSum(
   const movements = new ListStockMovements(store.products, store.movements);
   for (const { id } of products) {
     const current = (await store.products.findById(id))!;
-    let quantity = 0;
-    let reserved = 0;
+    const byLocation = new Map<number, Sums>();
     for (
       let page = await movements.execute(id, { after: 0, limit: 1000 }, READER);
       ;
       page = await movements.execute(id, { after: page.nextAfter!, limit: 1000 }, READER)
     ) {
       for (const movement of page.items) {
-        quantity += movement.quantityDelta;
-        reserved += movement.reservedDelta;
+        const sums = byLocation.get(movement.locationId) ?? { onHand: 0, reserved: 0 };
+        sums.onHand += movement.quantityDelta;
+        sums.reserved += movement.reservedDelta;
+        byLocation.set(movement.locationId, sums);
       }
       if (page.nextAfter === undefined) break;
     }
-    expect({ id, quantity, reserved }, `the ledger of product ${id}`).to.deep.equal({
+    const levels = new Map<number, Sums>();
+    for (const { locationId, onHand, reserved } of (await store.levels.list(id)) ?? [])
+      levels.set(locationId, { onHand, reserved });
+    for (const locationId of new Set([...byLocation.keys(), ...levels.keys()]))
+      expect(
+        byLocation.get(locationId) ?? { onHand: 0, reserved: 0 },
+        `the ledger of product ${id} at location ${locationId}`,
+      ).to.deep.equal(levels.get(locationId) ?? { onHand: 0, reserved: 0 });
+    const total = [...byLocation.values()].reduce(
+      (sum, { onHand, reserved }) => ({ onHand: sum.onHand + onHand, reserved: sum.reserved + reserved }),
+      { onHand: 0, reserved: 0 },
+    );
+    expect({ id, ...total }, `the ledger of product ${id}`).to.deep.equal({
       id,
-      quantity: current.quantityInStock,
+      onHand: current.quantityInStock,
       reserved: current.reservedQuantity,
     });
   }

@@ -1,8 +1,9 @@
 import type { ProductRepository } from '@stock/domain';
-import { Money, Product } from '@stock/domain';
+import { change, DEFAULT_LOCATION_ID, Money, Product } from '@stock/domain';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { aContext, aProduct } from './builders';
+import { applyChanges, aStoredLocation, aStoredProduct, levelsOf, movementsOf } from './stock-fixtures';
 import type { OpenStockStore, StockStoreUnderTest } from './stock-store';
 
 chai.use(chaiAsPromised);
@@ -11,7 +12,8 @@ const { expect } = chai;
 /**
  * The behaviour every ProductRepository adapter promises, read outside any
  * unit of work and written inside one (as a transaction, and as a single call
- * where the store may skip the transaction).
+ * where the store may skip the transaction). Its stock moves through
+ * StockLevelRepository (here only to set the scene), except when it is added.
  */
 export function productRepositoryContract(open: OpenStockStore): void {
   let store: StockStoreUnderTest;
@@ -42,6 +44,8 @@ export function productRepositoryContract(open: OpenStockStore): void {
       description: 'ünïcødé ✓',
       price: Money.fromDecimalString('1234567890.12'),
       quantityInStock: 2147483647,
+      backorderLimit: 2147483647,
+      lowStockThreshold: 7,
     });
     const { id } = await write((p) => p.add(details, aContext()));
     const found = await products.findById(id);
@@ -49,7 +53,61 @@ export function productRepositoryContract(open: OpenStockStore): void {
     expect(found?.name).to.equal(details.name);
     expect(found?.description).to.equal('ünïcødé ✓');
     expect(found?.price.toString()).to.equal('1234567890.12');
-    expect(found?.quantityInStock).to.equal(2147483647);
+    expect(found).to.include({
+      quantityInStock: 2147483647,
+      reservedQuantity: 0,
+      backorderLimit: 2147483647,
+      lowStockThreshold: 7,
+      backorderedQuantity: 0,
+    });
+    expect(found?.stock.lowStockAlert).to.equal(false);
+  });
+
+  it('adds a product with its settings at 0 when absent, at version 1', async () => {
+    const added = await write((p) => p.add(aProduct({ quantityInStock: 4 }), aContext()));
+    for (const product of [added, (await products.findById(added.id))!])
+      expect(product).to.include({
+        version: 1,
+        quantityInStock: 4,
+        reservedQuantity: 0,
+        backorderLimit: 0,
+        lowStockThreshold: 0,
+        backorderedQuantity: 0,
+        availableQuantity: 4,
+        stockState: 'in',
+      });
+  });
+
+  it('puts a new product’s stock at the default location, with one created movement there', async () => {
+    const context = aContext({ reason: 'first delivery', requestId: 'req-1', actor: 'shop-a' });
+    const { id } = await write((p) => p.add(aProduct({ quantityInStock: 12 }), context));
+    expect(await levelsOf(store, id)).to.deep.equal([
+      { locationId: DEFAULT_LOCATION_ID, onHand: 12, reserved: 0, incoming: 0 },
+    ]);
+    const movements = await movementsOf(store, id);
+    expect(movements).to.have.length(1);
+    expect(movements[0]).to.include({
+      productId: id,
+      locationId: DEFAULT_LOCATION_ID,
+      kind: 'created',
+      quantityDelta: 12,
+      reservedDelta: 0,
+      quantityAfter: 12,
+      reservedAfter: 0,
+      reason: 'first delivery',
+      requestId: 'req-1',
+      actor: 'shop-a',
+    });
+    expect(movements[0]!.transferId).to.equal(undefined);
+    expect(movements[0]!.at.getTime()).to.equal(context.at.getTime());
+  });
+
+  it('gives a product added with no stock its level at the default location all the same', async () => {
+    const { id } = await write((p) => p.add(aProduct({ quantityInStock: 0 }), aContext()));
+    expect(await levelsOf(store, id)).to.deep.equal([
+      { locationId: DEFAULT_LOCATION_ID, onHand: 0, reserved: 0, incoming: 0 },
+    ]);
+    expect((await movementsOf(store, id)).map((m) => m.kind)).to.deep.equal(['created']);
   });
 
   it('stores money exactly, from zero to the largest amount', async () => {
@@ -63,6 +121,13 @@ export function productRepositoryContract(open: OpenStockStore): void {
     expect(await products.findById(2147483647)).to.equal(undefined);
   });
 
+  it('finds many by id: those that exist, once each, in id order', async () => {
+    const a = await aStoredProduct(store);
+    const b = await aStoredProduct(store);
+    expect((await products.findMany([b.id, 424242, a.id, b.id])).map((p) => p.id)).to.deep.equal([a.id, b.id]);
+    expect(await products.findMany([])).to.deep.equal([]);
+  });
+
   it('lists in id order, after a given id, up to a limit', async () => {
     const ids: number[] = [];
     for (let i = 0; i < 5; i++) ids.push((await write((p) => p.add(aProduct(), aContext()))).id);
@@ -71,35 +136,117 @@ export function productRepositoryContract(open: OpenStockStore): void {
     expect(await products.list({ after: ids[4]!, limit: 2 })).to.deep.equal([]);
   });
 
-  it('updates every detail of an existing product', async () => {
-    const { id } = await write((p) => p.add(aProduct(), aContext()));
+  it('lists only the products in the stock state asked for, a page at a time', async () => {
+    const out = await aStoredProduct(store, { quantityInStock: 0, lowStockThreshold: 5 });
+    const low = await aStoredProduct(store, { quantityInStock: 4, lowStockThreshold: 5 });
+    const atThreshold = await aStoredProduct(store, { quantityInStock: 5, lowStockThreshold: 5 });
+    const noThreshold = await aStoredProduct(store, { quantityInStock: 1 });
+    const heldLow = await aStoredProduct(store, { quantityInStock: 10, lowStockThreshold: 5 });
+    await applyChanges(store, heldLow.id, [change('reserved', DEFAULT_LOCATION_ID, { reserved: 6 })]);
+    const backorderedOut = await aStoredProduct(store, { quantityInStock: 2, backorderLimit: 5 });
+    await applyChanges(store, backorderedOut.id, [], { backordered: 3 });
+    const lowAgain = await aStoredProduct(store, { quantityInStock: 1, lowStockThreshold: 2 });
+    const ids = async (stockState: 'in' | 'low' | 'out', after = 0, limit = 10) =>
+      (await products.list({ after, limit, stockState })).map((p) => p.id);
+    expect(await ids('out')).to.deep.equal([out.id, backorderedOut.id]);
+    expect(await ids('low')).to.deep.equal([low.id, heldLow.id, lowAgain.id]);
+    expect(await ids('in')).to.deep.equal([atThreshold.id, noThreshold.id]);
+    expect(await ids('low', low.id, 1)).to.deep.equal([heldLow.id]);
+    expect((await products.findById(backorderedOut.id))?.availableQuantity).to.equal(-1);
+  });
+
+  it('updates the details of an existing product, leaving its stock as it is', async () => {
+    const { id } = await write((p) => p.add(aProduct({ quantityInStock: 6 }), aContext()));
     const changed = aProduct({
       name: 'Renamed',
       description: '',
       price: Money.fromDecimalString('0.50'),
       quantityInStock: 0,
+      backorderLimit: 3,
+      lowStockThreshold: 2,
     });
-    const updated = await write((p) => p.update(id, changed, undefined, aContext()));
+    const updated = await write((p) => p.updateDetails(id, changed, undefined));
     expect(updated.status === 'updated' && updated.product.id).to.equal(id);
     const found = await products.findById(id);
     expect(found?.name).to.equal('Renamed');
     expect(found?.description).to.equal('');
     expect(found?.price.toString()).to.equal('0.50');
-    expect(found?.quantityInStock).to.equal(0);
+    expect(found).to.include({ quantityInStock: 6, backorderLimit: 3, lowStockThreshold: 2 });
+    expect(updated.status === 'updated' && updated.product).to.include({ quantityInStock: 6, backorderLimit: 3 });
+    expect(await levelsOf(store, id)).to.deep.equal([
+      { locationId: DEFAULT_LOCATION_ID, onHand: 6, reserved: 0, incoming: 0 },
+    ]);
+    expect(
+      (await movementsOf(store, id)).map((m) => m.kind),
+      'no movement',
+    ).to.deep.equal(['created']);
+  });
+
+  it('keeps each setting an update leaves out, and keeps the stock state', async () => {
+    const { id } = await aStoredProduct(store, { quantityInStock: 8, backorderLimit: 4, lowStockThreshold: 9 });
+    await applyChanges(store, id, [change('reserved', DEFAULT_LOCATION_ID, { reserved: 2 })], {
+      backordered: 1,
+      lowStockAlert: true,
+    });
+    const updated = await write((p) => p.updateDetails(id, aProduct({ name: 'Kept' }), undefined));
+    const found = (await products.findById(id))!;
+    for (const product of [updated.status === 'updated' && updated.product, found])
+      expect(product).to.include({
+        name: 'Kept',
+        backorderLimit: 4,
+        lowStockThreshold: 9,
+        quantityInStock: 8,
+        reservedQuantity: 2,
+        backorderedQuantity: 1,
+      });
+    expect(found.stock.lowStockAlert).to.equal(true);
+    await write((p) => p.updateDetails(id, aProduct({ backorderLimit: 0 }), undefined));
+    expect(await products.findById(id), 'a limit lowered below what is backordered').to.include({
+      backorderLimit: 0,
+      lowStockThreshold: 9,
+      backorderedQuantity: 1,
+    });
   });
 
   it('answers not-found when updating a missing product, and creates nothing', async () => {
-    expect(await write((p) => p.update(424242, aProduct(), undefined, aContext()))).to.deep.equal({
+    expect(await write((p) => p.updateDetails(424242, aProduct(), undefined))).to.deep.equal({
       status: 'not-found',
     });
     expect(await products.findById(424242)).to.equal(undefined);
   });
 
-  it('removes a product once', async () => {
+  it('removes a product once, with its levels', async () => {
     const { id } = await write((p) => p.add(aProduct(), aContext()));
     expect(await write((p) => p.remove(id))).to.deep.equal({ status: 'removed' });
     expect(await products.findById(id)).to.equal(undefined);
+    expect(await store.levels.list(id)).to.equal(undefined);
     expect(await write((p) => p.remove(id))).to.deep.equal({ status: 'not-found' });
+  });
+
+  it('removes a product with stock at several locations', async () => {
+    const { id } = await aStoredProduct(store, { quantityInStock: 3 });
+    const second = await aStoredLocation(store);
+    await applyChanges(store, id, [change('adjusted', second.id, { onHand: 4 })]);
+    expect(await write((p) => p.remove(id))).to.deep.equal({ status: 'removed' });
+    expect(await store.levels.list(id)).to.equal(undefined);
+  });
+
+  it('refuses to remove a product while any of it is held, backordered or on its way, changing nothing', async () => {
+    const blockers = [
+      { name: 'held', changes: [change('reserved', DEFAULT_LOCATION_ID, { reserved: 1 })], product: {} },
+      { name: 'backordered', changes: [], product: { backordered: 1 } },
+      { name: 'incoming', changes: [change('transfer-sent', DEFAULT_LOCATION_ID, { incoming: 1 }, 't')], product: {} },
+    ];
+    for (const { name, changes, product } of blockers) {
+      const { id } = await aStoredProduct(store, { quantityInStock: 5, backorderLimit: 1 });
+      await applyChanges(store, id, changes, product);
+      const before = await products.findById(id);
+      const levels = await levelsOf(store, id);
+      for (const singleCall of [true, false])
+        expect(await write((p) => p.remove(id), singleCall), name).to.deep.equal({ status: 'blocked' });
+      expect(await products.findById(id), name).to.deep.equal(before);
+      expect(await levelsOf(store, id), name).to.deep.equal(levels);
+    }
   });
 
   it('never reuses the id of a removed product', async () => {
@@ -111,102 +258,29 @@ export function productRepositoryContract(open: OpenStockStore): void {
   it('starts every product at version 1 and moves it on with every write', async () => {
     const created = await write((p) => p.add(aProduct(), aContext()));
     expect(created.version).to.equal(1);
-    const updated = await write((p) => p.update(created.id, aProduct(), undefined, aContext()));
+    const updated = await write((p) => p.updateDetails(created.id, aProduct(), undefined));
     expect(updated.status === 'updated' && updated.product.version).to.equal(2);
-    const adjusted = await write((p) => p.adjustStock(created.id, 5, aContext()));
-    expect(adjusted.status === 'adjusted' && adjusted.product.version).to.equal(3);
+    const adjusted = await applyChanges(store, created.id, [change('adjusted', DEFAULT_LOCATION_ID, { onHand: 5 })]);
+    expect(adjusted.version).to.equal(3);
     expect((await products.findById(created.id))?.version).to.equal(3);
   });
 
   it('updates only at the expected version, when one is given', async () => {
     const { id } = await write((p) => p.add(aProduct({ name: 'Original' }), aContext()));
-    expect(await write((p) => p.update(id, aProduct({ name: 'Stale' }), 7, aContext()))).to.deep.equal({
+    expect(await write((p) => p.updateDetails(id, aProduct({ name: 'Stale' }), 7))).to.deep.equal({
       status: 'version-mismatch',
       currentVersion: 1,
     });
     expect((await products.findById(id))?.name).to.equal('Original');
-    const updated = await write((p) => p.update(id, aProduct({ name: 'Fresh' }), 1, aContext()));
+    const updated = await write((p) => p.updateDetails(id, aProduct({ name: 'Fresh' }), 1));
     expect(updated.status === 'updated' && updated.product).to.include({ name: 'Fresh', version: 2 });
-    expect(await write((p) => p.update(424242, aProduct(), 1, aContext()))).to.deep.equal({ status: 'not-found' });
+    expect(await write((p) => p.updateDetails(424242, aProduct(), 1))).to.deep.equal({ status: 'not-found' });
   });
-
-  it('adjusts stock up and down, down to exactly 0', async () => {
-    const { id } = await write((p) => p.add(aProduct({ quantityInStock: 10 }), aContext()));
-    const restocked = await write((p) => p.adjustStock(id, 5, aContext()));
-    expect(restocked.status === 'adjusted' && restocked.product.quantityInStock).to.equal(15);
-    const emptied = await write((p) => p.adjustStock(id, -15, aContext()));
-    expect(emptied.status === 'adjusted' && emptied.product.quantityInStock).to.equal(0);
-  });
-
-  it('refuses an adjustment that would leave the stock out of bounds, naming the bound, changing nothing', async () => {
-    const { id } = await write((p) => p.add(aProduct({ quantityInStock: 3 }), aContext()));
-    for (const singleCall of [true, false]) {
-      expect(await write((p) => p.adjustStock(id, -4, aContext()), singleCall)).to.deep.equal({
-        status: 'below-minimum',
-        available: 3,
-      });
-      expect(await write((p) => p.adjustStock(id, 2147483647, aContext()), singleCall)).to.deep.equal({
-        status: 'above-maximum',
-        available: 3,
-      });
-      expect(await write((p) => p.adjustStock(id, -2147483648, aContext()), singleCall)).to.deep.equal({
-        status: 'below-minimum',
-        available: 3,
-      });
-    }
-    expect(await products.findById(id)).to.include({ quantityInStock: 3, version: 1 });
-    expect(await write((p) => p.adjustStock(424242, 1, aContext()))).to.deep.equal({ status: 'not-found' });
-  });
-
-  it('settles a hold, and refuses to settle more than is held, changing nothing', async () => {
-    const { id } = await write((p) => p.add(aProduct({ quantityInStock: 5 }), aContext()));
-    await write((p) => p.hold(id, 3, aContext()));
-    for (const settlement of ['committed', 'released', 'expired'] as const)
-      expect(await write((p) => p.settle(id, 4, settlement, aContext())), settlement).to.equal(undefined);
-    expect(await write((p) => p.settle(2147483000, 1, 'released', aContext())), 'a missing product').to.equal(
-      undefined,
-    );
-    expect(await products.findById(id)).to.include({ quantityInStock: 5, reservedQuantity: 3, version: 2 });
-    expect(await write((p) => p.settle(id, 2, 'committed', aContext()))).to.include({
-      quantityInStock: 3,
-      reservedQuantity: 1,
-      version: 3,
-    });
-    expect(await write((p) => p.settle(id, 1, 'released', aContext()))).to.include({
-      quantityInStock: 3,
-      reservedQuantity: 0,
-      version: 4,
-    });
-  });
-
-  it('reaches the largest stock exactly', async () => {
-    const { id } = await write((p) => p.add(aProduct({ quantityInStock: 2147483640 }), aContext()));
-    const full = await write((p) => p.adjustStock(id, 7, aContext()));
-    expect(full.status === 'adjusted' && full.product.quantityInStock).to.equal(2147483647);
-    expect(await write((p) => p.adjustStock(id, 1, aContext()))).to.deep.equal({
-      status: 'above-maximum',
-      available: 2147483647,
-    });
-  });
-
-  for (const singleCall of [true, false]) {
-    it(`loses no concurrent adjustment and never goes below 0 (${singleCall ? 'single calls' : 'transactions'})`, async () => {
-      const { id } = await write((p) => p.add(aProduct({ quantityInStock: 50 }), aContext()));
-      const outcomes = await Promise.all(
-        Array.from({ length: 100 }, () => write((p) => p.adjustStock(id, -1, aContext()), singleCall)),
-      );
-      expect(outcomes.filter((o) => o.status === 'adjusted')).to.have.length(50);
-      expect(outcomes.filter((o) => o.status === 'below-minimum')).to.have.length(50);
-      expect((await products.findById(id))?.quantityInStock).to.equal(0);
-    });
-  }
 
   it('lets exactly one of several updates at the same version win', async () => {
     const { id } = await write((p) => p.add(aProduct(), aContext()));
     const outcomes = await Promise.all(
-      Array.from({ length: 10 }, (_, i) =>
-        write((p) => p.update(id, aProduct({ name: `Writer ${i}` }), 1, aContext())),
-      ),
+      Array.from({ length: 10 }, (_, i) => write((p) => p.updateDetails(id, aProduct({ name: `Writer ${i}` }), 1))),
     );
     expect(outcomes.filter((o) => o.status === 'updated')).to.have.length(1);
     expect(outcomes.filter((o) => o.status === 'version-mismatch')).to.have.length(9);

@@ -1,177 +1,346 @@
-import { INT32_MAX } from '@platform/kernel';
 import {
-  adjustmentRefusal,
-  holdRefusal,
-  type Product,
-  type ProductRepository,
-  removalRefusal,
-  settlementRefusal,
-  updateRefusal,
+  type AllocationStrategy,
+  applied,
+  change,
+  DEFAULT_LOCATION_ID,
+  fillChange,
+  holdChanges,
+  type LevelChange,
+  type LineHold,
+  type LineRequest,
+  type Location,
+  planAdjustment,
+  planFills,
+  planHold,
+  planSettlement,
+  planStockReplacement,
+  planTransferEnd,
+  planTransferOut,
+  type ProductStock,
+  type Settlement,
+  STOCK_MAX,
+  type StockTransfer,
 } from '@stock/domain';
-import { expect } from 'chai';
-import { aContext, aProduct } from './builders';
+import * as chai from 'chai';
+import chaiAsPromised from 'chai-as-promised';
+import { aContext } from './builders';
+import { applyChanges, aStoredLocation, aStoredProduct, inTransaction, levelsOf, movementsOf } from './stock-fixtures';
 import type { OpenStockStore, StockStoreUnderTest } from './stock-store';
 
-/** What a write did: made the change, or refused it (with the reason it gave, when its port gives one). */
-type Answer = { readonly made: true } | { readonly made: false; readonly refusal?: object };
+chai.use(chaiAsPromised);
+const { expect } = chai;
 
-/** What a rule answers: why it refuses, or undefined where it allows. */
-type Refused = object | undefined;
+/** onHand, reserved and incoming of a level. */
+type Level = readonly [onHand: number, reserved: number, incoming?: number];
 
-/** One edge: a product's stock and what is held of it, what the rule says there, and the write the adapter guards. */
+/** Where a plan is made: the product's stock as locked, the locations, and the id of the second one. */
+interface Scene {
+  readonly stock: ProductStock;
+  readonly locations: readonly Location[];
+  readonly second: number;
+}
+
+/** What a plan answered: the changes it would make, or why it refuses (a refusal has a status). */
+type Planned = readonly LevelChange[] | { readonly status: string };
+
+/**
+ * One edge of a rule: the levels at the default location and at a second one,
+ * what the domain's plan answers there, and the change one unit past what it
+ * allows (or the change it refused), which the store's guard must throw on.
+ */
 interface Edge {
   readonly name: string;
-  readonly stock: number;
-  readonly reserved: number;
-  /** The domain rule applied to the product as it stands before the write. */
-  rule(before: Product): Refused;
-  /** What the rule must answer at this edge: undefined where it allows the write. */
-  readonly refused: Refused;
-  write(products: ProductRepository, before: Product): Promise<Answer>;
+  readonly atDefault: Level;
+  readonly atSecond?: Level;
+  plan(scene: Scene): Planned;
+  /** Undefined where the plan makes its changes; else the refusal it must answer. */
+  readonly refused?: object;
+  /** Forced through `apply` from the same levels: must throw and leave nothing. */
+  beyond?(second: number): LevelChange[];
 }
 
-/** An outcome of the ports' shape: made when its status is `made`, else the refusal it is. */
-function answer(made: string): (outcome: { readonly status: string }) => Answer {
-  return (outcome) => (outcome.status === made ? { made: true } : { made: false, refusal: outcome });
+function isChanges(planned: Planned): planned is readonly LevelChange[] {
+  return Array.isArray(planned);
 }
 
-const held = answer('held');
-const adjusted = answer('adjusted');
-const updated = answer('updated');
-const removed = answer('removed');
-/** A settlement answers the product, or nothing when refused: its port gives no reason. */
-const settled = (product: Product | undefined): Answer => (product ? { made: true } : { made: false });
-
-function holds(name: string, stock: number, reserved: number, quantity: number, refused: Refused): Edge {
-  return {
-    name: `hold ${quantity} of ${stock} with ${reserved} held: ${name}`,
-    stock,
-    reserved,
-    rule: (before) => holdRefusal(before, quantity),
-    refused,
-    write: async (products, before) => held(await products.hold(before.id, quantity, aContext())),
-  };
-}
-
-function adjusts(name: string, stock: number, reserved: number, delta: number, refused: Refused): Edge {
-  return {
-    name: `adjust ${stock} with ${reserved} held by ${delta}: ${name}`,
-    stock,
-    reserved,
-    rule: (before) => adjustmentRefusal(before, delta),
-    refused,
-    write: async (products, before) => adjusted(await products.adjustStock(before.id, delta, aContext())),
-  };
-}
-
-/** `staleBy` versions behind the product's own when given; no expected version when undefined. */
-function updates(
-  name: string,
-  stock: number,
-  reserved: number,
-  quantityInStock: number,
-  staleBy: number | undefined,
-  refused: Refused,
-): Edge {
-  const expected = (before: Product) => (staleBy === undefined ? undefined : before.version - staleBy);
-  const details = aProduct({ quantityInStock });
-  return {
-    name: `update ${stock} with ${reserved} held to ${quantityInStock}: ${name}`,
-    stock,
-    reserved,
-    rule: (before) => updateRefusal(before, quantityInStock, expected(before)),
-    refused,
-    write: async (products, before) => updated(await products.update(before.id, details, expected(before), aContext())),
-  };
-}
-
-function removes(name: string, stock: number, reserved: number, refused: Refused): Edge {
-  return {
-    name: `remove ${stock} with ${reserved} held: ${name}`,
-    stock,
-    reserved,
-    rule: removalRefusal,
-    refused,
-    write: async (products, before) => removed(await products.remove(before.id)),
-  };
-}
-
-type Settling = 'committed' | 'released';
-
-function settles(settlement: Settling, stock: number, reserved: number, quantity: number, refused: Refused): Edge {
-  return {
-    name: `${settlement === 'committed' ? 'commit' : 'release'} ${quantity} of ${reserved} held (stock ${stock})`,
-    stock,
-    reserved,
-    rule: (before) => settlementRefusal(before, quantity),
-    refused,
-    write: async (products, before) => settled(await products.settle(before.id, quantity, settlement, aContext())),
-  };
-}
-
-const MAX = INT32_MAX;
-/** Where the rule allows the write. */
 const ALLOWED = undefined;
+const MAX = STOCK_MAX;
 const short = (available: number) => ({ status: 'short', available });
 const belowMinimum = (available: number) => ({ status: 'below-minimum', available });
 const aboveMaximum = (available: number) => ({ status: 'above-maximum', available });
-const belowReserved = (quantityInStock: number, reservedQuantity: number) => ({
-  status: 'below-reserved',
-  quantityInStock,
-  reservedQuantity,
-});
-const versionMismatch = (currentVersion: number) => ({ status: 'version-mismatch', currentVersion });
-const moreThanHeld = (reservedQuantity: number) => ({ status: 'more-than-held', reservedQuantity });
+const D = DEFAULT_LOCATION_ID;
 
-/** The boundary cases of every stock rule: exactly at each bound, and one past it. */
+function adjusts(
+  name: string,
+  atDefault: Level,
+  atSecond: Level | undefined,
+  at: 'default' | 'second',
+  delta: number,
+  refused?: object,
+): Edge {
+  const location = (second: number) => (at === 'default' ? D : second);
+  return {
+    name: `adjust by ${delta} at the ${at} location: ${name}`,
+    atDefault,
+    atSecond,
+    plan: ({ stock, second }) => {
+      const planned = planAdjustment(stock, location(second), delta);
+      return 'status' in planned ? planned : [planned];
+    },
+    refused,
+    beyond: (second) => [change('adjusted', location(second), { onHand: refused ? delta : delta + Math.sign(delta) })],
+  };
+}
+
+function holds(
+  name: string,
+  atDefault: Level,
+  atSecond: Level | undefined,
+  line: (second: number) => LineRequest,
+  refused?: object,
+  beyond?: (second: number) => LevelChange[],
+  strategy: AllocationStrategy = 'priority',
+): Edge {
+  return {
+    name: `hold: ${name}`,
+    atDefault,
+    atSecond,
+    plan: ({ stock, locations, second }) => {
+      const planned = planHold(stock, locations, line(second), strategy);
+      return 'status' in planned ? planned : holdChanges(planned);
+    },
+    refused,
+    ...(beyond && { beyond }),
+  };
+}
+
+function settles(name: string, atDefault: Level, settlement: Settlement, hold: LineHold, refused?: object): Edge {
+  const quantity = hold.allocations.reduce((sum, a) => sum + a.quantity, 0);
+  return {
+    name: `${settlement}: ${name}`,
+    atDefault,
+    plan: () => {
+      const planned = planSettlement(hold, settlement);
+      return 'status' in planned ? planned : planned.changes;
+    },
+    refused,
+    ...(refused === undefined && {
+      beyond: () => [
+        change(settlement, D, { onHand: settlement === 'committed' ? -quantity - 1 : 0, reserved: -quantity - 1 }),
+      ],
+    }),
+  };
+}
+
+const aTransfer = (second: number, quantity: number): StockTransfer => ({
+  id: 'b3c1d9a4-0d1e-4a43-9a52-1f6f4f5d0001',
+  productId: 1,
+  fromLocationId: D,
+  toLocationId: second,
+  quantity,
+  reference: 'edge',
+  status: 'in-transit',
+  createdAt: new Date(0),
+  updatedAt: new Date(0),
+});
+
+function sends(name: string, atDefault: Level, quantity: number, refused?: object): Edge {
+  const out = (second: number, units: number) => {
+    const planned = aTransfer(second, units);
+    return [
+      change('transfer-sent', D, { onHand: -units }, planned.id),
+      change('transfer-sent', second, { incoming: units }, planned.id),
+    ];
+  };
+  return {
+    name: `send ${quantity} to the second location: ${name}`,
+    atDefault,
+    plan: ({ stock, second }) => planTransferOut(stock, aTransfer(second, quantity)),
+    refused,
+    beyond: (second) => out(second, refused ? quantity : quantity + 1),
+  };
+}
+
+function ends(to: 'received' | 'cancelled', atDefault: Level, incoming: number): Edge {
+  return {
+    name: `${to === 'received' ? 'receive' : 'cancel'} a transfer of all ${incoming} incoming at the second location`,
+    atDefault,
+    atSecond: [0, 0, incoming],
+    plan: ({ second }) => planTransferEnd(aTransfer(second, incoming), to),
+    beyond: (second) => planTransferEnd(aTransfer(second, incoming + 1), to),
+  };
+}
+
+function fills(name: string, atDefault: Level, waiting: readonly number[]): Edge {
+  const backorders = waiting.map((quantity, i) => ({ reservationId: `r-${i}`, quantity }));
+  return {
+    name: `fill backorders of ${waiting.join(', ')}: ${name}`,
+    atDefault,
+    plan: ({ stock }) =>
+      planFills(
+        stock.levels.find((l) => l.locationId === D)!,
+        backorders,
+      ).map(fillChange),
+    beyond: () => [change('backorder-filled', D, { reserved: atDefault[0] - atDefault[1] + 1 })],
+  };
+}
+
+function replaces(
+  name: string,
+  atDefault: Level,
+  atSecond: Level | undefined,
+  quantityInStock: number,
+  refused?: object,
+): Edge {
+  return {
+    name: `replace the stock with ${quantityInStock}: ${name}`,
+    atDefault,
+    atSecond,
+    plan: ({ stock }) => {
+      const planned = planStockReplacement(stock, quantityInStock);
+      if (planned === undefined) return [];
+      return 'status' in planned ? planned : [planned];
+    },
+    refused,
+    // A PUT at several locations is refused by the rule alone: the guard sees a change like any other.
+    ...((refused === undefined || 'quantityInStock' in refused) && {
+      beyond: () => [
+        change('updated', D, { onHand: (refused ? quantityInStock : quantityInStock - 1) - atDefault[0] }),
+      ],
+    }),
+  };
+}
+
+/** The boundary cases of every plan: exactly at each bound, and one past it. */
 const EDGES: readonly Edge[] = [
-  holds('exactly what is available', 10, 3, 7, ALLOWED),
-  holds('one more than is available', 10, 3, 8, short(7)),
-  holds('nothing available, all of it held', 5, 5, 1, short(0)),
-  holds('nothing in stock', 0, 0, 1, short(0)),
-  holds('all of the largest stock', MAX, 0, MAX, ALLOWED),
-  holds('the largest stock, one more than is available', MAX, 1, MAX, short(MAX - 1)),
-  adjusts('down to exactly 0', 10, 0, -10, ALLOWED),
-  adjusts('one below 0', 10, 0, -11, belowMinimum(10)),
-  adjusts('down to exactly what is held', 10, 3, -7, ALLOWED),
-  adjusts('one below what is held', 10, 3, -8, belowMinimum(7)),
-  adjusts('up to exactly the int32 maximum', 0, 0, MAX, ALLOWED),
-  adjusts('one above the int32 maximum', 1, 0, MAX, aboveMaximum(1)),
-  adjusts('above the int32 maximum from it', MAX, 0, 1, aboveMaximum(MAX)),
-  adjusts('by the int32 minimum from its maximum, one below 0', MAX, 0, -MAX - 1, belowMinimum(MAX)),
-  adjusts('down by one when all of the largest stock is held', MAX, MAX, -1, belowMinimum(0)),
-  updates('to exactly what is held', 10, 3, 3, undefined, ALLOWED),
-  updates('to one below what is held', 10, 3, 2, undefined, belowReserved(10, 3)),
-  updates('to 0 when nothing is held', 10, 0, 0, undefined, ALLOWED),
-  updates('to the int32 maximum', 10, 3, MAX, undefined, ALLOWED),
-  updates('at the expected version', 10, 3, 3, 0, ALLOWED),
-  updates('one version behind', 10, 3, 3, 1, versionMismatch(2)),
-  updates('one version behind and below what is held: the version first', 10, 3, 2, 1, versionMismatch(2)),
-  removes('nothing held', 10, 0, ALLOWED),
-  removes('one held', 10, 1, { status: 'reserved', reservedQuantity: 1 }),
-  settles('committed', 10, 3, 3, ALLOWED),
-  settles('committed', 10, 3, 4, moreThanHeld(3)),
-  settles('released', 10, 3, 3, ALLOWED),
-  settles('released', 10, 3, 4, moreThanHeld(3)),
-  settles('committed', MAX, MAX, MAX, ALLOWED),
-  settles('released', 0, 0, 1, moreThanHeld(0)),
+  adjusts('down to exactly what is held there', [10, 3], [4, 0], 'default', -7),
+  adjusts('one below what is held there', [10, 3], [4, 0], 'default', -8, belowMinimum(7)),
+  adjusts('down to exactly 0 where nothing is held', [10, 3], [4, 0], 'second', -4),
+  adjusts('one below 0 where the product has stock elsewhere', [10, 3], [4, 0], 'second', -5, belowMinimum(4)),
+  adjusts('the product’s total up to exactly the int32 maximum', [10, 3], [4, 0], 'second', MAX - 14),
+  adjusts('the product’s total one above it', [10, 3], [4, 0], 'second', MAX - 13, aboveMaximum(14)),
+  adjusts('by the int32 minimum from its maximum', [MAX, 0], undefined, 'default', -MAX - 1, belowMinimum(MAX)),
+  adjusts('down by one when all of the largest stock is held', [MAX, MAX], undefined, 'default', -1, belowMinimum(0)),
+  holds(
+    'exactly what the named location has available',
+    [10, 3],
+    [4, 0],
+    () => ({ quantity: 7, locationId: D }),
+    ALLOWED,
+    () => [change('reserved', D, { reserved: 8 })],
+  ),
+  holds(
+    'one more than the named location has',
+    [10, 3],
+    [4, 0],
+    () => ({ quantity: 8, locationId: D }),
+    short(7),
+    () => [change('reserved', D, { reserved: 8 })],
+  ),
+  holds(
+    'at a location with nothing there',
+    [10, 3],
+    [0, 0],
+    (second) => ({ quantity: 1, locationId: second }),
+    short(0),
+    (second) => [change('reserved', second, { reserved: 1 })],
+  ),
+  holds(
+    'exactly what two locations have, split',
+    [10, 3],
+    [4, 0],
+    () => ({ quantity: 11 }),
+    ALLOWED,
+    (second) => [change('reserved', D, { reserved: 7 }), change('reserved', second, { reserved: 5 })],
+  ),
+  holds(
+    'exactly what two locations have, most available first',
+    [10, 3],
+    [9, 0],
+    () => ({ quantity: 16 }),
+    ALLOWED,
+    undefined,
+    'most-available',
+  ),
+  holds('one more than two locations have', [10, 3], [4, 0], () => ({ quantity: 12 }), short(11)),
+  holds(
+    'all of the largest stock',
+    [MAX, 0],
+    undefined,
+    () => ({ quantity: MAX }),
+    ALLOWED,
+    () => [change('reserved', D, { reserved: MAX }), change('reserved', D, { reserved: 1 })],
+  ),
+  settles('exactly what is held', [10, 3], 'committed', {
+    allocations: [{ locationId: D, quantity: 3 }],
+    backordered: 0,
+  }),
+  settles('exactly what is held', [10, 3], 'released', {
+    allocations: [{ locationId: D, quantity: 3 }],
+    backordered: 0,
+  }),
+  settles('all of the largest stock', [MAX, MAX], 'committed', {
+    allocations: [{ locationId: D, quantity: MAX }],
+    backordered: 0,
+  }),
+  settles(
+    'with units backordered',
+    [10, 3],
+    'committed',
+    { allocations: [{ locationId: D, quantity: 3 }], backordered: 1 },
+    {
+      status: 'backorder-not-filled',
+      backordered: 1,
+    },
+  ),
+  sends('exactly what is available there', [10, 3], 7),
+  sends('one more than is available there', [10, 3], 8, short(7)),
+  ends('received', [10, 3], 5),
+  ends('cancelled', [10, 3], 5),
+  fills('as far as what is available goes, oldest first', [10, 3], [5, 9]),
+  replaces('down to exactly what is held', [10, 3], undefined, 3),
+  replaces('one below what is held', [10, 3], undefined, 2, {
+    status: 'below-reserved',
+    quantityInStock: 10,
+    reservedQuantity: 3,
+  }),
+  replaces('with stock at a second location', [10, 3], [1, 0], 10, { status: 'several-locations' }),
 ];
 
 /**
- * The stock rules of @stock/domain and the adapter's guarded writes agree at
- * every edge: the rule allows exactly the writes the adapter makes, and a
- * refused write changes nothing and gives the rule's reason.
+ * The stock plans of @stock/domain and the store's guard on
+ * StockLevelRepository.apply agree at every edge: what a plan makes from the
+ * locked levels, apply applies (to the levels the domain computes); one unit
+ * past it, or what the plan refused, forced through apply throws and leaves
+ * nothing. Any adapter runs it: it drives only the ports.
  */
 export function stockRulesContract(open: OpenStockStore): void {
   let store: StockStoreUnderTest;
-  const write = <T>(call: (products: ProductRepository) => Promise<T>) =>
-    store.unitOfWork.run((tx) => call(tx.products), { singleCall: true });
 
-  /** A product with `stock` in stock, `reserved` of it held, as the store keeps it. */
-  async function aProductWith(stock: number, reserved: number): Promise<Product> {
-    const { id } = await write((p) => p.add(aProduct({ quantityInStock: stock }), aContext()));
-    if (reserved > 0) await write((p) => p.hold(id, reserved, aContext()));
-    return (await store.products.findById(id))!;
+  /** A product with `atDefault` at the default location and `atSecond` at a new one. */
+  async function aProductAt(atDefault: Level, atSecond: Level | undefined): Promise<{ id: number; second: number }> {
+    const second = (await aStoredLocation(store)).id;
+    const { id } = await aStoredProduct(store, { quantityInStock: atDefault[0] });
+    const [, reserved, incoming = 0] = atDefault;
+    const changes = [change('reserved', D, { reserved, incoming })];
+    if (atSecond) {
+      const [onHand, held, arriving = 0] = atSecond;
+      changes.push(
+        change('adjusted', second, { onHand }),
+        change('reserved', second, { reserved: held, incoming: arriving }),
+      );
+    }
+    const moving = changes.filter((c) => c.onHand !== 0 || c.reserved !== 0 || c.incoming !== 0);
+    if (moving.length > 0) await applyChanges(store, id, moving);
+    return { id, second };
+  }
+
+  async function snapshot(id: number) {
+    return {
+      product: await store.products.findById(id),
+      levels: await levelsOf(store, id),
+      movements: await movementsOf(store, id),
+    };
   }
 
   before(async function () {
@@ -182,16 +351,27 @@ export function stockRulesContract(open: OpenStockStore): void {
 
   for (const edge of EDGES) {
     it(edge.name, async () => {
-      const before = await aProductWith(edge.stock, edge.reserved);
-      expect(edge.rule(before), 'the domain rule').to.deep.equal(edge.refused);
-      const answered = await write((p) => edge.write(p, before));
-      if (edge.refused === undefined) {
-        expect(answered, 'the guarded write').to.deep.equal({ made: true });
-        return;
+      const { id, second } = await aProductAt(edge.atDefault, edge.atSecond);
+      const before = await snapshot(id);
+      if (edge.beyond) {
+        await expect(applyChanges(store, id, edge.beyond(second)), 'the guard, one past the plan').to.be.rejected;
+        expect(await snapshot(id), 'the product after the guard threw').to.deep.equal(before);
       }
-      expect(answered.made, 'the guarded write').to.equal(false);
-      if (!answered.made && answered.refusal) expect(answered.refusal, 'its reason').to.deep.equal(edge.refused);
-      expect(await store.products.findById(before.id), 'the product after a refusal').to.deep.equal(before);
+      const locations = await store.locations.list();
+      await inTransaction(store, async (tx) => {
+        const stock = (await tx.levels.lock(id))!;
+        const planned = edge.plan({ stock, locations, second });
+        if (edge.refused !== undefined) {
+          expect(planned, 'the domain plan').to.deep.equal(edge.refused);
+          return;
+        }
+        if (!isChanges(planned)) return expect.fail(`the domain plan refused: ${JSON.stringify(planned)}`);
+        const after = await tx.levels.apply(id, planned, {}, aContext());
+        expect((await tx.levels.lock(id))!.levels, 'the levels the store applied').to.deep.equal(
+          applied(stock, planned),
+        );
+        expect(after.version).to.equal(stock.product.version + 1);
+      });
     });
   }
 }

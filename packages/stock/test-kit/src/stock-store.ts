@@ -1,10 +1,13 @@
 import type { UnitOfWork } from '@platform/kernel';
 import type { OutboxStore } from '@platform/outbox';
 import type {
+  LocationRepository,
   ProductRepository,
   ReservationRepository,
+  StockLevelRepository,
   StockMovementRepository,
   StockTransaction,
+  TransferRepository,
 } from '@stock/domain';
 
 /** One adapter's stock storage, as the contract suites drive it. */
@@ -12,11 +15,15 @@ export interface StockStoreUnderTest {
   readonly unitOfWork: UnitOfWork<StockTransaction>;
   /** Committed state, read outside any unit of work. */
   readonly products: ProductRepository;
+  readonly locations: LocationRepository;
+  /** Reads only (`list`): `lock` and `apply` belong inside a unit of work. */
+  readonly levels: StockLevelRepository;
+  readonly transfers: TransferRepository;
   readonly reservations: ReservationRepository;
   readonly movements: StockMovementRepository;
   /** The relay's side of the outbox: what the units of work published. */
   readonly outbox: OutboxStore;
-  /** Empties the store between tests. */
+  /** Empties the store between tests, back to the default location alone. */
   reset(): Promise<void>;
   close(): Promise<void>;
 }

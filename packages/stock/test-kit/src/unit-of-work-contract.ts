@@ -1,7 +1,7 @@
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
-import type { StockTransaction } from '@stock/domain';
-import { aContext, aProduct } from './builders';
+import { change, DEFAULT_LOCATION_ID, type StockTransaction } from '@stock/domain';
+import { aContext, aLocation, aProduct } from './builders';
 import type { OpenStockStore, StockStoreUnderTest } from './stock-store';
 
 chai.use(chaiAsPromised);
@@ -28,18 +28,34 @@ export function unitOfWorkContract(open: OpenStockStore): void {
 
   it('leaves nothing behind when the work fails after writing', async () => {
     const { id } = await store.unitOfWork.run((tx) => tx.products.add(aProduct({ quantityInStock: 5 }), aContext()));
+    const levels = await store.levels.list(id);
+    const movements = await store.movements.list(id, { after: 0, limit: 100 });
     let added = 0;
+    let location = 0;
     const failed = store.unitOfWork.run(async (tx) => {
       added = (await tx.products.add(aProduct(), aContext())).id;
-      await tx.products.adjustStock(id, -3, aContext());
-      await tx.products.update(id, aProduct({ name: 'Never seen' }), undefined, aContext());
+      const second = await tx.locations.add(aLocation());
+      location = second === 'code-taken' ? 0 : second.id;
+      await tx.levels.lock(id);
+      await tx.levels.apply(
+        id,
+        [change('adjusted', DEFAULT_LOCATION_ID, { onHand: -3 }), change('adjusted', location, { onHand: 2 })],
+        { backordered: 1, lowStockAlert: true },
+        aContext(),
+      );
+      await tx.products.updateDetails(id, aProduct({ name: 'Never seen' }), undefined);
       await tx.idempotency.claim({ scope: 'contract', key: 'k', fingerprint: 'f' });
       throw new Error('after the writes');
     });
     await expect(failed).to.be.rejectedWith('after the writes');
     expect(added).to.be.greaterThan(0);
+    expect(location).to.be.greaterThan(DEFAULT_LOCATION_ID);
     expect(await store.products.findById(added)).to.equal(undefined);
-    expect(await store.products.findById(id)).to.include({ quantityInStock: 5, version: 1 });
+    expect(await store.levels.list(added)).to.equal(undefined);
+    expect(await store.locations.findById(location)).to.equal(undefined);
+    expect(await store.products.findById(id)).to.include({ quantityInStock: 5, version: 1, backorderedQuantity: 0 });
+    expect(await store.levels.list(id)).to.deep.equal(levels);
+    expect(await store.movements.list(id, { after: 0, limit: 100 })).to.deep.equal(movements);
     const claim = await store.unitOfWork.run((tx) =>
       tx.idempotency.claim({ scope: 'contract', key: 'k', fingerprint: 'f' }),
     );
@@ -78,12 +94,12 @@ export function unitOfWorkContract(open: OpenStockStore): void {
     const { id } = await store.unitOfWork.run((tx) => tx.products.add(aProduct({ quantityInStock: 5 }), aContext()));
     const twice = store.unitOfWork.run(
       async (tx) => {
-        await tx.products.adjustStock(id, -1, aContext());
-        await tx.products.adjustStock(id, -1, aContext());
+        await tx.products.updateDetails(id, aProduct({ name: 'First' }), undefined);
+        await tx.products.updateDetails(id, aProduct({ name: 'Second' }), undefined);
       },
       { singleCall: true },
     );
     await expect(twice).to.be.rejectedWith(/second call/);
-    expect((await store.products.findById(id))?.quantityInStock).to.be.oneOf([4, 5]);
+    expect((await store.products.findById(id))?.name).to.not.equal('Second');
   });
 }
