@@ -2,7 +2,7 @@ import { type Row, type SqlSession, timeOf } from '@platform/mikro-orm';
 import type { MovementKind, MovementPageQuery, StockMovement, StockMovementRepository } from '@stock/domain';
 
 const COLUMNS =
-  '"id", "product_id", "kind", "quantity_delta", "reserved_delta", "quantity_after", "reserved_after", "reason", "reservation_id", "request_id", "actor", "at"';
+  '"id", "product_id", "location_id", "transfer_id", "kind", "quantity_delta", "reserved_delta", "quantity_after", "reserved_after", "reason", "reservation_id", "request_id", "actor", "at"';
 
 /** The stock ledger, read through MikroORM; the product table's trigger is what appends to it. */
 export class MikroOrmStockMovementRepository implements StockMovementRepository {
@@ -21,6 +21,8 @@ function toMovement(row: Row): StockMovement {
   return {
     id: Number(row.id),
     productId: Number(row.product_id),
+    locationId: Number(row.location_id),
+    ...(row.transfer_id != null && { transferId: String(row.transfer_id) }),
     kind: row.kind as MovementKind,
     quantityDelta: Number(row.quantity_delta),
     reservedDelta: Number(row.reserved_delta),

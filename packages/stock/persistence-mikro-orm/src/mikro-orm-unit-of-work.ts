@@ -8,16 +8,21 @@ import {
   type SqlSession,
 } from '@platform/mikro-orm';
 import type { StockTransaction } from '@stock/domain';
+import { MikroOrmLocationRepository } from './mikro-orm-location-repository';
 import { MikroOrmProductRepository } from './mikro-orm-product-repository';
 import { MikroOrmReservationRepository } from './mikro-orm-reservation-repository';
+import { MikroOrmStockLevelRepository } from './mikro-orm-stock-level-repository';
 import { MikroOrmStockMovementRepository } from './mikro-orm-stock-movement-repository';
+import { MikroOrmTransferRepository } from './mikro-orm-transfer-repository';
 
 /**
  * Stock transactions on MikroORM. The work gets repositories bound to the
  * transaction's own session. Work run with `singleCall` makes one repository
- * call, which is one conditional write (on PostgreSQL with the row read back in
- * the same statement when it is refused; on SQLite the read follows, only to
- * say why): it is sent without BEGIN and COMMIT, and may make one call only.
+ * call, which on PostgreSQL is one statement (a conditional write reads the
+ * refused row back in it; `add` writes the product's level in it): it is sent
+ * without BEGIN and COMMIT, and may make one call only. On SQLite such a call
+ * may be two statements (`add`: the product, then its level), so it runs in a
+ * transaction there, which costs no round trip in-process.
  * A transaction PostgreSQL aborts as a deadlock victim or a serialisation
  * failure runs again (retryingConflicts); one statement alone locks one row
  * and cannot deadlock.
@@ -31,7 +36,8 @@ export class MikroOrmUnitOfWork implements UnitOfWork<StockTransaction> {
   ) {}
 
   run<T>(work: (tx: StockTransaction) => Promise<T>, options: UnitOfWorkOptions = {}): Promise<T> {
-    if (options.singleCall) return work(allowingOneCall(this.transaction(this.database.session)));
+    if (options.singleCall && this.database.session.dialect === 'postgresql')
+      return work(allowingOneCall(this.transaction(this.database.session)));
     return retryingConflicts(
       () => this.database.transaction((session) => work(this.transaction(session))),
       this.conflictRetry,
@@ -41,6 +47,9 @@ export class MikroOrmUnitOfWork implements UnitOfWork<StockTransaction> {
   private transaction(session: SqlSession): StockTransaction {
     return {
       products: new MikroOrmProductRepository(session),
+      locations: new MikroOrmLocationRepository(session),
+      levels: new MikroOrmStockLevelRepository(session),
+      transfers: new MikroOrmTransferRepository(session),
       reservations: new MikroOrmReservationRepository(session),
       movements: new MikroOrmStockMovementRepository(session),
       idempotency: new MikroOrmIdempotencyRecords(session, this.idempotencyTtlMs, this.now),

@@ -10,7 +10,14 @@ export interface ProductRow {
   price: Money;
   quantityInStock: number;
   reservedQuantity: number;
-  /** What the latest write was (kind, reason, reservation, request, time), read by the ledger trigger. */
+  backorderLimit: number;
+  backorderedQuantity: number;
+  lowStockThreshold: number;
+  lowStockAlert: boolean;
+  /**
+   * What the latest write was (kind, location, transfer, reason, reservation, request, time), read by the ledger
+   * trigger.
+   */
   writeContext: string | null;
   version: number;
 }
@@ -19,6 +26,8 @@ export interface ProductRow {
 export interface StockMovementRow {
   id: number;
   productId: number;
+  locationId: number;
+  transferId: string | null;
   kind: string;
   quantityDelta: number;
   reservedDelta: number;
@@ -89,6 +98,13 @@ export const MONEY_COLUMN: Readonly<
   sqlite: { name: 'price_cents', type: new CentsMoneyType() },
 };
 
+/** The product's stock settings and backorders are never negative (the same checks on both databases). */
+const SETTING_CHECKS = [
+  { name: 'product_backorder_limit_check', expression: '"backorder_limit" >= 0' },
+  { name: 'product_backordered_quantity_check', expression: '"backordered_quantity" >= 0' },
+  { name: 'product_low_stock_threshold_check', expression: '"low_stock_threshold" >= 0' },
+];
+
 /**
  * The product table's mapping, built per dialect (each keeps money in its own
  * exact column): no decorators on domain classes. The migrations create the
@@ -110,12 +126,14 @@ export function productSchema(dialect: Dialect): EntitySchema<ProductRow> {
               name: 'product_reserved_quantity_check',
               expression: '"reserved_quantity" >= 0 and "reserved_quantity" <= "quantity_in_stock"',
             },
+            ...SETTING_CHECKS,
           ]
         : [
             { name: 'product_name_check', expression: 'length("name") <= 200' },
             { name: 'product_description_check', expression: 'length("description") <= 2000' },
             { name: 'product_price_cents_check', expression: '"price_cents" >= 0' },
             { name: 'product_quantity_in_stock_check', expression: '"quantity_in_stock" between 0 and 2147483647' },
+            ...SETTING_CHECKS,
           ],
     properties: {
       // PostgreSQL: an identity column, as the first migration made it. SQLite: AUTOINCREMENT, so ids are never
@@ -132,6 +150,10 @@ export function productSchema(dialect: Dialect): EntitySchema<ProductRow> {
       price: { type: MONEY_COLUMN[dialect].type, fieldName: MONEY_COLUMN[dialect].name },
       quantityInStock: { type: 'integer', fieldName: 'quantity_in_stock', default: 0 },
       reservedQuantity: { type: 'integer', fieldName: 'reserved_quantity', default: 0 },
+      backorderLimit: { type: 'integer', fieldName: 'backorder_limit', default: 0 },
+      backorderedQuantity: { type: 'integer', fieldName: 'backordered_quantity', default: 0 },
+      lowStockThreshold: { type: 'integer', fieldName: 'low_stock_threshold', default: 0 },
+      lowStockAlert: { type: 'boolean', fieldName: 'low_stock_alert', default: false },
       writeContext: { type: dialect === 'postgresql' ? 'json' : 'text', fieldName: 'write_context', nullable: true },
       // Every write moves it on: the product's ETag, and the guard of conditional writes.
       version: { type: 'integer', version: true, default: 1 },
@@ -160,6 +182,8 @@ export function stockMovementSchema(dialect: Dialect): EntitySchema<StockMovemen
         ...(dialect === 'postgresql' ? { generated: 'by default as identity' } : { nullable: true }),
       },
       productId: { type: 'integer', fieldName: 'product_id' },
+      locationId: { type: 'integer', fieldName: 'location_id', default: 1 },
+      transferId: { type: 'string', length: 36, fieldName: 'transfer_id', nullable: true },
       kind: { type: 'string', length: 20 },
       quantityDelta: { type: wide, fieldName: 'quantity_delta' },
       reservedDelta: { type: wide, fieldName: 'reserved_delta' },
@@ -214,12 +238,200 @@ export function reservationSchema(dialect: Dialect): EntitySchema<ReservationRow
   });
 }
 
+export interface LocationRow {
+  id: number;
+  code: string;
+  name: string;
+  priority: number;
+}
+
+export function locationSchema(dialect: Dialect): EntitySchema<LocationRow> {
+  return new EntitySchema<LocationRow>({
+    name: 'Location',
+    tableName: 'location',
+    uniques: [{ name: 'location_code_unique', properties: ['code'] }],
+    checks:
+      dialect === 'postgresql'
+        ? []
+        : [
+            { name: 'location_code_check', expression: 'length("code") <= 50' },
+            { name: 'location_name_check', expression: 'length("name") <= 200' },
+          ],
+    properties: {
+      id: {
+        type: 'integer',
+        primary: true,
+        autoincrement: true,
+        ...(dialect === 'postgresql' ? { generated: 'by default as identity' } : { nullable: true }),
+      },
+      code: { type: 'string', length: 50 },
+      name: { type: 'string', length: 200 },
+      priority: { type: 'integer', default: 0 },
+    },
+  });
+}
+
+/** A product's stock at one location; the product's quantities are the sums over its levels. */
+export interface StockLevelRow {
+  product: ProductRow;
+  location: LocationRow;
+  onHand: number;
+  reserved: number;
+  incoming: number;
+}
+
+export function stockLevelSchema(
+  product: EntitySchema<ProductRow>,
+  location: EntitySchema<LocationRow>,
+): EntitySchema<StockLevelRow> {
+  return new EntitySchema<StockLevelRow>({
+    name: 'StockLevel',
+    tableName: 'stock_level',
+    indexes: [{ name: 'stock_level_location_id_index', properties: ['location'] }],
+    checks: [
+      { name: 'stock_level_reserved_check', expression: '"reserved" >= 0 and "reserved" <= "on_hand"' },
+      { name: 'stock_level_incoming_check', expression: '"incoming" >= 0' },
+    ],
+    properties: {
+      // A product's levels go with it (the primary key, which starts with it, is its index); a location with levels
+      // stays (the repository removes its empty ones first).
+      product: {
+        kind: 'm:1',
+        entity: () => product,
+        primary: true,
+        fieldName: 'product_id',
+        deleteRule: 'cascade',
+        index: false,
+      },
+      location: {
+        kind: 'm:1',
+        entity: () => location,
+        primary: true,
+        fieldName: 'location_id',
+        deleteRule: 'restrict',
+      },
+      onHand: { type: 'integer', fieldName: 'on_hand', default: 0 },
+      reserved: { type: 'integer', default: 0 },
+      incoming: { type: 'integer', default: 0 },
+    },
+  });
+}
+
+export interface StockTransferRow {
+  id: string;
+  productId: number;
+  fromLocationId: number;
+  toLocationId: number;
+  quantity: number;
+  reference: string;
+  status: string;
+  createdAt: Date | number;
+  updatedAt: Date | number;
+}
+
+/** Transfers keep their products' and locations' ids without foreign keys: a transfer outlives both, as history. */
+export function stockTransferSchema(dialect: Dialect): EntitySchema<StockTransferRow> {
+  return new EntitySchema<StockTransferRow>({
+    name: 'StockTransfer',
+    tableName: 'stock_transfer',
+    uniques: [{ name: 'stock_transfer_reference_unique', properties: ['reference'] }],
+    checks: [{ name: 'stock_transfer_quantity_check', expression: '"quantity" > 0' }],
+    properties: {
+      id: { type: 'string', length: 36, primary: true },
+      productId: { type: 'integer', fieldName: 'product_id' },
+      fromLocationId: { type: 'integer', fieldName: 'from_location_id' },
+      toLocationId: { type: 'integer', fieldName: 'to_location_id' },
+      quantity: { type: 'integer' },
+      reference: { type: 'string', length: 200 },
+      status: { enum: true, items: ['in-transit', 'received', 'cancelled'], type: 'text' },
+      createdAt: time(dialect, 'created_at'),
+      updatedAt: time(dialect, 'updated_at'),
+    },
+  });
+}
+
+/** Units a reservation's line holds at one location. */
+export interface ReservationAllocationRow {
+  reservation: ReservationRow;
+  productId: number;
+  locationId: number;
+  quantity: number;
+}
+
+export function reservationAllocationSchema(
+  reservation: EntitySchema<ReservationRow>,
+): EntitySchema<ReservationAllocationRow> {
+  return new EntitySchema<ReservationAllocationRow>({
+    name: 'ReservationAllocation',
+    tableName: 'reservation_allocation',
+    checks: [{ name: 'reservation_allocation_quantity_check', expression: '"quantity" > 0' }],
+    properties: {
+      reservation: {
+        kind: 'm:1',
+        entity: () => reservation,
+        primary: true,
+        fieldName: 'reservation_id',
+        deleteRule: 'cascade',
+        // The primary key, which starts with it, is its index.
+        index: false,
+      },
+      productId: { type: 'integer', primary: true, fieldName: 'product_id' },
+      locationId: { type: 'integer', primary: true, fieldName: 'location_id' },
+      quantity: { type: 'integer' },
+    },
+  });
+}
+
+/** Units a reservation's line still waits for; `seq` orders a product's backorders, oldest first. */
+export interface ReservationBackorderRow {
+  reservation: ReservationRow;
+  productId: number;
+  quantity: number;
+  seq: number;
+}
+
+export function reservationBackorderSchema(
+  dialect: Dialect,
+  reservation: EntitySchema<ReservationRow>,
+): EntitySchema<ReservationBackorderRow> {
+  return new EntitySchema<ReservationBackorderRow>({
+    name: 'ReservationBackorder',
+    tableName: 'reservation_backorder',
+    indexes: [{ name: 'reservation_backorder_product_id_seq_index', properties: ['productId', 'seq'] }],
+    checks: [{ name: 'reservation_backorder_quantity_check', expression: '"quantity" >= 0' }],
+    properties: {
+      reservation: {
+        kind: 'm:1',
+        entity: () => reservation,
+        primary: true,
+        fieldName: 'reservation_id',
+        deleteRule: 'cascade',
+        // The primary key, which starts with it, is its index.
+        index: false,
+      },
+      productId: { type: 'integer', primary: true, fieldName: 'product_id' },
+      quantity: { type: 'integer' },
+      seq: { type: dialect === 'postgresql' ? 'bigint' : 'integer' },
+    },
+  });
+}
+
 /** Every table the stock migrations create. */
 export function stockEntities(dialect: Dialect): EntitySchema[] {
-  return [
+  const [product, location, reservation] = [
     productSchema(dialect),
-    stockMovementSchema(dialect),
+    locationSchema(dialect),
     reservationSchema(dialect),
+  ];
+  return [
+    product,
+    location,
+    stockLevelSchema(product, location),
+    stockMovementSchema(dialect),
+    stockTransferSchema(dialect),
+    reservation,
+    reservationAllocationSchema(reservation),
+    reservationBackorderSchema(dialect, reservation),
     idempotencyKeySchema(dialect),
     outboxMessageSchema(dialect),
   ] as EntitySchema[];

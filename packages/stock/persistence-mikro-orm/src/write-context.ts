@@ -1,13 +1,25 @@
-import type { MovementContext, MovementKind } from '@stock/domain';
+import type { MovementContext, MovementKind, MovementOf } from '@stock/domain';
 
 /**
  * The JSON a write leaves in product.write_context for the ledger trigger:
- * the kind of change, its reason, reservation, request and actor, and its time
- * (ISO for PostgreSQL's timestamptz, epoch ms for SQLite).
+ * the kind of change, its location (the default one when it names none) and
+ * transfer, its reason, reservation, request and actor, and its time (ISO for
+ * PostgreSQL's timestamptz, epoch ms for SQLite).
  */
 export function writeContext(
-  kind: MovementKind,
+  movement: MovementKind | MovementOf,
   { at, reason, reservationId, requestId, actor }: MovementContext,
 ): string {
-  return JSON.stringify({ kind, reason, reservationId, requestId, actor, at: at.toISOString(), atMs: at.getTime() });
+  const { kind, locationId, transferId } = typeof movement === 'string' ? { kind: movement } : movement;
+  return JSON.stringify({
+    kind,
+    locationId,
+    transferId,
+    reason,
+    reservationId,
+    requestId,
+    actor,
+    at: at.toISOString(),
+    atMs: at.getTime(),
+  });
 }

@@ -180,18 +180,36 @@ export class ReservationOwner extends Migration {
   }
 }
 
-/** The ledger triggers, with or without the movement's actor (SQLite has no create or replace for triggers). */
-function ledgerTriggers(withActor: boolean): string[] {
-  const actor = withActor
-    ? { column: ', "actor"', value: `, json_extract(new."write_context", '$.actor')` }
-    : { column: '', value: '' };
+/**
+ * The ledger triggers (SQLite has no create or replace for triggers): with or
+ * without the movement's actor, and with or without its location and transfer.
+ */
+function ledgerTriggers(withActor: boolean, withLocation = false): string[] {
+  const extra = (column: string, path: string) => ({
+    column: `, "${column}"`,
+    value: `, json_extract(new."write_context", '$.${path}')`,
+  });
+  const parts = [
+    ...(withActor ? [extra('actor', 'actor')] : []),
+    ...(withLocation
+      ? [
+          {
+            column: ', "location_id"',
+            value: `, coalesce(json_extract(new."write_context", '$.locationId'), 1)`,
+          },
+          extra('transfer_id', 'transferId'),
+        ]
+      : []),
+  ];
+  const columns = parts.map((part) => part.column).join('');
+  const values = parts.map((part) => part.value).join('');
   const movement = (
     kind: string,
     from: { quantity: string; reserved: string },
-  ) => `insert into "stock_movement" ("product_id", "kind", "quantity_delta", "reserved_delta", "quantity_after", "reserved_after", "reason", "reservation_id", "request_id"${actor.column}, "at")
+  ) => `insert into "stock_movement" ("product_id", "kind", "quantity_delta", "reserved_delta", "quantity_after", "reserved_after", "reason", "reservation_id", "request_id"${columns}, "at")
         values (new."id", coalesce(json_extract(new."write_context", '$.kind'), '${kind}'),
           new."quantity_in_stock" - ${from.quantity}, new."reserved_quantity" - ${from.reserved}, new."quantity_in_stock", new."reserved_quantity",
-          json_extract(new."write_context", '$.reason'), json_extract(new."write_context", '$.reservationId'), json_extract(new."write_context", '$.requestId')${actor.value},
+          json_extract(new."write_context", '$.reason'), json_extract(new."write_context", '$.reservationId'), json_extract(new."write_context", '$.requestId')${values},
           coalesce(json_extract(new."write_context", '$.atMs'), cast(unixepoch('subsec') * 1000 as integer)))`;
   return [
     'drop trigger "product_stock_movement_on_insert"',
@@ -222,6 +240,97 @@ export class StockMovementActor extends Migration {
   }
 }
 
+/**
+ * Stock by location, as on PostgreSQL (see postgresql.ts): the default
+ * location, every product's stock and holds as its level there, the product's
+ * backorder and low-stock columns, each movement's location and transfer (the
+ * triggers read them from "write_context"), transfers, and reservations'
+ * allocations and backorders, the lines of those that held becoming
+ * allocations at the default location. Nothing here changes a constraint of an
+ * existing table, so no table is rebuilt.
+ */
+export class StockByLocation extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`create table "location" (
+      "id" integer primary key autoincrement,
+      "code" text not null check (length("code") <= 50),
+      "name" text not null check (length("name") <= 200),
+      "priority" integer not null default 0
+    )`);
+    this.addSql('create unique index "location_code_unique" on "location" ("code")');
+    this.addSql(`insert into "location" ("id", "code", "name", "priority") values (1, 'default', 'Default', 0)`);
+    // Checks and references on their columns, and the key after ", constraint" on the last line: the way MikroORM
+    // reads a SQLite table back, so the schema-drift test compares like with like.
+    this.addSql(`create table "stock_level" (
+      "product_id" integer not null references "product" ("id") on update cascade on delete cascade,
+      "location_id" integer not null references "location" ("id") on update cascade on delete restrict,
+      "on_hand" integer not null default 0,
+      "reserved" integer not null default 0 check ("reserved" >= 0 and "reserved" <= "on_hand"),
+      "incoming" integer not null default 0 check ("incoming" >= 0), constraint "stock_level_pk" primary key ("product_id", "location_id")
+    )`);
+    this.addSql('create index "stock_level_location_id_index" on "stock_level" ("location_id")');
+    this.addSql(`insert into "stock_level" ("product_id", "location_id", "on_hand", "reserved", "incoming")
+      select "id", 1, "quantity_in_stock", "reserved_quantity", 0 from "product"`);
+    this.addSql(
+      'alter table "product" add column "backorder_limit" integer not null default 0 check ("backorder_limit" >= 0)',
+    );
+    this.addSql(
+      'alter table "product" add column "backordered_quantity" integer not null default 0 check ("backordered_quantity" >= 0)',
+    );
+    this.addSql(
+      'alter table "product" add column "low_stock_threshold" integer not null default 0 check ("low_stock_threshold" >= 0)',
+    );
+    this.addSql('alter table "product" add column "low_stock_alert" integer not null default false');
+    this.addSql('alter table "stock_movement" add column "location_id" integer not null default 1');
+    this.addSql('alter table "stock_movement" add column "transfer_id" text null');
+    for (const sql of ledgerTriggers(true, true)) this.addSql(sql);
+    this.addSql(`create table "stock_transfer" (
+      "id" text not null primary key,
+      "product_id" integer not null,
+      "from_location_id" integer not null,
+      "to_location_id" integer not null,
+      "quantity" integer not null check ("quantity" > 0),
+      "reference" text not null,
+      "status" text not null check ("status" in ('in-transit', 'received', 'cancelled')),
+      "created_at" integer not null,
+      "updated_at" integer not null
+    )`);
+    this.addSql('create unique index "stock_transfer_reference_unique" on "stock_transfer" ("reference")');
+    this.addSql(`create table "reservation_allocation" (
+      "reservation_id" text not null references "reservation" ("id") on delete cascade,
+      "product_id" integer not null,
+      "location_id" integer not null,
+      "quantity" integer not null check ("quantity" > 0), constraint "reservation_allocation_pk" primary key ("reservation_id", "product_id", "location_id")
+    )`);
+    this.addSql(`create table "reservation_backorder" (
+      "reservation_id" text not null references "reservation" ("id") on delete cascade,
+      "product_id" integer not null,
+      "quantity" integer not null check ("quantity" >= 0),
+      "seq" integer not null, constraint "reservation_backorder_pk" primary key ("reservation_id", "product_id")
+    )`);
+    this.addSql(
+      'create index "reservation_backorder_product_id_seq_index" on "reservation_backorder" ("product_id", "seq")',
+    );
+    this.addSql(`insert into "reservation_allocation" ("reservation_id", "product_id", "location_id", "quantity")
+      select "reservation"."id", json_extract("line"."value", '$.productId'), 1, json_extract("line"."value", '$.quantity')
+      from "reservation", json_each("reservation"."lines") as "line"
+      where "reservation"."status" <> 'rejected' and json_extract("line"."value", '$.quantity') > 0`);
+  }
+
+  override async down(): Promise<void> {
+    this.addSql('drop table "reservation_backorder"');
+    this.addSql('drop table "reservation_allocation"');
+    this.addSql('drop table "stock_transfer"');
+    for (const sql of ledgerTriggers(true)) this.addSql(sql);
+    this.addSql('alter table "stock_movement" drop column "transfer_id"');
+    this.addSql('alter table "stock_movement" drop column "location_id"');
+    for (const column of ['low_stock_alert', 'low_stock_threshold', 'backordered_quantity', 'backorder_limit'])
+      this.addSql(`alter table "product" drop column "${column}"`);
+    this.addSql('drop table "stock_level"');
+    this.addSql('drop table "location"');
+  }
+}
+
 export const sqliteMigrations = [
   { name: '20261122-create-product', class: CreateProductTable },
   { name: '20261122-version-and-idempotency-keys', class: AddVersionAndIdempotencyKeys },
@@ -231,4 +340,5 @@ export const sqliteMigrations = [
   { name: '20261124-reservation-origin', class: ReservationOrigin },
   { name: '20261125-reservation-owner', class: ReservationOwner },
   { name: '20261125-stock-movement-actor', class: StockMovementActor },
+  { name: '20261201-stock-by-location', class: StockByLocation },
 ];
