@@ -10,6 +10,20 @@ const Available = integer('Available', -INT32_MAX, INT32_MAX);
 const Threshold = integer('Threshold', 1, INT32_MAX);
 
 const OrderLine = exactObject('OrderLine', { productId: ProductId, quantity: Quantity });
+/** Where stock holds some of a line's units: the units of one line, held at one location. */
+const Allocation = exactObject('Allocation', {
+  locationId: integer('LocationId', 1, INT32_MAX),
+  quantity: Quantity,
+});
+/**
+ * A line stock holds, and where: one allocation per location it drew from; together they are the line's quantity,
+ * so a line has at most as many as it has units.
+ */
+const HeldLine = exactObject('HeldLine', {
+  productId: ProductId,
+  quantity: Quantity,
+  allocations: list(Allocation, 1, LINE_MAX_QUANTITY),
+});
 const Shortage = exactObject('Shortage', {
   productId: ProductId,
   // Lines for the same product are summed, so a request can exceed one line's limit.
@@ -60,11 +74,25 @@ export const EVENTS = {
     consumers: [STOCK],
     data: exactObject('OrderPaid', { orderId: Uuid }),
   },
+  // Published beside v2 for one release, for a sales instance that does not read v2 yet (a rolling upgrade). Sales
+  // stays bound to it for that release: the relay publishes with `mandatory`, so an event no queue is bound to would
+  // wait in stock's outbox for ever. The release that stops publishing it drops sales' binding (and unbinds it).
   'stock.reservation.confirmed': {
     version: 1,
     publisher: STOCK,
     consumers: [SALES],
     data: exactObject('ReservationConfirmed', { orderId: Uuid, reservationId: Uuid, expiresAt: DateTime }),
+  },
+  'stock.reservation.confirmed.v2': {
+    version: 2,
+    publisher: STOCK,
+    consumers: [SALES],
+    data: exactObject('ReservationConfirmedV2', {
+      orderId: Uuid,
+      reservationId: Uuid,
+      expiresAt: DateTime,
+      lines: list(HeldLine, 1, MAX_LINES),
+    }),
   },
   'stock.reservation.rejected': {
     version: 1,
@@ -120,6 +148,12 @@ export type EventType = keyof typeof EVENTS;
 export const EVENT_TYPES = Object.keys(EVENTS) as EventType[];
 
 export type EventData<T extends EventType> = t.TypeOf<(typeof EVENTS)[T]['data']>;
+
+/** Stock's word that it holds an order's lines, and at which locations (`stock.reservation.confirmed.v2`). */
+export type ReservationConfirmedV2 = EventData<'stock.reservation.confirmed.v2'>;
+
+/** Some of a line's units, held at one location. */
+export type LocationAllocation = ReservationConfirmedV2['lines'][number]['allocations'][number];
 
 /** What travels on the broker: `messageId` is `id`, the routing key is `type`. */
 export interface EventEnvelope<T extends string = string, D = unknown> {

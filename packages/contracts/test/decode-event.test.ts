@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { decodeEvent, EVENT_TYPES, eventTypesConsumedBy, newEvent } from '../src';
+import {
+  decodeEvent,
+  decodeEventFor,
+  EVENT_TYPES,
+  eventTypesConsumedBy,
+  newEvent,
+  type ReservationConfirmedV2,
+} from '../src';
 import { acceptedSamples, envelope, refusedSamples, VALID_DATA } from './samples';
 
 describe('decodeEvent', () => {
@@ -82,7 +89,41 @@ describe('decodeEvent', () => {
       'sales.order.paid',
     ]);
     expect(eventTypesConsumedBy('sales-service'))
-      .to.have.length(6)
+      .to.have.length(7)
       .and.to.satisfy((types: string[]) => types.every((t) => t.startsWith('stock.reservation.')));
+  });
+
+  it('makes a confirmation with its allocations that decodes back to itself, and refuses one line field more', () => {
+    const data: ReservationConfirmedV2 = {
+      orderId: '0b6f1d8e-6d3c-4f7a-9a51-3f0e2b6c9d41',
+      reservationId: '7c2a4e90-1f3b-4c8d-8e6a-5b9d0c1f2a37',
+      expiresAt: '2026-11-24T10:15:00.000Z',
+      lines: [{ productId: 7, quantity: 3, allocations: [{ locationId: 2, quantity: 3 }] }],
+    };
+    const event = newEvent('stock.reservation.confirmed.v2', data, new Date('2026-11-24T10:00:00Z'));
+    expect(decodeEvent(JSON.stringify(event))).to.deep.equal({ ok: true, event });
+    const extra = { ...event, data: { ...data, lines: [{ ...data.lines[0], locationId: 2 }] } };
+    expect(decodeEvent(JSON.stringify(extra))).to.deep.equal({
+      ok: false,
+      failure: {
+        reason: 'invalid-data',
+        message: 'data.lines.0: has unknown properties: locationId',
+        id: event.id,
+        type: 'stock.reservation.confirmed.v2',
+      },
+    });
+  });
+
+  it('binds sales to both confirmations while stock publishes both, and stock to neither', () => {
+    expect(eventTypesConsumedBy('sales-service')).to.include.members([
+      'stock.reservation.confirmed',
+      'stock.reservation.confirmed.v2',
+    ]);
+    const v1 = envelope('stock.reservation.confirmed', VALID_DATA['stock.reservation.confirmed']);
+    const v2 = envelope('stock.reservation.confirmed.v2', VALID_DATA['stock.reservation.confirmed.v2']);
+    for (const message of [v1, v2]) {
+      expect(decodeEventFor('sales-service')(message).ok).to.equal(true);
+      expect(decodeEventFor('stock-service')(message)).to.have.nested.property('failure.reason', 'unknown-type');
+    }
   });
 });

@@ -15,6 +15,22 @@ export const VALID_DATA: Record<EventType, Record<string, unknown>> = {
   'sales.order.cancelled': { orderId: ORDER },
   'sales.order.paid': { orderId: ORDER },
   'stock.reservation.confirmed': { orderId: ORDER, reservationId: RESERVATION, expiresAt: '2026-11-24T10:15:00.000Z' },
+  'stock.reservation.confirmed.v2': {
+    orderId: ORDER,
+    reservationId: RESERVATION,
+    expiresAt: '2026-11-24T10:15:00.000Z',
+    lines: [
+      {
+        productId: 1,
+        quantity: 30,
+        allocations: [
+          { locationId: 1, quantity: 10 },
+          { locationId: 2147483647, quantity: 20 },
+        ],
+      },
+      { productId: 2, quantity: 1, allocations: [{ locationId: 3, quantity: 1 }] },
+    ],
+  },
   'stock.reservation.rejected': {
     orderId: ORDER,
     reason: 'insufficient-stock',
@@ -102,7 +118,38 @@ export function refusedSamples(type: EventType): Sample[] {
       },
     );
   }
-  if (type === 'stock.reservation.confirmed') {
+  if (type === 'stock.reservation.confirmed.v2') {
+    const held = (allocations: unknown, extra: Record<string, unknown> = {}) =>
+      lines([{ productId: 1, quantity: 2, allocations, ...extra }]);
+    samples.push(
+      { label: 'no lines', message: lines([]) },
+      {
+        label: '101 lines',
+        message: lines(
+          Array.from({ length: 101 }, (_, i) => ({
+            productId: i + 1,
+            quantity: 1,
+            allocations: [{ locationId: 1, quantity: 1 }],
+          })),
+        ),
+      },
+      { label: 'a line without allocations', message: lines([{ productId: 1, quantity: 2 }]) },
+      { label: 'a line with no allocation', message: held([]) },
+      { label: 'a line with an unknown property', message: held([{ locationId: 1, quantity: 2 }], { sku: 'x' }) },
+      { label: 'a line with a quantity of 0', message: lines([{ productId: 1, quantity: 0, allocations: [] }]) },
+      { label: 'a location id of 0', message: held([{ locationId: 0, quantity: 2 }]) },
+      { label: 'a location id past int32', message: held([{ locationId: 2147483648, quantity: 2 }]) },
+      { label: 'a location id as a string', message: held([{ locationId: '1', quantity: 2 }]) },
+      { label: 'an allocation of 0 units', message: held([{ locationId: 1, quantity: 0 }]) },
+      { label: 'a fractional allocation', message: held([{ locationId: 1, quantity: 1.5 }]) },
+      { label: 'an allocation without its location', message: held([{ quantity: 2 }]) },
+      {
+        label: 'an allocation with an unknown property',
+        message: held([{ locationId: 1, quantity: 2, code: 'default' }]),
+      },
+    );
+  }
+  if (type === 'stock.reservation.confirmed' || type === 'stock.reservation.confirmed.v2') {
     samples.push({
       label: 'expiresAt at 24:00',
       message: envelope(type, { ...data, expiresAt: '2026-11-24T24:00:00Z' }),
@@ -138,6 +185,24 @@ export function acceptedSamples(type: EventType): Sample[] {
       message: envelope(type, {
         ...data,
         lines: Array.from({ length: 100 }, (_, i) => ({ productId: i + 1, quantity: 1 })),
+      }),
+    });
+  if (type === 'stock.reservation.confirmed.v2')
+    samples.push({
+      label: '100 lines, one of them split across two locations',
+      message: envelope(type, {
+        ...data,
+        lines: Array.from({ length: 100 }, (_, i) => ({
+          productId: i + 1,
+          quantity: 10000,
+          allocations:
+            i === 0
+              ? [
+                  { locationId: 1, quantity: 1 },
+                  { locationId: 2, quantity: 9999 },
+                ]
+              : [{ locationId: 1, quantity: 10000 }],
+        })),
       }),
     });
   if (type === 'stock.reservation.rejected')

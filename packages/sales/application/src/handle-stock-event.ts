@@ -5,6 +5,7 @@ import { changeOrder } from './change-order';
 
 type StockEventType =
   | 'stock.reservation.confirmed'
+  | 'stock.reservation.confirmed.v2'
   | 'stock.reservation.rejected'
   | 'stock.reservation.released'
   | 'stock.reservation.committed'
@@ -25,7 +26,10 @@ const SYSTEM = { kind: 'admin' } as const;
 function transition(order: Order, event: StockEvent, at: Date): Outcome {
   switch (event.type) {
     case 'stock.reservation.confirmed':
+      // Version 1, from a stock service not upgraded yet (or sent beside v2 for one release): it does not say where.
       return order.reservationConfirmed(event.data.reservationId, new Date(event.data.expiresAt), at);
+    case 'stock.reservation.confirmed.v2':
+      return order.reservationConfirmed(event.data.reservationId, new Date(event.data.expiresAt), at, event.data.lines);
     case 'stock.reservation.rejected':
       return order.reservationRejected(event.data.shortages, event.data.reason, at);
     case 'stock.reservation.committed':

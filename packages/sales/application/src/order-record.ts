@@ -1,12 +1,19 @@
 import { Money } from '@commerce/shared-kernel';
 import type { ResultFormat } from '@platform/kernel';
-import { Order, type OrderStatus, type Shortage } from '@sales/domain';
+import { type Allocation, Order, type OrderStatus, type Shortage } from '@sales/domain';
 
 interface OrderSnapshot {
   id: string;
   buyer: string;
   status: OrderStatus;
-  lines: { productId: number; name: string; unitPriceCents: number; quantity: number }[];
+  /** allocations is absent from what was written before stock said where it holds a line: read as none. */
+  lines: {
+    productId: number;
+    name: string;
+    unitPriceCents: number;
+    quantity: number;
+    allocations?: Allocation[];
+  }[];
   reservationId?: string;
   reservationExpiresAt?: string;
   shortages?: Shortage[];
@@ -22,11 +29,12 @@ export function orderSnapshot(order: Order): OrderSnapshot {
     id: order.id,
     buyer: order.buyer,
     status: order.status,
-    lines: order.lines.map(({ productId, name, unitPrice, quantity }) => ({
+    lines: order.lines.map(({ productId, name, unitPrice, quantity, allocations }) => ({
       productId,
       name,
       unitPriceCents: unitPrice.cents,
       quantity,
+      allocations: [...allocations],
     })),
     ...(order.reservationId !== undefined && { reservationId: order.reservationId }),
     ...(order.reservationExpiresAt !== undefined && { reservationExpiresAt: order.reservationExpiresAt.toISOString() }),
@@ -39,9 +47,9 @@ export function orderSnapshot(order: Order): OrderSnapshot {
 }
 
 export function orderFromSnapshot(snapshot: OrderSnapshot): Order {
-  const lines = snapshot.lines.map(({ productId, name, unitPriceCents, quantity }) => {
+  const lines = snapshot.lines.map(({ productId, name, unitPriceCents, quantity, allocations = [] }) => {
     const unitPrice = Money.fromCents(unitPriceCents);
-    return { productId, name, unitPrice, quantity, lineTotal: unitPrice.times(quantity) };
+    return { productId, name, unitPrice, quantity, lineTotal: unitPrice.times(quantity), allocations };
   });
   return Order.restore({
     id: snapshot.id,

@@ -30,6 +30,18 @@ const { expect } = chai;
 const A: Viewer = { kind: 'buyer', buyer: 'buyer-a' };
 const B: Viewer = { kind: 'buyer', buyer: 'buyer-b' };
 const RESERVATION = '3f1c2b7e-9a40-4d1e-8f7a-2c1d0b9e6a55';
+/** Where stock holds the lines request() asks for: the lamps split across two locations. */
+const HELD = [
+  {
+    productId: 1,
+    quantity: 3,
+    allocations: [
+      { locationId: 1, quantity: 1 },
+      { locationId: 2, quantity: 2 },
+    ],
+  },
+  { productId: 2, quantity: 1, allocations: [{ locationId: 1, quantity: 1 }] },
+];
 
 /**
  * The sales use cases on a store: orders placed from the catalogue's quote,
@@ -69,9 +81,23 @@ function salesUseCases(open: OpenSalesStore): void {
   };
   const stock = <E extends StockEvent>(type: E['type'], data: E['data']) =>
     newEvent(type, data as never, now) as StockEvent;
-  /** Stock's word that it holds `orderId`'s lines, until a fixed time. */
+  /** Stock's word that it holds `orderId`'s lines (those of request()), until a fixed time, and where. */
   const confirmation = (orderId: string, reservationId = RESERVATION) =>
-    stock('stock.reservation.confirmed', { orderId, reservationId, expiresAt: '2026-11-23T10:15:00.000Z' });
+    stock('stock.reservation.confirmed.v2', {
+      orderId,
+      reservationId,
+      expiresAt: '2026-11-23T10:15:00.000Z',
+      lines: HELD,
+    });
+  /** The same word in the first version of the event, which says nothing of where: stock before its upgrade. */
+  const firstConfirmation = (orderId: string) =>
+    stock('stock.reservation.confirmed', {
+      orderId,
+      reservationId: RESERVATION,
+      expiresAt: '2026-11-23T10:15:00.000Z',
+    });
+  const allocationsOf = async (orderId: string) =>
+    (await useCases().get.execute(orderId, A)).lines.map((line) => [line.productId, line.allocations]);
 
   before(async function () {
     store = await open(this);
@@ -350,6 +376,45 @@ function salesUseCases(open: OpenSalesStore): void {
         stock('stock.reservation.expired', { orderId: randomUUID(), reservationId: RESERVATION }),
       ),
     ).to.equal('unknown-order');
+  });
+
+  it('shows where stock holds each line once it confirms, and keeps it through payment and completion', async () => {
+    const order = await placed();
+    expect(await allocationsOf(order.id)).to.deep.equal([
+      [1, []],
+      [2, []],
+    ]);
+    expect(await useCases().handle.execute(confirmation(order.id))).to.equal('applied');
+    const shown = [
+      [1, HELD[0]!.allocations],
+      [2, HELD[1]!.allocations],
+    ];
+    expect(await useCases().get.execute(order.id, A)).to.include({ status: 'reserved', version: 2 });
+    expect(await allocationsOf(order.id)).to.deep.equal(shown);
+    await useCases().pay.execute(order.id);
+    await useCases().handle.execute(
+      stock('stock.reservation.committed', { orderId: order.id, reservationId: RESERVATION }),
+    );
+    expect((await useCases().get.execute(order.id, A)).status).to.equal('completed');
+    expect(await allocationsOf(order.id)).to.deep.equal(shown);
+  });
+
+  it('confirms on the first version of the event, with no allocations, and learns them from the second', async () => {
+    const order = await placed();
+    expect(await useCases().handle.execute(firstConfirmation(order.id))).to.equal('applied');
+    expect(await useCases().get.execute(order.id, A)).to.include({ status: 'reserved', reservationId: RESERVATION });
+    expect(await allocationsOf(order.id)).to.deep.equal([
+      [1, []],
+      [2, []],
+    ]);
+    expect(await useCases().handle.execute(confirmation(order.id))).to.equal('applied');
+    expect(await useCases().get.execute(order.id, A)).to.include({ status: 'reserved', version: 3 });
+    expect((await allocationsOf(order.id))[0]).to.deep.equal([1, HELD[0]!.allocations]);
+    // The other way round, as when v2 is handled first: the first version changes nothing.
+    const other = await placed();
+    await useCases().handle.execute(confirmation(other.id));
+    expect(await useCases().handle.execute(firstConfirmation(other.id))).to.equal('unchanged');
+    expect((await allocationsOf(other.id))[1]).to.deep.equal([2, HELD[1]!.allocations]);
   });
 
   it('pays once when payments race: one paid event', async () => {

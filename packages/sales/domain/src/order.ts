@@ -54,6 +54,18 @@ function orderLines(value: readonly OrderLineRequest[]): OrderLineRequest[] | In
   return lines;
 }
 
+/** Some of a line's units, held by stock at one of its locations. */
+export interface Allocation {
+  readonly locationId: number;
+  readonly quantity: number;
+}
+
+/** A line stock holds, and where: what its confirmation says of one product. */
+export interface HeldLine {
+  readonly productId: number;
+  readonly allocations: readonly Allocation[];
+}
+
 /** A line as ordered: the product's name and price as stock quoted them when the order was placed. */
 export interface OrderLine {
   readonly productId: number;
@@ -61,6 +73,11 @@ export interface OrderLine {
   readonly unitPrice: Money;
   readonly quantity: number;
   readonly lineTotal: Money;
+  /**
+   * Where stock holds the line's units, as its confirmation said: none until then, and none when it confirmed in the
+   * first version of its event, which does not say.
+   */
+  readonly allocations: readonly Allocation[];
 }
 
 export interface Shortage {
@@ -124,8 +141,13 @@ export class Order implements OrderState {
   }
 
   /** A new order, pending until stock says whether it holds its lines. */
-  static place(id: string, buyer: string, lines: readonly Omit<OrderLine, 'lineTotal'>[], at: Date): Order {
-    const priced = lines.map((line) => ({ ...line, lineTotal: line.unitPrice.times(line.quantity) }));
+  static place(
+    id: string,
+    buyer: string,
+    lines: readonly Omit<OrderLine, 'lineTotal' | 'allocations'>[],
+    at: Date,
+  ): Order {
+    const priced = lines.map((line) => ({ ...line, lineTotal: line.unitPrice.times(line.quantity), allocations: [] }));
     const total = priced.reduce((sum, line) => sum.plus(line.lineTotal), Money.fromCents(0));
     return new Order({ id, buyer, status: 'pending', lines: priced, total, createdAt: at, updatedAt: at, version: 1 });
   }
@@ -151,11 +173,18 @@ export class Order implements OrderState {
   }
 
   /**
-   * Stock held every line: pending → reserved. After a cancel the order stays cancelled (stock releases on the cancel).
+   * Stock held every line, at the locations `held` names: pending → reserved. After a cancel the order stays cancelled
+   * (stock releases on the cancel). Stock sends its confirmation twice for one release, without and with the
+   * allocations, in either order: the one with them, arriving second, adds them to the order its hold confirmed.
    */
-  reservationConfirmed(reservationId: string, expiresAt: Date, at: Date): Outcome {
-    if (this.status !== 'pending') return this.unchanged();
-    return this.move({ status: 'reserved', reservationId, reservationExpiresAt: expiresAt }, at);
+  reservationConfirmed(reservationId: string, expiresAt: Date, at: Date, held: readonly HeldLine[] = []): Outcome {
+    if (this.status === 'pending')
+      return this.move(
+        { status: 'reserved', reservationId, reservationExpiresAt: expiresAt, lines: this.allocated(held) },
+        at,
+      );
+    if (!this.learnsAllocations(reservationId, held)) return this.unchanged();
+    return this.move({ lines: this.allocated(held) }, at);
   }
 
   /** Stock will not hold the lines: pending → rejected, with why (failureReason) and the shortages, if any. */
@@ -200,6 +229,30 @@ export class Order implements OrderState {
   reservationReleased(reservationId: string, at: Date): Outcome {
     if (!this.holds(reservationId) || !this.isIn('pending', 'reserved')) return this.unchanged();
     return this.move({ status: 'cancelled', reservationId, failureReason: RESERVATION_RELEASED }, at);
+  }
+
+  /**
+   * Whether a confirmation tells where this order's confirmed hold is, which the order does not know yet: the hold is
+   * this one, and was confirmed (a hold that lapsed or was released before its confirmation came is not shown).
+   */
+  private learnsAllocations(reservationId: string, held: readonly HeldLine[]): boolean {
+    return (
+      held.length > 0 &&
+      this.reservationId === reservationId &&
+      this.isIn('reserved', 'paid', 'completed') &&
+      this.lines.every((line) => line.allocations.length === 0)
+    );
+  }
+
+  /** The lines with where stock holds them; a line the confirmation does not name keeps what it had. */
+  private allocated(held: readonly HeldLine[]): OrderLine[] {
+    const byProduct = new Map(held.map((line) => [line.productId, line.allocations]));
+    return this.lines.map((line) => {
+      const allocations = byProduct.get(line.productId);
+      return allocations
+        ? { ...line, allocations: allocations.map(({ locationId, quantity }) => ({ locationId, quantity })) }
+        : line;
+    });
   }
 
   private isIn(...statuses: OrderStatus[]): boolean {

@@ -144,6 +144,48 @@ describe('an order', () => {
     expect(orderIn('pending').reservationExpired('r-1', later).order).to.include({ reservationId: 'r-1' });
   });
 
+  it('keeps where stock holds each line: none until it confirms, then the allocations its confirmation names', () => {
+    const pending = orderIn('pending');
+    expect(pending.lines.map((line) => line.allocations)).to.deep.equal([[]]);
+    const held = [
+      {
+        productId: 1,
+        allocations: [
+          { locationId: 1, quantity: 1 },
+          { locationId: 4, quantity: 2 },
+        ],
+      },
+    ];
+    const reserved = pending.reservationConfirmed('r-1', later, later, held).order;
+    expect(reserved).to.include({ status: 'reserved', version: 2 });
+    expect(reserved.lines.map((line) => line.allocations)).to.deep.equal([held[0]!.allocations]);
+    expect(reserved.pay(later).order.lines).to.deep.equal(reserved.lines);
+  });
+
+  it('learns the allocations from a second confirmation of its hold, once, whichever version came first', () => {
+    const held = [{ productId: 1, allocations: [{ locationId: 2, quantity: 3 }] }];
+    const withoutThem = orderIn('pending').reservationConfirmed('r-1', later, later).order;
+    const learnt = withoutThem.reservationConfirmed('r-1', later, later, held);
+    expect(learnt.changed).to.equal(true);
+    expect(learnt.order).to.include({ status: 'reserved', version: withoutThem.version + 1 });
+    expect(learnt.order.lines[0]!.allocations).to.deep.equal([{ locationId: 2, quantity: 3 }]);
+    for (const again of [
+      learnt.order.reservationConfirmed('r-1', later, later, held),
+      learnt.order.reservationConfirmed('r-1', later, later),
+    ])
+      expect(again).to.deep.equal({ changed: false, order: learnt.order });
+    const paid = withoutThem.pay(later).order;
+    expect(paid.reservationConfirmed('r-1', later, later, held).order).to.include({ status: 'paid' });
+  });
+
+  it('shows no allocations for a hold it does not hold: another reservation, or one that lapsed before it was confirmed', () => {
+    const held = [{ productId: 1, allocations: [{ locationId: 2, quantity: 3 }] }];
+    const reserved = orderIn('pending').reservationConfirmed('r-1', later, later).order;
+    expect(reserved.reservationConfirmed('r-2', later, later, held)).to.deep.equal({ changed: false, order: reserved });
+    const expired = orderIn('pending').reservationExpired('r-1', later).order;
+    expect(expired.reservationConfirmed('r-1', later, later, held)).to.deep.equal({ changed: false, order: expired });
+  });
+
   it("ignores an event about another reservation than the order's own", () => {
     const reserved = orderIn('pending').reservationConfirmed('r-1', later, later).order;
     for (const outcome of [

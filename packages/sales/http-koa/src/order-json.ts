@@ -9,12 +9,13 @@ export function orderJson(order: Order) {
     id: order.id,
     buyer: order.buyer,
     status: order.status,
-    lines: order.lines.map(({ productId, name, unitPrice, quantity, lineTotal }) => ({
+    lines: order.lines.map(({ productId, name, unitPrice, quantity, lineTotal, allocations }) => ({
       productId,
       name,
       unitPrice: unitPrice.toNumber(),
       quantity,
       lineTotal: lineTotal.toNumber(),
+      allocations: allocations.map(({ locationId, quantity: held }) => ({ locationId, quantity: held })),
     })),
     total: order.total.toNumber(),
     ...(order.reservationId !== undefined && { reservationId: order.reservationId }),

@@ -6,7 +6,11 @@ export interface OrderRow {
   id: string;
   buyer: string;
   status: string;
-  /** JSON: [{ productId, name, unitPriceCents, quantity }], as quoted when the order was placed. */
+  /**
+   * JSON: [{ productId, name, unitPriceCents, quantity, allocations: [{ locationId, quantity }] }], as quoted when the
+   * order was placed, and where stock holds each line once it confirmed. Lines written before allocations existed have
+   * none: they read as held nowhere yet, so no migration rewrites them.
+   */
   lines: string;
   totalCents: number;
   reservationId: string | null;

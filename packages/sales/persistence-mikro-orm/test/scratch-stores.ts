@@ -1,15 +1,19 @@
 import { MikroOrmOutbox } from '@platform/mikro-orm';
 import { scratchUrl } from '@platform/test-kit';
-import type { OpenSalesStore } from '@sales/test-kit';
+import type { SqlSession } from '@platform/mikro-orm';
+import type { SalesStoreUnderTest } from '@sales/test-kit';
 import { MikroOrmOrderRepository, MikroOrmSalesUnitOfWork, openSalesDatabase } from '../src';
 
-/** The suites' store on a fresh, migrated database of the dialect. */
-export function openScratchStore(dialect: 'sqlite' | 'postgresql'): OpenSalesStore {
+/** The suites' store on a fresh, migrated database of the dialect, and its session for rows a test writes itself. */
+export function openScratchStore(
+  dialect: 'sqlite' | 'postgresql',
+): (context: Mocha.Context) => Promise<SalesStoreUnderTest & { readonly session: SqlSession }> {
   return async (context) => {
     const { url, cleanUp } = await scratchUrl(dialect, context, 'sales');
     const database = await openSalesDatabase(url, { createDatabase: true });
     await database.migrate();
     return {
+      session: database.session,
       unitOfWork: new MikroOrmSalesUnitOfWork(database, 60_000),
       orders: new MikroOrmOrderRepository(database.session),
       outbox: new MikroOrmOutbox(database.session),

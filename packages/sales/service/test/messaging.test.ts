@@ -58,34 +58,72 @@ describe('The sales service on RabbitMQ', function () {
     expect(message.routingKey).to.equal('sales.order.placed');
   });
 
-  it('logs each stock event it handles with the order id and the outcome', async () => {
+  type OrderJson = {
+    status: string;
+    reservationId?: string;
+    lines: { productId: number; allocations: { locationId: number; quantity: number }[] }[];
+  };
+
+  /** Publishes `event` as stock would; returned until a queue is bound to its type, so sent again until taken. */
+  async function publish(event: { id: string; type: string }): Promise<void> {
+    const publisher = new EventPublisher(broker);
+    try {
+      await eventually(`a queue to take ${event.type}`, 10_000, () =>
+        publisher.publish({ id: event.id, type: event.type, payload: JSON.stringify(event) }).then(() => true),
+      );
+    } finally {
+      await publisher.close();
+    }
+  }
+
+  const handled = (eventId: string) =>
+    eventually('the log line', 10_000, async () =>
+      sales.logs.find((l) => l.message === 'stock event handled' && l.eventId === eventId),
+    );
+
+  it('logs each stock event it handles with the order id and the outcome, and shows where stock holds each line', async () => {
+    const lamp = await stock.product('Lamp', 10, 5);
+    const { body: order } = await sales.json<{ id: string }>('POST', '/api/orders', {
+      lines: [{ productId: lamp, quantity: 3 }],
+    });
+    const allocations = [
+      { locationId: 1, quantity: 1 },
+      { locationId: 2, quantity: 2 },
+    ];
+    // Stands in for stock: the confirmation with allocations, which sales' queue is bound to.
+    const confirmed = newEvent('stock.reservation.confirmed.v2', {
+      orderId: order.id,
+      reservationId: randomUUID(),
+      expiresAt: '2030-01-01T00:00:00.000Z',
+      lines: [{ productId: lamp, quantity: 3, allocations }],
+    });
+    await publish(confirmed);
+    expect(await handled(confirmed.id)).to.include({
+      orderId: order.id,
+      type: 'stock.reservation.confirmed.v2',
+      outcome: 'applied',
+      level: 'info',
+    });
+    const { body } = await sales.json<OrderJson>('GET', `/api/orders/${order.id}`);
+    expect(body.status).to.equal('reserved');
+    expect(body.lines).to.deep.equal([{ ...body.lines[0], productId: lamp, allocations }]);
+  });
+
+  it('still confirms on the first version of the confirmation (a stock not upgraded yet), showing no allocations', async () => {
     const lamp = await stock.product('Lamp', 10, 5);
     const { body: order } = await sales.json<{ id: string }>('POST', '/api/orders', {
       lines: [{ productId: lamp, quantity: 1 }],
     });
-    const publisher = new EventPublisher(broker);
     const confirmed = newEvent('stock.reservation.confirmed', {
       orderId: order.id,
       reservationId: randomUUID(),
       expiresAt: '2030-01-01T00:00:00.000Z',
     });
-    // Returned until sales' queue is bound: sent again until it is taken.
-    await eventually('sales’ queue to take the event', 10_000, () =>
-      publisher
-        .publish({ id: confirmed.id, type: confirmed.type, payload: JSON.stringify(confirmed) })
-        .then(() => true),
-    );
-    await publisher.close();
-    const line = await eventually('the log line', 10_000, async () =>
-      sales.logs.find((l) => l.message === 'stock event handled' && l.eventId === confirmed.id),
-    );
-    expect(line).to.include({
-      orderId: order.id,
-      type: 'stock.reservation.confirmed',
-      outcome: 'applied',
-      level: 'info',
-    });
-    expect((await sales.json<{ status: string }>('GET', `/api/orders/${order.id}`)).body.status).to.equal('reserved');
+    await publish(confirmed);
+    expect(await handled(confirmed.id)).to.include({ type: 'stock.reservation.confirmed', outcome: 'applied' });
+    const { body } = await sales.json<OrderJson>('GET', `/api/orders/${order.id}`);
+    expect(body).to.include({ status: 'reserved', reservationId: confirmed.data.reservationId });
+    expect(body.lines.map((line) => line.allocations)).to.deep.equal([[]]);
   });
 });
 

@@ -8,7 +8,14 @@ type OrderJson = {
   status: string;
   buyer: string;
   total: number;
-  lines: { productId: number; name: string; unitPrice: number; quantity: number; lineTotal: number }[];
+  lines: {
+    productId: number;
+    name: string;
+    unitPrice: number;
+    quantity: number;
+    lineTotal: number;
+    allocations: { locationId: number; quantity: number }[];
+  }[];
   createdAt: string;
   updatedAt: string;
 };
@@ -54,8 +61,8 @@ for (const backend of BACKENDS) {
       expect(body).to.deep.include({ status: 'pending', buyer: 'anonymous', total: 80.5 });
       expect(body.lines).to.deep.equal(
         [
-          { productId: lamp, name: 'Desk lamp', unitPrice: 39.9, quantity: 2, lineTotal: 79.8 },
-          { productId: pen, name: 'Pen', unitPrice: 0.1, quantity: 7, lineTotal: 0.7 },
+          { productId: lamp, name: 'Desk lamp', unitPrice: 39.9, quantity: 2, lineTotal: 79.8, allocations: [] },
+          { productId: pen, name: 'Pen', unitPrice: 0.1, quantity: 7, lineTotal: 0.7, allocations: [] },
         ].sort((a, b) => a.productId - b.productId),
       );
       expect(body.createdAt).to.equal(body.updatedAt);

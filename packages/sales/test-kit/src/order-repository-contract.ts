@@ -53,6 +53,32 @@ export function orderRepositoryContract(open: OpenSalesStore): void {
     expect(await store.orders.findById(order.id)).to.deep.equal(reserved);
   });
 
+  it('keeps where stock holds each line, from its confirmation on', async () => {
+    const order = anOrder();
+    await write((tx) => tx.orders.add(order));
+    expect((await store.orders.findById(order.id))?.lines.map((line) => line.allocations)).to.deep.equal([[], []]);
+    const held = [
+      {
+        productId: 1,
+        allocations: [
+          { locationId: 1, quantity: 1 },
+          { locationId: 2147483647, quantity: 2 },
+        ],
+      },
+      { productId: 2, allocations: [{ locationId: 3, quantity: 2 }] },
+    ];
+    const reserved = order.reservationConfirmed(
+      '3f1c2b7e-9a40-4d1e-8f7a-2c1d0b9e6a55',
+      new Date('2026-11-23T10:15:00Z'),
+      new Date(),
+      held,
+    ).order;
+    expect(await write((tx) => tx.orders.save(reserved, 1))).to.equal(true);
+    const found = await store.orders.findById(order.id);
+    expect(found).to.deep.equal(reserved);
+    expect(found?.lines.map((line) => line.allocations)).to.deep.equal(held.map((line) => line.allocations));
+  });
+
   it("lists a buyer's orders, oldest first, after a given one; an admin sees everyone's", async () => {
     const start = Date.now();
     const orders = [
