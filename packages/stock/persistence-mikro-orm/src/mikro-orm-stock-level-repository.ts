@@ -19,7 +19,7 @@ import { writeContext } from './write-context';
  * turns), then reads its levels in a statement of its own, so that a
  * transaction that waited for the lock reads them as the one before it left
  * them. `apply` sends one statement per change on PostgreSQL (the level's
- * guarded upsert and the product's totals in one), two on SQLite; the ledger
+ * guarded update or creation and the product's totals in one), two or three on SQLite; the ledger
  * trigger appends each change's movement from "write_context", which carries
  * the change's kind, location and transfer. A guard that refuses throws, and
  * the caller's transaction rolls back.
@@ -77,8 +77,9 @@ export class MikroOrmStockLevelRepository implements StockLevelRepository {
         if (!row) throw refused(productId, change);
         after = toProduct(this.session, row);
       } else {
-        const [upserted] = await this.session.all(this.sql.applyLevel, level);
-        if (!upserted) throw refused(productId, change);
+        const [updated] = await this.session.all(this.sql.applyLevel, level);
+        const [created] = updated ? [updated] : await this.session.all(this.sql.createLevel!, level);
+        if (!created) throw refused(productId, change);
         after = await this.totals(productId, change, own(index === 0), movement, index === 0 ? 1 : 0);
       }
     }

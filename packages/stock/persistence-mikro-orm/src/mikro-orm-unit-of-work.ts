@@ -38,6 +38,8 @@ export class MikroOrmUnitOfWork implements UnitOfWork<StockTransaction> {
   run<T>(work: (tx: StockTransaction) => Promise<T>, options: UnitOfWorkOptions = {}): Promise<T> {
     if (options.singleCall && this.database.session.dialect === 'postgresql')
       return work(allowingOneCall(this.transaction(this.database.session)));
+    if (options.singleCall)
+      return this.database.transaction((session) => work(allowingOneCall(this.transaction(session))));
     return retryingConflicts(
       () => this.database.transaction((session) => work(this.transaction(session))),
       this.conflictRetry,

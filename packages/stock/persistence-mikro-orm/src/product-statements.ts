@@ -12,11 +12,10 @@ type Dialect = 'postgresql' | 'sqlite';
  * stale read does, and the write is refused instead of overselling.
  */
 export const GUARD = {
-  /**
-   * A level after a change (the upsert's conflict branch): 0 ≤ reserved ≤ on hand, incoming ≥ 0. A level the change
-   * creates is held to the same by the table's checks.
-   */
-  level: `"stock_level"."reserved" + excluded."reserved" >= 0 and "stock_level"."reserved" + excluded."reserved" <= "stock_level"."on_hand" + excluded."on_hand" and "stock_level"."incoming" + excluded."incoming" >= 0`,
+  /** A level after a change: 0 ≤ reserved ≤ on hand, incoming ≥ 0 (the table's checks, as a refusal). */
+  level: `"stock_level"."reserved" + "change"."reserved" >= 0 and "stock_level"."reserved" + "change"."reserved" <= "stock_level"."on_hand" + "change"."on_hand" and "stock_level"."incoming" + "change"."incoming" >= 0`,
+  /** A level the change creates, from nothing: the same bounds. */
+  newLevel: `"change"."reserved" >= 0 and "change"."reserved" <= "change"."on_hand" and "change"."incoming" >= 0`,
   /** The product after a change: its stock (+ ?) at most STOCK_MAX, summed as a bigint; its backorders (+ ?) ≥ 0. */
   totals: `cast("quantity_in_stock" as bigint) + ? <= ${STOCK_MAX} and "backordered_quantity" + ? >= 0`,
   /** productRemovalBlocked: nothing held, backordered or incoming (the product's id is the parameter). */
@@ -36,9 +35,9 @@ const STOCK_STATE: Record<StockState, string> = {
  * dialect; the bench's raw baselines send the same ones. A GET sends
  * `findById`, a page `list`, a POST `insert` (SQLite: and `insertLevel`), a
  * PUT `lock`, `levels`, `updateDetails` and, when the stock changes, the
- * change's `applyLevel` (SQLite: and `applyTotals`), and an adjustment `lock`,
- * `levels` and `applyLevel` (SQLite: and `applyTotals`), both in a
- * transaction.
+ * change's `applyLevel` (SQLite: `applyLevel`, `createLevel` when it found no
+ * level, and `applyTotals`), and an adjustment `lock`, `levels` and
+ * `applyLevel` (SQLite: as for the PUT), both in a transaction.
  */
 export interface ProductStatements {
   readonly columns: string;
@@ -59,10 +58,12 @@ export interface ProductStatements {
   /** Its levels, read after the lock (a statement of their own, so READ COMMITTED reads them as they are now). */
   readonly levels: PreparedStatement;
   /**
-   * One level change: the level's guarded upsert; on PostgreSQL with the product's totals in the same statement
-   * (answering the product, or nothing when a guard refused).
+   * One level change: the level's guarded update, or its creation where it has none; on PostgreSQL with the product's
+   * totals in the same statement (answering the product, or nothing when a guard refused). SQLite: the update alone.
    */
   readonly applyLevel: PreparedStatement;
+  /** SQLite: the level a change creates, guarded, when `applyLevel` found none to update. */
+  readonly createLevel: PreparedStatement | undefined;
   /**
    * The product's totals and state after a change, guarded: SQLite's second statement of a change, and a change of
    * the product alone.
@@ -88,9 +89,18 @@ function statements(dialect: Dialect): ProductStatements {
     low: list(` and ${STOCK_STATE.low}`),
     in: list(` and ${STOCK_STATE.in}`),
   };
-  const upsertLevel = `insert into "stock_level" ("product_id", "location_id", "on_hand", "reserved", "incoming") values (?, ?, ?, ?, ?)
-    on conflict ("product_id", "location_id") do update set "on_hand" = "stock_level"."on_hand" + excluded."on_hand", "reserved" = "stock_level"."reserved" + excluded."reserved", "incoming" = "stock_level"."incoming" + excluded."incoming"
-    where ${GUARD.level}`;
+  // One change as a row: (product, location, on hand, reserved, incoming), typed for PostgreSQL's planner.
+  const change = `with "change" ("product_id", "location_id", "on_hand", "reserved", "incoming") as (values (${
+    dialect === 'postgresql' ? '?::integer, ?::integer, ?::integer, ?::integer, ?::integer' : '?, ?, ?, ?, ?'
+  }))`;
+  const same = `"stock_level"."product_id" = "change"."product_id" and "stock_level"."location_id" = "change"."location_id"`;
+  const updateLevel = `update "stock_level" set "on_hand" = "stock_level"."on_hand" + "change"."on_hand", "reserved" = "stock_level"."reserved" + "change"."reserved", "incoming" = "stock_level"."incoming" + "change"."incoming"
+    from "change" where ${same} and ${GUARD.level} returning 1`;
+  // PostgreSQL checks a row an upsert proposes before it finds the conflict, so a change (a delta) cannot be upserted:
+  // the level is updated when it exists, created when it does not, each guarded.
+  const createLevel = `insert into "stock_level" ("product_id", "location_id", "on_hand", "reserved", "incoming")
+    select "product_id", "location_id", "on_hand", "reserved", "incoming" from "change"
+    where not exists (select 1 from "stock_level" where ${same}) and ${GUARD.newLevel} returning 1`;
   const totals = (where: string) =>
     `update "product" set "quantity_in_stock" = "quantity_in_stock" + ?, "reserved_quantity" = "reserved_quantity" + ?, "backordered_quantity" = "backordered_quantity" + ?, "low_stock_alert" = coalesce(?, "low_stock_alert"), "write_context" = ?, "version" = "version" + ? where "id" = ?${where} and ${GUARD.totals} returning ${columns}`;
   return {
@@ -118,9 +128,11 @@ function statements(dialect: Dialect): ProductStatements {
     ),
     applyLevel: prepared(
       dialect === 'postgresql'
-        ? `with "level" as (${upsertLevel} returning "product_id") ${totals(' and exists (select 1 from "level")')}`
-        : `${upsertLevel} returning "product_id"`,
+        ? `${change}, "changed" as (${updateLevel}), "created" as (${createLevel})
+          ${totals(' and exists (select 1 from "changed" union all select 1 from "created")')}`
+        : `${change} ${updateLevel}`,
     ),
+    createLevel: dialect === 'sqlite' ? prepared(`${change} ${createLevel}`) : undefined,
     applyTotals: prepared(totals('')),
   };
 }

@@ -1,13 +1,22 @@
 import {
   idempotencyContract,
+  locationRepositoryContract,
   productRepositoryContract,
+  reservationRepositoryContract,
+  stockLevelRepositoryContract,
   stockRulesContract,
+  transferRepositoryContract,
   unitOfWorkContract,
 } from '@stock/test-kit';
 import { openScratchStore } from './scratch-stores';
 
 for (const dialect of ['sqlite', 'postgresql'] as const) {
   describe(`MikroOrmProductRepository on ${dialect}`, () => productRepositoryContract(openScratchStore(dialect)));
+  describe(`MikroOrmLocationRepository on ${dialect}`, () => locationRepositoryContract(openScratchStore(dialect)));
+  describe(`MikroOrmStockLevelRepository on ${dialect}`, () => stockLevelRepositoryContract(openScratchStore(dialect)));
+  describe(`MikroOrmTransferRepository on ${dialect}`, () => transferRepositoryContract(openScratchStore(dialect)));
+  describe(`MikroOrmReservationRepository on ${dialect}`, () =>
+    reservationRepositoryContract(openScratchStore(dialect)));
   describe(`The stock rules and the SQL guards on ${dialect}`, () => stockRulesContract(openScratchStore(dialect)));
   describe(`MikroOrmUnitOfWork on ${dialect}`, () => unitOfWorkContract(openScratchStore(dialect)));
   describe(`MikroOrmIdempotencyRecords on ${dialect}`, () => idempotencyContract(openScratchStore(dialect)));

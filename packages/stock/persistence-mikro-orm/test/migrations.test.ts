@@ -3,13 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createScratchDatabase, scratchUrl } from '@platform/test-kit';
 import { expect } from 'chai';
-import { ANONYMOUS_CALLER, type Reservation } from '@stock/domain';
-import { aProduct } from '@stock/test-kit';
+import { ANONYMOUS_CALLER, DEFAULT_LOCATION_ID, type Reservation } from '@stock/domain';
+import { aLocation, aProduct, expectLedgersToSum, levelsOf, type StockStoreUnderTest } from '@stock/test-kit';
 import {
+  MikroOrmLocationRepository,
   MikroOrmProductRepository,
   MikroOrmReservationRepository,
+  MikroOrmStockLevelRepository,
   MikroOrmStockMovementRepository,
   openStockDatabase,
+  writeContext,
 } from '../src';
 import { postgresqlMigrations } from '../src/migrations/postgresql';
 import { sqliteMigrations } from '../src/migrations/sqlite';
@@ -138,7 +141,140 @@ describe('stock migrations', () => {
         }
       });
 
-      it('undo the owners and actors while no two holds share a reference, and redo them', async function () {
+      it('move every product’s stock, holds and movements to the default location, and held lines to allocations there, answering the same totals', async function () {
+        const { url, cleanUp } = await scratchUrl(dialect, this, 'stock');
+        const database = await openStockDatabase(url, { createDatabase: true });
+        const session = database.session;
+        const at = (iso: string) => (dialect === 'postgresql' ? iso : Date.parse(iso));
+        const context = (kind: 'created' | 'adjusted' | 'reserved') =>
+          JSON.stringify({ kind, at: '2026-11-26T10:00:00.000Z', atMs: Date.parse('2026-11-26T10:00:00Z') });
+        try {
+          await database.orm.migrator.up({ to: '20261125-stock-movement-actor' });
+          // The writes of the service before locations, as it sent them: the trigger appends their movements.
+          const price = dialect === 'postgresql' ? 'price' : 'price_cents';
+          const ids: number[] = [];
+          for (const stock of [12, 0, 40]) {
+            const [row] = await session.all<{ id: number }>(
+              `insert into "product" ("name", "description", "${price}", "quantity_in_stock", "write_context") values ('Lamp', '', 1000, ?, ?) returning "id"`,
+              [stock, context('created')],
+            );
+            ids.push(Number(row!.id));
+          }
+          const [lamp, empty, desk] = ids as [number, number, number];
+          const write = (sql: string, params: unknown[]) => session.run(`update "product" set ${sql}`, params);
+          await write(`"quantity_in_stock" = "quantity_in_stock" + 5, "write_context" = ? where "id" = ?`, [
+            context('adjusted'),
+            lamp,
+          ]);
+          await write(`"reserved_quantity" = "reserved_quantity" + ?, "write_context" = ? where "id" = ?`, [
+            3,
+            context('reserved'),
+            lamp,
+          ]);
+          await write(`"reserved_quantity" = "reserved_quantity" + ?, "write_context" = ? where "id" = ?`, [
+            7,
+            context('reserved'),
+            desk,
+          ]);
+          const insert =
+            'insert into "reservation" ("id", "reference", "origin", "owner", "status", "lines", "expires_at", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?)';
+          const times = [at('2026-11-26T10:15:00Z'), at('2026-11-26T10:00:00Z'), at('2026-11-26T10:00:00Z')];
+          const held = '00000000-0000-4000-8000-000000000011';
+          await session.run(insert, [
+            held,
+            'order-7',
+            'api',
+            ANONYMOUS_CALLER,
+            'held',
+            JSON.stringify([
+              { productId: lamp, quantity: 3 },
+              { productId: desk, quantity: 7 },
+            ]),
+            ...times,
+          ]);
+          const rejected = '00000000-0000-4000-8000-000000000012';
+          await session.run(insert, [
+            rejected,
+            'order-8',
+            'api',
+            ANONYMOUS_CALLER,
+            'rejected',
+            JSON.stringify([{ productId: lamp, quantity: 99 }]),
+            ...times,
+          ]);
+          const before = await session.all(
+            'select "id", "quantity_in_stock", "reserved_quantity" from "product" order by "id"',
+          );
+          const applied = await database.migrate();
+          expect(applied).to.deep.equal(['20261201-stock-by-location']);
+
+          const products = new MikroOrmProductRepository(session);
+          const after = await products.findMany(ids);
+          expect(after.map((p) => [p.id, p.quantityInStock, p.reservedQuantity])).to.deep.equal(
+            before.map((p) => [Number(p.id), Number(p.quantity_in_stock), Number(p.reserved_quantity)]),
+          );
+          expect(after.map((p) => p.availableQuantity)).to.deep.equal([14, 0, 33]);
+          expect(
+            after.map((p) => [p.backorderLimit, p.backorderedQuantity, p.lowStockThreshold, p.stockState]),
+          ).to.deep.equal([
+            [0, 0, 0, 'in'],
+            [0, 0, 0, 'out'],
+            [0, 0, 0, 'in'],
+          ]);
+          const store = {
+            products,
+            levels: new MikroOrmStockLevelRepository(session),
+            movements: new MikroOrmStockMovementRepository(session),
+          } as unknown as StockStoreUnderTest;
+          expect(await levelsOf(store, lamp)).to.deep.equal([
+            { locationId: DEFAULT_LOCATION_ID, onHand: 17, reserved: 3, incoming: 0 },
+          ]);
+          expect(await levelsOf(store, empty)).to.deep.equal([
+            { locationId: DEFAULT_LOCATION_ID, onHand: 0, reserved: 0, incoming: 0 },
+          ]);
+          expect(await new MikroOrmLocationRepository(session).list()).to.deep.equal([
+            { id: DEFAULT_LOCATION_ID, code: 'default', name: 'Default', priority: 0 },
+          ]);
+          const ledger = await store.movements.list(lamp, { after: 0, limit: 10 });
+          expect(ledger.map((m) => [m.kind, m.locationId, m.quantityDelta, m.reservedDelta])).to.deep.equal([
+            ['created', 1, 12, 0],
+            ['adjusted', 1, 5, 0],
+            ['reserved', 1, 0, 3],
+          ]);
+          await expectLedgersToSum(store, after);
+
+          const reservations = new MikroOrmReservationRepository(session);
+          expect((await reservations.findById(held))!.lines).to.deep.equal([
+            { productId: lamp, quantity: 3, allocations: [{ locationId: 1, quantity: 3 }], backorderedQuantity: 0 },
+            { productId: desk, quantity: 7, allocations: [{ locationId: 1, quantity: 7 }], backorderedQuantity: 0 },
+          ]);
+          expect((await reservations.findById(rejected))!.lines).to.deep.equal([{ productId: lamp, quantity: 99 }]);
+          expect(await reservations.holdOf(held, desk)).to.deep.equal({
+            allocations: [{ locationId: 1, quantity: 7 }],
+            backordered: 0,
+          });
+
+          // A new location takes the next id, and a new product has its level at the default one with its movement.
+          const levels = new MikroOrmStockLevelRepository(session);
+          const location = await database.transaction((tx) =>
+            new MikroOrmLocationRepository(tx).add(aLocation({ code: 'shop' })),
+          );
+          expect(location).to.include({ id: 2, code: 'shop' });
+          const added = await database.transaction((tx) =>
+            new MikroOrmProductRepository(tx).add(aProduct({ quantityInStock: 4 }), { at: new Date() }),
+          );
+          expect(await levels.list(added.id)).to.deep.equal([
+            { locationId: 1, locationCode: 'default', onHand: 4, reserved: 0, incoming: 0 },
+          ]);
+          await expectLedgersToSum(store, [added]);
+          expect(writeContext({ kind: 'adjusted', locationId: 2 }, { at: new Date(0) })).to.contain('"locationId":2');
+        } finally {
+          await database.close();
+          await cleanUp();
+        }
+      });
+
+      it('undo the owners, actors and locations while no two holds share a reference, and redo them', async function () {
         const { url, cleanUp } = await scratchUrl(dialect, this, 'stock');
         const database = await openStockDatabase(url, { createDatabase: true });
         try {
@@ -146,10 +282,12 @@ describe('stock migrations', () => {
           // MikroORM 7's migrator stops at `to` and keeps it (6's, on umzug, undid it too): down to the migration
           // before the owners.
           await database.orm.migrator.down({ to: '20261124-reservation-origin' });
-          const product = await database.transaction((session) =>
-            new MikroOrmProductRepository(session).add(aProduct(), { at: new Date() }),
+          // A product as the service wrote it then (the repository writes the columns of today).
+          const [row] = await database.session.all<{ id: number }>(
+            `insert into "product" ("name", "description", "${dialect === 'postgresql' ? 'price' : 'price_cents'}", "quantity_in_stock") values ('Lamp', '', 1000, 3) returning "id"`,
           );
-          expect(await database.orm.migrator.up()).to.have.length(2);
+          const product = { id: Number(row!.id) };
+          expect(await database.orm.migrator.up()).to.have.length(3);
           expect(
             await new MikroOrmStockMovementRepository(database.session).list(product.id, { after: 0, limit: 1 }),
           ).to.have.length(1);

@@ -2,12 +2,28 @@ import { scratchUrl } from '@platform/test-kit';
 import { MikroOrmOutbox } from '@platform/mikro-orm';
 import { CONTRACT_TTL_MS, type OpenStockStore } from '@stock/test-kit';
 import {
+  MikroOrmLocationRepository,
   MikroOrmProductRepository,
   MikroOrmReservationRepository,
+  MikroOrmStockLevelRepository,
   MikroOrmStockMovementRepository,
+  MikroOrmTransferRepository,
   MikroOrmUnitOfWork,
   openStockDatabase,
 } from '../src';
+
+/** What a reset empties, children before the rows they reference; the default location stays. */
+const TABLES = [
+  'reservation_allocation',
+  'reservation_backorder',
+  'reservation',
+  'stock_level',
+  'product',
+  'stock_movement',
+  'stock_transfer',
+  'idempotency_key',
+  'outbox_message',
+];
 
 /** The contract suites' store on a fresh, migrated database of the dialect. */
 export function openScratchStore(dialect: 'sqlite' | 'postgresql'): OpenStockStore {
@@ -15,15 +31,19 @@ export function openScratchStore(dialect: 'sqlite' | 'postgresql'): OpenStockSto
     const { url, cleanUp } = await scratchUrl(dialect, context, 'stock');
     const database = await openStockDatabase(url, { createDatabase: true });
     await database.migrate();
+    const session = database.session;
     return {
       unitOfWork: new MikroOrmUnitOfWork(database, CONTRACT_TTL_MS, now),
-      products: new MikroOrmProductRepository(database.session),
-      reservations: new MikroOrmReservationRepository(database.session),
-      movements: new MikroOrmStockMovementRepository(database.session),
-      outbox: new MikroOrmOutbox(database.session),
+      products: new MikroOrmProductRepository(session),
+      locations: new MikroOrmLocationRepository(session),
+      levels: new MikroOrmStockLevelRepository(session),
+      transfers: new MikroOrmTransferRepository(session),
+      reservations: new MikroOrmReservationRepository(session),
+      movements: new MikroOrmStockMovementRepository(session),
+      outbox: new MikroOrmOutbox(session),
       reset: async () => {
-        for (const table of ['product', 'stock_movement', 'reservation', 'idempotency_key', 'outbox_message'])
-          await database.session.run(`delete from "${table}"`);
+        for (const table of TABLES) await session.run(`delete from "${table}"`);
+        await session.run('delete from "location" where "id" <> 1');
       },
       close: async () => {
         await database.close();
