@@ -2,6 +2,9 @@ import type { Handlers, StoredProduct } from './raw-http';
 
 const STOCK_MAX = 2147483647;
 
+/** A new product's stock settings when its body names none: no backorders, no low-stock alert. */
+const NO_SETTINGS = { backorderLimit: 0, backorderedQuantity: 0, lowStockThreshold: 0 };
+
 /** The products in a Map, the work every in-memory ceiling does: no SQL, no copies beyond the one a write makes. */
 export function mapHandlers(): Handlers {
   const products = new Map<number, StoredProduct>();
@@ -17,7 +20,7 @@ export function mapHandlers(): Handlers {
       return page;
     },
     create: (body) => {
-      const product = { ...body, id: ++lastId, reservedQuantity: 0, version: 1 };
+      const product = { ...body, id: ++lastId, ...NO_SETTINGS, reservedQuantity: 0, version: 1 };
       products.set(product.id, product);
       return product;
     },
@@ -25,7 +28,9 @@ export function mapHandlers(): Handlers {
       const current = products.get(id);
       if (!current) return undefined;
       if (body.quantityInStock < current.reservedQuantity) return 'refused';
-      const product = { ...body, id, reservedQuantity: current.reservedQuantity, version: current.version + 1 };
+      const { backorderLimit, backorderedQuantity, lowStockThreshold, reservedQuantity } = current;
+      const settings = { backorderLimit, backorderedQuantity, lowStockThreshold };
+      const product = { ...body, id, ...settings, reservedQuantity, version: current.version + 1 };
       products.set(id, product);
       return product;
     },

@@ -12,9 +12,17 @@ interface Row {
   price: string;
   quantity_in_stock: number;
   reserved_quantity: number;
+  backorder_limit: number;
+  backordered_quantity: number;
+  low_stock_threshold: number;
   version: number;
-  /** Conditional writes only: false when the condition refused the write and the row is the one as it stands. */
-  written?: boolean;
+}
+
+interface LevelRow {
+  location_id: number;
+  on_hand: number;
+  reserved: number;
+  incoming: number;
 }
 
 const stored = (row: Row): StoredProduct => ({
@@ -24,42 +32,109 @@ const stored = (row: Row): StoredProduct => ({
   price: Number(row.price),
   quantityInStock: row.quantity_in_stock,
   reservedQuantity: row.reserved_quantity,
+  backorderLimit: row.backorder_limit,
+  backorderedQuantity: row.backordered_quantity,
+  lowStockThreshold: row.low_stock_threshold,
   version: row.version,
 });
 
-/** A conditional write's answer: the row written, 'refused', or undefined when the product is missing. */
-const outcome = (row: Row | undefined) =>
-  row === undefined ? undefined : row.written ? stored(row) : ('refused' as const);
+/** The default location's id (DEFAULT_LOCATION_ID), where a client that names no location keeps its stock. */
+const DEFAULT_LOCATION = 1;
 
 /**
- * The service's own statements (the product repository's, imported, so they
- * cannot drift) with the parameters it sends, on a plain pg pool, each one a
- * statement of its own without BEGIN/COMMIT, as the service sends them: as
- * named (prepared) statements, or, with `prepared` false, parsed and planned
- * by the server every time. test/same-sql.test.ts holds this to what the
- * service sends.
+ * The service's own statements (the product and level repositories', imported,
+ * so they cannot drift) with the parameters it sends, on a plain pg pool, as
+ * the service sends them: a GET, a page and a POST one statement each without
+ * BEGIN/COMMIT; a PUT and an adjustment in a transaction that locks the
+ * product, reads its levels, and writes the change at the default location
+ * (the level and the product's totals in one statement), the PUT its details
+ * too. The rules are the domain's (planAdjustment, planStockReplacement) for
+ * the default location alone, which is all the bench's products have. As named
+ * (prepared) statements, or, with `prepared` false, parsed and planned by the
+ * server every time. test/same-sql.test.ts holds this to what the service
+ * sends.
  */
 export function pgQueries(pool: pg.Pool, prepared = true): Handlers {
   const sql = productStatements('postgresql');
   const query = (statement: PreparedStatement, values: unknown[]) =>
     prepared ? { name: statement.name, text: statement.numbered, values } : { text: statement.numbered, values };
-  const rows = async (statement: PreparedStatement, values: unknown[]) =>
-    (await pool.query<Row>(query(statement, values))).rows;
+  const rowsOn =
+    (client: pg.Pool | pg.PoolClient) =>
+    async <R extends pg.QueryResultRow = Row>(statement: PreparedStatement, values: unknown[]) =>
+      (await client.query<R>(query(statement, values))).rows;
+  const rows = rowsOn(pool);
   const first = async (statement: PreparedStatement, values: unknown[]) => (await rows(statement, values))[0];
-  const details = (body: BodyProduct) => [body.name, body.description, body.price.toFixed(2), body.quantityInStock];
+  const inTransaction = async <T>(work: (on: ReturnType<typeof rowsOn>) => Promise<T>): Promise<T> => {
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      const result = await work(rowsOn(client));
+      await client.query('commit');
+      return result;
+    } catch (error) {
+      await client.query('rollback');
+      throw error;
+    } finally {
+      client.release();
+    }
+  };
+  /** Locks the product and reads its level at the default location, as StockLevelRepository.lock does. */
+  const lock = async (on: ReturnType<typeof rowsOn>, id: number) => {
+    const [product] = await on(sql.lock, [id]);
+    if (!product) return undefined;
+    const levels = await on<LevelRow>(sql.levels, [id]);
+    return { product, levels };
+  };
+  /** One change of on hand at the default location, and the product's totals with it: applyLevel's parameters. */
+  const change = (id: number, kind: 'adjusted' | 'updated', delta: number) => [
+    id,
+    DEFAULT_LOCATION,
+    delta,
+    0,
+    0,
+    delta,
+    0,
+    0,
+    null,
+    movementContext({ kind, locationId: DEFAULT_LOCATION }),
+    1,
+    id,
+    delta,
+    0,
+  ];
+  const details = (body: BodyProduct) => [body.name, body.description, body.price.toFixed(2)];
   return {
     getOne: async (id) => {
       const row = await first(sql.findById, [id]);
       return row && stored(row);
     },
-    page: async (after, limit) => (await rows(sql.list, [after, limit])).map(stored),
-    create: async (body) => stored((await first(sql.insert, [...details(body), movementContext('created')]))!),
-    // The conditional writes name the product twice: in the write, and in the read of the row a refused write leaves.
-    update: async (id, body) => {
-      const values = [...details(body), movementContext('updated'), id, body.quantityInStock, id];
-      return outcome(await first(sql.update(false), values));
-    },
-    adjust: async (id, delta) => outcome(await first(sql.adjust, [delta, movementContext('adjusted'), id, delta, id])),
+    page: async (after, limit) => (await rows(sql.list(), [after, limit])).map(stored),
+    create: async (body) =>
+      stored((await first(sql.insert, [...details(body), body.quantityInStock, 0, 0, movementContext('created')]))!),
+    update: (id, body) =>
+      inTransaction(async (on) => {
+        const locked = await lock(on, id);
+        if (!locked) return undefined;
+        const delta = body.quantityInStock - locked.product.quantity_in_stock;
+        const held = locked.levels.find((level) => level.location_id === DEFAULT_LOCATION)?.reserved ?? 0;
+        const elsewhere = locked.levels.some(
+          (l) => l.location_id !== DEFAULT_LOCATION && (l.on_hand > 0 || l.reserved > 0 || l.incoming > 0),
+        );
+        if (delta !== 0 && (elsewhere || body.quantityInStock < held)) return 'refused' as const;
+        // updateDetails: the settings the body leaves out stay (null), and the id closes the refused row's read.
+        const [updated] = await on(sql.updateDetails(false), [...details(body), null, null, id, id]);
+        if (delta === 0) return stored(updated!);
+        return stored((await on(sql.applyLevel, change(id, 'updated', delta)))[0]!);
+      }),
+    adjust: (id, delta) =>
+      inTransaction(async (on) => {
+        const locked = await lock(on, id);
+        if (!locked) return undefined;
+        const level = locked.levels.find((l) => l.location_id === DEFAULT_LOCATION);
+        const [onHand, held] = [level?.on_hand ?? 0, level?.reserved ?? 0];
+        if (onHand + delta < held || locked.product.quantity_in_stock + delta > 2147483647) return 'refused' as const;
+        return stored((await on(sql.applyLevel, change(id, 'adjusted', delta)))[0]!);
+      }),
   };
 }
 

@@ -29,6 +29,9 @@ export interface BodyProduct {
 export interface StoredProduct extends BodyProduct {
   id: number;
   reservedQuantity: number;
+  backorderLimit: number;
+  backorderedQuantity: number;
+  lowStockThreshold: number;
   version: number;
 }
 
@@ -44,7 +47,10 @@ export function toBodyProduct(raw: unknown): BodyProduct | undefined {
 }
 
 /** The service's JSON for a product, field for field and in its order. */
-export function productJson({ id, name, description, price, quantityInStock, reservedQuantity }: StoredProduct) {
+export function productJson(product: StoredProduct) {
+  const { id, name, description, price, quantityInStock, reservedQuantity } = product;
+  const { backorderLimit, backorderedQuantity, lowStockThreshold } = product;
+  const available = quantityInStock - reservedQuantity - backorderedQuantity;
   return {
     id,
     name,
@@ -52,7 +58,11 @@ export function productJson({ id, name, description, price, quantityInStock, res
     price,
     quantityInStock,
     reservedQuantity,
-    availableQuantity: quantityInStock - reservedQuantity,
+    availableQuantity: available,
+    backorderLimit,
+    backorderedQuantity,
+    lowStockThreshold,
+    stockState: available <= 0 ? 'out' : available < lowStockThreshold ? 'low' : 'in',
   };
 }
 
