@@ -100,30 +100,37 @@ for (const backend of ['sqlite', 'postgresql'] as const) {
       const { body: order } = await json<Order>('POST', `${sales.url}/api/orders`, {
         lines: [{ productId: pen, quantity: 1 }],
       });
-      const reservedOrder = await eventually('the order reserved', 30_000, async () => {
+      // Reserved, and where: stock sends both versions of its confirmation; the allocations show once v2 is handled,
+      // whichever came first.
+      const reservedOrder = await eventually('the order reserved, with where stock holds it', 30_000, async () => {
         const { body } = await json<Order & { reservationId: string; reservationExpiresAt: string }>(
           'GET',
           `${sales.url}/api/orders/${order.id}`,
         );
-        return body.status === 'reserved' && body;
+        return body.status === 'reserved' && body.lines[0]!.allocations.length > 0 && body;
       });
+      expect(reservedOrder.lines[0]!.allocations).to.deep.equal([{ locationId: 1, quantity: 1 }]);
       const broker = new Broker({ url: system.vhost.url, connectionName: 'duplicate publisher', logger: quiet });
       const publisher = new EventPublisher(broker);
       try {
-        const confirmed = newEvent('stock.reservation.confirmed', {
+        // Stands in for stock, with the version of the confirmation that says where the lines are held.
+        const held = [{ productId: pen, quantity: 1, allocations: [{ locationId: 1, quantity: 1 }] }];
+        const confirmed = newEvent('stock.reservation.confirmed.v2', {
           orderId: order.id,
           reservationId: reservedOrder.reservationId,
           expiresAt: '2030-01-01T00:00:00.000Z',
+          lines: held,
         });
         const send = (event: { id: string; type: string }) =>
           publisher.publish({ id: event.id, type: event.type, payload: JSON.stringify(event) });
         await send(confirmed);
         await send(confirmed);
         await send(
-          newEvent('stock.reservation.confirmed', {
+          newEvent('stock.reservation.confirmed.v2', {
             orderId: order.id,
             reservationId: reservedOrder.reservationId,
             expiresAt: '2031-01-01T00:00:00.000Z',
+            lines: held,
           }),
         );
         // Then an event that does change the order, so that once it shows, the three before it have been handled.
@@ -220,10 +227,11 @@ for (const backend of ['sqlite', 'postgresql'] as const) {
       // One confirmation delivered twice: the second is the inbox's duplicate.
       const broker = new Broker({ url: system.vhost.url, connectionName: 'metrics test publisher', logger: quiet });
       const publisher = new EventPublisher(broker);
-      const again = newEvent('stock.reservation.confirmed', {
+      const again = newEvent('stock.reservation.confirmed.v2', {
         orderId: toConfirmAgain!.id,
         reservationId: toConfirmAgain!.reservationId!,
         expiresAt: '2030-01-01T00:00:00.000Z',
+        lines: [{ productId: cup, quantity: 1, allocations: [{ locationId: 1, quantity: 1 }] }],
       });
       try {
         for (let i = 0; i < 2; i++)
@@ -240,7 +248,7 @@ for (const backend of ['sqlite', 'postgresql'] as const) {
           grown(
             salesBefore,
             text,
-            'messaging_events_consumed_total{type="stock.reservation.confirmed",outcome="duplicate"}',
+            'messaging_events_consumed_total{type="stock.reservation.confirmed.v2",outcome="duplicate"}',
           ) === 1 && text
         );
       });
@@ -251,9 +259,9 @@ for (const backend of ['sqlite', 'postgresql'] as const) {
       expect(
         grown(stockBefore, stockAfter, 'messaging_events_consumed_total{type="sales.order.placed",outcome="rejected"}'),
       ).to.equal(1);
-      expect(
-        grown(stockBefore, stockAfter, 'messaging_events_published_total{type="stock.reservation.confirmed"}'),
-      ).to.equal(2);
+      // Both versions of the confirmation, for the release that publishes them side by side.
+      for (const type of ['stock.reservation.confirmed', 'stock.reservation.confirmed.v2'])
+        expect(grown(stockBefore, stockAfter, `messaging_events_published_total{type="${type}"}`), type).to.equal(2);
       expect(
         grown(stockBefore, stockAfter, 'messaging_events_published_total{type="stock.reservation.committed"}'),
       ).to.equal(1);

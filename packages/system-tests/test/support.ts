@@ -56,7 +56,7 @@ export interface Order {
   status: string;
   version?: number;
   updatedAt: string;
-  lines: { productId: number; quantity: number }[];
+  lines: { productId: number; quantity: number; allocations: { locationId: number; quantity: number }[] }[];
   failureReason?: string;
 }
 
