@@ -1,11 +1,13 @@
 import { type AccessControl, createHttpApp, type HttpApp, type HttpLogger, type ReadinessChecks } from '@platform/koa';
+import { type LocationUseCases, locationsRouter } from './locations-router';
 import { toProblem } from './problem';
 import { type ProductUseCases, productsRouter } from './products-router';
 import { type ReservationUseCases, reservationsRouter } from './reservations-router';
 import { StockMetrics } from './stock-metrics';
+import { stockTransfersRouter, type TransferUseCases } from './stock-transfers-router';
 
 export interface StockAppOptions {
-  readonly useCases: ProductUseCases & ReservationUseCases;
+  readonly useCases: ProductUseCases & ReservationUseCases & LocationUseCases & TransferUseCases;
   /** Token checks (or none, when the service runs open). */
   readonly access: AccessControl;
   readonly logger: HttpLogger;
@@ -17,7 +19,7 @@ export interface StockAppOptions {
   readonly readinessChecks?: () => Promise<ReadinessChecks>;
 }
 
-/** The stock service's HTTP app: the platform's, with the products and reservations routes mounted. */
+/** The stock service's HTTP app: the platform's, with the products, reservations, locations and transfers routes. */
 export function createStockApp({
   useCases,
   access,
@@ -35,5 +37,7 @@ export function createStockApp({
   });
   http.route(productsRouter({ useCases, access, logger, metrics: new StockMetrics(http.metrics.registry) }));
   http.route(reservationsRouter({ useCases, access }));
+  http.route(locationsRouter({ useCases, access }));
+  http.route(stockTransfersRouter({ useCases, access }));
   return http;
 }

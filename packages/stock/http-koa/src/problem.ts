@@ -1,10 +1,17 @@
 import { problemsFor } from '@platform/koa';
 import {
+  BackorderNotFilledError,
+  DefaultLocationError,
   InsufficientStockError,
+  LocationCodeTakenError,
+  LocationNotEmptyError,
+  LocationNotFoundError,
   ReservationNotHeldError,
+  StockAtSeveralLocationsError,
   type StockErrorCode,
   StockLimitExceededError,
   StockShortageError,
+  TransferNotInTransitError,
   UnknownProductsError,
 } from '@stock/domain';
 
@@ -14,10 +21,18 @@ export const STATUS_BY_CODE: Readonly<Record<StockErrorCode, number>> = {
   PRODUCT_NOT_FOUND: 404,
   UNKNOWN_PRODUCTS: 404,
   RESERVATION_NOT_FOUND: 404,
+  LOCATION_NOT_FOUND: 404,
+  TRANSFER_NOT_FOUND: 404,
   INSUFFICIENT_STOCK: 409,
   STOCK_LIMIT_EXCEEDED: 409,
   PRODUCT_RESERVED: 409,
   RESERVATION_NOT_HELD: 409,
+  LOCATION_CODE_TAKEN: 409,
+  LOCATION_NOT_EMPTY: 409,
+  DEFAULT_LOCATION: 409,
+  STOCK_AT_SEVERAL_LOCATIONS: 409,
+  BACKORDER_NOT_FILLED: 409,
+  TRANSFER_NOT_IN_TRANSIT: 409,
   VERSION_MISMATCH: 412,
   IDEMPOTENCY_KEY_REUSED: 422,
 };
@@ -32,5 +47,18 @@ export const toProblem = problemsFor(STATUS_BY_CODE, (error) => {
   if (error instanceof StockShortageError) return { shortages: error.shortages };
   if (error instanceof UnknownProductsError) return { productIds: error.productIds };
   if (error instanceof ReservationNotHeldError) return { reservationStatus: error.status };
+  if (
+    error instanceof LocationNotFoundError ||
+    error instanceof LocationNotEmptyError ||
+    error instanceof DefaultLocationError
+  )
+    return { locationId: error.locationId };
+  if (error instanceof LocationCodeTakenError) return { locationCode: error.locationCode };
+  // Where to go instead: the adjustments, which name a location.
+  if (error instanceof StockAtSeveralLocationsError)
+    return { productId: error.productId, adjustments: `/api/products/${error.productId}/stock-adjustments` };
+  if (error instanceof BackorderNotFilledError)
+    return { productId: error.productId, backorderedQuantity: error.backordered };
+  if (error instanceof TransferNotInTransitError) return { transferStatus: error.status };
   return undefined;
 });

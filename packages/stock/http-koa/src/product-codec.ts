@@ -12,6 +12,12 @@ const ProductBody = t.type({
   description: optional(field('Description', isString, 'a string', productFields.description), ''),
   price: required(field<Money, number>('Price', isNumber, 'a number', productFields.price)),
   quantityInStock: optional(field('QuantityInStock', isNumber, 'an integer', productFields.quantityInStock), 0),
+  // Absent (or null): 0 on a new product, unchanged on an update, so a client that knows nothing of them keeps them.
+  backorderLimit: optional(field('BackorderLimit', isNumber, 'an integer', productFields.backorderLimit), undefined),
+  lowStockThreshold: optional(
+    field('LowStockThreshold', isNumber, 'an integer', productFields.lowStockThreshold),
+    undefined,
+  ),
 });
 
 export interface ProductBodyDecoded {
@@ -22,6 +28,13 @@ export interface ProductBodyDecoded {
 
 /** Decodes a parsed JSON object into product details, or throws one ValidationError naming every bad field. */
 export function decodeProductBody(body: Record<string, unknown>): ProductBodyDecoded {
-  const { id, ...details } = decodeBody(ProductBody, body, 'a product');
-  return { id, details: ProductDetails.create(details) };
+  const { id, backorderLimit, lowStockThreshold, ...details } = decodeBody(ProductBody, body, 'a product');
+  return {
+    id,
+    details: ProductDetails.create({
+      ...details,
+      ...(backorderLimit !== undefined && { backorderLimit }),
+      ...(lowStockThreshold !== undefined && { lowStockThreshold }),
+    }),
+  };
 }

@@ -22,17 +22,25 @@ import {
   type GetProducts,
   type ListProducts,
   type ListStockMovements,
+  type Locations,
   MAX_BATCH_IDS,
   MAX_PAGE_SIZE,
   type StreamProducts,
   type UpdateProduct,
 } from '@stock/application';
-import { InsufficientStockError, type Product, ProductNotFoundError, StockLimitExceededError } from '@stock/domain';
+import {
+  InsufficientStockError,
+  LocationNotFoundError,
+  type Product,
+  ProductNotFoundError,
+  type StockState,
+  StockLimitExceededError,
+} from '@stock/domain';
 import type { Context } from 'koa';
 import { Readable } from 'node:stream';
 import { callerOf } from './caller';
 import { etagOf, matches, parsePreconditions } from './etag';
-import { movementJson, productJson } from './product-json';
+import { movementJson, productJson, stockLevelJson } from './product-json';
 import { decodeProductBody } from './product-codec';
 import type { AdjustmentOutcome, StockMetrics } from './stock-metrics';
 import { decodeStockAdjustmentBody } from './stock-adjustment-codec';
@@ -47,6 +55,8 @@ export interface ProductUseCases {
   readonly updateProduct: UpdateProduct;
   readonly deleteProduct: DeleteProduct;
   readonly adjustStock: AdjustStock;
+  /** For a product's stock levels at the locations. */
+  readonly locations: Locations;
 }
 
 export interface ProductsRouterOptions {
@@ -66,8 +76,13 @@ const DEFAULT_PAGE_SIZE = 100;
  * so a database that fails at once still gets a proper problem response; a
  * failure later can only cut the stream, and is logged.
  */
-async function streamAll(streamProducts: StreamProducts, logger: Logger, ctx: Context): Promise<Readable> {
-  const batches = streamProducts.execute();
+async function streamAll(
+  streamProducts: StreamProducts,
+  logger: Logger,
+  ctx: Context,
+  stockState: StockState | undefined,
+): Promise<Readable> {
+  const batches = streamProducts.execute(undefined, stockState);
   const first = await batches.next();
   const json = (batch: Product[]) => batch.map((product) => JSON.stringify(productJson(product))).join(',');
   async function* chunks() {
@@ -83,6 +98,17 @@ async function streamAll(streamProducts: StreamProducts, logger: Logger, ctx: Co
     logger.error('product stream failed', { requestId: requestIdOf(ctx), error: String(error) }),
   );
   return stream;
+}
+
+/** Every stock state, once: a state added to StockState without a place here does not compile. */
+const STOCK_STATES: Readonly<Record<StockState, true>> = { in: true, low: true, out: true };
+
+/** `stockState=low`: one of the stock states, or undefined when absent. */
+function decodeStockState(raw: string | undefined): StockState | undefined {
+  if (raw === undefined) return undefined;
+  if (!Object.hasOwn(STOCK_STATES, raw))
+    throw new ValidationError({ stockState: [`must be one of ${Object.keys(STOCK_STATES).join(', ')}`] });
+  return raw as StockState;
 }
 
 /** `ids=3,1,2`: at most MAX_BATCH_IDS product ids, each a positive int32. */
@@ -101,7 +127,7 @@ function decodeIds(raw: string): number[] {
 function adjustmentOutcome(error: unknown): AdjustmentOutcome {
   if (error instanceof InsufficientStockError) return 'insufficient_stock';
   if (error instanceof StockLimitExceededError) return 'limit_exceeded';
-  if (error instanceof ProductNotFoundError) return 'not_found';
+  if (error instanceof ProductNotFoundError || error instanceof LocationNotFoundError) return 'not_found';
   if (error instanceof ValidationError) return 'invalid';
   return 'error';
 }
@@ -133,26 +159,32 @@ function pageQuery(limit: string | undefined, after: string | undefined, maxAfte
   };
 }
 
-/** GET /: the products of `ids`, a page of them with `limit` or `after`, or else every product as one stream. */
+/**
+ * GET /: the products of `ids`, a page of them with `limit` or `after`, or else every product as one stream; with
+ * `stockState`, only the products in that state (paged or streamed).
+ */
 function listProductsHandler(useCases: ProductUseCases, logger: Logger): Handler {
   return async function listProducts(ctx) {
     const limit = singleQueryValue(ctx, 'limit');
     const after = singleQueryValue(ctx, 'after');
     const ids = singleQueryValue(ctx, 'ids');
+    const rawState = singleQueryValue(ctx, 'stockState');
+    const stockState = decodeStockState(rawState);
     if (ids !== undefined) {
-      if (limit !== undefined || after !== undefined) {
-        throw new ValidationError({ ids: ['cannot be combined with limit or after'] });
+      if (limit !== undefined || after !== undefined || rawState !== undefined) {
+        throw new ValidationError({ ids: ['cannot be combined with limit, after or stockState'] });
       }
       ctx.body = (await useCases.getProducts.execute(decodeIds(ids))).map(productJson);
     } else if (limit === undefined && after === undefined) {
-      const stream = await streamAll(useCases.streamProducts, logger, ctx);
+      const stream = await streamAll(useCases.streamProducts, logger, ctx, stockState);
       ctx.type = 'application/json';
       ctx.body = stream;
     } else {
-      const query = pageQuery(limit, after, INT32_MAX);
+      const query = { ...pageQuery(limit, after, INT32_MAX), ...(stockState && { stockState }) };
       const page = await useCases.listProducts.execute(query);
       if (page.nextAfter !== undefined) {
-        ctx.set('Link', `</api/products?limit=${query.limit}&after=${page.nextAfter}>; rel="next"`);
+        const state = stockState ? `&stockState=${stockState}` : '';
+        ctx.set('Link', `</api/products?limit=${query.limit}&after=${page.nextAfter}${state}>; rel="next"`);
       }
       ctx.body = page.items.map(productJson);
     }
@@ -183,6 +215,13 @@ function listStockMovementsHandler(useCases: ProductUseCases): Handler {
       ctx.set('Link', `</api/products/${id}/stock-movements?limit=${query.limit}&after=${page.nextAfter}>; rel="next"`);
     }
     ctx.body = page.items.map(movementJson);
+  };
+}
+
+/** GET /:id/stock-levels: the product's stock at each location it has a level at. */
+function listStockLevelsHandler(useCases: ProductUseCases): Handler {
+  return async function listStockLevels(ctx) {
+    ctx.body = (await useCases.locations.levelsOf(pathId(ctx))).map(stockLevelJson);
   };
 }
 
@@ -243,14 +282,18 @@ function adjustStockHandler(useCases: ProductUseCases, metrics: StockMetrics | u
     try {
       const id = pathId(ctx);
       const adjustment = decodeStockAdjustmentBody(ctx.request.body as Record<string, unknown>);
-      const { delta, reason } = adjustment;
-      const fingerprint = { delta, ...(reason !== undefined && { reason }) };
+      const { delta, reason, locationId } = adjustment;
+      const fingerprint = {
+        delta,
+        ...(reason !== undefined && { reason }),
+        ...(locationId !== undefined && { locationId }),
+      };
       const idempotency = idempotencyKeyOf(ctx, 'adjust-stock', fingerprint);
       const options = { ...(idempotency && { idempotency }), requestId: requestIdOf(ctx), caller: callerOf(ctx) };
       const { value: product, replayed } = await useCases.adjustStock.execute(id, adjustment, options);
       if (!replayed) {
         const { quantityInStock } = product;
-        logWith(ctx, { event: 'stock adjusted', productId: id, delta, reason, quantityInStock });
+        logWith(ctx, { event: 'stock adjusted', productId: id, delta, reason, locationId, quantityInStock });
       }
       metrics?.countAdjustment(replayed ? 'replayed' : 'adjusted');
       markReplayed(ctx, replayed);
@@ -269,9 +312,10 @@ export function productsRouter({ useCases, access, logger, metrics }: ProductsRo
   const jsonBody = jsonObjectBody(BODY_LIMIT);
   const noQuery = queryParameters();
   router.use(access.authenticate);
-  router.get('/', read, queryParameters('limit', 'after', 'ids'), listProductsHandler(useCases, logger));
+  router.get('/', read, queryParameters('limit', 'after', 'ids', 'stockState'), listProductsHandler(useCases, logger));
   router.get('/:id', read, noQuery, getProductHandler(useCases));
   router.get('/:id/stock-movements', read, queryParameters('limit', 'after'), listStockMovementsHandler(useCases));
+  router.get('/:id/stock-levels', read, noQuery, listStockLevelsHandler(useCases));
   router.post('/', write, noQuery, jsonBody, createProductHandler(useCases));
   router.put('/:id', write, noQuery, jsonBody, updateProductHandler(useCases));
   router.delete('/:id', write, noQuery, deleteProductHandler(useCases));

@@ -4,10 +4,13 @@ import { type ReservationLine, ReservationRequest, reservationFields } from '@st
 import * as t from 'io-ts';
 
 const integer = (value: number) => value;
+const isBoolean = (u: unknown): u is boolean => typeof u === 'boolean';
 
 const LineBody = t.type({
   productId: required(field('ProductId', isNumber, 'an integer', integer)),
   quantity: required(field('Quantity', isNumber, 'an integer', integer)),
+  /** Hold only at this location; absent: allocated across locations by RESERVATION_ALLOCATION. */
+  locationId: optional(field('LocationId', isNumber, 'an integer', integer), undefined),
 });
 
 const ReservationBody = t.type({
@@ -21,9 +24,13 @@ const ReservationBody = t.type({
     ),
   ),
   ttlSeconds: optional(field('TtlSeconds', isNumber, 'an integer', reservationFields.ttlSeconds), undefined),
+  allowBackorder: optional(
+    field('AllowBackorder', isBoolean, 'true or false', (value: boolean) => value),
+    false,
+  ),
 });
 
-/** Each line as { productId, quantity }, with every bad one named by its index (lines[2].quantity). */
+/** Each line as { productId, quantity, locationId? }, with every bad one named by its index (lines[2].quantity). */
 function decodeLines(lines: unknown[]): ReservationLine[] {
   const errors: FieldErrors = {};
   const decoded: ReservationLine[] = [];
@@ -33,7 +40,8 @@ function decodeLines(lines: unknown[]): ReservationLine[] {
       return;
     }
     try {
-      decoded.push(decodeBody(LineBody, line as Record<string, unknown>, 'a reservation line'));
+      const { locationId, ...rest } = decodeBody(LineBody, line as Record<string, unknown>, 'a reservation line');
+      decoded.push({ ...rest, ...(locationId !== undefined && { locationId }) });
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       for (const [name, messages] of Object.entries(error.errors)) errors[`lines[${index}].${name}`] = messages;
@@ -48,10 +56,11 @@ function decodeLines(lines: unknown[]): ReservationLine[] {
  * ValidationError.
  */
 export function decodeReservationBody(body: Record<string, unknown>): ReservationRequest {
-  const { reference, lines, ttlSeconds } = decodeBody(ReservationBody, body, 'a reservation');
+  const { reference, lines, ttlSeconds, allowBackorder } = decodeBody(ReservationBody, body, 'a reservation');
   return ReservationRequest.create({
     reference,
     lines: decodeLines(lines),
     ...(ttlSeconds !== undefined && { ttlSeconds }),
+    ...(allowBackorder && { allowBackorder }),
   });
 }

@@ -61,7 +61,9 @@ export function reservationsRouter({
 
   router.post('/', reserve, noQuery, jsonBody, async (ctx) => {
     const request = decodeReservationBody(ctx.request.body as Record<string, unknown>);
-    const idempotency = idempotencyKeyOf(ctx, 'reserve-stock', request);
+    // Without allowBackorder the payload is fingerprinted as before it existed: a key recorded then still matches.
+    const { allowBackorder, ...withoutBackorder } = request;
+    const idempotency = idempotencyKeyOf(ctx, 'reserve-stock', allowBackorder ? request : withoutBackorder);
     const { value, replayed } = await reserveStock.execute(callerOf(ctx), request, {
       ...(idempotency && { idempotency }),
       requestId: requestIdOf(ctx),

@@ -8,12 +8,14 @@ import {
   listenHost,
   mayCreateDatabase as mayCreate,
   messagingSettings,
+  oneOf,
   optionalText,
   readSettings,
   serverSettings,
   type Settings,
 } from '@platform/runtime';
 import { webhookSettings } from '@platform/webhooks';
+import { ALLOCATION_STRATEGIES, INT32_MAX } from '@stock/domain';
 
 /** The embedded database of the quick start: the one the service creates by itself when it is missing. */
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/stock.db';
@@ -29,6 +31,13 @@ export const STOCK_SETTINGS = {
   reservationTtlSeconds: integer('RESERVATION_TTL_SECONDS', 900, 1, 7 * 86_400),
   /** How often each instance looks for held reservations past their time (any number of instances may). */
   reservationSweepMs: integer('RESERVATION_SWEEP_MS', 5_000, 100, 3_600_000),
+  /**
+   * How a reservation line that names no location is spread over the locations: `priority` fills from the first
+   * location in priority order, `most-available` from the one with most available first.
+   */
+  reservationAllocation: oneOf('RESERVATION_ALLOCATION', 'priority', ALLOCATION_STRATEGIES),
+  /** How far above its threshold a low product must come back before stock.level.restored: it does not flap. */
+  lowStockHysteresis: integer('LOW_STOCK_HYSTERESIS', 1, 0, INT32_MAX),
   /**
    * The OpenAPI description served at /swagger; none is served without one. Its default is the entry's to give
    * (loadConfig's `files`).

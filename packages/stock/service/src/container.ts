@@ -14,10 +14,12 @@ import {
   GetReservation,
   ListProducts,
   ListStockMovements,
+  Locations,
   ReleaseForOrder,
   ReleaseReservation,
   ReserveForOrder,
   ReserveStock,
+  StockTransfers,
   StreamProducts,
   UpdateProduct,
 } from '@stock/application';
@@ -68,12 +70,15 @@ const STORAGE: ServiceStorage<StockTransaction> = {
 };
 
 function registerUseCases(container: DependencyContainer, config: StockServiceConfig): void {
+  // Every use case that moves stock decides low-stock crossings with the same hysteresis.
+  const stockChanges = { lowStockHysteresis: config.lowStockHysteresis };
   const writes = (c: DependencyContainer) => [c.resolve(Tokens.UnitOfWork), c.resolve(Tokens.Clock)] as const;
+  const changes = (c: DependencyContainer) => [...writes(c), stockChanges] as const;
   const products = (c: DependencyContainer) => c.resolve(Tokens.ProductRepository);
   single(container, CreateProduct, (c) => new CreateProduct(...writes(c)));
-  single(container, UpdateProduct, (c) => new UpdateProduct(...writes(c)));
+  single(container, UpdateProduct, (c) => new UpdateProduct(...changes(c)));
   single(container, DeleteProduct, (c) => new DeleteProduct(c.resolve(Tokens.UnitOfWork)));
-  single(container, AdjustStock, (c) => new AdjustStock(...writes(c)));
+  single(container, AdjustStock, (c) => new AdjustStock(...changes(c)));
   single(container, GetProduct, (c) => new GetProduct(products(c)));
   single(container, GetProducts, (c) => new GetProducts(products(c)));
   single(container, ListProducts, (c) => new ListProducts(products(c)));
@@ -84,12 +89,25 @@ function registerUseCases(container: DependencyContainer, config: StockServiceCo
     clock: c.resolve(Tokens.Clock),
     newId: randomUUID,
     defaultTtlSeconds: config.reservationTtlSeconds,
+    allocation: config.reservationAllocation,
+    ...stockChanges,
   });
   single(container, ReserveStock, (c) => new ReserveStock(c.resolve(Tokens.UnitOfWork), holds(c)));
   single(container, GetReservation, (c) => new GetReservation(c.resolve(Tokens.ReservationRepository)));
-  single(container, CommitReservation, (c) => new CommitReservation(...writes(c)));
-  single(container, ReleaseReservation, (c) => new ReleaseReservation(...writes(c)));
-  single(container, ExpireReservations, (c) => new ExpireReservations(...writes(c)));
+  single(container, CommitReservation, (c) => new CommitReservation(...changes(c)));
+  single(container, ReleaseReservation, (c) => new ReleaseReservation(...changes(c)));
+  single(container, ExpireReservations, (c) => new ExpireReservations(...changes(c)));
+  single(container, Locations, (c) => new Locations(c.resolve(Tokens.UnitOfWork)));
+  single(
+    container,
+    StockTransfers,
+    (c) =>
+      new StockTransfers(c.resolve(Tokens.UnitOfWork), {
+        clock: c.resolve(Tokens.Clock),
+        newId: randomUUID,
+        ...stockChanges,
+      }),
+  );
   const forOrders = (c: DependencyContainer) =>
     [c.resolve(Tokens.UnitOfWork), { ...holds(c), consumer: STOCK_QUEUE }] as const;
   single(container, ReserveForOrder, (c) => new ReserveForOrder(...forOrders(c)));
@@ -134,6 +152,8 @@ export function stockRoot(config: StockServiceConfig): ServiceRoot<StockTransact
             updateProduct: c.resolve(UpdateProduct),
             deleteProduct: c.resolve(DeleteProduct),
             adjustStock: c.resolve(AdjustStock),
+            locations: c.resolve(Locations),
+            stockTransfers: c.resolve(StockTransfers),
           },
           access: c.resolve(Tokens.Access),
           logger: c.resolve(Tokens.Logger),

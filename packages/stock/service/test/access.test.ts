@@ -99,6 +99,14 @@ describe('the stock service with tokens on', function () {
       updateProduct: { name: 'Lamp', price: 2, quantityInStock: 5 },
       adjustStock: { delta: 1 },
       reserveStock: { reference: `scopes-${Date.now()}`, lines: [{ productId: product.id, quantity: 1 }] },
+      createLocation: { code: 'scopes', name: 'Scopes' },
+      sendStockTransfer: {
+        productId: product.id,
+        fromLocationId: 1,
+        toLocationId: 2,
+        quantity: 1,
+        reference: 'scopes',
+      },
     };
     const checked: string[] = [];
     for (const [path, item] of Object.entries(openApiDocument.paths)) {
@@ -156,6 +164,15 @@ describe('the stock service with tokens on', function () {
       'rotateWebhookSecret',
       'listWebhookDeliveries',
       'replayWebhooks',
+      'listStockLevels',
+      'listLocations',
+      'createLocation',
+      'getLocation',
+      'deleteLocation',
+      'sendStockTransfer',
+      'getStockTransfer',
+      'receiveStockTransfer',
+      'cancelStockTransfer',
     ]);
   });
 

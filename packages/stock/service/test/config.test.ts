@@ -59,6 +59,22 @@ describe('loadConfig', () => {
     }
   });
 
+  it('allocates holds by priority and restores low stock 1 above its threshold unless told otherwise', () => {
+    expect(DEFAULT_CONFIG).to.include({ reservationAllocation: 'priority', lowStockHysteresis: 1 });
+    const env = { RESERVATION_ALLOCATION: 'most-available', LOW_STOCK_HYSTERESIS: '0' };
+    expect(loadConfig(env, directory)).to.include({ reservationAllocation: 'most-available', lowStockHysteresis: 0 });
+  });
+
+  it('refuses an allocation it does not know and a hysteresis that is not a count, naming the setting', () => {
+    expect(() => loadConfig({ RESERVATION_ALLOCATION: 'nearest' }, directory)).to.throw(
+      /RESERVATION_ALLOCATION must be one of priority, most-available, not "nearest"/,
+    );
+    for (const LOW_STOCK_HYSTERESIS of ['-1', '1.5', 'some'])
+      expect(() => loadConfig({ LOW_STOCK_HYSTERESIS }, directory), LOW_STOCK_HYSTERESIS).to.throw(
+        /LOW_STOCK_HYSTERESIS must be an integer from 0 to 2147483647/,
+      );
+  });
+
   it('refuses a log level winston does not know, and a pool too small to migrate', () => {
     expect(() => loadConfig({ LOG_LEVEL: 'INFO' }, directory)).to.throw(/LOG_LEVEL must be one of/);
     expect(() => loadConfig({ DB_POOL_SIZE: '1' }, directory)).to.throw(/DB_POOL_SIZE/);

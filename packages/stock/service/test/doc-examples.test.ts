@@ -121,6 +121,28 @@ describe("the stock API page's examples", function () {
       'reserved',
       'committed',
     ]);
+
+    // Then stock by location goes on with the same lamp.
+    const [byLocation] = shellBlocks(STOCK_API, 'Stock by location');
+    const after = await runBlock(byLocation!.replaceAll('http://localhost:8080', service.url));
+    expect(after.statuses).to.deep.equal([
+      // a location, the list, 20 at north, the levels, a split hold and its commit
+      ...['201', '200', '200', '200', '201', '200'],
+      // a transfer, the levels, its receipt
+      ...['201', '200', '200'],
+      // a PUT refused, the settings, the low products
+      ...['409', '200', '200'],
+      // a backordered hold, its refused commit, the stock that fills it, the commit
+      ...['201', '409', '200', '200'],
+    ]);
+    const promised = promisedFragments(byLocation!);
+    expect(promised).to.include.members([
+      '"locationId":1,"quantity":8',
+      '"locationId":2,"quantity":2',
+      '"backorderedQuantity":7',
+      '"code":"BACKORDER_NOT_FILLED"',
+    ]);
+    for (const fragment of promised) expect(after.stdout, `the page promises ${fragment}`).to.contain(fragment);
   });
 
   it('show the problem an invalid body gets, as the service answers it', async () => {
@@ -199,6 +221,7 @@ const RUN_AS_WRITTEN: Record<string, string> = {
   'README.md › The whole system in one command': 'packages/system-tests/test/start-system.test.ts',
   'docs/stock-api.md › Try it': 'this file',
   'docs/stock-api.md › Reservations and the stock ledger': 'this file',
+  'docs/stock-api.md › Stock by location': 'this file',
   'docs/sales-api.md › An order, start to finish': 'packages/system-tests/test/readme-walkthrough.test.ts',
   'docs/identity.md › Clients': 'this file',
   'docs/sample-app.md › Run it': 'this file',

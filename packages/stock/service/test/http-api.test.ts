@@ -4,6 +4,8 @@ import { expect } from 'chai';
 import { type Backend, json, type ServiceUnderTest, startServiceUnderTest } from './support';
 
 const PROBLEM = 'application/problem+json';
+/** What a product created by a client that knows nothing of backorders and low-stock alerts shows of them. */
+const NO_STOCK_SETTINGS = { backorderLimit: 0, backorderedQuantity: 0, lowStockThreshold: 0 };
 
 async function expectProblem(response: Response, status: number, code?: string) {
   expect(response.status, await response.clone().text()).to.equal(status);
@@ -55,6 +57,8 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
           quantityInStock: 12,
           reservedQuantity: 0,
           availableQuantity: 12,
+          ...NO_STOCK_SETTINGS,
+          stockState: 'in',
         });
         expect(response.headers.get('location')).to.equal(`/api/products/${body.id}`);
         const readBack = await request(response.headers.get('location')!);
@@ -424,7 +428,9 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
           'Limit',
           'colour',
         ]);
-        expect(errors.Limit).to.deep.equal(['is not a query parameter of this operation (limit, after, ids)']);
+        expect(errors.Limit).to.deep.equal([
+          'is not a query parameter of this operation (limit, after, ids, stockState)',
+        ]);
       });
 
       for (const query of [
@@ -483,6 +489,8 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
           quantityInStock: 4,
           reservedQuantity: 0,
           availableQuantity: 4,
+          ...NO_STOCK_SETTINGS,
+          stockState: 'in',
         };
         expect(await response.json()).to.deep.equal(expected);
         expect(await (await request(`/api/products/${id}`)).json()).to.deep.equal(expected);
@@ -499,6 +507,8 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
           quantityInStock: 0,
           reservedQuantity: 0,
           availableQuantity: 0,
+          ...NO_STOCK_SETTINGS,
+          stockState: 'out',
         });
       });
 

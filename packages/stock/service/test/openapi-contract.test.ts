@@ -3,7 +3,16 @@ import { type AccessControl, type HttpMetrics, operationsRouter } from '@platfor
 import { Scopes } from '@commerce/contracts';
 import type { WebhookSubscriptions } from '@platform/webhooks';
 import { webhookSubscriptionsRouter } from '@platform/webhooks/koa';
-import { productsRouter, type ProductUseCases, type ReservationUseCases, reservationsRouter } from '@stock/http-koa';
+import {
+  type LocationUseCases,
+  locationsRouter,
+  productsRouter,
+  type ProductUseCases,
+  type ReservationUseCases,
+  reservationsRouter,
+  stockTransfersRouter,
+  type TransferUseCases,
+} from '@stock/http-koa';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { assertMatchesContract, openApiDocument } from './openapi-contract';
@@ -25,6 +34,8 @@ function servedOperations(): string[] {
   const routers = [
     productsRouter({ useCases: {} as ProductUseCases, access: open, logger: console }),
     reservationsRouter({ useCases: {} as ReservationUseCases, access: open }),
+    locationsRouter({ useCases: {} as LocationUseCases, access: open }),
+    stockTransfersRouter({ useCases: {} as TransferUseCases, access: open }),
     operationsRouter({ isReady: async () => true, metrics: {} as HttpMetrics }),
     webhookSubscriptionsRouter({
       subscriptions: {} as WebhookSubscriptions,
@@ -45,6 +56,15 @@ function servedOperations(): string[] {
         ),
     );
 }
+
+/** The tag of the operations under each path prefix; any other path is Operations. */
+const GROUPS = [
+  ['/api/products', 'Products'],
+  ['/api/reservations', 'Reservations'],
+  ['/api/locations', 'Locations'],
+  ['/api/stock-transfers', 'Stock transfers'],
+  ['/api/webhook-subscriptions', 'Webhooks'],
+] as const;
 
 function describedOperations(): string[] {
   return Object.entries(openApiDocument.paths).flatMap(([path, item]) =>
@@ -68,10 +88,12 @@ describe('docs/openapi.yaml', () => {
     expect(servedOperations()).to.have.members(describedOperations());
   });
 
-  it('groups the operations under Products, Reservations, Webhooks and Operations, each with an operationId', () => {
+  it('groups the operations under Products, Reservations, Locations, Stock transfers, Webhooks and Operations, each with an operationId', () => {
     expect(openApiDocument.tags.map((tag) => tag.name)).to.deep.equal([
       'Products',
       'Reservations',
+      'Locations',
+      'Stock transfers',
       'Webhooks',
       'Operations',
     ]);
@@ -79,13 +101,7 @@ describe('docs/openapi.yaml', () => {
       for (const [method, operation] of Object.entries(item)) {
         if (!HTTP_METHODS.includes(method)) continue;
         expect(operation).to.have.property('operationId');
-        const group = path.startsWith('/api/products')
-          ? 'Products'
-          : path.startsWith('/api/reservations')
-            ? 'Reservations'
-            : path.startsWith('/api/webhook-subscriptions')
-              ? 'Webhooks'
-              : 'Operations';
+        const group = GROUPS.find(([prefix]) => path.startsWith(prefix))?.[1] ?? 'Operations';
         expect((operation as { tags?: string[] }).tags).to.deep.equal([group]);
       }
     }
@@ -109,6 +125,10 @@ describe('docs/openapi.yaml', () => {
             quantityInStock: 0,
             reservedQuantity: 0,
             availableQuantity: 0,
+            backorderLimit: 0,
+            backorderedQuantity: 0,
+            lowStockThreshold: 0,
+            stockState: 'out',
           },
           200,
         ),

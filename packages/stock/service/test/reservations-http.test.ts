@@ -49,9 +49,10 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
       const reservation = (await response.json()) as ReservationJson;
       expect(response.headers.get('location')).to.equal(`/api/reservations/${reservation.id}`);
       expect(reservation).to.include({ reference: 'order-1', status: 'held' });
+      // Held where the only location, the default one, has the units; nothing backordered.
       expect(reservation.lines).to.deep.equal([
-        { productId: a.id, quantity: 3 },
-        { productId: b.id, quantity: 1 },
+        { productId: a.id, quantity: 3, allocations: [{ locationId: 1, quantity: 3 }], backorderedQuantity: 0 },
+        { productId: b.id, quantity: 1, allocations: [{ locationId: 1, quantity: 1 }], backorderedQuantity: 0 },
       ]);
       expect(await read(a.id)).to.include({ quantityInStock: 5, reservedQuantity: 3, availableQuantity: 2 });
       expect(await (await request(`/api/reservations/${reservation.id}`)).json()).to.deep.equal(reservation);

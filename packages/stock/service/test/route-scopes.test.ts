@@ -3,7 +3,16 @@ import { type HttpMetrics, operationsRouter } from '@platform/koa';
 import type { WebhookSubscriptions } from '@platform/webhooks';
 import { webhookSubscriptionsRouter } from '@platform/webhooks/koa';
 import { scopesByOperation, scopesByRoute } from '@platform/test-kit';
-import { type ProductUseCases, productsRouter, type ReservationUseCases, reservationsRouter } from '@stock/http-koa';
+import {
+  type LocationUseCases,
+  locationsRouter,
+  type ProductUseCases,
+  productsRouter,
+  type ReservationUseCases,
+  reservationsRouter,
+  stockTransfersRouter,
+  type TransferUseCases,
+} from '@stock/http-koa';
 import { expect } from 'chai';
 import { openApiDocument } from './openapi-contract';
 
@@ -12,10 +21,16 @@ describe("docs/openapi.yaml's security, route by route", () => {
     const routes = scopesByRoute((access) => [
       productsRouter({ useCases: {} as ProductUseCases, access, logger: console }),
       reservationsRouter({ useCases: {} as ReservationUseCases, access }),
+      locationsRouter({ useCases: {} as LocationUseCases, access }),
+      stockTransfersRouter({ useCases: {} as TransferUseCases, access }),
       operationsRouter({ isReady: async () => true, metrics: {} as HttpMetrics }),
       webhookSubscriptionsRouter({ subscriptions: {} as WebhookSubscriptions, access, scope: Scopes.stock.webhooks }),
     ]);
     expect(routes['GET /api/reservations/{id}']).to.deep.equal([['stock:read'], ['stock:reserve']]);
+    // Keeping locations and moving stock between them is keeping the stock.
+    expect(routes['POST /api/locations']).to.deep.equal([['stock:write']]);
+    expect(routes['POST /api/stock-transfers/{id}/receive']).to.deep.equal([['stock:write']]);
+    expect(routes['GET /api/products/{id}/stock-levels']).to.deep.equal([['stock:read']]);
     expect(scopesByOperation(openApiDocument)).to.deep.equal(routes);
   });
 });

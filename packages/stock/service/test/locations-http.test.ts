@@ -1,0 +1,476 @@
+import { aProductBody } from '@stock/test-kit';
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { type Backend, json, type ServiceUnderTest, startServiceUnderTest } from './support';
+
+interface ProductJson {
+  id: number;
+  quantityInStock: number;
+  reservedQuantity: number;
+  availableQuantity: number;
+  backorderLimit: number;
+  backorderedQuantity: number;
+  lowStockThreshold: number;
+  stockState: string;
+}
+
+interface LocationJson {
+  id: number;
+  code: string;
+  name: string;
+  priority: number;
+}
+
+interface LevelJson {
+  locationId: number;
+  locationCode: string;
+  onHand: number;
+  reserved: number;
+  available: number;
+  incoming: number;
+}
+
+interface ReservationJson {
+  id: string;
+  status: string;
+  lines: { productId: number; quantity: number; allocations: { locationId: number; quantity: number }[] }[];
+  backorderedQuantity: number;
+}
+
+interface TransferJson {
+  id: string;
+  status: string;
+  reference: string;
+}
+
+const DEFAULT = 1;
+
+for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
+  describe(`Stock by location over HTTP on ${backend}`, function () {
+    this.timeout(60_000);
+    let api: ServiceUnderTest;
+    const request = (path: string, init?: RequestInit) => api.request(path, init);
+    const body = async <T>(response: Response | Promise<Response>) => (await (await response).json()) as T;
+    const unique = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
+
+    const product = (fields: Record<string, unknown> = {}) =>
+      body<ProductJson>(request('/api/products', json(aProductBody(fields))));
+    const read = (id: number) => body<ProductJson>(request(`/api/products/${id}`));
+    const levels = (id: number) => body<LevelJson[]>(request(`/api/products/${id}/stock-levels`));
+    const location = async (priority = 1) => {
+      const response = await request('/api/locations', json({ code: unique('loc'), name: 'A warehouse', priority }));
+      expect(response.status, await response.clone().text()).to.equal(201);
+      return (await response.json()) as LocationJson;
+    };
+    const adjust = (id: number, delta: number, locationId?: number) =>
+      request(
+        `/api/products/${id}/stock-adjustments`,
+        json({ delta, ...(locationId !== undefined && { locationId }) }),
+      );
+    const reserve = (lines: unknown[], extra: Record<string, unknown> = {}) =>
+      request('/api/reservations', json({ reference: unique('order'), lines, ...extra }));
+    const settle = (id: string, to: 'commit' | 'release') =>
+      request(`/api/reservations/${id}/${to}`, { method: 'POST' });
+    const transfer = (fields: Record<string, unknown>) =>
+      request('/api/stock-transfers', json({ reference: unique('transfer'), ...fields }));
+    /** Each level's (onHand, reserved, incoming) by location id, for the locations named. */
+    const at = async (productId: number, ...locationIds: number[]) => {
+      const all = await levels(productId);
+      return locationIds.map((id) => {
+        const level = all.find((candidate) => candidate.locationId === id);
+        return level ? [level.onHand, level.reserved, level.incoming] : [0, 0, 0];
+      });
+    };
+    /** A product with `home` units at the default location and `away` at a new location (priority 1). */
+    const stocked = async (home: number, away: number, fields: Record<string, unknown> = {}) => {
+      const { id } = await product({ quantityInStock: home, ...fields });
+      const place = await location();
+      if (away > 0) expect((await adjust(id, away, place.id)).status).to.equal(200);
+      return { id, place };
+    };
+    const problem = async (response: Response, status: number, code: string) => {
+      expect(response.status, await response.clone().text()).to.equal(status);
+      expect(response.headers.get('content-type')).to.equal('application/problem+json');
+      const answered = (await response.json()) as Record<string, unknown>;
+      expect(answered).to.include({ code });
+      return answered;
+    };
+
+    before(async function () {
+      api = await startServiceUnderTest(backend, this);
+    });
+    after(async () => api?.stop());
+
+    describe('locations', () => {
+      it('starts with the default location, creates others (201, Location) and lists them by priority', async () => {
+        const [first] = await body<LocationJson[]>(request('/api/locations'));
+        expect(first).to.deep.equal({ id: DEFAULT, code: 'default', name: 'Default', priority: 0 });
+        const code = unique('north');
+        const created = await request('/api/locations', json({ code, name: '  North  ', priority: -5 }));
+        expect(created.status).to.equal(201);
+        const north = (await created.json()) as LocationJson;
+        expect(north).to.deep.equal({ id: north.id, code, name: 'North', priority: -5 });
+        expect(created.headers.get('location')).to.equal(`/api/locations/${north.id}`);
+        expect(await body(request(created.headers.get('location')!))).to.deep.equal(north);
+        const listed = await body<LocationJson[]>(request('/api/locations'));
+        expect(listed[0]).to.deep.equal(north);
+        const order = listed.map((l) => [l.priority, l.id]);
+        expect(order).to.deep.equal([...order].sort(([p1, i1], [p2, i2]) => p1! - p2! || i1! - i2!));
+        expect(await body(request('/api/locations', json({ code: unique('p'), name: 'No priority' })))).to.include({
+          priority: 0,
+        });
+      });
+
+      it('answers 409 LOCATION_CODE_TAKEN for a code in use, and 400 for a bad body, creating nothing', async () => {
+        const { code } = await location();
+        const taken = await problem(
+          await request('/api/locations', json({ code, name: 'Again' })),
+          409,
+          'LOCATION_CODE_TAKEN',
+        );
+        expect(taken).to.include({ locationCode: code });
+        const before = (await body<LocationJson[]>(request('/api/locations'))).length;
+        for (const [bad, field] of [
+          [{ code: 'Upper Case', name: 'x' }, 'code'],
+          [{ code: 'a'.repeat(51), name: 'x' }, 'code'],
+          [{ code: unique('ok'), name: '   ' }, 'name'],
+          [{ code: unique('ok'), name: 'x', priority: 1.5 }, 'priority'],
+          [{ code: unique('ok'), name: 'x', colour: 'red' }, 'colour'],
+          [{ name: 'x' }, 'code'],
+        ] as const) {
+          const answered = await problem(await request('/api/locations', json(bad)), 400, 'VALIDATION_FAILED');
+          expect(answered.errors, JSON.stringify(bad)).to.have.property(field);
+        }
+        expect(await body<LocationJson[]>(request('/api/locations'))).to.have.length(before);
+      });
+
+      it('deletes an empty location (204), but never the default one nor one that keeps stock', async () => {
+        const { id, place } = await stocked(0, 3);
+        expect(
+          await problem(await request(`/api/locations/${place.id}`, { method: 'DELETE' }), 409, 'LOCATION_NOT_EMPTY'),
+        ).to.include({ locationId: place.id });
+        expect(
+          await problem(await request(`/api/locations/${DEFAULT}`, { method: 'DELETE' }), 409, 'DEFAULT_LOCATION'),
+        ).to.include({ locationId: DEFAULT });
+        expect((await adjust(id, -3, place.id)).status).to.equal(200);
+        expect((await request(`/api/locations/${place.id}`, { method: 'DELETE' })).status).to.equal(204);
+        const gone = await request(`/api/locations/${place.id}`, { method: 'DELETE' });
+        expect(await problem(gone, 404, 'LOCATION_NOT_FOUND')).to.include({ locationId: place.id });
+        await problem(await request(`/api/locations/${place.id}`), 404, 'LOCATION_NOT_FOUND');
+        expect((await body<LocationJson[]>(request('/api/locations'))).map((l) => l.id)).not.to.include(place.id);
+      });
+
+      it('answers 400 for a location id that is not one', async () => {
+        for (const id of ['abc', '0', '1.5', '2147483648'])
+          await problem(await request(`/api/locations/${id}`, { method: 'DELETE' }), 400, 'VALIDATION_FAILED');
+      });
+    });
+
+    describe('stock levels and adjustments at a location', () => {
+      it("shows the product's stock at each location, summing to its totals", async () => {
+        const { id, place } = await stocked(10, 20);
+        expect(await levels(id)).to.deep.equal([
+          { locationId: DEFAULT, locationCode: 'default', onHand: 10, reserved: 0, available: 10, incoming: 0 },
+          { locationId: place.id, locationCode: place.code, onHand: 20, reserved: 0, available: 20, incoming: 0 },
+        ]);
+        expect(await read(id)).to.include({ quantityInStock: 30, reservedQuantity: 0, availableQuantity: 30 });
+        await problem(await request('/api/products/2147483647/stock-levels'), 404, 'PRODUCT_NOT_FOUND');
+        await problem(await request('/api/products/abc/stock-levels'), 400, 'VALIDATION_FAILED');
+      });
+
+      it('adjusts at the location named, never below what is there, and 404s an unknown one', async () => {
+        const { id, place } = await stocked(10, 2);
+        const short = await problem(await adjust(id, -3, place.id), 409, 'INSUFFICIENT_STOCK');
+        expect(short).to.include({ available: 2 });
+        const unknown = await problem(await adjust(id, 1, 2_000_000_000), 404, 'LOCATION_NOT_FOUND');
+        expect(unknown).to.include({ locationId: 2_000_000_000 });
+        await problem(await adjust(id, 1, 0), 400, 'VALIDATION_FAILED');
+        expect(await at(id, DEFAULT, place.id)).to.deep.equal([
+          [10, 0, 0],
+          [2, 0, 0],
+        ]);
+        const ledger = await body<{ kind: string; locationId: number; quantityDelta: number }[]>(
+          request(`/api/products/${id}/stock-movements`),
+        );
+        expect(ledger.map(({ kind, locationId, quantityDelta }) => [kind, locationId, quantityDelta])).to.deep.equal([
+          ['created', DEFAULT, 10],
+          ['adjusted', place.id, 2],
+        ]);
+      });
+
+      it('refuses a PUT that changes quantityInStock once stock is elsewhere (409), and takes one that does not', async () => {
+        const { id } = await stocked(10, 5);
+        const refused = await request(
+          `/api/products/${id}`,
+          json({ name: 'Lamp', price: 1, quantityInStock: 12 }, { method: 'PUT' }),
+        );
+        expect(await problem(refused, 409, 'STOCK_AT_SEVERAL_LOCATIONS')).to.include({
+          productId: id,
+          adjustments: `/api/products/${id}/stock-adjustments`,
+        });
+        const renamed = await request(
+          `/api/products/${id}`,
+          json({ name: 'Lamp', price: 1, quantityInStock: 15 }, { method: 'PUT' }),
+        );
+        expect(renamed.status).to.equal(200);
+        expect(await renamed.json()).to.include({ name: 'Lamp', quantityInStock: 15 });
+      });
+    });
+
+    describe('split holds', () => {
+      it('spreads a line over the locations by priority, and commit takes the units from exactly those', async () => {
+        const { id, place } = await stocked(10, 20);
+        const response = await reserve([{ productId: id, quantity: 25 }]);
+        expect(response.status, await response.clone().text()).to.equal(201);
+        const held = (await response.json()) as ReservationJson;
+        expect(held.lines).to.deep.equal([
+          {
+            productId: id,
+            quantity: 25,
+            allocations: [
+              { locationId: DEFAULT, quantity: 10 },
+              { locationId: place.id, quantity: 15 },
+            ],
+            backorderedQuantity: 0,
+          },
+        ]);
+        expect(held.backorderedQuantity).to.equal(0);
+        expect(await at(id, DEFAULT, place.id)).to.deep.equal([
+          [10, 10, 0],
+          [20, 15, 0],
+        ]);
+        expect(await body(request(`/api/reservations/${held.id}`))).to.deep.equal(held);
+        expect(await body(settle(held.id, 'commit'))).to.include({ status: 'committed' });
+        expect(await at(id, DEFAULT, place.id)).to.deep.equal([
+          [0, 0, 0],
+          [5, 0, 0],
+        ]);
+        expect(await read(id)).to.include({ quantityInStock: 5, reservedQuantity: 0, availableQuantity: 5 });
+      });
+
+      it('holds a line that names a location there only, and release gives the units back there', async () => {
+        const { id, place } = await stocked(10, 4);
+        const short = await problem(
+          await reserve([{ productId: id, quantity: 5, locationId: place.id }]),
+          409,
+          'INSUFFICIENT_STOCK',
+        );
+        expect(short.shortages).to.deep.equal([{ productId: id, requested: 5, available: 4 }]);
+        const held = await body<ReservationJson>(reserve([{ productId: id, quantity: 3, locationId: place.id }]));
+        expect(held.lines[0]).to.deep.include({
+          locationId: place.id,
+          allocations: [{ locationId: place.id, quantity: 3 }],
+        });
+        expect(await at(id, DEFAULT, place.id)).to.deep.equal([
+          [10, 0, 0],
+          [4, 3, 0],
+        ]);
+        expect(await body(settle(held.id, 'release'))).to.include({ status: 'released' });
+        expect(await at(id, DEFAULT, place.id)).to.deep.equal([
+          [10, 0, 0],
+          [4, 0, 0],
+        ]);
+        const unknown = await reserve([{ productId: id, quantity: 1, locationId: 2_000_000_000 }]);
+        expect(await problem(unknown, 404, 'LOCATION_NOT_FOUND')).to.include({ locationId: 2_000_000_000 });
+        expect((await read(id)).reservedQuantity).to.equal(0);
+      });
+    });
+
+    describe('transfers', () => {
+      it('sends (201), answers a repeated reference with the first (200), and receives at the destination', async () => {
+        const { id, place } = await stocked(0, 10);
+        const reference = unique('transfer');
+        const sent = await transfer({
+          productId: id,
+          fromLocationId: place.id,
+          toLocationId: DEFAULT,
+          quantity: 4,
+          reference,
+        });
+        expect(sent.status, await sent.clone().text()).to.equal(201);
+        const first = (await sent.json()) as TransferJson;
+        expect(first).to.include({
+          status: 'in-transit',
+          reference,
+          quantity: 4,
+          fromLocationId: place.id,
+          toLocationId: DEFAULT,
+        });
+        expect(sent.headers.get('location')).to.equal(`/api/stock-transfers/${first.id}`);
+        expect(await at(id, place.id, DEFAULT)).to.deep.equal([
+          [6, 0, 0],
+          [0, 0, 4],
+        ]);
+        const again = await transfer({
+          productId: id,
+          fromLocationId: place.id,
+          toLocationId: DEFAULT,
+          quantity: 1,
+          reference,
+        });
+        expect(again.status).to.equal(200);
+        expect(await again.json()).to.deep.equal(first);
+        expect(await body(request(`/api/stock-transfers/${first.id}`))).to.deep.equal(first);
+
+        const received = await body<TransferJson>(
+          request(`/api/stock-transfers/${first.id}/receive`, { method: 'POST' }),
+        );
+        expect(received).to.include({ id: first.id, status: 'received' });
+        expect(await at(id, place.id, DEFAULT)).to.deep.equal([
+          [6, 0, 0],
+          [4, 0, 0],
+        ]);
+        expect(await body(request(`/api/stock-transfers/${first.id}/receive`, { method: 'POST' }))).to.include({
+          status: 'received',
+        });
+        const late = await request(`/api/stock-transfers/${first.id}/cancel`, { method: 'POST' });
+        expect(await problem(late, 409, 'TRANSFER_NOT_IN_TRANSIT')).to.include({ transferStatus: 'received' });
+        const ledger = await body<{ kind: string; locationId: number; transferId?: string }[]>(
+          request(`/api/products/${id}/stock-movements`),
+        );
+        expect(ledger.filter((m) => m.transferId === first.id).map((m) => [m.kind, m.locationId])).to.deep.equal([
+          ['transfer-sent', place.id],
+          ['transfer-received', DEFAULT],
+        ]);
+      });
+
+      it('cancels back to the source, and refuses a short one (409) and unknown ids (404, 400)', async () => {
+        const { id, place } = await stocked(5, 0);
+        const short = await transfer({ productId: id, fromLocationId: DEFAULT, toLocationId: place.id, quantity: 6 });
+        expect(await problem(short, 409, 'INSUFFICIENT_STOCK')).to.include({ available: 5 });
+        const sent = await body<TransferJson>(
+          transfer({ productId: id, fromLocationId: DEFAULT, toLocationId: place.id, quantity: 5 }),
+        );
+        expect(await read(id)).to.include({ quantityInStock: 0, availableQuantity: 0, stockState: 'out' });
+        expect(await body(request(`/api/stock-transfers/${sent.id}/cancel`, { method: 'POST' }))).to.include({
+          status: 'cancelled',
+        });
+        expect(await at(id, DEFAULT, place.id)).to.deep.equal([
+          [5, 0, 0],
+          [0, 0, 0],
+        ]);
+        await problem(
+          await request(`/api/stock-transfers/${sent.id}/receive`, { method: 'POST' }),
+          409,
+          'TRANSFER_NOT_IN_TRANSIT',
+        );
+        await problem(await request(`/api/stock-transfers/${randomUUID()}`), 404, 'TRANSFER_NOT_FOUND');
+        await problem(await request('/api/stock-transfers/abc/receive', { method: 'POST' }), 400, 'VALIDATION_FAILED');
+        const toNowhere = await transfer({
+          productId: id,
+          fromLocationId: DEFAULT,
+          toLocationId: 2_000_000_000,
+          quantity: 1,
+        });
+        await problem(toNowhere, 404, 'LOCATION_NOT_FOUND');
+        const same = await transfer({ productId: id, fromLocationId: DEFAULT, toLocationId: DEFAULT, quantity: 1 });
+        expect((await problem(same, 400, 'VALIDATION_FAILED')).errors).to.have.property('toLocationId');
+        expect((await read(id)).quantityInStock).to.equal(5);
+      });
+    });
+
+    describe('backorders', () => {
+      it('holds beyond stock within the limit, refuses its commit until stock arrives, then commits', async () => {
+        const { id } = await product({ quantityInStock: 2, backorderLimit: 5 });
+        await problem(await reserve([{ productId: id, quantity: 3 }]), 409, 'INSUFFICIENT_STOCK');
+        await problem(
+          await reserve([{ productId: id, quantity: 8 }], { allowBackorder: true }),
+          409,
+          'INSUFFICIENT_STOCK',
+        );
+        const response = await reserve([{ productId: id, quantity: 4 }], { allowBackorder: true });
+        expect(response.status, await response.clone().text()).to.equal(201);
+        const held = (await response.json()) as ReservationJson;
+        expect(held.lines).to.deep.equal([
+          { productId: id, quantity: 4, allocations: [{ locationId: DEFAULT, quantity: 2 }], backorderedQuantity: 2 },
+        ]);
+        expect(held.backorderedQuantity).to.equal(2);
+        expect(await read(id)).to.include({
+          reservedQuantity: 2,
+          backorderedQuantity: 2,
+          availableQuantity: -2,
+          stockState: 'out',
+        });
+
+        const refused = await problem(await settle(held.id, 'commit'), 409, 'BACKORDER_NOT_FILLED');
+        expect(refused).to.include({ productId: id, backorderedQuantity: 2 });
+        expect(await body(request(`/api/reservations/${held.id}`))).to.include({ status: 'held' });
+
+        expect(await body(adjust(id, 3))).to.include({
+          quantityInStock: 5,
+          reservedQuantity: 4,
+          backorderedQuantity: 0,
+          availableQuantity: 1,
+        });
+        const filled = await body<ReservationJson>(request(`/api/reservations/${held.id}`));
+        expect(filled.backorderedQuantity).to.equal(0);
+        expect(filled.lines[0]!.allocations).to.deep.equal([{ locationId: DEFAULT, quantity: 4 }]);
+        expect(await body(settle(held.id, 'commit'))).to.include({ status: 'committed' });
+        expect(await read(id)).to.include({ quantityInStock: 1, reservedQuantity: 0, backorderedQuantity: 0 });
+        const kinds = (await body<{ kind: string }[]>(request(`/api/products/${id}/stock-movements`))).map(
+          (m) => m.kind,
+        );
+        expect(kinds).to.deep.equal(['created', 'reserved', 'adjusted', 'backorder-filled', 'committed']);
+      });
+
+      it('keeps the settings a PUT leaves out, and takes those it gives', async () => {
+        const { id } = await product({ quantityInStock: 1, backorderLimit: 3, lowStockThreshold: 2 });
+        const put = (fields: Record<string, unknown>) =>
+          body<ProductJson>(
+            request(
+              `/api/products/${id}`,
+              json({ name: 'Lamp', price: 1, quantityInStock: 1, ...fields }, { method: 'PUT' }),
+            ),
+          );
+        expect(await put({})).to.include({ backorderLimit: 3, lowStockThreshold: 2, stockState: 'low' });
+        expect(await put({ backorderLimit: 0, lowStockThreshold: null })).to.include({
+          backorderLimit: 0,
+          lowStockThreshold: 2,
+        });
+        const bad = await request(
+          `/api/products/${id}`,
+          json({ name: 'Lamp', price: 1, backorderLimit: -1 }, { method: 'PUT' }),
+        );
+        expect((await problem(bad, 400, 'VALIDATION_FAILED')).errors).to.have.property('backorderLimit');
+      });
+    });
+
+    describe('stock states', () => {
+      it('lists the products in a state, streamed or paged, and refuses a state it does not know', async () => {
+        const low = await product({ quantityInStock: 3, lowStockThreshold: 5 });
+        const out = await product({ quantityInStock: 0 });
+        const fine = await product({ quantityInStock: 9, lowStockThreshold: 5 });
+        expect([low.stockState, out.stockState, fine.stockState]).to.deep.equal(['low', 'out', 'in']);
+        const ids = async (query: string) =>
+          (await body<ProductJson[]>(request(`/api/products?${query}`))).map((p) => p.id);
+        for (const query of ['stockState=low', 'stockState=low&limit=1000']) {
+          const listed = await ids(query);
+          expect(listed, query).to.include(low.id).and.not.include(out.id).and.not.include(fine.id);
+        }
+        expect(await ids('stockState=out'))
+          .to.include(out.id)
+          .and.not.include(low.id);
+        expect(await ids('stockState=in&after=0'))
+          .to.include(fine.id)
+          .and.not.include(low.id);
+        expect(
+          (await problem(await request('/api/products?stockState=empty'), 400, 'VALIDATION_FAILED')).errors,
+        ).to.have.property('stockState');
+        expect(
+          (await problem(await request(`/api/products?ids=${low.id}&stockState=low`), 400, 'VALIDATION_FAILED')).errors,
+        ).to.have.property('ids');
+      });
+    });
+
+    it('lets a client that knows nothing of locations work as before, at the default location', async () => {
+      const { id } = await product({ quantityInStock: 4 });
+      expect(await body(adjust(id, 2))).to.include({ quantityInStock: 6 });
+      const held = await body<ReservationJson>(reserve([{ productId: id, quantity: 5 }]));
+      expect(await body(settle(held.id, 'commit'))).to.include({ status: 'committed' });
+      expect(await read(id)).to.include({ quantityInStock: 1, reservedQuantity: 0, availableQuantity: 1 });
+      expect(await levels(id)).to.deep.equal([
+        { locationId: DEFAULT, locationCode: 'default', onHand: 1, reserved: 0, available: 1, incoming: 0 },
+      ]);
+    });
+  });
+}
