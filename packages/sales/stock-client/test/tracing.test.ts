@@ -5,7 +5,7 @@ import { capturingLogger, type OtlpReceiver, type ReceivedSpan, startOtlpReceive
 import { expect } from 'chai';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HttpProductCatalog } from '../src';
+import { ClientCredentials, HttpProductCatalog } from '../src';
 
 const KIND = { server: 2, client: 3 } as const;
 const OTEL_VARIABLES = ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_BSP_SCHEDULE_DELAY'];
@@ -35,6 +35,30 @@ async function stockLike(failures = 0) {
     url: `http://127.0.0.1:${port}`,
     port,
     received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** An issuer on the house's Koa platform, on loopback: discovery, and a token endpoint giving every client a token. */
+async function identityLike() {
+  const http = createHttpApp({ logger: capturingLogger('identity-like', []), toProblem: problemsFor<never>({}) });
+  const router = new Router();
+  router.get('/.well-known/openid-configuration', (ctx) => {
+    ctx.body = { issuer: url, token_endpoint: `${url}/token` };
+  });
+  router.post('/token', (ctx) => {
+    ctx.body = { access_token: 'a-token', token_type: 'Bearer', expires_in: 300 };
+  });
+  http.route(router);
+  const server: Server = http.app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -124,6 +148,33 @@ describe('HttpProductCatalog, traced (ADR 0021)', () => {
       for (const client of clients) expect(client).to.include({ traceId: order.traceId, parentSpanId: order.spanId });
       const served = spans.filter((span) => span.name === 'GET /api/products');
       expect(served.map((span) => span.parentSpanId)).to.have.members(clients.map((span) => span.spanId));
+    });
+
+    it("makes the token sales fetches first (discovery, then the token endpoint) client spans of the order's trace too", async () => {
+      const identity = await identityLike();
+      try {
+        stock = await stockLike();
+        const credentials = new ClientCredentials({
+          issuer: identity.url,
+          clientId: 'sales',
+          clientSecret: 'sales-secret',
+          resource: 'urn:commerce:stock',
+          scope: 'stock:read',
+        });
+        catalog = new HttpProductCatalog({ stockUrl: stock.url, credentials, resilience: fast });
+        const { order, spans } = await orderReadingTheCatalogue();
+
+        const clients = spans.filter((span) => span.kind === KIND.client);
+        expect(clients.map((span) => span.name)).to.deep.equal(['GET', 'POST', 'GET']);
+        for (const client of clients) expect(client).to.include({ traceId: order.traceId, parentSpanId: order.spanId });
+        const parentOf = (name: string) => spans.find((span) => span.name === name)?.parentSpanId;
+        expect(parentOf('GET /.well-known/openid-configuration')).to.equal(clients[0]!.spanId);
+        expect(parentOf('POST /token')).to.equal(clients[1]!.spanId);
+        expect(parentOf('GET /api/products')).to.equal(clients[2]!.spanId);
+        expect(stock.received[0]!.authorization).to.equal('Bearer a-token');
+      } finally {
+        await identity.close();
+      }
     });
 
     it('opens no span and sends no trace context for a read made outside any trace', async () => {
