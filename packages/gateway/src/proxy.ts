@@ -1,14 +1,6 @@
 import { requestIdOf } from '@platform/koa';
 import { displayUrl } from '@platform/runtime';
-import {
-  failSpan,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  startSpan,
-  traceCarrier,
-  tracingIsOn,
-} from '@platform/telemetry';
+import { abandonHttpClientSpan, endHttpClientSpan, startHttpClientSpan } from '@platform/telemetry';
 import type { Context, Middleware } from 'koa';
 import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -194,13 +186,15 @@ export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes, publicUrl
     const tried = new Set<Instance>();
     for (let instance = route.upstream.pick(tried); instance; instance = route.upstream.pick(tried)) {
       tried.add(instance);
-      const attempt = tracingIsOn() ? clientSpan(ctx.method, instance.url) : undefined;
+      // One client span per attempt at an instance, a child of the gateway's server span; its traceparent replaces
+      // whatever the client sent, so the instance's span is its child.
+      const attempt = startHttpClientSpan(ctx.method, instance.url);
       try {
         const request: Dispatcher.RequestOptions = {
           origin: instance.url,
           path: ctx.url,
           method: ctx.method as Dispatcher.HttpMethod,
-          headers: attempt ? { ...headers, ...traceCarrier(attempt.context) } : headers,
+          headers: attempt ? { ...headers, ...attempt.headers } : headers,
           // Read from the client only as undici writes it upstream: pulled chunk by chunk, never buffered whole.
           body: body ? Readable.from(body.chunks(), { objectMode: false }) : null,
           headersTimeout: timeoutMs,
@@ -231,13 +225,10 @@ export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes, publicUrl
         }
         ctx.status = answer.statusCode;
         ctx.body = answered;
-        if (attempt) endClientSpan(attempt.span, answer.statusCode);
+        if (attempt) endHttpClientSpan(attempt.span, answer.statusCode);
         return;
       } catch (error) {
-        if (attempt) {
-          failSpan(attempt.span, error);
-          attempt.span.end();
-        }
+        if (attempt) abandonHttpClientSpan(attempt.span, error);
         if (error instanceof BodyTooLargeError) throw error;
         if (abandoned.gone) {
           // Nobody is left to answer: logged as nginx logs it, not as the gateway's error.
@@ -268,24 +259,6 @@ export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes, publicUrl
       `No instance of the ${route.upstream.name} service can be reached or gave an answer.`,
     );
   };
-}
-
-/**
- * The span of one attempt at an instance, a child of the gateway's server span; its context goes upstream as
- * `traceparent` (and `tracestate`), replacing whatever the client sent, so the instance's span is its child.
- */
-function clientSpan(method: string, origin: string) {
-  const { hostname, port } = new URL(origin);
-  return startSpan(method, {
-    kind: SpanKind.CLIENT,
-    attributes: { 'http.request.method': method, 'server.address': hostname, 'server.port': Number(port) },
-  });
-}
-
-function endClientSpan(span: Span, status: number): void {
-  span.setAttribute('http.response.status_code', status);
-  if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-  span.end();
 }
 
 /** nginx's status for a request whose client went away before the answer: in the access log and metrics only. */

@@ -44,7 +44,7 @@ describe('tracing across the system (start:system with OTEL_EXPORTER_OTLP_ENDPOI
     rmSync(data, { recursive: true, force: true });
   });
 
-  it("holds an order placed through the gateway in one trace: the gateway's spans, sales', the relay's publish, stock's consume and sales' consume of the confirmation, each under its parent", async () => {
+  it("holds an order placed through the gateway in one trace: the gateway's spans, sales', its read of stock's catalogue, the relay's publish, stock's consume and sales' consume of the confirmation, each under its parent", async () => {
     const ports = {
       GATEWAY_PORT: await freePort(),
       STOCK_PORT: await freePort(),
@@ -137,6 +137,19 @@ describe('tracing across the system (start:system with OTEL_EXPORTER_OTLP_ENDPOI
         for (let at = byId.get(span.parentSpanId); at; at = byId.get(at.parentSpanId)) found.push(at);
         return found;
       };
+      // Sales' read of stock's catalogue is a client span of its request, and stock's span for the read is its child.
+      const catalogueRead = only(
+        trace,
+        "stock's server span for sales' catalogue read",
+        (s) => s.service === 'stock-service' && s.kind === KIND.server && s.name === 'GET /api/products',
+      );
+      const catalogueClient = byId.get(catalogueRead.parentSpanId);
+      expect(catalogueClient, "the catalogue read's parent").to.include({
+        service: 'sales-service',
+        kind: KIND.client,
+        name: 'GET',
+      });
+      expect(ancestors(catalogueClient!)).to.include(salesServer);
       expect(ancestors(placedWrite)).to.include(salesServer);
       expect(ancestors(confirmedWrite)).to.include(stockConsume);
       // Statements are spans too, in the trace of the work that ran them.

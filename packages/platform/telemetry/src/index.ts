@@ -1,2 +1,3 @@
 export * from './start-tracing';
 export * from './tracing';
+export * from './http-client-span';

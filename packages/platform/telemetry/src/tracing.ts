@@ -93,6 +93,14 @@ export function withContext<T>(ctx: Context | undefined, work: () => T): T {
   return ctx ? context.with(ctx, work) : work();
 }
 
+/**
+ * Runs `work` outside any trace: work a request sets going but does not wait for (a background refresh) is not part of
+ * the request's trace, nor of whichever request happens to wait for it next. With tracing off, `work()`.
+ */
+export function outsideTrace<T>(work: () => T): T {
+  return on ? context.with(ROOT_CONTEXT, work) : work();
+}
+
 /** Marks a span as failed by `error`. */
 export function failSpan(span: Span, error: unknown): void {
   settle(span, error);

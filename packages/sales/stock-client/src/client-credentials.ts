@@ -1,4 +1,5 @@
 import { issuerEndpoint, issuerOrigins, UnavailableError } from '@platform/kernel';
+import { abandonHttpClientSpan, endHttpClientSpan, startHttpClientSpan } from '@platform/telemetry';
 import { request } from 'undici';
 
 export interface ClientCredentialsOptions {
@@ -103,17 +104,22 @@ export class ClientCredentials {
     init: { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string },
   ): Promise<unknown> {
     const timeoutMs = this.options.timeoutMs ?? 2_000;
+    // Inside a trace (the request that first needs a token), a client span of it whose traceparent goes along.
+    const attempt = startHttpClientSpan(init.method, url);
     let response;
     try {
       response = await request(url, {
         ...init,
+        headers: { ...init.headers, ...attempt?.headers },
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
+      if (attempt) abandonHttpClientSpan(attempt.span, error);
       throw this.unavailable(`${url} could not be reached (${(error as Error).message})`, error);
     }
+    if (attempt) endHttpClientSpan(attempt.span, response.statusCode);
     const text = await response.body.text();
     if (response.statusCode !== 200)
       throw this.unavailable(`${url} answered ${response.statusCode}: ${text.slice(0, 200)}`);

@@ -1,5 +1,12 @@
 import { UnavailableError } from '@platform/kernel';
 import {
+  abandonHttpClientSpan,
+  activeContext,
+  type Context,
+  endHttpClientSpan,
+  startHttpClientSpan,
+} from '@platform/telemetry';
+import {
   BrokenCircuitError,
   BulkheadRejectedError,
   bulkhead,
@@ -96,6 +103,7 @@ export interface JsonResponse {
  */
 export class ResilientJsonClient {
   private readonly pool: Pool;
+  private readonly origin: URL;
   private readonly prefix: string;
   readonly breaker: CircuitBreakerPolicy;
   private readonly reads;
@@ -108,6 +116,7 @@ export class ResilientJsonClient {
     private readonly options: ResilienceOptions = DEFAULT_RESILIENCE,
   ) {
     const url = new URL(baseUrl);
+    this.origin = new URL(url.origin);
     this.prefix = url.pathname.replace(/\/+$/, '');
     this.pool = new Pool(url.origin, {
       connections: options.connections,
@@ -141,24 +150,47 @@ export class ResilientJsonClient {
    * retried.
    */
   async get(path: string, headers: Record<string, string> = {}): Promise<JsonResponse> {
+    // Where the call began: its attempts may start elsewhere (the bulkhead starts a queued call from another's end).
+    const caller = activeContext();
     try {
-      return await this.reads.execute(async ({ signal }) => {
-        const response = await this.pool.request({
-          method: 'GET',
-          path: this.prefix + path,
-          signal,
-          headers: { accept: 'application/json', ...headers },
-        });
-        const text = await response.body.text(); // inside the policy: a stalled body counts as a failed attempt
-        if (response.statusCode >= 500) throw new UpstreamError(`${this.service} answered ${response.statusCode}`);
-        try {
-          return { status: response.statusCode, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
-        } catch {
-          throw new UpstreamError(`${this.service} answered ${response.statusCode} with a body that is not JSON`);
-        }
-      });
+      return await this.reads.execute(({ signal }) => this.attemptGet(path, headers, signal, caller));
     } catch (error) {
       throw this.unavailable(error);
+    }
+  }
+
+  /**
+   * One attempt, as a client span of the caller's trace when tracing is on (ADR 0021): its `traceparent` goes along,
+   * so the service's span for the request is the attempt's child, and each retry is a span of its own.
+   */
+  private async attemptGet(
+    path: string,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+    caller: Context | undefined,
+  ): Promise<JsonResponse> {
+    const attempt = caller && startHttpClientSpan('GET', this.origin, caller);
+    let text: string;
+    let status: number;
+    try {
+      const response = await this.pool.request({
+        method: 'GET',
+        path: this.prefix + path,
+        signal,
+        headers: { accept: 'application/json', ...headers, ...attempt?.headers },
+      });
+      status = response.statusCode;
+      text = await response.body.text(); // inside the policy: a stalled body counts as a failed attempt
+    } catch (error) {
+      if (attempt) abandonHttpClientSpan(attempt.span, error);
+      throw error;
+    }
+    if (attempt) endHttpClientSpan(attempt.span, status);
+    if (status >= 500) throw new UpstreamError(`${this.service} answered ${status}`);
+    try {
+      return { status, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
+    } catch {
+      throw new UpstreamError(`${this.service} answered ${status} with a body that is not JSON`);
     }
   }
 

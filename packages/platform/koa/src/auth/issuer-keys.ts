@@ -1,5 +1,7 @@
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import { outsideTrace } from '@platform/telemetry';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { tracedGet } from './traced-fetch';
 
 export interface IssuerKeysOptions {
   /** The issuer's jwks_uri, from its discovery document. */
@@ -77,7 +79,8 @@ export class IssuerKeys {
   /**
    * Has the set fetched again, in the background, once it is older than its
    * maximum age (and the cooldown has passed): asked on every verification,
-   * those answered from memory too, so that a withdrawn key is noticed.
+   * those answered from memory too, so that a withdrawn key is noticed. The request that happens to ask does not wait
+   * for that fetch, so it is no part of the request's trace.
    */
   keepFresh(): void {
     if (
@@ -85,7 +88,7 @@ export class IssuerKeys {
       Date.now() - this.keys.fetchedAt >= this.options.maxAgeMs &&
       Date.now() - this.lastAttemptAt >= this.options.cooldownMs
     )
-      void this.fetchSoon();
+      void outsideTrace(() => this.fetchSoon());
   }
 
   private async firstKeys(): Promise<NonNullable<IssuerKeys['keys']>> {
@@ -116,7 +119,7 @@ export class IssuerKeys {
   private async fetch(): Promise<void> {
     this.lastAttemptAt = Date.now();
     try {
-      const response = await fetch(this.options.jwksUri, {
+      const response = await tracedGet(this.options.jwksUri, {
         signal: AbortSignal.timeout(this.options.timeoutMs),
         redirect: 'manual',
         headers: { accept: 'application/jwk-set+json, application/json' },

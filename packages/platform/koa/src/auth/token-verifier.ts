@@ -4,6 +4,7 @@ import type { Logger } from '../logger';
 import { InvalidTokenError } from './invalid-token-error';
 import { IssuerKeys, type KeySetFetch, KeySetUnavailableError } from './issuer-keys';
 import type { Principal } from './principal';
+import { tracedGet } from './traced-fetch';
 import { VerifiedTokens } from './verified-tokens';
 
 export interface TokenVerifierOptions {
@@ -170,7 +171,11 @@ interface IssuerMetadata {
 async function fetchMetadata(issuer: string, discoveryUrl: string, timeoutMs: number): Promise<IssuerMetadata> {
   try {
     const headers = { accept: 'application/json' };
-    const response = await fetch(discoveryUrl, { signal: AbortSignal.timeout(timeoutMs), redirect: 'manual', headers });
+    const response = await tracedGet(discoveryUrl, {
+      signal: AbortSignal.timeout(timeoutMs),
+      redirect: 'manual',
+      headers,
+    });
     if (response.status !== 200) throw new Error(`${discoveryUrl} answered ${response.status}`);
     return (await response.json()) as IssuerMetadata;
   } catch (error) {
