@@ -172,6 +172,14 @@ export function eventTypesConsumedBy(service: string): EventType[] {
   return EVENT_TYPES.filter((type) => (EVENTS[type].consumers as readonly string[]).includes(service));
 }
 
+/**
+ * Whether a service of ours consumes `type`, so the broker must route it to a queue: an event only outside listeners
+ * take (webhooks, a merchant's tools) may find none.
+ */
+export function isConsumedByAService(type: string): boolean {
+  return isEventType(type) && EVENTS[type].consumers.length > 0;
+}
+
 export function isEventType(type: string): type is EventType {
   return Object.hasOwn(EVENTS, type);
 }

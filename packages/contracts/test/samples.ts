@@ -87,6 +87,8 @@ export function refusedSamples(type: EventType): Sample[] {
     for (const [what, value] of BAD_VALUES) {
       // A rejection for a cancelled order names no shortages: [] is valid there.
       if (type === 'stock.reservation.rejected' && field === 'shortages' && Array.isArray(value)) continue;
+      // Another integer may be valid where the field is a number: the bounds are tried below.
+      if (typeof data[field] === 'number' && typeof value === 'number') continue;
       samples.push({ label: `${field} as ${what}`, message: envelope(type, { ...data, [field]: value }) });
     }
   }
@@ -118,6 +120,13 @@ export function refusedSamples(type: EventType): Sample[] {
         label: 'a shortage with an unknown property',
         message: shortages([{ productId: 1, requested: 2, available: 1, sku: 'x' }]),
       },
+    );
+  }
+  if (type === 'stock.level.low' || type === 'stock.level.restored') {
+    samples.push(
+      { label: 'a threshold of 0', message: envelope(type, { ...data, threshold: 0 }) },
+      { label: 'a fractional available', message: envelope(type, { ...data, available: 1.5 }) },
+      { label: 'a product id of 0', message: envelope(type, { ...data, productId: 0 }) },
     );
   }
   if (type === 'stock.reservation.confirmed.v2') {

@@ -28,8 +28,13 @@ export class UnroutableEventError extends Error {
  * Publishes events to the topic exchange with publisher confirms: `publish`
  * resolves once the broker has taken responsibility for the message (written
  * it to every queue it routes to), and rejects when it refused it, lost the
- * connection first, or had no queue for it. Messages are persistent and
- * mandatory, so an event nobody is bound to yet is returned instead of dropped.
+ * connection first, or had no queue for it. Messages are persistent, and
+ * mandatory where `mustBeRouted` says so: an event another service consumes,
+ * published before that service bound its queue, is returned (and retried from
+ * the outbox) instead of dropped. An event no service consumes (one only
+ * outside listeners take, such as a low-stock alert) is not mandatory: with
+ * nobody bound it is dropped by the broker, as a topic exchange does, instead
+ * of waiting in the outbox for ever.
  */
 export class EventPublisher {
   private readonly publisher: Publisher;
@@ -40,7 +45,10 @@ export class EventPublisher {
    */
   private readonly returned = new Set<string>();
 
-  constructor(broker: Broker) {
+  constructor(
+    broker: Broker,
+    private readonly mustBeRouted: (type: string) => boolean = () => true,
+  ) {
     this.publisher = broker.connection.createPublisher({
       confirm: true,
       exchanges: [{ exchange: EVENTS_EXCHANGE, type: 'topic', durable: true }],
@@ -61,7 +69,7 @@ export class EventPublisher {
         messageId: id,
         type,
         durable: true,
-        mandatory: true,
+        mandatory: this.mustBeRouted(type),
         contentType: 'application/json',
       },
       Buffer.from(payload, 'utf8'),

@@ -25,6 +25,8 @@ export interface ServiceMessagingOptions<E extends ConsumableEvent> {
   readonly logger: MessagingLogger;
   /** The service's Prometheus registry, for the messaging metrics. */
   readonly registry?: Registry;
+  /** Whether an event of `type` must reach a queue (EventPublisher); every one must when absent. */
+  readonly mustBeRouted?: (type: string) => boolean;
 }
 
 /** What a composition root holds of its messaging, whatever events it consumes. */
@@ -65,7 +67,7 @@ export class ServiceMessaging<E extends ConsumableEvent = ConsumableEvent> imple
           brokerConnected: () => this.broker.isConnected,
         })
       : undefined;
-    this.publisher = new EventPublisher(this.broker);
+    this.publisher = new EventPublisher(this.broker, options.mustBeRouted);
   }
 
   /** Whether the broker answers right now (readiness reports it). */
@@ -136,6 +138,10 @@ export interface EventHandler<E extends ConsumableEvent> {
   readonly consumes: readonly string[];
   decode(body: unknown): Decoded<E>;
   handle(event: E): Promise<string>;
+  /**
+   * Whether an event this service publishes must reach a queue (see EventPublisher); every one must when absent.
+   */
+  mustBeRouted?(type: string): boolean;
 }
 
 /** A service's messaging from its settings and its handler; undefined when AMQP_URL is not set. */
@@ -163,5 +169,6 @@ export function messagingFor<E extends ConsumableEvent>(
     relay: { pollMs: settings.outboxPollMs },
     logger,
     registry,
+    ...(handler.mustBeRouted && { mustBeRouted: (type: string) => handler.mustBeRouted!(type) }),
   });
 }

@@ -102,6 +102,22 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     await probe.close();
   });
 
+  it('publishes an event no service must receive even while no queue is bound to it, so it never waits in the outbox', async () => {
+    const outbox = memoryOutbox();
+    const alert = envelope('test.unbound-alert');
+    await outbox.write(alert);
+    const publisher = new EventPublisher(broker, (type) => type !== 'test.unbound-alert');
+    const relay = new OutboxRelay({ store: outbox.store, publisher, logger: quietLogger });
+    expect(await relay.relayOnce()).to.equal(1);
+    expect(await outbox.store.countUnpublished(), 'a published alert leaves the outbox').to.equal(0);
+    // The same publisher still holds back what must be routed.
+    const lonely = envelope('test.unbound');
+    await expect(
+      publisher.publish({ id: lonely.id, type: lonely.type, payload: JSON.stringify(lonely) }),
+    ).to.be.rejectedWith(UnroutableEventError);
+    await publisher.close();
+  });
+
   it('keeps an event no queue is bound to in the outbox, retried with backoff, and publishes it once its consumer exists', async () => {
     const outbox = memoryOutbox();
     const lonely = envelope('test.unbound');

@@ -1,4 +1,4 @@
-import { decodeEventFor, eventTypesConsumedBy, type IntegrationEvent } from '@commerce/contracts';
+import { decodeEventFor, eventTypesConsumedBy, type IntegrationEvent, isConsumedByAService } from '@commerce/contracts';
 import type { HandleStockEvent, StockEventOutcome } from '@sales/application';
 
 /** Sales' queue, and the consumer its inbox records messages for. */
@@ -17,6 +17,7 @@ export function stockEventsHandler(handleStockEvent: HandleStockEvent, logger: E
   return {
     consumes: eventTypesConsumedBy(SALES_QUEUE),
     decode: decodeEventFor(SALES_QUEUE),
+    mustBeRouted: isConsumedByAService,
     async handle(event: IntegrationEvent): Promise<StockEventOutcome> {
       if (!event.type.startsWith('stock.reservation.')) throw new Error(`sales-service does not handle ${event.type}`);
       const handled = event as Parameters<HandleStockEvent['execute']>[0];

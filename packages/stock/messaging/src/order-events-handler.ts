@@ -1,4 +1,4 @@
-import { decodeEventFor, eventTypesConsumedBy, type IntegrationEvent } from '@commerce/contracts';
+import { decodeEventFor, eventTypesConsumedBy, type IntegrationEvent, isConsumedByAService } from '@commerce/contracts';
 import type { CommitForOrder, OrderEventOutcome, ReleaseForOrder, ReserveForOrder } from '@stock/application';
 
 /** Stock's queue, and the consumer its inbox records messages for. */
@@ -39,6 +39,7 @@ export function orderEventsHandler(
   return {
     consumes: eventTypesConsumedBy(STOCK_QUEUE),
     decode: decodeEventFor(STOCK_QUEUE),
+    mustBeRouted: isConsumedByAService,
     async handle(event: IntegrationEvent): Promise<OrderEventOutcome> {
       const outcome = await dispatch(event);
       const { orderId } = event.data as { orderId: string };
