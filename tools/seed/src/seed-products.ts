@@ -1,4 +1,4 @@
-import { Money, ProductDetails } from '@stock/domain';
+import { DEFAULT_LOCATION_ID, Money, ProductDetails } from '@stock/domain';
 import { openStockDatabase } from '@stock/persistence-mikro-orm';
 
 export interface SeedOptions {
@@ -19,6 +19,14 @@ export function seededProduct(index: number): ProductDetails {
     quantityInStock: (index * 31) % 1000,
   });
 }
+
+/**
+ * A seeded product's stock is at the default location, as ProductRepository.add puts a new one's: the product's
+ * quantity_in_stock is the sum over its levels, and a PUT or an adjustment plans from the level.
+ */
+const LEVELS_AT_DEFAULT = `insert into "stock_level" ("product_id", "location_id", "on_hand")
+  select "id", ${DEFAULT_LOCATION_ID}, "quantity_in_stock" from "product"
+  where not exists (select 1 from "stock_level" where "stock_level"."product_id" = "product"."id")`;
 
 /** Migrates, then appends `count` products with multi-row inserts; answers how long it took. */
 export async function seedProducts(
@@ -50,6 +58,7 @@ export async function seedProducts(
       done += rows.length;
       onProgress?.(done, count);
     }
+    await database.session.run(LEVELS_AT_DEFAULT, []);
   } finally {
     await database.close();
   }

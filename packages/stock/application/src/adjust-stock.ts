@@ -1,14 +1,17 @@
-import { type Clock, type OnceResult, runOnce, type UnitOfWork } from '@platform/kernel';
+import { type Clock, type OnceResult, runOnce } from '@platform/kernel';
 import {
   DEFAULT_LOCATION_ID,
   InsufficientStockError,
   LocationNotFoundError,
+  type MovementContext,
+  NEEDS_PLAN,
   planAdjustment,
   type Product,
   ProductNotFoundError,
   type StockAdjustment,
   StockLimitExceededError,
   type StockTransaction,
+  type StockUnitOfWork,
 } from '@stock/domain';
 import type { WriteOptions } from './options';
 import { productRecord } from './product-record';
@@ -16,7 +19,7 @@ import { applyPlan, DEFAULT_STOCK_CHANGE_SETTINGS, fillBackorders, type StockCha
 
 export class AdjustStock {
   constructor(
-    private readonly unitOfWork: UnitOfWork<StockTransaction>,
+    private readonly unitOfWork: StockUnitOfWork,
     private readonly clock: Clock,
     private readonly settings: StockChangeSettings = DEFAULT_STOCK_CHANGE_SETTINGS,
   ) {}
@@ -26,7 +29,10 @@ export class AdjustStock {
    * none) in one transaction, or throws InsufficientStockError /
    * StockLimitExceededError / LocationNotFoundError with nothing changed. The
    * location's stock never goes below what is held there. Stock that arrives
-   * fills backordered holds in the same transaction.
+   * fills backordered holds in the same transaction. Where the store can, an
+   * adjustment without an idempotency key that is one plain change is made in
+   * one statement first (adjustAtOnce); anything else, refusals included, is
+   * decided by the transaction.
    */
   async execute(
     id: number,
@@ -48,6 +54,23 @@ export class AdjustStock {
       return delta > 0 ? fillBackorders(tx, product, locationId, context, this.settings) : product;
     };
     if (idempotency) return runOnce(this.unitOfWork, idempotency, productRecord, adjust);
-    return { value: await this.unitOfWork.run(adjust), replayed: false };
+    const atOnce = await this.atOnce(id, locationId, delta, { at: this.clock(), reason, requestId, actor: caller });
+    return { value: atOnce ?? (await this.unitOfWork.run(adjust)), replayed: false };
+  }
+
+  /** The adjustment in one statement, when the store has it and it is one plain change; undefined otherwise. */
+  private async atOnce(
+    id: number,
+    locationId: number,
+    delta: number,
+    context: MovementContext,
+  ): Promise<Product | undefined> {
+    if (!this.unitOfWork.changesAtOnce) return undefined;
+    const { lowStockHysteresis } = this.settings;
+    const outcome = await this.unitOfWork.run(
+      async (tx) => (await tx.levels.adjustAtOnce?.(id, locationId, delta, context, lowStockHysteresis)) ?? NEEDS_PLAN,
+      { singleCall: true },
+    );
+    return outcome.status === 'changed' ? outcome.product : undefined;
   }
 }

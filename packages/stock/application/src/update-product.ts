@@ -1,12 +1,14 @@
-import type { Clock, UnitOfWork } from '@platform/kernel';
+import type { Clock } from '@platform/kernel';
 import {
   InsufficientStockError,
+  type MovementContext,
+  NEEDS_PLAN,
   planStockReplacement,
   type Product,
   type ProductDetails,
   ProductNotFoundError,
   StockAtSeveralLocationsError,
-  type StockTransaction,
+  type StockUnitOfWork,
   VersionMismatchError,
 } from '@stock/domain';
 import { applyPlan, DEFAULT_STOCK_CHANGE_SETTINGS, type StockChangeSettings } from './stock-changes';
@@ -21,7 +23,7 @@ export interface UpdateOptions {
 
 export class UpdateProduct {
   constructor(
-    private readonly unitOfWork: UnitOfWork<StockTransaction>,
+    private readonly unitOfWork: StockUnitOfWork,
     private readonly clock: Clock,
     private readonly settings: StockChangeSettings = DEFAULT_STOCK_CHANGE_SETTINGS,
   ) {}
@@ -29,13 +31,19 @@ export class UpdateProduct {
   /**
    * Replaces the details (settings it leaves out stay); a new quantityInStock
    * is set at the default location, never below what is held there, and only
-   * while the product has stock at no other location.
+   * while the product has stock at no other location. Where the store can, a
+   * PUT that is one plain change is made in one statement first
+   * (replaceAtOnce); anything else, refusals included, is decided by the
+   * transaction.
    */
   async execute(
     id: number,
     details: ProductDetails,
     { expectedVersion, requestId, caller }: UpdateOptions = {},
   ): Promise<Product> {
+    const context = { at: this.clock(), requestId, actor: caller };
+    const atOnce = await this.atOnce(id, details, expectedVersion, context);
+    if (atOnce) return atOnce;
     return this.unitOfWork.run(async (tx) => {
       const stock = await tx.levels.lock(id);
       if (!stock) throw new ProductNotFoundError(id);
@@ -55,8 +63,24 @@ export class UpdateProduct {
       if (outcome.status === 'not-found') throw new ProductNotFoundError(id);
       if (outcome.status === 'version-mismatch') throw new VersionMismatchError(id, outcome.currentVersion);
       if (!replacement) return outcome.product;
-      const context = { at: this.clock(), requestId, actor: caller };
       return applyPlan(tx, { ...stock, product: outcome.product }, [replacement], 0, context, this.settings);
     });
+  }
+
+  /** The PUT in one statement, when the store has it and it is one plain change; undefined otherwise. */
+  private async atOnce(
+    id: number,
+    details: ProductDetails,
+    expectedVersion: number | undefined,
+    context: MovementContext,
+  ): Promise<Product | undefined> {
+    if (!this.unitOfWork.changesAtOnce) return undefined;
+    const { lowStockHysteresis } = this.settings;
+    const outcome = await this.unitOfWork.run(
+      async (tx) =>
+        (await tx.levels.replaceAtOnce?.(id, details, expectedVersion, context, lowStockHysteresis)) ?? NEEDS_PLAN,
+      { singleCall: true },
+    );
+    return outcome.status === 'changed' ? outcome.product : undefined;
   }
 }

@@ -1,4 +1,5 @@
 import {
+  changesAtOnceContract,
   idempotencyContract,
   locationRepositoryContract,
   productRepositoryContract,
@@ -16,5 +17,6 @@ describe('InMemoryStockLevelRepository', () => stockLevelRepositoryContract(open
 describe('InMemoryTransferRepository', () => transferRepositoryContract(open));
 describe('InMemoryReservationRepository', () => reservationRepositoryContract(open));
 describe('The stock plans and the guard of InMemoryStockLevelRepository', () => stockRulesContract(open));
+describe('InMemoryStockStore changes at once (it has none: skipped)', () => changesAtOnceContract(open));
 describe('InMemoryStockStore unit of work', () => unitOfWorkContract(open));
 describe('InMemoryStockStore idempotency records', () => idempotencyContract(open));

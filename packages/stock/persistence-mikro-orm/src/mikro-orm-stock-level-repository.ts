@@ -1,15 +1,19 @@
-import type { Row, SqlSession } from '@platform/mikro-orm';
-import type {
-  LevelChange,
-  LevelView,
-  LocationLevel,
-  MovementContext,
-  Product,
-  ProductStock,
-  ProductStockChange,
-  StockLevelRepository,
+import type { PreparedStatement, Row, SqlSession } from '@platform/mikro-orm';
+import {
+  type AtOnceOutcome,
+  DEFAULT_LOCATION_ID,
+  type LevelChange,
+  type LevelView,
+  type LocationLevel,
+  type MovementContext,
+  type Product,
+  type ProductDetails,
+  type ProductStock,
+  type ProductStockChange,
+  type StockLevelRepository,
 } from '@stock/domain';
 import { toProduct } from './product-rows';
+import { MONEY_COLUMN } from './product-schema';
 import { type ProductStatements, productStatements } from './product-statements';
 import { writeContext } from './write-context';
 
@@ -23,12 +27,72 @@ import { writeContext } from './write-context';
  * trigger appends each change's movement from "write_context", which carries
  * the change's kind, location and transfer. A guard that refuses throws, and
  * the caller's transaction rolls back.
+ *
+ * On PostgreSQL, where a transaction costs BEGIN and COMMIT on top of its
+ * statements, an adjustment or a PUT that is one plain change is also made
+ * in one statement (adjustAtOnce, replaceAtOnce: product-statements.ts has
+ * their conditions); SQLite's transactions are in-process, and it has neither.
  */
 export class MikroOrmStockLevelRepository implements StockLevelRepository {
   private readonly sql: ProductStatements;
+  readonly adjustAtOnce?: StockLevelRepository['adjustAtOnce'];
+  readonly replaceAtOnce?: StockLevelRepository['replaceAtOnce'];
 
   constructor(private readonly session: SqlSession) {
     this.sql = productStatements(session.dialect);
+    if (session.dialect === 'postgresql') {
+      this.adjustAtOnce = (...args) => this.adjustInOneStatement(...args);
+      this.replaceAtOnce = (...args) => this.replaceInOneStatement(...args);
+    }
+  }
+
+  private async adjustInOneStatement(
+    productId: number,
+    locationId: number,
+    delta: number,
+    context: MovementContext,
+    lowStockHysteresis: number,
+  ): Promise<AtOnceOutcome> {
+    const movement = writeContext({ kind: 'adjusted', locationId }, context);
+    return this.atOnce(this.sql.adjustAtOnce!, [productId, locationId, delta, lowStockHysteresis, movement]);
+  }
+
+  private async replaceInOneStatement(
+    productId: number,
+    details: ProductDetails,
+    expectedVersion: number | undefined,
+    context: MovementContext,
+    lowStockHysteresis: number,
+  ): Promise<AtOnceOutcome> {
+    const versioned = expectedVersion !== undefined;
+    const price = MONEY_COLUMN.postgresql.type.convertToDatabaseValue(details.price, this.session.platform);
+    return this.atOnce(this.sql.replaceAtOnce(versioned)!, [
+      productId,
+      details.quantityInStock,
+      details.lowStockThreshold ?? null,
+      lowStockHysteresis,
+      details.name,
+      details.description,
+      price,
+      details.backorderLimit ?? null,
+      writeContext({ kind: 'updated', locationId: DEFAULT_LOCATION_ID }, context),
+      ...(versioned ? [expectedVersion] : []),
+    ]);
+  }
+
+  /**
+   * Sends a change made at once: the product after it, or needs-plan when its conditions did not hold, or when a
+   * level the conditions read was changed under the product's lock meanwhile (the level's check refused it, and the
+   * statement left nothing).
+   */
+  private async atOnce(statement: PreparedStatement, params: unknown[]): Promise<AtOnceOutcome> {
+    try {
+      const [row] = await this.session.all(statement, params);
+      return row ? { status: 'changed', product: toProduct(this.session, row) } : { status: 'needs-plan' };
+    } catch (error) {
+      if (isLevelCheckViolation(error)) return { status: 'needs-plan' };
+      throw error;
+    }
   }
 
   async lock(productId: number): Promise<ProductStock | undefined> {
@@ -127,6 +191,16 @@ function toLevel(row: Row): LocationLevel {
     reserved: Number(row.reserved),
     incoming: Number(row.incoming),
   };
+}
+
+/** PostgreSQL's check_violation of a level's 0 <= reserved <= on hand, however the driver error is wrapped. */
+function isLevelCheckViolation(error: unknown): boolean {
+  for (let cause: unknown = error, depth = 0; cause && depth < 5; depth++) {
+    const { code, constraint } = cause as { code?: unknown; constraint?: unknown };
+    if (code === '23514' && constraint === 'stock_level_reserved_check') return true;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 /** A guard refused a change the plan made: the plan read stale stock, or broke a rule; nothing of it may stay. */

@@ -1,4 +1,4 @@
-import { allowingOneCall, type UnitOfWork, type UnitOfWorkOptions } from '@platform/kernel';
+import { allowingOneCall, type UnitOfWorkOptions } from '@platform/kernel';
 import {
   type ConflictRetrySettings,
   type Database,
@@ -7,7 +7,7 @@ import {
   retryingConflicts,
   type SqlSession,
 } from '@platform/mikro-orm';
-import type { StockTransaction } from '@stock/domain';
+import type { StockTransaction, StockUnitOfWork } from '@stock/domain';
 import { MikroOrmLocationRepository } from './mikro-orm-location-repository';
 import { MikroOrmProductRepository } from './mikro-orm-product-repository';
 import { MikroOrmReservationRepository } from './mikro-orm-reservation-repository';
@@ -27,13 +27,18 @@ import { MikroOrmTransferRepository } from './mikro-orm-transfer-repository';
  * failure runs again (retryingConflicts); one statement alone locks one row
  * and cannot deadlock.
  */
-export class MikroOrmUnitOfWork implements UnitOfWork<StockTransaction> {
+export class MikroOrmUnitOfWork implements StockUnitOfWork {
+  /** PostgreSQL's levels make an adjustment or a PUT that is one plain change in one statement (adjustAtOnce). */
+  readonly changesAtOnce: boolean;
+
   constructor(
     private readonly database: Database,
     private readonly idempotencyTtlMs: number,
     private readonly now: () => number = Date.now,
     private readonly conflictRetry: ConflictRetrySettings = {},
-  ) {}
+  ) {
+    this.changesAtOnce = database.session.dialect === 'postgresql';
+  }
 
   run<T>(work: (tx: StockTransaction) => Promise<T>, options: UnitOfWorkOptions = {}): Promise<T> {
     if (options.singleCall && this.database.session.dialect === 'postgresql')

@@ -22,6 +22,32 @@ export const GUARD = {
   remove: `"reserved_quantity" = 0 and "backordered_quantity" = 0 and not exists (select 1 from "stock_level" where "product_id" = ? and "incoming" > 0)`,
 } as const;
 
+/**
+ * The conditions under which a change made at once (StockLevelRepository.adjustAtOnce, replaceAtOnce) is the one
+ * plain change the transactional path would make: each is the domain rule named beside it, read under the product's
+ * lock. What they read of the product is its row as it is locked; what they read of its levels is the statement's
+ * snapshot, which another transaction may have changed before this one got the lock: the level's own check then
+ * refuses the statement (see MikroOrmStockLevelRepository), or the PUT's version check finds the product moved.
+ */
+export const AT_ONCE = {
+  /** planAdjustment: the location has a level, and its on hand + delta stays at or above what is held there. */
+  level: `exists (select 1 from "stock_level" where "stock_level"."product_id" = "product"."id" and "stock_level"."location_id" = "adjustment"."location_id" and cast("stock_level"."on_hand" as bigint) + "adjustment"."delta" >= "stock_level"."reserved")`,
+  /** planAdjustment: the product's stock + delta stays at most STOCK_MAX (and at or above what it holds: its check). */
+  total: `cast("quantity_in_stock" as bigint) + "adjustment"."delta" between "reserved_quantity" and ${STOCK_MAX}`,
+  /** AdjustStock fills backorders with stock that arrives (fillBackorders): none may wait when delta > 0. */
+  noFills: `("adjustment"."delta" <= 0 or "backordered_quantity" = 0)`,
+  /**
+   * lowStockCrossing answers the alert the product has, so no event: not alerted and threshold off or not crossed
+   * downwards; alerted (with a threshold: 0 would quietly clear it) and not back to threshold + hysteresis.
+   */
+  steady: (after: string, threshold: string, hysteresis: string) =>
+    `((not "low_stock_alert" and (${threshold} = 0 or ${after} >= ${threshold})) or ("low_stock_alert" and ${threshold} > 0 and ${after} < ${threshold} + ${hysteresis}))`,
+  /** planStockReplacement 'several-locations': no stock, holds or incoming units at any location but the default. */
+  alone: `not exists (select 1 from "stock_level" where "product_id" = "product"."id" and "location_id" <> ${DEFAULT_LOCATION_ID} and ("on_hand" > 0 or "reserved" > 0 or "incoming" > 0))`,
+  /** planStockReplacement 'below-reserved': the default location has a level, holding no more than the new stock. */
+  covered: `exists (select 1 from "stock_level" where "product_id" = "product"."id" and "location_id" = ${DEFAULT_LOCATION_ID} and "reserved" <= "replacement"."quantity")`,
+} as const;
+
 /** Product.stockState in SQL, of available = in stock − reserved − backordered (stockStateOf). */
 const AVAILABLE = '("quantity_in_stock" - "reserved_quantity" - "backordered_quantity")';
 const STOCK_STATE: Record<StockState, string> = {
@@ -69,6 +95,13 @@ export interface ProductStatements {
    * the product alone.
    */
   readonly applyTotals: PreparedStatement;
+  /**
+   * PostgreSQL: an adjustment made at once (adjustAtOnce), one statement sent without BEGIN/COMMIT: the product
+   * updated under AT_ONCE's conditions (its row locked first), then its level, answering the product or nothing.
+   */
+  readonly adjustAtOnce: PreparedStatement | undefined;
+  /** PostgreSQL: a PUT made at once (replaceAtOnce), as `adjustAtOnce`; versioned when the caller expects a version. */
+  replaceAtOnce(versioned: boolean): PreparedStatement | undefined;
 }
 
 function statements(dialect: Dialect): ProductStatements {
@@ -103,8 +136,18 @@ function statements(dialect: Dialect): ProductStatements {
     where not exists (select 1 from "stock_level" where ${same}) and ${GUARD.newLevel} returning 1`;
   const totals = (where: string) =>
     `update "product" set "quantity_in_stock" = "quantity_in_stock" + ?, "reserved_quantity" = "reserved_quantity" + ?, "backordered_quantity" = "backordered_quantity" + ?, "low_stock_alert" = coalesce(?, "low_stock_alert"), "write_context" = ?, "version" = "version" + ? where "id" = ?${where} and ${GUARD.totals} returning ${columns}`;
+  const [adjustAtOnce, replaceAtOnce, replaceAtOnceVersioned] =
+    dialect === 'postgresql'
+      ? [
+          prepared(adjustAtOnceSql(columns)),
+          prepared(replaceAtOnceSql(columns, price, false)),
+          prepared(replaceAtOnceSql(columns, price, true)),
+        ]
+      : [];
   return {
     columns,
+    adjustAtOnce,
+    replaceAtOnce: (isVersioned) => (isVersioned ? replaceAtOnceVersioned : replaceAtOnce),
     insert: prepared(
       dialect === 'postgresql'
         ? `with "created" as (${insertProduct}),
@@ -135,6 +178,67 @@ function statements(dialect: Dialect): ProductStatements {
     createLevel: dialect === 'sqlite' ? prepared(`${change} ${createLevel}`) : undefined,
     applyTotals: prepared(totals('')),
   };
+}
+
+/**
+ * An adjustment at once: the product first, where every AT_ONCE condition holds (so the product's lock is taken
+ * before its level's, as lock then apply take them), moving its stock and version as `applyLevel` would and leaving
+ * the movement's context for the ledger trigger; then the level, reading the product's new row. A level that was
+ * removed since the guard read it (its location was deleted) must not leave the product changed: the statement then
+ * writes a level its reserved check refuses, so all of it rolls back, as when the level read was stale.
+ * Parameters: product, location, delta, hysteresis, write context.
+ */
+function adjustAtOnceSql(columns: string): string {
+  const after = `(cast("quantity_in_stock" as bigint) - "reserved_quantity" - "backordered_quantity" + "adjustment"."delta")`;
+  return `with "adjustment" ("product_id", "location_id", "delta", "hysteresis") as (values (?::integer, ?::integer, ?::integer, ?::integer)),
+    "adjusted" as (
+      update "product" set "quantity_in_stock" = "quantity_in_stock" + "adjustment"."delta", "write_context" = ?, "version" = "version" + 1
+      from "adjustment"
+      where "id" = "adjustment"."product_id" and ${AT_ONCE.level} and ${AT_ONCE.total} and ${AT_ONCE.noFills}
+        and ${AT_ONCE.steady(after, '"low_stock_threshold"', '"adjustment"."hysteresis"')}
+      returning ${columns}
+    ),
+    "level" as (
+      update "stock_level" set "on_hand" = "stock_level"."on_hand" + "adjustment"."delta"
+      from "adjusted", "adjustment"
+      where "stock_level"."product_id" = "adjusted"."id" and "stock_level"."location_id" = "adjustment"."location_id"
+      returning 1
+    ),
+    "gone" as (
+      insert into "stock_level" ("product_id", "location_id", "on_hand", "reserved")
+      select "adjusted"."id", "adjustment"."location_id", 0, 1 from "adjusted", "adjustment" where not exists (select 1 from "level")
+    )
+    select ${columns} from "adjusted"`;
+}
+
+/**
+ * A PUT at once: the details, and the stock at the default location when it changes (AT_ONCE's conditions, with the
+ * new threshold), the version moving by 1, or 2 when the stock changes (updateDetails, then apply). Only while the
+ * product is at the version the statement's snapshot read ("before"): every change to a level moves its product's
+ * version in the same transaction, so the levels the conditions read are the levels as they are, and the default
+ * level moves by the new stock less the old. Parameters: product, new stock, threshold (null: unchanged),
+ * hysteresis, name, description, price, backorder limit (null: unchanged), write context, expected version.
+ */
+function replaceAtOnceSql(columns: string, price: string, versioned: boolean): string {
+  const threshold = 'coalesce("replacement"."threshold", "low_stock_threshold")';
+  const after = `(cast("replacement"."quantity" as bigint) - "reserved_quantity" - "backordered_quantity")`;
+  return `with "replacement" ("product_id", "quantity", "threshold", "hysteresis") as (values (?::integer, ?::integer, ?::integer, ?::integer)),
+    "before" as (select "quantity_in_stock", "version" from "product", "replacement" where "id" = "replacement"."product_id"),
+    "replaced" as (
+      update "product" set "name" = ?, "description" = ?, "${price}" = ?, "backorder_limit" = coalesce(?, "backorder_limit"),
+        "low_stock_threshold" = ${threshold}, "quantity_in_stock" = "replacement"."quantity", "write_context" = ?,
+        "version" = "version" + case when "quantity_in_stock" = "replacement"."quantity" then 1 else 2 end
+      from "replacement"
+      where "id" = "replacement"."product_id"${versioned ? ' and "version" = ?' : ''} and "version" = (select "version" from "before")
+        and ("quantity_in_stock" = "replacement"."quantity" or (${AT_ONCE.alone} and ${AT_ONCE.covered} and ${AT_ONCE.steady(after, threshold, '"replacement"."hysteresis"')}))
+      returning ${columns}
+    ),
+    "level" as (
+      update "stock_level" set "on_hand" = "stock_level"."on_hand" + "replacement"."quantity" - "before"."quantity_in_stock"
+      from "replaced", "replacement", "before"
+      where "stock_level"."product_id" = "replaced"."id" and "stock_level"."location_id" = ${DEFAULT_LOCATION_ID} and "before"."quantity_in_stock" <> "replacement"."quantity"
+    )
+    select ${columns} from "replaced"`;
 }
 
 /**

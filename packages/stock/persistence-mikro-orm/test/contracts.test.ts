@@ -1,4 +1,5 @@
 import {
+  changesAtOnceContract,
   idempotencyContract,
   locationRepositoryContract,
   productRepositoryContract,
@@ -18,6 +19,7 @@ for (const dialect of ['sqlite', 'postgresql'] as const) {
   describe(`MikroOrmReservationRepository on ${dialect}`, () =>
     reservationRepositoryContract(openScratchStore(dialect)));
   describe(`The stock rules and the SQL guards on ${dialect}`, () => stockRulesContract(openScratchStore(dialect)));
+  describe(`Stock changes at once on ${dialect}`, () => changesAtOnceContract(openScratchStore(dialect)));
   describe(`MikroOrmUnitOfWork on ${dialect}`, () => unitOfWorkContract(openScratchStore(dialect)));
   describe(`MikroOrmIdempotencyRecords on ${dialect}`, () => idempotencyContract(openScratchStore(dialect)));
 }

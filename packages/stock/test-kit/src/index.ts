@@ -1,4 +1,5 @@
 export * from './builders';
+export * from './changes-at-once-contract';
 export * from './idempotency-contract';
 export * from './location-repository-contract';
 export * from './repository-contract';

@@ -1,4 +1,3 @@
-import type { UnitOfWork } from '@platform/kernel';
 import type { OutboxStore } from '@platform/outbox';
 import type {
   LocationRepository,
@@ -6,13 +5,14 @@ import type {
   ReservationRepository,
   StockLevelRepository,
   StockMovementRepository,
-  StockTransaction,
+  StockUnitOfWork,
   TransferRepository,
 } from '@stock/domain';
 
 /** One adapter's stock storage, as the contract suites drive it. */
 export interface StockStoreUnderTest {
-  readonly unitOfWork: UnitOfWork<StockTransaction>;
+  /** The use cases' unit of work; `changesAtOnce` when its levels make plain changes in one statement. */
+  readonly unitOfWork: StockUnitOfWork;
   /** Committed state, read outside any unit of work. */
   readonly products: ProductRepository;
   readonly locations: LocationRepository;

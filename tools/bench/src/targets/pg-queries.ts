@@ -45,11 +45,14 @@ const DEFAULT_LOCATION = 1;
  * The service's own statements (the product and level repositories', imported,
  * so they cannot drift) with the parameters it sends, on a plain pg pool, as
  * the service sends them: a GET, a page and a POST one statement each without
- * BEGIN/COMMIT; a PUT and an adjustment in a transaction that locks the
- * product, reads its levels, and writes the change at the default location
- * (the level and the product's totals in one statement), the PUT its details
- * too. The rules are the domain's (planAdjustment, planStockReplacement) for
- * the default location alone, which is all the bench's products have. As named
+ * BEGIN/COMMIT; a PUT and an adjustment too, as the one statement that makes a
+ * plain change at once (adjustAtOnce, replaceAtOnce: the bench's products have
+ * stock at the default location alone, no threshold and no backorders), and
+ * only when it answers nothing, a transaction that locks the product, reads
+ * its levels, and writes the change at the default location (the level and
+ * the product's totals in one statement), the PUT its details too. The rules
+ * there are the domain's (planAdjustment, planStockReplacement) for the
+ * default location alone. As named
  * (prepared) statements, or, with `prepared` false, parsed and planned by the
  * server every time. test/same-sql.test.ts holds this to what the service
  * sends.
@@ -103,6 +106,25 @@ export function pgQueries(pool: pg.Pool, prepared = true): Handlers {
     0,
   ];
   const details = (body: BodyProduct) => [body.name, body.description, body.price.toFixed(2)];
+  /** LOW_STOCK_HYSTERESIS as the service has it by default. */
+  const hysteresis = 1;
+  /** A PUT made at once: the details, no threshold or limit (unchanged), the new stock at the default location. */
+  const replaceAtOnce = (id: number, body: BodyProduct) => [
+    id,
+    body.quantityInStock,
+    null,
+    hysteresis,
+    ...details(body),
+    null,
+    movementContext({ kind: 'updated', locationId: DEFAULT_LOCATION }),
+  ];
+  const adjustAtOnce = (id: number, delta: number) => [
+    id,
+    DEFAULT_LOCATION,
+    delta,
+    hysteresis,
+    movementContext({ kind: 'adjusted', locationId: DEFAULT_LOCATION }),
+  ];
   return {
     getOne: async (id) => {
       const row = await first(sql.findById, [id]);
@@ -111,8 +133,10 @@ export function pgQueries(pool: pg.Pool, prepared = true): Handlers {
     page: async (after, limit) => (await rows(sql.list(), [after, limit])).map(stored),
     create: async (body) =>
       stored((await first(sql.insert, [...details(body), body.quantityInStock, 0, 0, movementContext('created')]))!),
-    update: (id, body) =>
-      inTransaction(async (on) => {
+    update: async (id, body) => {
+      const atOnce = await first(sql.replaceAtOnce(false)!, replaceAtOnce(id, body));
+      if (atOnce) return stored(atOnce);
+      return inTransaction(async (on) => {
         const locked = await lock(on, id);
         if (!locked) return undefined;
         const delta = body.quantityInStock - locked.product.quantity_in_stock;
@@ -125,16 +149,20 @@ export function pgQueries(pool: pg.Pool, prepared = true): Handlers {
         const [updated] = await on(sql.updateDetails(false), [...details(body), null, null, id, id]);
         if (delta === 0) return stored(updated!);
         return stored((await on(sql.applyLevel, change(id, 'updated', delta)))[0]!);
-      }),
-    adjust: (id, delta) =>
-      inTransaction(async (on) => {
+      });
+    },
+    adjust: async (id, delta) => {
+      const atOnce = await first(sql.adjustAtOnce!, adjustAtOnce(id, delta));
+      if (atOnce) return stored(atOnce);
+      return inTransaction(async (on) => {
         const locked = await lock(on, id);
         if (!locked) return undefined;
         const level = locked.levels.find((l) => l.location_id === DEFAULT_LOCATION);
         const [onHand, held] = [level?.on_hand ?? 0, level?.reserved ?? 0];
         if (onHand + delta < held || locked.product.quantity_in_stock + delta > 2147483647) return 'refused' as const;
         return stored((await on(sql.applyLevel, change(id, 'adjusted', delta)))[0]!);
-      }),
+      });
+    },
   };
 }
 

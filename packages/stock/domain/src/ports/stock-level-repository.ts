@@ -1,4 +1,4 @@
-import type { Product } from '../product';
+import type { Product, ProductDetails } from '../product';
 import type { MovementContext } from '../stock-movement';
 import type { LevelChange, LocationLevel, ProductStock } from '../stock-levels';
 
@@ -14,6 +14,15 @@ export interface ProductStockChange {
   /** The low-stock alert after the change (lowStockCrossing decided it), when it changes. */
   readonly lowStockAlert?: boolean;
 }
+
+/**
+ * What a change made at once answers: the product after it, or `needs-plan`
+ * when the transactional path would do more than that one plain change (or
+ * refuse it): nothing was changed, and the caller locks, plans and applies.
+ */
+export type AtOnceOutcome = { readonly status: 'changed'; readonly product: Product } | typeof NEEDS_PLAN;
+
+export const NEEDS_PLAN = { status: 'needs-plan' } as const;
 
 /**
  * Stock by location, inside one transaction: every change to a product's
@@ -45,4 +54,46 @@ export interface StockLevelRepository {
     product: ProductStockChange,
     context: MovementContext,
   ): Promise<Product>;
+  /**
+   * Optional, for a store where a transaction costs round trips (PostgreSQL):
+   * adds `delta` at the location in one statement, run outside any
+   * transaction (a unit of work run with singleCall), but only when the
+   * transactional path (lock, planAdjustment, applyPlan, fillBackorders) would
+   * make exactly that one change and nothing else: the location has a level
+   * and keeps 0 <= reserved <= onHand, the product stays within STOCK_MAX, its
+   * low-stock alert stays as it is (lowStockCrossing with `lowStockHysteresis`
+   * answers no event and the same flag), and no backorder waits for stock that
+   * arrives. The product moves to its next version and the ledger gets the one
+   * `adjusted` movement at the location, as `apply` would write them. Otherwise
+   * it changes nothing and answers needs-plan; so does a race it cannot settle
+   * in the statement. It takes the product's lock before its level's, as
+   * `lock` then `apply` do.
+   */
+  adjustAtOnce?(
+    productId: number,
+    locationId: number,
+    delta: number,
+    context: MovementContext,
+    lowStockHysteresis: number,
+  ): Promise<AtOnceOutcome>;
+  /**
+   * Optional, as `adjustAtOnce`: a PUT in one statement. Replaces the details
+   * (settings it leaves out stay) and sets the default location's stock to
+   * details.quantityInStock, only when the transactional path (UpdateProduct)
+   * would make exactly that: the product is at `expectedVersion` when one is
+   * given, and when its stock changes, it has no stock, holds or incoming
+   * units at any other location, the default location holds no more than the
+   * new stock, and its low-stock alert stays as it is (with the new
+   * threshold). The version moves as that path's would (by 1, or 2 when the
+   * stock changes: the details, then the change), with one `updated` movement
+   * at the default location when the stock changes. Otherwise needs-plan,
+   * nothing changed.
+   */
+  replaceAtOnce?(
+    productId: number,
+    details: ProductDetails,
+    expectedVersion: number | undefined,
+    context: MovementContext,
+    lowStockHysteresis: number,
+  ): Promise<AtOnceOutcome>;
 }

@@ -1,4 +1,4 @@
-import type { IdempotencyRecords, Outbox } from '@platform/kernel';
+import type { IdempotencyRecords, Outbox, UnitOfWork } from '@platform/kernel';
 import type { LocationRepository } from './location-repository';
 import type { ProductRepository } from './product-repository';
 import type { ReservationRepository } from './reservation-repository';
@@ -17,4 +17,15 @@ export interface StockTransaction {
   readonly idempotency: IdempotencyRecords;
   /** The events of this unit of work: they commit with the stock's changes, or not at all. */
   readonly outbox: Outbox;
+}
+
+/**
+ * The stock use cases' unit of work. `changesAtOnce` says that its
+ * transactions' levels have adjustAtOnce and replaceAtOnce, so a use case
+ * tries them first; it is known before any unit of work runs, because finding
+ * out from inside one would cost a transaction where they are absent (SQLite:
+ * BEGIN and COMMIT).
+ */
+export interface StockUnitOfWork extends UnitOfWork<StockTransaction> {
+  readonly changesAtOnce?: boolean;
 }
