@@ -1,12 +1,6 @@
 import type { OutboxEnvelope } from '@platform/kernel';
 import { InMemoryDatabase, InMemoryOutbox, InMemoryTable, type OutboxTable } from '@platform/memory';
-import {
-  Database,
-  type Dialect,
-  MikroOrmOutbox,
-  outboxMessageMigration,
-  outboxMessageSchema,
-} from '@platform/mikro-orm';
+import { Database, type Dialect, MikroOrmOutbox, outboxMigrations, outboxMessageSchema } from '@platform/mikro-orm';
 import { scratchUrl } from '@platform/test-kit';
 import { InMemoryWebhookStore } from '../src/memory';
 import {
@@ -47,7 +41,7 @@ export function memoryHarness(): HarnessFactory {
 }
 
 const migrations = (dialect: Dialect) => [
-  { name: 'outbox', class: outboxMessageMigration(dialect) },
+  ...outboxMigrations(dialect),
   { name: 'outbox-webhook-fan-out', class: outboxWebhookFanOutMigration(dialect) },
   { name: 'webhooks', class: webhookTablesMigration(dialect) },
 ];

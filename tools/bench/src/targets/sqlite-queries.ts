@@ -122,7 +122,9 @@ export function sqliteQueries(db: Database.Database): Handlers {
           (l) => l.location_id !== DEFAULT_LOCATION && (l.on_hand > 0 || l.reserved > 0 || l.incoming > 0),
         );
         if (delta !== 0 && (elsewhere || body.quantityInStock < held)) return 'refused' as const;
-        const updated = updateDetails(...details(body), null, null, id)[0]!;
+        // As the service does: the settings a PUT leaves out keep the product's own.
+        const { backorder_limit: limit, low_stock_threshold: threshold } = stock.product;
+        const updated = updateDetails(...details(body), limit, threshold, id)[0]!;
         return delta === 0 ? stored(updated) : change(id, 'updated', delta);
       }),
     adjust: (id, delta) =>
