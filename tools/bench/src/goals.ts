@@ -1,4 +1,4 @@
-import { WORKLOADS } from './workloads';
+import { SEED_WORKLOADS } from './workloads';
 
 /** One line of an issue's table of targets: the service's req/s over a ceiling's, at least `atLeast`, per workload. */
 export interface Goal {
@@ -12,7 +12,7 @@ export interface Goal {
   readonly atLeast: number;
 }
 
-const every = WORKLOADS.map((w) => w.name);
+const every = SEED_WORKLOADS;
 
 /** Issue 22's targets (benchmark, not tests), line for line. */
 export const ISSUE_22_GOALS: readonly Goal[] = [
@@ -64,3 +64,16 @@ export interface Change {
   readonly before: string;
   readonly after: string;
 }
+
+/** The earlier checkout issue 24's cost is measured against: the service as it was before stock by location. */
+export const BEFORE_LOCATIONS = 'before-locations';
+
+/** Issue 24's cost: per-location rows take at most 10 % of the single-location path's throughput. */
+export const ISSUE_24_GOALS: readonly Goal[] = (['memory', 'SQLite', 'PostgreSQL'] as const).map((storage) => ({
+  serviceOn: storage,
+  against: `the service before stock by location (${BEFORE_LOCATIONS})`,
+  service: `service · ${storage}`,
+  ceiling: `service · ${storage} @ ${BEFORE_LOCATIONS}`,
+  workloads: ['POST', 'PUT', 'stock -1 (hot row)', 'hold and commit'],
+  atLeast: 0.9,
+}));

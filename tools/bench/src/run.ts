@@ -5,7 +5,7 @@ import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { adminQuery } from '@platform/test-kit';
 import { installedCheckout, nodeVersion } from './checkout-at';
-import { type Change, ISSUE_22_GOALS } from './goals';
+import { type Change, ISSUE_22_GOALS, ISSUE_24_GOALS } from './goals';
 import {
   addedCostTable,
   changesTable,
@@ -142,6 +142,11 @@ async function settledStock(base: string, token?: string): Promise<number> {
   }
 }
 
+/** The stock service itself (this checkout's or an earlier one's, with or without tokens), not a baseline. */
+function isService(target: Target): boolean {
+  return ['service.ts', 'service-at.ts', 'service-with-tokens.ts'].includes(target.script);
+}
+
 async function measure(target: Target, rep: number): Promise<Measurement[]> {
   const databaseUrl = await prepareStorage(target.storage, products, scratch);
   const runtime = { ...(target.node && { node: target.node }), ...(target.cwd && { cwd: target.cwd }) };
@@ -162,7 +167,12 @@ async function measure(target: Target, rep: number): Promise<Measurement[]> {
       amount: 1000,
       requests: withToken(WORKLOADS[0]!.requests({ products })),
     });
-    for (const workload of workloads.filter((w) => !target.workloads || target.workloads.includes(w.name))) {
+    const serves = (w: (typeof workloads)[number]) =>
+      (!target.workloads || target.workloads.includes(w.name)) &&
+      (!w.serviceOnly || isService(target)) &&
+      (!w.needsLocations || target.script !== 'service-at.ts' || target.hasLocations === true);
+    for (const workload of workloads.filter(serves)) {
+      await workload.setup?.(base, token ? { authorization: `Bearer ${token}` } : {});
       const requests = withToken(workload.requests({ products }));
       const cpuBefore = cpuSeconds(child.pid!);
       const clock = performance.now();
@@ -262,6 +272,7 @@ writeFileSync(join(options.out, 'results.json'), `${JSON.stringify({ meta, summa
 const report = [
   markdownTable(summary, meta),
   goalsTable(summary, ISSUE_22_GOALS, "Issue 22's targets"),
+  goalsTable(summary, ISSUE_24_GOALS, "Issue 24's cost (stock by location against the service before it)"),
   changesTable(summary, changes),
   addedCostTable(summary, meta),
 ].filter(Boolean);

@@ -20,6 +20,8 @@ export interface Target {
   readonly node?: string;
   /** Where it runs from (its tsx, its tsconfig), when not this workspace. */
   readonly cwd?: string;
+  /** An earlier checkout's service that already keeps stock by location (runs the workloads that need it). */
+  readonly hasLocations?: boolean;
 }
 
 /** Where a traced target's spans go: the harness's own sink (otlp-sink.ts), whose address is known once it listens. */
