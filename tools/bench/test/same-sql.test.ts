@@ -82,7 +82,7 @@ function comparable(value: unknown): unknown {
 
 /** One request of each workload, fixed once, so that every server gets the very same requests. */
 function requests(): { workload: string; method: string; path: string; body?: string }[] {
-  return WORKLOADS.map((workload) => {
+  return WORKLOADS.filter((workload) => !workload.serviceOnly).map((workload) => {
     const template = workload.requests({ products: PRODUCTS })[0]!;
     const setup = template.setupRequest as
       ((request: autocannon.Request, context: object) => autocannon.Request) | undefined;
