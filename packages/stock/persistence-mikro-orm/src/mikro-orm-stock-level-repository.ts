@@ -9,6 +9,7 @@ import type {
   ProductStockChange,
   StockLevelRepository,
 } from '@stock/domain';
+import { levelsOfMany } from './levels-of-many';
 import { toProduct } from './product-rows';
 import { type ProductStatements, productStatements } from './product-statements';
 import { writeContext } from './write-context';
@@ -51,6 +52,10 @@ export class MikroOrmStockLevelRepository implements StockLevelRepository {
     return rows
       .filter((row) => row.location_id != null)
       .map((row) => ({ ...toLevel(row), locationCode: String(row.code) }));
+  }
+
+  listMany(productIds: readonly number[]): Promise<ReadonlyMap<number, LevelView[]>> {
+    return levelsOfMany(this.session, productIds);
   }
 
   async apply(
