@@ -20,3 +20,6 @@ export * from './commit-for-order';
 export * from './locations';
 export * from './stock-changes';
 export * from './stock-transfers';
+export * from './import-row';
+export * from './import-products';
+export * from './export-products';
