@@ -1,10 +1,5 @@
-import {
-  DEFAULT_LOCATION_CODE,
-  type LevelView,
-  type Product,
-  type ProductRepository,
-  type StockLevelRepository,
-} from '@stock/domain';
+import type { UnitOfWork } from '@platform/kernel';
+import { DEFAULT_LOCATION_CODE, type LevelView, type Product, type StockTransaction } from '@stock/domain';
 import type { ImportRow } from './import-row';
 
 /** One product at one location, in the import's columns: what re-imported answers `unchanged`. */
@@ -45,10 +40,7 @@ function exportedLevels(
 }
 
 export class ExportProducts {
-  constructor(
-    private readonly products: ProductRepository,
-    private readonly levels: StockLevelRepository,
-  ) {}
+  constructor(private readonly unitOfWork: UnitOfWork<StockTransaction>) {}
 
   /**
    * Every product with its stock, one row per location it has a level at (so
@@ -58,9 +50,13 @@ export class ExportProducts {
    */
   async *execute(batchSize = EXPORT_BATCH_SIZE): AsyncGenerator<ExportRow[]> {
     for (let after = 0; ;) {
-      const batch = await this.products.list({ after, limit: batchSize });
+      // Two reads of committed state, each a statement of its own: no transaction is held while the client reads.
+      const batch = await this.unitOfWork.run((tx) => tx.products.list({ after, limit: batchSize }), {
+        singleCall: true,
+      });
       if (batch.length === 0) return;
-      const levels = await this.levels.listMany(batch.map((product) => product.id));
+      const ids = batch.map((product) => product.id);
+      const levels = await this.unitOfWork.run((tx) => tx.levels.listMany(ids), { singleCall: true });
       yield batch.flatMap((product) =>
         exportedLevels(levels.get(product.id)).map(({ locationCode, onHand }) => ({
           id: product.id,

@@ -52,8 +52,7 @@ function importAndExport(open: OpenStockStore): void {
     (await store.movements.list(p.id, { after: 0, limit: 1000 })).map((m) => `${m.kind} ${m.quantityDelta}`);
   const exported = async () => {
     const rows: Required<ImportRow>[] = [];
-    for await (const batch of new ExportProducts(store.products, store.levels).execute(2))
-      rows.push(...batch.map(exportCells));
+    for await (const batch of new ExportProducts(store.unitOfWork).execute(2)) rows.push(...batch.map(exportCells));
     return rows;
   };
 
