@@ -296,7 +296,7 @@ function importAndExport(open: OpenStockStore): void {
     }));
     const progress: ImportProgress[] = [];
     const result = await importRows(
-      [...rows.slice(0, 3), { name: 'Bad' }, ...rows.slice(3)],
+      [...rows.slice(0, 3), { name: 'Bad', price: 'free' }, ...rows.slice(3)],
       { onProgress: (p) => progress.push(p) },
       { batchSize: 3, progressEvery: 4 },
     );
