@@ -42,15 +42,34 @@ function unknownColumns(names: readonly string[], what: 'column' | 'field'): Val
   );
 }
 
-/** The body's bytes, decoded from its Content-Encoding, with every byte passed through `hash` on the way. */
-function decodedBody(ctx: Context, hash: Hash): Readable {
+/**
+ * The body's bytes, decoded from its Content-Encoding, with every byte passed
+ * through `hash` on the way and, when asked, checked to be UTF-8 (csv-parse
+ * would read a bad sequence as U+FFFD and store it).
+ */
+function decodedBody(ctx: Context, hash: Hash, checkUtf8: boolean): Readable {
   const coding = ctx.get('Content-Encoding').trim().toLowerCase() || 'identity';
   if (!DECODERS.has(coding))
     throw unsupported('The body must use one content coding of gzip, deflate, br or identity, or none.');
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
   const tap = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       hash.update(chunk);
+      try {
+        if (checkUtf8) utf8.decode(chunk, { stream: true });
+      } catch {
+        done(new ValidationError({ body: ['is not valid UTF-8'] }));
+        return;
+      }
       done(null, chunk);
+    },
+    flush(done) {
+      try {
+        if (checkUtf8) utf8.decode();
+        done();
+      } catch {
+        done(new ValidationError({ body: ['is not valid UTF-8 (it ends inside a character)'] }));
+      }
     },
   });
   const decoder = DECODERS.get(coding)?.();
@@ -194,7 +213,7 @@ export async function rowsBody(ctx: Context, fingerprintOf: string): Promise<Row
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')
     throw unsupported(`The body must be UTF-8 (charset=utf-8, or none), not charset=${charset}.`);
   const hash = createHash('sha256').update(fingerprintOf);
-  const body = decodedBody(ctx, hash);
+  const body = decodedBody(ctx, hash, type === CSV);
   const iterator = (type === CSV ? csvRows(body) : ndjsonRows(body))[Symbol.asyncIterator]();
   const first = await iterator.next();
   async function* rows(): AsyncGenerator<ImportRow | UnreadableRow> {

@@ -103,6 +103,13 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
       expect(await named('Shirt')).to.equal(undefined);
       expect(await named('Hat')).to.equal(undefined);
       expect((await post('a,b\n', 'text/plain')).status).to.equal(415);
+      const latin1 = await api.request('/api/product-imports', {
+        method: 'POST',
+        headers: { 'content-type': 'text/csv' },
+        body: Buffer.from('name,price\nCaf\xe9,1\n', 'latin1'),
+      });
+      expect(latin1.status).to.equal(400);
+      expect(await named('Caf\ufffd')).to.equal(undefined);
       expect((await post('sku,name\n', 'text/csv', '?atomic=maybe')).status).to.equal(400);
       expect((await post('sku,name\n', 'text/csv', '?limit=1')).status).to.equal(400);
     });
