@@ -143,6 +143,16 @@ describe("the stock API page's examples", function () {
       '"code":"BACKORDER_NOT_FILLED"',
     ]);
     for (const fragment of promised) expect(after.stdout, `the page promises ${fragment}`).to.contain(fragment);
+
+    // Then imports and exports, with the lamp and the north location there.
+    const [imports] = shellBlocks(STOCK_API, 'Import and export');
+    const loaded = await runBlock(imports!.replaceAll('http://localhost:8080', service.url));
+    // three imports, two exports, then an export piped into an import
+    expect(loaded.statuses).to.deep.equal(['200', '200', '200', '200', '200', '200', '200']);
+    const counts = promisedFragments(imports!);
+    expect(counts).to.include.members(['"created":0,"updated":0', '"row":1']);
+    for (const fragment of counts) expect(loaded.stdout, `the page promises ${fragment}`).to.contain(fragment);
+    expect(loaded.stdout).to.contain('3,MUG-1,Mug,"Stoneware, 350 ml",8.50,default,40,0,5');
   });
 
   it('show the problem an invalid body gets, as the service answers it', async () => {
