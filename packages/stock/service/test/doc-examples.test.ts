@@ -155,6 +155,15 @@ describe("the stock API page's examples", function () {
     expect(loaded.stdout).to.contain('3,MUG-1,Mug,"Stoneware, 350 ml",8.50,default,40,0,5');
   });
 
+  it("the README's catalogue import and export, against the same service", async () => {
+    const [block] = shellBlocks('README.md', 'Load and export a catalogue');
+    const { stdout, statuses } = await runBlock(block!.replaceAll('http://localhost:8080', service.url));
+    expect(statuses).to.deep.equal(['200', '200']);
+    for (const fragment of promisedFragments(block!)) expect(stdout).to.contain(fragment);
+    expect(stdout).to.contain('id,sku,name,description,price,locationCode,onHand,backorderLimit,lowStockThreshold\n');
+    expect(stdout).to.match(/\n\d+,DESK-1,Standing desk,"Oak, 160 cm",349\.00,default,4,0,0\n/);
+  });
+
   it('show the problem an invalid body gets, as the service answers it', async () => {
     const [sample] = fencedBlocks(STOCK_API, 'json');
     const shown = JSON.parse(sample!) as Record<string, unknown>;
@@ -229,6 +238,8 @@ describe("the sample app and identity pages' examples", function () {
 const RUN_AS_WRITTEN: Record<string, string> = {
   'README.md › Quick start': '.ci/run: the install and every test',
   'README.md › The whole system in one command': 'packages/system-tests/test/start-system.test.ts',
+  'README.md › Load and export a catalogue': 'this file',
+  'docs/stock-api.md › Import and export': 'this file',
   'docs/stock-api.md › Try it': 'this file',
   'docs/stock-api.md › Reservations and the stock ledger': 'this file',
   'docs/stock-api.md › Stock by location': 'this file',
