@@ -19,6 +19,7 @@ import {
   ReleaseReservation,
   ReserveForOrder,
   ReserveStock,
+  SearchProducts,
   StockTransfers,
   StreamProducts,
   UpdateProduct,
@@ -83,6 +84,7 @@ function registerUseCases(container: DependencyContainer, config: StockServiceCo
   single(container, GetProducts, (c) => new GetProducts(products(c)));
   single(container, ListProducts, (c) => new ListProducts(products(c)));
   single(container, StreamProducts, (c) => new StreamProducts(products(c)));
+  single(container, SearchProducts, (c) => new SearchProducts(products(c)));
   const movements = (c: DependencyContainer) => c.resolve(Tokens.StockMovementRepository);
   single(container, ListStockMovements, (c) => new ListStockMovements(products(c), movements(c)));
   const holds = (c: DependencyContainer) => ({
@@ -149,6 +151,7 @@ export function stockRoot(config: StockServiceConfig): ServiceRoot<StockTransact
             releaseReservation: c.resolve(ReleaseReservation),
             listProducts: c.resolve(ListProducts),
             streamProducts: c.resolve(StreamProducts),
+            searchProducts: c.resolve(SearchProducts),
             updateProduct: c.resolve(UpdateProduct),
             deleteProduct: c.resolve(DeleteProduct),
             adjustStock: c.resolve(AdjustStock),
