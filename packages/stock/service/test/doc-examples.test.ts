@@ -143,6 +143,25 @@ describe("the stock API page's examples", function () {
       '"code":"BACKORDER_NOT_FILLED"',
     ]);
     for (const fragment of promised) expect(after.stdout, `the page promises ${fragment}`).to.contain(fragment);
+
+    // Then SKUs and search, on the lamp and three more products.
+    const [search] = shellBlocks(STOCK_API, 'Search');
+    const searched = await runBlock(search!.replaceAll('http://localhost:8080', service.url));
+    expect(searched.statuses).to.deep.equal([
+      // three products, the SKU taken, the SKU looked up
+      ...['201', '201', '201', '409', '200'],
+      // three searches, the first page (its headers), the next page, the cursor misused
+      ...['200', '200', '200', '200', '200', '400'],
+    ]);
+    for (const fragment of promisedFragments(search!))
+      expect(searched.stdout, `the page promises ${fragment}`).to.contain(fragment);
+    // Each JSON array the block printed, in order: the SKU lookup, three searches, the next page, the problem.
+    const arrays = [...searched.stdout.matchAll(/\[\{.*?\}\](?=\{|\[|\/|$)/gs)].map((match) =>
+      (JSON.parse(match[0]) as { id: number }[]).map((product) => product.id),
+    );
+    expect(arrays).to.deep.equal([[3], [3, 1, 4], [4], [3, 4], [1, 3]]);
+    expect(searched.stdout).to.match(/\/api\/products\?q=lamp&sort=price&limit=2&cursor=[\w-]+\n/);
+    expect(searched.stdout).to.contain('"cursor":["belongs to another search');
   });
 
   it('show the problem an invalid body gets, as the service answers it', async () => {
@@ -222,6 +241,7 @@ const RUN_AS_WRITTEN: Record<string, string> = {
   'docs/stock-api.md › Try it': 'this file',
   'docs/stock-api.md › Reservations and the stock ledger': 'this file',
   'docs/stock-api.md › Stock by location': 'this file',
+  'docs/stock-api.md › Search': 'this file',
   'docs/sales-api.md › An order, start to finish': 'packages/system-tests/test/readme-walkthrough.test.ts',
   'docs/identity.md › Clients': 'this file',
   'docs/sample-app.md › Run it': 'this file',
