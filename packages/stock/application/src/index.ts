@@ -11,6 +11,7 @@ export * from './list-stock-movements';
 export * from './options';
 export * from './release-reservation';
 export * from './reserve-stock';
+export * from './search-products';
 export * from './stream-products';
 export * from './update-product';
 export * from './order-events';

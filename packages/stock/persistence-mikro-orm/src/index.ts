@@ -9,3 +9,4 @@ export * from './stock-database';
 export * from './write-context';
 export * from './product-expressions';
 export * from './product-search-sql';
+export * from './catalogue-seed';

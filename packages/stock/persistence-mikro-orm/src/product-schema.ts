@@ -109,11 +109,11 @@ const SETTING_CHECKS = [
 ];
 
 /**
- * The catalogue's indexes (migration 20261126-catalogue-search creates them): SKUs unique ignoring case, one btree per
- * sort with the id as tie-breaker (descending sorts keep the id ascending), the stock state with the id, and on
- * PostgreSQL pg_trgm's GIN index for text (SQLite's is the FTS5 table "product_search", which the mapping does not
- * know). Expression indexes: MikroORM compares them by name only. The expressions are the queries', word for word, as a
- * planner needs.
+ * The catalogue's indexes (migration 20261126-catalogue-search creates them): SKUs unique ignoring case, one btree
+ * per sort with the id as tie-breaker (descending sorts keep the id ascending), the stock state with the id, and on
+ * PostgreSQL pg_trgm's GIN index on each text column (SQLite's is the FTS5 table "product_search", which the mapping
+ * does not know). Expression indexes: MikroORM compares them by name only. The expressions are the queries', word for
+ * word, as a planner needs.
  */
 function catalogueIndexes(dialect: Dialect): { name: string; expression: string }[] {
   const price = MONEY_COLUMN[dialect].name;
@@ -131,11 +131,9 @@ function catalogueIndexes(dialect: Dialect): { name: string; expression: string 
     index('product_stock_state_id_index', `${STOCK_STATE}, "id"`),
     ...(dialect === 'postgresql'
       ? [
-          index(
-            'product_text_trgm_index',
-            '"name" gin_trgm_ops, "description" gin_trgm_ops, "sku" gin_trgm_ops',
-            ' using gin',
-          ),
+          index('product_name_trgm_index', '"name" gin_trgm_ops', ' using gin'),
+          index('product_description_trgm_index', '"description" gin_trgm_ops', ' using gin'),
+          index('product_sku_trgm_index', '"sku" gin_trgm_ops', ' using gin'),
         ]
       : []),
   ];

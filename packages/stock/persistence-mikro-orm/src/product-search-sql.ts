@@ -1,8 +1,10 @@
 import { type Dialect, type PreparedStatement, prepared } from '@platform/mikro-orm';
-import { Money, type ProductSearch, type ProductSort } from '@stock/domain';
+import { Money, type ProductSearch, type ProductSort, type StockState } from '@stock/domain';
 import { AVAILABLE, STOCK_STATE } from './product-expressions';
 import { productColumns } from './product-rows';
 import { MONEY_COLUMN } from './product-schema';
+
+const STATE_LITERALS: Readonly<Record<StockState, string>> = { in: 'in', low: 'low', out: 'out' };
 
 /** A price as its column takes it: PostgreSQL's numeric as exact text (cast), SQLite's integer cents. */
 function moneyParam(dialect: Dialect, cents: number): { readonly value: string | number; readonly cast: string } {
@@ -30,7 +32,7 @@ function sortKey(dialect: Dialect, sort: ProductSort) {
 function shapeOf(query: ProductSearch): string {
   const has = (value: unknown) => (value === undefined ? '0' : '1');
   const { q, minPrice, maxPrice, stockState, locationId, sort, after } = query;
-  return [q, minPrice, maxPrice, stockState, locationId, after].map(has).join('') + sort;
+  return [q, minPrice, maxPrice, locationId, after].map(has).join('') + (stockState ?? '') + sort;
 }
 
 /** `%text%` for LIKE, its wildcards and escape character taken literally. */
@@ -45,7 +47,7 @@ function phrase(text: string): string {
 
 /**
  * The filters' conditions and their parameters. The text is matched through the trigram index of each database
- * (PostgreSQL: pg_trgm's GIN index on name, description and SKU, which ILIKE uses; SQLite: the FTS5 table
+ * (PostgreSQL: pg_trgm's GIN index on each of name, description and SKU, which ILIKE uses; SQLite: the FTS5 table
  * "product_search" with the trigram tokenizer, kept by triggers).
  */
 function filters(dialect: Dialect, query: ProductSearch): { conditions: string[]; params: unknown[] } {
@@ -70,10 +72,8 @@ function filters(dialect: Dialect, query: ProductSearch): { conditions: string[]
     conditions.push(`"${price}" ${operator} ?${cast}`);
     params.push(value);
   }
-  if (query.stockState) {
-    conditions.push(`${STOCK_STATE} = ?`);
-    params.push(query.stockState);
-  }
+  // The state as a literal, one statement per state: SQLite's planner then weighs the state's index by its value.
+  if (query.stockState) conditions.push(`${STOCK_STATE} = '${STATE_LITERALS[query.stockState]}'`);
   if (query.locationId !== undefined) {
     conditions.push(
       `exists (select 1 from "stock_level" where "stock_level"."product_id" = "product"."id" and "stock_level"."location_id" = ? and "stock_level"."on_hand" - "stock_level"."reserved" > 0)`,
@@ -85,13 +85,17 @@ function filters(dialect: Dialect, query: ProductSearch): { conditions: string[]
 
 /**
  * Where the page starts: after the position in the sort's order. `key >= ? and (key > ? or id > ?)` (`<=`, `<` when
- * descending) bounds the index range by the key and leaves the tie to the id; with no position, the id sort still
- * starts at `id > 0` so that SQLite searches its primary key rather than walking the table.
+ * descending) bounds the index range by the key and leaves the tie to the id. With no position, SQLite's id sort still
+ * starts at `id > 0`, so that it searches its primary key rather than walking the table (PostgreSQL would take the
+ * bound for a reason to scan an index by id alone).
  */
 function keyset(dialect: Dialect, query: ProductSearch): { conditions: string[]; params: unknown[] } {
   const { key, descending, isPrice } = sortKey(dialect, query.sort);
   const { after } = query;
-  if (query.sort === 'id') return { conditions: ['"id" > ?'], params: [after?.id ?? 0] };
+  if (query.sort === 'id')
+    return after || dialect === 'sqlite'
+      ? { conditions: ['"id" > ?'], params: [after?.id ?? 0] }
+      : { conditions: [], params: [] };
   if (!after) return { conditions: [], params: [] };
   const { value, cast } = isPrice ? moneyParam(dialect, Number(after.key)) : { value: after.key, cast: '' };
   const [bound, strict] = descending ? ['<=', '<'] : ['>=', '>'];
@@ -103,13 +107,19 @@ function keyset(dialect: Dialect, query: ProductSearch): { conditions: string[];
 
 const cache = new Map<string, PreparedStatement>();
 
-/** One search as a statement and its parameters; each shape's text is prepared once. */
+/**
+ * One search as a statement and its parameters. Each shape's text is prepared once, except a text search on
+ * PostgreSQL: a named statement may settle on a generic plan, which cannot know how rare the text is and would walk
+ * an index in the sort's order; unnamed, it is planned with the text each time and takes the trigram indexes when the
+ * text is rare.
+ */
 export function searchStatement(
   dialect: Dialect,
   query: ProductSearch,
-): { readonly statement: PreparedStatement; readonly params: unknown[] } {
+): { readonly sql: string; readonly statement: string | PreparedStatement; readonly params: unknown[] } {
   const filtered = filters(dialect, query);
   const page = keyset(dialect, query);
+  const params = [...filtered.params, ...page.params, query.limit];
   const cacheKey = `${dialect}:${shapeOf(query)}`;
   let statement = cache.get(cacheKey);
   if (!statement) {
@@ -121,5 +131,6 @@ export function searchStatement(
     );
     cache.set(cacheKey, statement);
   }
-  return { statement, params: [...filtered.params, ...page.params, query.limit] };
+  const unnamed = dialect === 'postgresql' && query.q !== undefined;
+  return { sql: statement.sql, statement: unnamed ? statement.sql : statement, params };
 }

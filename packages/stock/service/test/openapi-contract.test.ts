@@ -123,6 +123,7 @@ describe('docs/openapi.yaml', () => {
         json(
           {
             id: 1,
+            sku: null,
             name: 'A',
             description: '',
             price: 1.5,
