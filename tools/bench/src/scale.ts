@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { seedProducts } from '@tools/seed';
 import { adminQuery, databaseUrl } from '@platform/test-kit';
+import { importAtScale, importReport } from './import-scale';
 import { type LatencySummary, pacedLatency } from './paced-latency';
 import { median } from './report';
 import { rssMiB, startTarget, stop } from './target-process';
@@ -23,6 +24,10 @@ const { values: options } = parseArgs({
     seconds: { type: 'string', default: '6' },
     reps: { type: 'string', default: '7' },
     out: { type: 'string', default: 'bench-results' },
+    /** Rows of the product import measured (issue 25: a million in under five minutes). */
+    rows: { type: 'string', default: '1000000' },
+    /** Measure only the import (e.g. `--import-only --rows 10000` for a quick look). */
+    'import-only': { type: 'boolean', default: false },
   },
 });
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)}  ${line}\n`);
@@ -101,6 +106,14 @@ async function streamAll(size: number, oldSpaceMiB?: number) {
   }
 }
 
+if (options['import-only']) {
+  const result = await importAtScale(Number(options.rows), log);
+  mkdirSync(options.out, { recursive: true });
+  writeFileSync(join(options.out, 'scale-import.json'), `${JSON.stringify(result, null, 2)}\n`);
+  process.stdout.write(`${importReport(result)}\n`);
+  process.exit(0);
+}
+
 try {
   for (const size of sizes) await seed(size);
 
@@ -158,6 +171,7 @@ try {
     large: await streamAll(large),
     capped: await streamAll(large, CAPPED_OLD_SPACE_MIB),
   };
+  const imported = await importAtScale(Number(options.rows), log);
 
   const summary = {
     date: new Date().toISOString(),
@@ -170,6 +184,7 @@ try {
     ratios,
     runs,
     streams,
+    imported,
   };
   mkdirSync(options.out, { recursive: true });
   writeFileSync(join(options.out, 'scale.json'), `${JSON.stringify(summary, null, 2)}\n`);
@@ -189,6 +204,8 @@ try {
     '| --- | ---: | ---: | ---: |',
     `| size, time | ${streams.tenth.megabytes.toFixed(1)} MiB in ${streams.tenth.seconds.toFixed(1)} s | ${streams.large.megabytes.toFixed(1)} MiB in ${streams.large.seconds.toFixed(1)} s | ${streams.capped.megabytes.toFixed(1)} MiB in ${streams.capped.seconds.toFixed(1)} s |`,
     `| server RSS before → peak → after, MiB | ${rss(streams.tenth)} | ${rss(streams.large)} | ${rss(streams.capped)} |`,
+    '',
+    importReport(imported),
   ].join('\n');
   writeFileSync(join(options.out, 'scale.md'), `${md}\n`);
   process.stdout.write(`${md}\n`);

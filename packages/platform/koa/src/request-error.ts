@@ -17,6 +17,8 @@ export type RequestErrorCode =
   | 'MALFORMED_JSON'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
+  /** The Accept header names no representation the route can answer in. */
+  | 'NOT_ACCEPTABLE'
   | 'NOT_READY'
   // What Node's HTTP parser refuses before any middleware runs (see clientErrorHandler).
   | 'MALFORMED_REQUEST'

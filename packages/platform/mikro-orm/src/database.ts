@@ -45,6 +45,11 @@ export interface DatabaseOptions {
   readonly createDatabase?: boolean;
   readonly logger?: DatabaseLogger;
   readonly debug?: boolean;
+  /**
+   * Tables the migrations create that no mapping can describe (SQLite's FTS5 virtual tables and their shadow tables):
+   * the schema comparison leaves them be, as it leaves triggers.
+   */
+  readonly unmappedTables?: readonly (string | RegExp)[];
 }
 
 export const DEFAULT_QUERY_TIMEOUT_MS = 5_000;
@@ -91,7 +96,7 @@ function ormOptions(
     ensureDatabase: false,
     // Triggers (the stock ledger's) are written in the migrations, not declared in the mappings: the schema comparison
     // leaves them be.
-    schemaGenerator: { ignoreTriggers: true },
+    schemaGenerator: { ignoreTriggers: true, skipTables: [...(options.unmappedTables ?? [])] },
     migrations: {
       transactional: true,
       allOrNothing: true,

@@ -78,7 +78,8 @@ export function openApiContract(specFile: string): OpenApiContract {
       if (!contentType || !mediaTypes.includes(contentType))
         throw new Error(`${where}: content type ${contentType} is not one of ${mediaTypes.join(', ')}`);
       const text = await response.clone().text();
-      const body: unknown = /json$/.test(contentType) ? JSON.parse(text) : text;
+      // application/json and …+json are one JSON document; application/x-ndjson is lines of them, checked as text.
+      const body: unknown = /[/+]json$/.test(contentType) ? JSON.parse(text) : text;
       const result = backend.validateResponse(body, operation, response.status);
       if (!result.valid)
         throw new Error(

@@ -15,11 +15,13 @@ interface ProductSnapshot {
   lowStockThreshold?: number;
   backorderedQuantity?: number;
   lowStockAlert?: boolean;
+  /** Absent in records written before SKUs: the product had none. */
+  sku?: string | null;
 }
 
 export function productSnapshot(product: Product): ProductSnapshot {
   const { id, name, description, price, quantityInStock, reservedQuantity, version } = product;
-  const { backorderLimit, lowStockThreshold, backorderedQuantity } = product;
+  const { backorderLimit, lowStockThreshold, backorderedQuantity, sku } = product;
   return {
     id,
     name,
@@ -32,16 +34,18 @@ export function productSnapshot(product: Product): ProductSnapshot {
     lowStockThreshold,
     backorderedQuantity,
     lowStockAlert: product.stock.lowStockAlert,
+    sku,
   };
 }
 
 export function productFromSnapshot(snapshot: ProductSnapshot): Product {
   const { id, name, description, priceCents, quantityInStock, reservedQuantity = 0, version } = snapshot;
   const { backorderLimit = 0, lowStockThreshold = 0, backorderedQuantity = 0, lowStockAlert = false } = snapshot;
+  const sku = snapshot.sku ?? null;
   const price = Money.fromCents(priceCents);
   return Product.of(
     id,
-    ProductDetails.restore({ name, description, price, quantityInStock, backorderLimit, lowStockThreshold }),
+    ProductDetails.restore({ name, description, price, quantityInStock, backorderLimit, lowStockThreshold, sku }),
     version,
     reservedQuantity,
     { backorderedQuantity, lowStockAlert },

@@ -19,7 +19,8 @@ export type StockErrorCode =
   | 'STOCK_AT_SEVERAL_LOCATIONS'
   | 'BACKORDER_NOT_FILLED'
   | 'TRANSFER_NOT_FOUND'
-  | 'TRANSFER_NOT_IN_TRANSIT';
+  | 'TRANSFER_NOT_IN_TRANSIT'
+  | 'SKU_TAKEN';
 
 /**
  * The base of every stock error: its code must be one of StockErrorCode, and
@@ -210,5 +211,14 @@ export class TransferNotInTransitError extends StockError<'TRANSFER_NOT_IN_TRANS
     readonly status: string,
   ) {
     super(`Stock transfer ${transferId} is ${status}, not in transit.`);
+  }
+}
+
+/** Another product has this SKU (whatever the case of its letters): a SKU names one product. */
+export class SkuTakenError extends StockError<'SKU_TAKEN'> {
+  readonly code = 'SKU_TAKEN';
+
+  constructor(readonly sku: string) {
+    super(`Another product has the SKU '${sku}' (SKUs are compared ignoring case).`);
   }
 }

@@ -3,6 +3,7 @@ import { allValid, INT32_MAX, Invalid, type Parser } from '@platform/kernel';
 import { availableQuantity } from './stock-rules';
 
 export const NAME_MAX_LENGTH = 200;
+export const SKU_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 export const DESCRIPTION_MAX_LENGTH = 2000;
 
 /**
@@ -59,6 +60,12 @@ export const productFields = {
   backorderLimit: quantity,
   /** Below this many available the product is low on stock; 0 turns the alert off. */
   lowStockThreshold: quantity,
+  /** The merchant's stock-keeping unit: unique whatever the case of its letters. */
+  sku(value: string): string | Invalid {
+    return SKU_PATTERN.test(value)
+      ? value
+      : new Invalid('must be 1 to 64 characters of A-Z, a-z, 0-9, ".", "_" and "-"');
+  },
 };
 
 export interface ProductDetailsInput {
@@ -70,6 +77,8 @@ export interface ProductDetailsInput {
   readonly backorderLimit?: number;
   /** Absent: 0 for a new product, unchanged for an update. */
   readonly lowStockThreshold?: number;
+  /** Absent: none for a new product, unchanged for an update; null removes it. */
+  readonly sku?: string | null;
 }
 
 /** Whether a product is in stock, low (0 < available < its threshold) or out (nothing available). */
@@ -84,13 +93,15 @@ export class ProductDetails implements ProductDetailsInput {
     readonly quantityInStock: number,
     readonly backorderLimit: number | undefined,
     readonly lowStockThreshold: number | undefined,
+    /** Undefined: left as it is (none on a new product); null: none. */
+    readonly sku: string | null | undefined,
   ) {}
 
   /**
    * Checks every field and answers the details (name trimmed), or throws one ValidationError naming every broken field.
    */
   static create(input: ProductDetailsInput): ProductDetails {
-    const { name, description, quantityInStock, backorderLimit, lowStockThreshold } = allValid({
+    const { name, description, quantityInStock, backorderLimit, lowStockThreshold, sku } = allValid({
       name: productFields.name(input.name),
       description: productFields.description(input.description),
       quantityInStock: productFields.quantityInStock(input.quantityInStock),
@@ -98,8 +109,9 @@ export class ProductDetails implements ProductDetailsInput {
         input.backorderLimit === undefined ? undefined : productFields.backorderLimit(input.backorderLimit),
       lowStockThreshold:
         input.lowStockThreshold === undefined ? undefined : productFields.lowStockThreshold(input.lowStockThreshold),
+      sku: input.sku == null ? input.sku : productFields.sku(input.sku),
     });
-    return new ProductDetails(name, description, input.price, quantityInStock, backorderLimit, lowStockThreshold);
+    return new ProductDetails(name, description, input.price, quantityInStock, backorderLimit, lowStockThreshold, sku);
   }
 
   /**
@@ -115,14 +127,15 @@ export class ProductDetails implements ProductDetailsInput {
       input.quantityInStock,
       input.backorderLimit,
       input.lowStockThreshold,
+      input.sku,
     );
   }
 
   /** The same details with another stock, which the caller has kept within STOCK_MIN..STOCK_MAX. */
   withQuantityInStock(quantityInStock: number): ProductDetails {
     if (quantity(quantityInStock) instanceof Invalid) throw new RangeError(`Not a stock quantity: ${quantityInStock}`);
-    const { name, description, price, backorderLimit, lowStockThreshold } = this;
-    return new ProductDetails(name, description, price, quantityInStock, backorderLimit, lowStockThreshold);
+    const { name, description, price, backorderLimit, lowStockThreshold, sku } = this;
+    return new ProductDetails(name, description, price, quantityInStock, backorderLimit, lowStockThreshold, sku);
   }
 
   /** These details with each setting the update left out taken from `current` (what the product has now). */
@@ -135,6 +148,7 @@ export class ProductDetails implements ProductDetailsInput {
       quantityInStock,
       this.backorderLimit ?? current.backorderLimit,
       this.lowStockThreshold ?? current.lowStockThreshold,
+      this.sku === undefined ? current.sku : this.sku,
     );
   }
 }
@@ -143,6 +157,7 @@ export class ProductDetails implements ProductDetailsInput {
 export interface ProductSettings {
   readonly backorderLimit: number;
   readonly lowStockThreshold: number;
+  readonly sku: string | null;
 }
 
 /** What a product's stock is besides its levels: the units held beyond stock, and whether it is alerted as low. */
@@ -189,8 +204,8 @@ export class Product implements ProductDetailsInput {
       throw new RangeError(`Not a backordered quantity: ${backorderedQuantity}`);
     // A stored product has every setting: one a new product's details left out is 0.
     const settled =
-      details.backorderLimit === undefined || details.lowStockThreshold === undefined
-        ? details.keepingSettingsOf({ backorderLimit: 0, lowStockThreshold: 0 })
+      details.backorderLimit === undefined || details.lowStockThreshold === undefined || details.sku === undefined
+        ? details.keepingSettingsOf({ backorderLimit: 0, lowStockThreshold: 0, sku: null })
         : details;
     return new Product(id, settled, version, reservedQuantity, stock);
   }
@@ -214,6 +229,10 @@ export class Product implements ProductDetailsInput {
 
   get lowStockThreshold(): number {
     return this.details.lowStockThreshold ?? 0;
+  }
+
+  get sku(): string | null {
+    return this.details.sku ?? null;
   }
 
   get stockState(): StockState {

@@ -14,7 +14,9 @@ export type MovementKind =
   /** A cancelled transfer's units went back to its `from` location. */
   | 'transfer-cancelled'
   /** Stock that arrived was reserved for a hold that had backordered it. */
-  | 'backorder-filled';
+  | 'backorder-filled'
+  /** An import set the location's on hand. */
+  | 'imported';
 
 /**
  * One entry of a product's append-only stock ledger. For every product and

@@ -1,13 +1,18 @@
 import { type AccessControl, createHttpApp, type HttpApp, type HttpLogger, type ReadinessChecks } from '@platform/koa';
 import { type LocationUseCases, locationsRouter } from './locations-router';
 import { toProblem } from './problem';
+import { type ProductImportUseCases, productImportsRouter } from './product-imports-router';
 import { type ProductUseCases, productsRouter } from './products-router';
 import { type ReservationUseCases, reservationsRouter } from './reservations-router';
 import { StockMetrics } from './stock-metrics';
 import { stockTransfersRouter, type TransferUseCases } from './stock-transfers-router';
 
 export interface StockAppOptions {
-  readonly useCases: ProductUseCases & ReservationUseCases & LocationUseCases & TransferUseCases;
+  readonly useCases: ProductUseCases &
+    ProductImportUseCases &
+    ReservationUseCases &
+    LocationUseCases &
+    TransferUseCases;
   /** Token checks (or none, when the service runs open). */
   readonly access: AccessControl;
   readonly logger: HttpLogger;
@@ -19,7 +24,10 @@ export interface StockAppOptions {
   readonly readinessChecks?: () => Promise<ReadinessChecks>;
 }
 
-/** The stock service's HTTP app: the platform's, with the products, reservations, locations and transfers routes. */
+/**
+ * The stock service's HTTP app: the platform's, with the products (their imports and exports too), reservations,
+ * locations and transfers routes.
+ */
 export function createStockApp({
   useCases,
   access,
@@ -35,6 +43,8 @@ export function createStockApp({
     ...(readinessChecks && { readinessChecks }),
     ...(openApiFile && { docs: { specFile: openApiFile, title: 'Stock service API' } }),
   });
+  // Before the products' routes: /api/products/export is not a product id.
+  http.route(productImportsRouter({ useCases, access, logger }));
   http.route(productsRouter({ useCases, access, logger, metrics: new StockMetrics(http.metrics.registry) }));
   http.route(reservationsRouter({ useCases, access }));
   http.route(locationsRouter({ useCases, access }));

@@ -12,6 +12,7 @@ import {
   StockLimitExceededError,
   StockShortageError,
   TransferNotInTransitError,
+  SkuTakenError,
   UnknownProductsError,
 } from '@stock/domain';
 
@@ -33,6 +34,7 @@ export const STATUS_BY_CODE: Readonly<Record<StockErrorCode, number>> = {
   STOCK_AT_SEVERAL_LOCATIONS: 409,
   BACKORDER_NOT_FILLED: 409,
   TRANSFER_NOT_IN_TRANSIT: 409,
+  SKU_TAKEN: 409,
   VERSION_MISMATCH: 412,
   IDEMPOTENCY_KEY_REUSED: 422,
 };
@@ -60,5 +62,6 @@ export const toProblem = problemsFor(STATUS_BY_CODE, (error) => {
   if (error instanceof BackorderNotFilledError)
     return { productId: error.productId, backorderedQuantity: error.backordered };
   if (error instanceof TransferNotInTransitError) return { transferStatus: error.status };
+  if (error instanceof SkuTakenError) return { sku: error.sku };
   return undefined;
 });

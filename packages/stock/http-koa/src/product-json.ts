@@ -5,6 +5,7 @@ import type { StockLevelView } from '@stock/application';
 export function productJson(product: Product) {
   return {
     id: product.id,
+    sku: product.sku,
     name: product.name,
     description: product.description,
     price: product.price.toNumber(),

@@ -1,6 +1,6 @@
 import { Scopes } from '@commerce/contracts';
 import Router from '@koa/router';
-import { ValidationError } from '@platform/kernel';
+import { Invalid, ValidationError } from '@platform/kernel';
 import {
   type AccessControl,
   decodeInteger,
@@ -25,14 +25,19 @@ import {
   type Locations,
   MAX_BATCH_IDS,
   MAX_PAGE_SIZE,
+  type SearchProducts,
+  type SearchProductsInput,
   type StreamProducts,
   type UpdateProduct,
 } from '@stock/application';
 import {
   InsufficientStockError,
   LocationNotFoundError,
+  Money,
+  PRODUCT_SORTS,
   type Product,
   ProductNotFoundError,
+  type ProductSort,
   type StockState,
   StockLimitExceededError,
 } from '@stock/domain';
@@ -52,6 +57,7 @@ export interface ProductUseCases {
   readonly listStockMovements: ListStockMovements;
   readonly listProducts: ListProducts;
   readonly streamProducts: StreamProducts;
+  readonly searchProducts: SearchProducts;
   readonly updateProduct: UpdateProduct;
   readonly deleteProduct: DeleteProduct;
   readonly adjustStock: AdjustStock;
@@ -159,22 +165,105 @@ function pageQuery(limit: string | undefined, after: string | undefined, maxAfte
   };
 }
 
+/** `sort=-price`: one of the sorts, or undefined when absent. */
+function decodeSort(raw: string | undefined): ProductSort | undefined {
+  if (raw === undefined) return undefined;
+  if (!(PRODUCT_SORTS as readonly string[]).includes(raw))
+    throw new ValidationError({ sort: [`must be one of ${PRODUCT_SORTS.join(', ')}`] });
+  return raw as ProductSort;
+}
+
+const DECIMAL = /^\d+(\.\d{1,2})?$/;
+
+/** `minPrice=10.5`: an amount as the product's price takes it, or undefined when absent. */
+function decodePrice(parameter: string, raw: string | undefined): Money | undefined {
+  if (raw === undefined) return undefined;
+  const price = DECIMAL.test(raw)
+    ? Money.parse(Number(raw))
+    : new Invalid('must be a decimal number with at most 2 decimal places');
+  if (price instanceof Invalid) throw new ValidationError({ [parameter]: [price.message] });
+  return price;
+}
+
+/** The parameters that make GET / a search; `stockState` alone keeps the list (or stream) in id order it always was. */
+const SEARCH_PARAMETERS = ['q', 'minPrice', 'maxPrice', 'locationId', 'sort', 'cursor'] as const;
+
+/** A search's parameters as the use case takes them, each bad value a 400 naming it. */
+function searchInput(ctx: Context, stockState: StockState | undefined): SearchProductsInput {
+  const value = (name: string) => singleQueryValue(ctx, name);
+  const [q, locationId, sort, cursor, limit] = ['q', 'locationId', 'sort', 'cursor', 'limit'].map(value);
+  const [minPrice, maxPrice] = [decodePrice('minPrice', value('minPrice')), decodePrice('maxPrice', value('maxPrice'))];
+  const decodedSort = decodeSort(sort);
+  return {
+    ...(q !== undefined && { q }),
+    ...(minPrice && { minPrice }),
+    ...(maxPrice && { maxPrice }),
+    ...(stockState && { stockState }),
+    ...(locationId !== undefined && { locationId: decodeInteger('locationId', locationId, 1) }),
+    ...(decodedSort && { sort: decodedSort }),
+    ...(cursor !== undefined && { cursor }),
+    limit: limit === undefined ? DEFAULT_PAGE_SIZE : decodeInteger('limit', limit, 1, MAX_PAGE_SIZE),
+  };
+}
+
+/** The next page's link: the same search, its cursor, and nothing else. */
+function nextSearchLink(input: SearchProductsInput, cursor: string): string {
+  const { q, minPrice, maxPrice, stockState, locationId, sort, limit } = input;
+  const query = new URLSearchParams();
+  if (q !== undefined) query.set('q', q);
+  if (minPrice) query.set('minPrice', minPrice.toString());
+  if (maxPrice) query.set('maxPrice', maxPrice.toString());
+  if (stockState) query.set('stockState', stockState);
+  if (locationId !== undefined) query.set('locationId', String(locationId));
+  if (sort) query.set('sort', sort);
+  query.set('limit', String(limit));
+  query.set('cursor', cursor);
+  return `</api/products?${query.toString()}>; rel="next"`;
+}
+
+/** Refuses `parameter` with any of `others` that the request also gives. */
+function alone(ctx: Context, parameter: string, others: readonly string[], why: string): void {
+  const given = others.filter((name) => ctx.query[name] !== undefined);
+  if (given.length > 0)
+    throw new ValidationError({ [parameter]: [`cannot be combined with ${given.join(', ')}: ${why}`] });
+}
+
 /**
- * GET /: the products of `ids`, a page of them with `limit` or `after`, or else every product as one stream; with
- * `stockState`, only the products in that state (paged or streamed).
+ * GET /: the products of `ids`; the product of a `sku` (a list of zero or one); a search (`q`, `minPrice`,
+ * `maxPrice`, `locationId`, `sort` or `cursor`, with `stockState` and `limit`) paged by cursor; a page in id order
+ * with `limit` or `after`; or else every product as one stream. `stockState` alone filters the last two.
  */
 function listProductsHandler(useCases: ProductUseCases, logger: Logger): Handler {
   return async function listProducts(ctx) {
+    const names = Object.keys(ctx.query);
     const limit = singleQueryValue(ctx, 'limit');
     const after = singleQueryValue(ctx, 'after');
     const ids = singleQueryValue(ctx, 'ids');
-    const rawState = singleQueryValue(ctx, 'stockState');
-    const stockState = decodeStockState(rawState);
+    const sku = singleQueryValue(ctx, 'sku');
+    const stockState = decodeStockState(singleQueryValue(ctx, 'stockState'));
+    const searching = SEARCH_PARAMETERS.some((name) => ctx.query[name] !== undefined);
     if (ids !== undefined) {
-      if (limit !== undefined || after !== undefined || rawState !== undefined) {
-        throw new ValidationError({ ids: ['cannot be combined with limit, after or stockState'] });
-      }
+      alone(
+        ctx,
+        'ids',
+        names.filter((name) => name !== 'ids'),
+        'it answers those products',
+      );
       ctx.body = (await useCases.getProducts.execute(decodeIds(ids))).map(productJson);
+    } else if (sku !== undefined) {
+      alone(
+        ctx,
+        'sku',
+        names.filter((name) => name !== 'sku'),
+        'it answers the one product with that SKU',
+      );
+      ctx.body = (await useCases.getProducts.bySku(sku)).map(productJson);
+    } else if (searching) {
+      alone(ctx, 'after', ['after'], 'a search pages by cursor');
+      const input = searchInput(ctx, stockState);
+      const page = await useCases.searchProducts.execute(input);
+      if (page.nextCursor !== undefined) ctx.set('Link', nextSearchLink(input, page.nextCursor));
+      ctx.body = page.items.map(productJson);
     } else if (limit === undefined && after === undefined) {
       const stream = await streamAll(useCases.streamProducts, logger, ctx, stockState);
       ctx.type = 'application/json';
@@ -312,7 +401,8 @@ export function productsRouter({ useCases, access, logger, metrics }: ProductsRo
   const jsonBody = jsonObjectBody(BODY_LIMIT);
   const noQuery = queryParameters();
   router.use(access.authenticate);
-  router.get('/', read, queryParameters('limit', 'after', 'ids', 'stockState'), listProductsHandler(useCases, logger));
+  const listParameters = queryParameters('limit', 'after', 'ids', 'sku', 'stockState', ...SEARCH_PARAMETERS);
+  router.get('/', read, listParameters, listProductsHandler(useCases, logger));
   router.get('/:id', read, noQuery, getProductHandler(useCases));
   router.get('/:id/stock-movements', read, queryParameters('limit', 'after'), listStockMovementsHandler(useCases));
   router.get('/:id/stock-levels', read, noQuery, listStockLevelsHandler(useCases));

@@ -8,10 +8,13 @@ import {
   type ProductPageQuery,
   type ProductRepository,
   productRemovalBlocked,
+  type ProductSearch,
   type RemoveOutcome,
+  SkuTakenError,
   type UpdateOutcome,
 } from '@stock/domain';
 import { appendMovement } from './in-memory-movements';
+import { searchProducts } from './in-memory-product-search';
 import { type InMemoryStockTables, levelKey } from './in-memory-stock-tables';
 
 /**
@@ -27,6 +30,7 @@ export class InMemoryProductRepository implements ProductRepository {
 
   async add(details: ProductDetails, context: MovementContext): Promise<Product> {
     const tx = this.writable();
+    this.refuseTakenSku(details.sku, undefined);
     const product = Product.of(this.tables.nextProductId(), details, 1);
     const stock = details.quantityInStock;
     this.tables.products.set(product.id, product, tx);
@@ -60,6 +64,17 @@ export class InMemoryProductRepository implements ProductRepository {
     return page;
   }
 
+  async findBySku(sku: string): Promise<Product | undefined> {
+    const wanted = sku.toLowerCase();
+    for (const product of this.tables.products.values(this.tx))
+      if (product.sku?.toLowerCase() === wanted) return product;
+    return undefined;
+  }
+
+  async search(query: ProductSearch): Promise<Product[]> {
+    return searchProducts(this.tables, this.tx, query);
+  }
+
   async updateDetails(
     id: number,
     details: ProductDetails,
@@ -69,9 +84,12 @@ export class InMemoryProductRepository implements ProductRepository {
     if (!current) return { status: 'not-found' };
     if (expectedVersion !== undefined && current.version !== expectedVersion)
       return { status: 'version-mismatch', currentVersion: current.version };
-    const kept = details
-      .withQuantityInStock(current.quantityInStock)
-      .keepingSettingsOf({ backorderLimit: current.backorderLimit, lowStockThreshold: current.lowStockThreshold });
+    const kept = details.withQuantityInStock(current.quantityInStock).keepingSettingsOf({
+      backorderLimit: current.backorderLimit,
+      lowStockThreshold: current.lowStockThreshold,
+      sku: current.sku,
+    });
+    this.refuseTakenSku(kept.sku, id);
     const product = Product.of(id, kept, current.version + 1, current.reservedQuantity, current.stock);
     this.tables.products.set(id, product, this.writable());
     return { status: 'updated', product };
@@ -89,6 +107,15 @@ export class InMemoryProductRepository implements ProductRepository {
     for (const table of [this.tables.allocations, this.tables.backorders])
       for (const [key, row] of [...table.entries(tx)]) if (row.productId === id) table.delete(key, tx);
     return { status: 'removed' };
+  }
+
+  /** The databases' unique index on lower(sku), as a check: another product with this SKU in any case refuses it. */
+  private refuseTakenSku(sku: string | null | undefined, ownId: number | undefined): void {
+    if (sku == null) return;
+    const holder = [...this.tables.products.values(this.tx)].find(
+      (product) => product.id !== ownId && product.sku?.toLowerCase() === sku.toLowerCase(),
+    );
+    if (holder) throw new SkuTakenError(sku);
   }
 
   private writable(): InMemoryTransaction {

@@ -44,6 +44,15 @@ export class InMemoryStockLevelRepository implements StockLevelRepository {
     }));
   }
 
+  async listMany(productIds: readonly number[]): Promise<ReadonlyMap<number, LevelView[]>> {
+    const levels = new Map<number, LevelView[]>();
+    for (const productId of productIds) {
+      const list = await this.list(productId);
+      if (list) levels.set(productId, list);
+    }
+    return levels;
+  }
+
   async apply(
     productId: number,
     changes: readonly LevelChange[],

@@ -3,6 +3,7 @@ import {
   idempotencyContract,
   locationRepositoryContract,
   productRepositoryContract,
+  productSearchContract,
   reservationRepositoryContract,
   stockLevelRepositoryContract,
   stockRulesContract,
@@ -12,6 +13,7 @@ import {
 import { openInMemoryStockStore as open } from './memory-store';
 
 describe('InMemoryProductRepository', () => productRepositoryContract(open));
+describe('InMemoryProductRepository: SKUs and search', () => productSearchContract(open));
 describe('InMemoryLocationRepository', () => locationRepositoryContract(open));
 describe('InMemoryStockLevelRepository', () => stockLevelRepositoryContract(open));
 describe('InMemoryTransferRepository', () => transferRepositoryContract(open));

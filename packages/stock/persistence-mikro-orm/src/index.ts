@@ -7,3 +7,6 @@ export * from './mikro-orm-transfer-repository';
 export * from './mikro-orm-unit-of-work';
 export * from './stock-database';
 export * from './write-context';
+export * from './product-expressions';
+export * from './product-search-sql';
+export * from './catalogue-seed';

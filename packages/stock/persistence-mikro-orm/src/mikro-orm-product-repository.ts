@@ -5,10 +5,13 @@ import type {
   ProductDetails,
   ProductPageQuery,
   ProductRepository,
+  ProductSearch,
   RemoveOutcome,
   UpdateOutcome,
 } from '@stock/domain';
+import { SkuTakenError } from '@stock/domain';
 import { toProduct } from './product-rows';
+import { searchStatement } from './product-search-sql';
 import { MONEY_COLUMN } from './product-schema';
 import { type ProductStatements, productStatements } from './product-statements';
 import { writeContext } from './write-context';
@@ -31,15 +34,18 @@ export class MikroOrmProductRepository implements ProductRepository {
   }
 
   async add(details: ProductDetails, context: MovementContext): Promise<Product> {
-    const [row] = await this.session.all(this.sql.insert, [
-      details.name,
-      details.description,
-      this.price(details),
-      details.quantityInStock,
-      details.backorderLimit ?? 0,
-      details.lowStockThreshold ?? 0,
-      writeContext('created', context),
-    ]);
+    const [row] = await this.session
+      .all(this.sql.insert, [
+        details.name,
+        details.description,
+        this.price(details),
+        details.quantityInStock,
+        details.backorderLimit ?? 0,
+        details.lowStockThreshold ?? 0,
+        details.sku ?? null,
+        writeContext('created', context),
+      ])
+      .catch(skuTaken(details.sku));
     const product = toProduct(this.session, row!);
     if (this.sql.insertLevel) await this.session.run(this.sql.insertLevel, [product.id, product.quantityInStock]);
     return product;
@@ -65,6 +71,17 @@ export class MikroOrmProductRepository implements ProductRepository {
     return rows.map((row) => toProduct(this.session, row));
   }
 
+  async findBySku(sku: string): Promise<Product | undefined> {
+    const [row] = await this.session.all(this.sql.findBySku, [sku]);
+    return row && toProduct(this.session, row);
+  }
+
+  async search(query: ProductSearch): Promise<Product[]> {
+    const { statement, params } = searchStatement(this.session.dialect, query);
+    const rows = await this.session.all(statement, params);
+    return rows.map((row) => toProduct(this.session, row));
+  }
+
   async updateDetails(
     id: number,
     details: ProductDetails,
@@ -77,9 +94,11 @@ export class MikroOrmProductRepository implements ProductRepository {
       this.price(details),
       details.backorderLimit ?? null,
       details.lowStockThreshold ?? null,
+      details.sku === undefined ? 1 : 0,
+      details.sku ?? null,
       id,
       ...(versioned ? [expectedVersion] : []),
-    ]);
+    ]).catch(skuTaken(details.sku));
     if (!row) return { status: 'not-found' };
     if (row.written) return { status: 'updated', product: toProduct(this.session, row) };
     return { status: 'version-mismatch', currentVersion: Number(row.version) };
@@ -107,4 +126,24 @@ export class MikroOrmProductRepository implements ProductRepository {
   private price(details: ProductDetails): string | number {
     return MONEY_COLUMN[this.session.dialect].type.convertToDatabaseValue(details.price, this.session.platform);
   }
+}
+
+/** The unique index that keeps SKUs unique ignoring case (lower("sku")), as both migrations name it. */
+export const SKU_UNIQUE_INDEX = 'product_sku_unique';
+
+/**
+ * A write's failure as SkuTakenError when the SKU's unique index refused it (PostgreSQL: 23505 naming the index;
+ * SQLite: a UNIQUE failure naming it), so a taken SKU is a 409, never a 500; any other failure as it was.
+ */
+function skuTaken(sku: string | null | undefined): (error: unknown) => never {
+  return (error) => {
+    const { code, constraint, message } = error as { code?: unknown; constraint?: unknown; message?: unknown };
+    const refused =
+      (code === '23505' && constraint === SKU_UNIQUE_INDEX) ||
+      (typeof code === 'string' &&
+        code.startsWith('SQLITE_CONSTRAINT') &&
+        String(message).includes(`index '${SKU_UNIQUE_INDEX}'`));
+    if (refused && sku) throw new SkuTakenError(sku);
+    throw error;
+  };
 }

@@ -12,6 +12,7 @@ import {
   type ProductStockChange,
   type StockLevelRepository,
 } from '@stock/domain';
+import { levelsOfMany } from './levels-of-many';
 import { toProduct } from './product-rows';
 import { MONEY_COLUMN } from './product-schema';
 import { type ProductStatements, productStatements } from './product-statements';
@@ -115,6 +116,10 @@ export class MikroOrmStockLevelRepository implements StockLevelRepository {
     return rows
       .filter((row) => row.location_id != null)
       .map((row) => ({ ...toLevel(row), locationCode: String(row.code) }));
+  }
+
+  listMany(productIds: readonly number[]): Promise<ReadonlyMap<number, LevelView[]>> {
+    return levelsOfMany(this.session, productIds);
   }
 
   async apply(

@@ -6,7 +6,7 @@ type SqlDialect = SqlSession['dialect'];
 
 /** The product columns every read and write answers, for one dialect (each keeps money in its own column). */
 export function productColumns(dialect: SqlDialect): string {
-  return `"id", "name", "description", "${MONEY_COLUMN[dialect].name}", "quantity_in_stock", "reserved_quantity", "backorder_limit", "backordered_quantity", "low_stock_threshold", "low_stock_alert", "version"`;
+  return `"id", "name", "description", "${MONEY_COLUMN[dialect].name}", "quantity_in_stock", "reserved_quantity", "backorder_limit", "backordered_quantity", "low_stock_threshold", "low_stock_alert", "sku", "version"`;
 }
 
 /** A product row (productColumns) as the domain's Product; SQLite answers the alert as 0 or 1. */
@@ -19,6 +19,7 @@ export function toProduct(session: SqlSession, row: Row): Product {
     quantityInStock: Number(row.quantity_in_stock),
     backorderLimit: Number(row.backorder_limit),
     lowStockThreshold: Number(row.low_stock_threshold),
+    sku: row.sku == null ? null : String(row.sku),
   });
   return Product.of(Number(row.id), details, Number(row.version), Number(row.reserved_quantity), {
     backorderedQuantity: Number(row.backordered_quantity),

@@ -2,6 +2,7 @@ import { EntitySchema, type Platform, Type } from '@mikro-orm/core';
 import { type Dialect, idempotencyKeySchema, outboxMessageSchema } from '@platform/mikro-orm';
 import { webhookSchemas, withWebhookFanOut } from '@platform/webhooks/mikro-orm';
 import { Money } from '@stock/domain';
+import { AVAILABLE, STOCK_STATE } from './product-expressions';
 
 /** A product as a database row; the repository turns it into the domain's Product. */
 export interface ProductRow {
@@ -15,6 +16,7 @@ export interface ProductRow {
   backorderedQuantity: number;
   lowStockThreshold: number;
   lowStockAlert: boolean;
+  sku: string | null;
   /**
    * What the latest write was (kind, location, transfer, reason, reservation, request, time), read by the ledger
    * trigger.
@@ -107,6 +109,37 @@ const SETTING_CHECKS = [
 ];
 
 /**
+ * The catalogue's indexes (migration 20261126-catalogue-search creates them): SKUs unique ignoring case, one btree
+ * per sort with the id as tie-breaker (descending sorts keep the id ascending), the stock state with the id, and on
+ * PostgreSQL pg_trgm's GIN index on each text column (SQLite's is the FTS5 table "product_search", which the mapping
+ * does not know). Expression indexes: MikroORM compares them by name only. The expressions are the queries', word for
+ * word, as a planner needs.
+ */
+function catalogueIndexes(dialect: Dialect): { name: string; expression: string }[] {
+  const price = MONEY_COLUMN[dialect].name;
+  const index = (name: string, columns: string, using = '') => ({
+    name,
+    expression: `create index "${name}" on "product"${using} (${columns})`,
+  });
+  return [
+    index('product_name_id_index', '"name", "id"'),
+    index('product_name_desc_id_index', '"name" desc, "id"'),
+    index('product_price_id_index', `"${price}", "id"`),
+    index('product_price_desc_id_index', `"${price}" desc, "id"`),
+    index('product_available_id_index', `${AVAILABLE}, "id"`),
+    index('product_available_desc_id_index', `${AVAILABLE} desc, "id"`),
+    index('product_stock_state_id_index', `${STOCK_STATE}, "id"`),
+    ...(dialect === 'postgresql'
+      ? [
+          index('product_name_trgm_index', '"name" gin_trgm_ops', ' using gin'),
+          index('product_description_trgm_index', '"description" gin_trgm_ops', ' using gin'),
+          index('product_sku_trgm_index', '"sku" gin_trgm_ops', ' using gin'),
+        ]
+      : []),
+  ];
+}
+
+/**
  * The product table's mapping, built per dialect (each keeps money in its own
  * exact column): no decorators on domain classes. The migrations create the
  * table; the schema-drift test holds the two together.
@@ -116,6 +149,13 @@ export function productSchema(dialect: Dialect): EntitySchema<ProductRow> {
   return new EntitySchema<ProductRow>({
     name: 'Product',
     tableName: 'product',
+    uniques: [
+      {
+        name: 'product_sku_unique',
+        expression: 'create unique index "product_sku_unique" on "product" (lower("sku"))',
+      },
+    ],
+    indexes: catalogueIndexes(dialect),
     // The migrations' check constraints, which MikroORM 7 reads back on both databases (on SQLite named after their
     // column).
     checks:
@@ -155,6 +195,7 @@ export function productSchema(dialect: Dialect): EntitySchema<ProductRow> {
       backorderedQuantity: { type: 'integer', fieldName: 'backordered_quantity', default: 0 },
       lowStockThreshold: { type: 'integer', fieldName: 'low_stock_threshold', default: 0 },
       lowStockAlert: { type: 'boolean', fieldName: 'low_stock_alert', default: false },
+      sku: { type: 'string', length: 64, nullable: true },
       writeContext: { type: dialect === 'postgresql' ? 'json' : 'text', fieldName: 'write_context', nullable: true },
       // Every write moves it on: the product's ETag, and the guard of conditional writes.
       version: { type: 'integer', version: true, default: 1 },

@@ -1,6 +1,7 @@
 import { type PreparedStatement, prepared } from '@platform/mikro-orm';
 import { DEFAULT_LOCATION_ID, STOCK_MAX, type StockState } from '@stock/domain';
 import { productColumns } from './product-rows';
+import { STOCK_STATE } from './product-expressions';
 import { MONEY_COLUMN } from './product-schema';
 
 type Dialect = 'postgresql' | 'sqlite';
@@ -48,14 +49,6 @@ export const AT_ONCE = {
   covered: `exists (select 1 from "stock_level" where "product_id" = "product"."id" and "location_id" = ${DEFAULT_LOCATION_ID} and "reserved" <= "replacement"."quantity")`,
 } as const;
 
-/** Product.stockState in SQL, of available = in stock − reserved − backordered (stockStateOf). */
-const AVAILABLE = '("quantity_in_stock" - "reserved_quantity" - "backordered_quantity")';
-const STOCK_STATE: Record<StockState, string> = {
-  out: `${AVAILABLE} <= 0`,
-  low: `${AVAILABLE} > 0 and ${AVAILABLE} < "low_stock_threshold"`,
-  in: `${AVAILABLE} > 0 and ${AVAILABLE} >= "low_stock_threshold"`,
-};
-
 /**
  * The fixed statements of the product and stock-level repositories for one
  * dialect; the bench's raw baselines send the same ones. A GET sends
@@ -75,6 +68,8 @@ export interface ProductStatements {
   /** SQLite: the new product's default level, in the caller's transaction. */
   readonly insertLevel: PreparedStatement | undefined;
   readonly findById: PreparedStatement;
+  /** The product with a SKU, ignoring case: the unique index on lower("sku") answers it. */
+  readonly findBySku: PreparedStatement;
   /** A page in id order, in a stock state when asked. */
   list(stockState?: StockState): PreparedStatement;
   updateDetails(versioned: boolean): PreparedStatement;
@@ -108,19 +103,22 @@ function statements(dialect: Dialect): ProductStatements {
   const price = MONEY_COLUMN[dialect].name;
   const columns = productColumns(dialect);
   const conditional = (write: string) => prepared(conditionalWrite(dialect, write, columns));
-  const insertProduct = `insert into "product" ("name", "description", "${price}", "quantity_in_stock", "reserved_quantity", "backorder_limit", "low_stock_threshold", "write_context", "version") values (?, ?, ?, ?, 0, ?, ?, ?, 1) returning ${columns}`;
+  const insertProduct = `insert into "product" ("name", "description", "${price}", "quantity_in_stock", "reserved_quantity", "backorder_limit", "low_stock_threshold", "sku", "write_context", "version") values (?, ?, ?, ?, 0, ?, ?, ?, ?, 1) returning ${columns}`;
+  // The SKU's parameters: 1 to keep it (the details left it out), else 0 and the new one (null: none).
+  const keepSku = dialect === 'postgresql' ? '?::integer = 1' : '? = 1';
   const updateDetails = (versioned: boolean) =>
     conditional(
-      `update "product" set "name" = ?, "description" = ?, "${price}" = ?, "backorder_limit" = coalesce(?, "backorder_limit"), "low_stock_threshold" = coalesce(?, "low_stock_threshold"), "version" = "version" + 1 where "id" = ?${versioned ? ' and "version" = ?' : ''}`,
+      `update "product" set "name" = ?, "description" = ?, "${price}" = ?, "backorder_limit" = coalesce(?, "backorder_limit"), "low_stock_threshold" = coalesce(?, "low_stock_threshold"), "sku" = case when ${keepSku} then "sku" else ? end, "version" = "version" + 1 where "id" = ?${versioned ? ' and "version" = ?' : ''}`,
     );
   const [unversioned, versioned] = [updateDetails(false), updateDetails(true)];
   const list = (where: string) =>
     prepared(`select ${columns} from "product" where "id" > ?${where} order by "id" limit ?`);
   const lists = {
     all: list(''),
-    out: list(` and ${STOCK_STATE.out}`),
-    low: list(` and ${STOCK_STATE.low}`),
-    in: list(` and ${STOCK_STATE.in}`),
+    // The state's expression index (with the id) answers these.
+    out: list(` and ${STOCK_STATE} = 'out'`),
+    low: list(` and ${STOCK_STATE} = 'low'`),
+    in: list(` and ${STOCK_STATE} = 'in'`),
   };
   // One change as a row: (product, location, on hand, reserved, incoming), typed for PostgreSQL's planner.
   const change = `with "change" ("product_id", "location_id", "on_hand", "reserved", "incoming") as (values (${
@@ -162,6 +160,7 @@ function statements(dialect: Dialect): ProductStatements {
           )
         : undefined,
     findById: prepared(`select ${columns} from "product" where "id" = ?`),
+    findBySku: prepared(`select ${columns} from "product" where lower("sku") = lower(?)`),
     list: (stockState) => lists[stockState ?? 'all'],
     updateDetails: (isVersioned) => (isVersioned ? versioned : unversioned),
     remove: conditional(`delete from "product" where "id" = ? and ${GUARD.remove}`),

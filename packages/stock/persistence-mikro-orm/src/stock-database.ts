@@ -19,6 +19,8 @@ export function openStockDatabase(url: string, options: StockDatabaseOptions = {
   return Database.open(url, {
     entities: stockEntities,
     migrations: { postgresql: postgresqlMigrations, sqlite: sqliteMigrations },
+    // SQLite's search index: the FTS5 table and the shadow tables it keeps (product_search_data, _idx, …).
+    unmappedTables: [/^product_search(_\w+)?$/],
     ...options,
   });
 }

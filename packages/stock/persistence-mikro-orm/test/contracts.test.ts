@@ -3,6 +3,7 @@ import {
   idempotencyContract,
   locationRepositoryContract,
   productRepositoryContract,
+  productSearchContract,
   reservationRepositoryContract,
   stockLevelRepositoryContract,
   stockRulesContract,
@@ -13,6 +14,8 @@ import { openScratchStore } from './scratch-stores';
 
 for (const dialect of ['sqlite', 'postgresql'] as const) {
   describe(`MikroOrmProductRepository on ${dialect}`, () => productRepositoryContract(openScratchStore(dialect)));
+  describe(`MikroOrmProductRepository on ${dialect}: SKUs and search`, () =>
+    productSearchContract(openScratchStore(dialect)));
   describe(`MikroOrmLocationRepository on ${dialect}`, () => locationRepositoryContract(openScratchStore(dialect)));
   describe(`MikroOrmStockLevelRepository on ${dialect}`, () => stockLevelRepositoryContract(openScratchStore(dialect)));
   describe(`MikroOrmTransferRepository on ${dialect}`, () => transferRepositoryContract(openScratchStore(dialect)));

@@ -9,9 +9,12 @@ import {
   CreateProduct,
   DeleteProduct,
   ExpireReservations,
+  ExportProducts,
   GetProduct,
   GetProducts,
   GetReservation,
+  ImportProducts,
+  DEFAULT_IMPORT_SETTINGS,
   ListProducts,
   ListStockMovements,
   Locations,
@@ -19,6 +22,7 @@ import {
   ReleaseReservation,
   ReserveForOrder,
   ReserveStock,
+  SearchProducts,
   StockTransfers,
   StreamProducts,
   UpdateProduct,
@@ -83,6 +87,10 @@ function registerUseCases(container: DependencyContainer, config: StockServiceCo
   single(container, GetProducts, (c) => new GetProducts(products(c)));
   single(container, ListProducts, (c) => new ListProducts(products(c)));
   single(container, StreamProducts, (c) => new StreamProducts(products(c)));
+  single(container, SearchProducts, (c) => new SearchProducts(products(c)));
+  const imports = { ...DEFAULT_IMPORT_SETTINGS, ...stockChanges };
+  single(container, ImportProducts, (c) => new ImportProducts(...writes(c), imports));
+  single(container, ExportProducts, (c) => new ExportProducts(c.resolve(Tokens.UnitOfWork)));
   const movements = (c: DependencyContainer) => c.resolve(Tokens.StockMovementRepository);
   single(container, ListStockMovements, (c) => new ListStockMovements(products(c), movements(c)));
   const holds = (c: DependencyContainer) => ({
@@ -149,6 +157,9 @@ export function stockRoot(config: StockServiceConfig): ServiceRoot<StockTransact
             releaseReservation: c.resolve(ReleaseReservation),
             listProducts: c.resolve(ListProducts),
             streamProducts: c.resolve(StreamProducts),
+            searchProducts: c.resolve(SearchProducts),
+            importProducts: c.resolve(ImportProducts),
+            exportProducts: c.resolve(ExportProducts),
             updateProduct: c.resolve(UpdateProduct),
             deleteProduct: c.resolve(DeleteProduct),
             adjustStock: c.resolve(AdjustStock),

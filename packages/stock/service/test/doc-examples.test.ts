@@ -143,6 +143,44 @@ describe("the stock API page's examples", function () {
       '"code":"BACKORDER_NOT_FILLED"',
     ]);
     for (const fragment of promised) expect(after.stdout, `the page promises ${fragment}`).to.contain(fragment);
+
+    // Then SKUs and search, on the lamp and three more products.
+    const [search] = shellBlocks(STOCK_API, 'Search');
+    const searched = await runBlock(search!.replaceAll('http://localhost:8080', service.url));
+    expect(searched.statuses).to.deep.equal([
+      // three products, the SKU taken, the SKU looked up
+      ...['201', '201', '201', '409', '200'],
+      // three searches, the first page (its headers), the next page, the cursor misused
+      ...['200', '200', '200', '200', '200', '400'],
+    ]);
+    for (const fragment of promisedFragments(search!))
+      expect(searched.stdout, `the page promises ${fragment}`).to.contain(fragment);
+    // Each JSON array the block printed, in order: the SKU lookup, three searches, the next page, the problem.
+    const arrays = [...searched.stdout.matchAll(/\[\{.*?\}\](?=\{|\[|\/|$)/gs)].map((match) =>
+      (JSON.parse(match[0]) as { id: number }[]).map((product) => product.id),
+    );
+    expect(arrays).to.deep.equal([[3], [3, 1, 4], [4], [3, 4], [1, 3]]);
+    expect(searched.stdout).to.match(/\/api\/products\?q=lamp&sort=price&limit=2&cursor=[\w-]+\n/);
+    expect(searched.stdout).to.contain('"cursor":["belongs to another search');
+
+    // Then imports and exports, with the lamp and the north location there.
+    const [imports] = shellBlocks(STOCK_API, 'Import and export');
+    const loaded = await runBlock(imports!.replaceAll('http://localhost:8080', service.url));
+    // three imports, two exports, then an export piped into an import
+    expect(loaded.statuses).to.deep.equal(['200', '200', '200', '200', '200', '200', '200']);
+    const counts = promisedFragments(imports!);
+    expect(counts).to.include.members(['"created":0,"updated":0', '"row":1']);
+    for (const fragment of counts) expect(loaded.stdout, `the page promises ${fragment}`).to.contain(fragment);
+    expect(loaded.stdout).to.contain('\n6,MUG-1,Mug,"Stoneware, 350 ml",8.50,default,40,0,5\n');
+  });
+
+  it("the README's catalogue import and export, against the same service", async () => {
+    const [block] = shellBlocks('README.md', 'Load and export a catalogue');
+    const { stdout, statuses } = await runBlock(block!.replaceAll('http://localhost:8080', service.url));
+    expect(statuses).to.deep.equal(['200', '200']);
+    for (const fragment of promisedFragments(block!)) expect(stdout).to.contain(fragment);
+    expect(stdout).to.contain('id,sku,name,description,price,locationCode,onHand,backorderLimit,lowStockThreshold\n');
+    expect(stdout).to.match(/\n\d+,DESK-1,Standing desk,"Oak, 160 cm",349\.00,default,4,0,0\n/);
   });
 
   it('show the problem an invalid body gets, as the service answers it', async () => {
@@ -219,9 +257,12 @@ describe("the sample app and identity pages' examples", function () {
 const RUN_AS_WRITTEN: Record<string, string> = {
   'README.md › Quick start': '.ci/run: the install and every test',
   'README.md › The whole system in one command': 'packages/system-tests/test/start-system.test.ts',
+  'README.md › Load and export a catalogue': 'this file',
+  'docs/stock-api.md › Import and export': 'this file',
   'docs/stock-api.md › Try it': 'this file',
   'docs/stock-api.md › Reservations and the stock ledger': 'this file',
   'docs/stock-api.md › Stock by location': 'this file',
+  'docs/stock-api.md › Search': 'this file',
   'docs/sales-api.md › An order, start to finish': 'packages/system-tests/test/readme-walkthrough.test.ts',
   'docs/identity.md › Clients': 'this file',
   'docs/sample-app.md › Run it': 'this file',

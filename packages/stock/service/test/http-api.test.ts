@@ -5,7 +5,8 @@ import { type Backend, json, type ServiceUnderTest, startServiceUnderTest } from
 
 const PROBLEM = 'application/problem+json';
 /** What a product created by a client that knows nothing of backorders and low-stock alerts shows of them. */
-const NO_STOCK_SETTINGS = { backorderLimit: 0, backorderedQuantity: 0, lowStockThreshold: 0 };
+/** A product created without stock settings or a SKU answers these. */
+const NO_STOCK_SETTINGS = { sku: null, backorderLimit: 0, backorderedQuantity: 0, lowStockThreshold: 0 };
 
 async function expectProblem(response: Response, status: number, code?: string) {
   expect(response.status, await response.clone().text()).to.equal(status);
@@ -429,7 +430,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
           'colour',
         ]);
         expect(errors.Limit).to.deep.equal([
-          'is not a query parameter of this operation (limit, after, ids, stockState)',
+          'is not a query parameter of this operation (limit, after, ids, sku, stockState, q, minPrice, maxPrice, locationId, sort, cursor)',
         ]);
       });
 

@@ -6,6 +6,8 @@ import { webhookSubscriptionsRouter } from '@platform/webhooks/koa';
 import {
   type LocationUseCases,
   locationsRouter,
+  productImportsRouter,
+  type ProductImportUseCases,
   productsRouter,
   type ProductUseCases,
   type ReservationUseCases,
@@ -32,6 +34,7 @@ const open: AccessControl = {
 /** "GET /api/products/{id}" for every operation the router serves (HEAD comes with GET). */
 function servedOperations(): string[] {
   const routers = [
+    productImportsRouter({ useCases: {} as ProductImportUseCases, access: open, logger: console }),
     productsRouter({ useCases: {} as ProductUseCases, access: open, logger: console }),
     reservationsRouter({ useCases: {} as ReservationUseCases, access: open }),
     locationsRouter({ useCases: {} as LocationUseCases, access: open }),
@@ -60,6 +63,7 @@ function servedOperations(): string[] {
 /** The tag of the operations under each path prefix; any other path is Operations. */
 const GROUPS = [
   ['/api/products', 'Products'],
+  ['/api/product-imports', 'Products'],
   ['/api/reservations', 'Reservations'],
   ['/api/locations', 'Locations'],
   ['/api/stock-transfers', 'Stock transfers'],
@@ -119,6 +123,7 @@ describe('docs/openapi.yaml', () => {
         json(
           {
             id: 1,
+            sku: null,
             name: 'A',
             description: '',
             price: 1.5,

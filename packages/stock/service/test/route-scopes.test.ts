@@ -7,6 +7,8 @@ import {
   type LocationUseCases,
   locationsRouter,
   type ProductUseCases,
+  productImportsRouter,
+  type ProductImportUseCases,
   productsRouter,
   type ReservationUseCases,
   reservationsRouter,
@@ -19,6 +21,7 @@ import { openApiDocument } from './openapi-contract';
 describe("docs/openapi.yaml's security, route by route", () => {
   it('asks each operation for the scopes its route guards with, and leaves open the unguarded ones', () => {
     const routes = scopesByRoute((access) => [
+      productImportsRouter({ useCases: {} as ProductImportUseCases, access, logger: console }),
       productsRouter({ useCases: {} as ProductUseCases, access, logger: console }),
       reservationsRouter({ useCases: {} as ReservationUseCases, access }),
       locationsRouter({ useCases: {} as LocationUseCases, access }),
@@ -31,6 +34,9 @@ describe("docs/openapi.yaml's security, route by route", () => {
     expect(routes['POST /api/locations']).to.deep.equal([['stock:write']]);
     expect(routes['POST /api/stock-transfers/{id}/receive']).to.deep.equal([['stock:write']]);
     expect(routes['GET /api/products/{id}/stock-levels']).to.deep.equal([['stock:read']]);
+    // An import writes products and their stock; an export reads them.
+    expect(routes['POST /api/product-imports']).to.deep.equal([['stock:write']]);
+    expect(routes['GET /api/products/export']).to.deep.equal([['stock:read']]);
     expect(scopesByOperation(openApiDocument)).to.deep.equal(routes);
   });
 });

@@ -67,6 +67,17 @@ export function stockLevelRepositoryContract(open: OpenStockStore): void {
     expect(await store.levels.list(424242)).to.equal(undefined);
   });
 
+  it('lists the levels of a batch of products in one read, each as `list` answers it, missing ones absent', async () => {
+    const first = await aStoredProduct(store, { quantityInStock: 3 });
+    const other = await aStoredProduct(store, { quantityInStock: 0 });
+    await applyChanges(store, first.id, [change('adjusted', second, { onHand: 4 })]);
+    const levels = await store.levels.listMany([other.id, 424242, first.id]);
+    expect([...levels.keys()].sort((a, b) => a - b)).to.deep.equal([first.id, other.id]);
+    expect(levels.get(first.id)).to.deep.equal(await store.levels.list(first.id));
+    expect(levels.get(other.id)).to.deep.equal(await store.levels.list(other.id));
+    expect((await store.levels.listMany([])).size).to.equal(0);
+  });
+
   it('creates the levels a change needs, moves the product’s totals and version, and answers the product after', async () => {
     const { id } = await aStoredProduct(store, { quantityInStock: 5 });
     const after = await applyChanges(store, id, [

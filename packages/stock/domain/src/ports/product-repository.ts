@@ -1,3 +1,4 @@
+import type { Money } from '@commerce/shared-kernel';
 import type { Product, ProductDetails, StockState } from '../product';
 import type { MovementContext } from '../stock-movement';
 
@@ -7,6 +8,43 @@ export interface ProductPageQuery {
   readonly limit: number;
   /** Only products in this stock state (Product.stockState). */
   readonly stockState?: StockState;
+}
+
+/** The orders a search can answer in: `-` is descending; ties (and `id`) go by id, ascending. */
+export type ProductSort = 'id' | 'name' | '-name' | 'price' | '-price' | 'available' | '-available';
+export const PRODUCT_SORTS: readonly ProductSort[] = [
+  'id',
+  'name',
+  '-name',
+  'price',
+  '-price',
+  'available',
+  '-available',
+];
+
+/** Where a keyset page starts: after the product with this sort key and id (both as the last page ended). */
+export interface SearchPosition {
+  /** The last product's value of the sort key (its name, its price in cents, its available quantity; its id). */
+  readonly key: string | number;
+  readonly id: number;
+}
+
+/**
+ * A search of the catalogue: every filter given must hold. Each store answers
+ * it with an index, not a scan (docs/performance.md says which).
+ */
+export interface ProductSearch {
+  /** Case-insensitive text found in the name, the description or the SKU. */
+  readonly q?: string;
+  readonly minPrice?: Money;
+  readonly maxPrice?: Money;
+  readonly stockState?: StockState;
+  /** Only products with stock available at this location. */
+  readonly locationId?: number;
+  readonly sort: ProductSort;
+  readonly limit: number;
+  /** The next page: after this position in the sort order. */
+  readonly after?: SearchPosition;
 }
 
 interface NotFound {
@@ -29,7 +67,8 @@ export interface ProductRepository {
   /**
    * Stores a new product (version 1, settings 0 where absent) with its
    * quantityInStock at the default location (one `created` movement there),
-   * and answers it with the id the store assigned.
+   * and answers it with the id the store assigned. A SKU another product has
+   * (ignoring case) throws SkuTakenError, and nothing is stored.
    */
   add(details: ProductDetails, context: MovementContext): Promise<Product>;
   findById(id: number): Promise<Product | undefined>;
@@ -37,11 +76,16 @@ export interface ProductRepository {
   findMany(ids: readonly number[]): Promise<Product[]>;
   /** Products in ascending id order, after a given id (in a stock state, when asked). */
   list(query: ProductPageQuery): Promise<Product[]>;
+  /** The product with this SKU, whatever the case of its letters. */
+  findBySku(sku: string): Promise<Product | undefined>;
+  /** One keyset page of the products the search matches, in its order. */
+  search(query: ProductSearch): Promise<Product[]>;
   /**
    * Replaces name, description, price and the settings `details` carries
    * (an absent one stays), moving the product to its next version; refused
    * when it is not at `expectedVersion`. Its stock is left as it is
-   * (details.quantityInStock is not read).
+   * (details.quantityInStock is not read). A SKU another product has throws
+   * SkuTakenError.
    */
   updateDetails(id: number, details: ProductDetails, expectedVersion: number | undefined): Promise<UpdateOutcome>;
   /**

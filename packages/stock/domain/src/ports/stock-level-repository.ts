@@ -40,6 +40,12 @@ export interface StockLevelRepository {
   /** The product's levels with their location codes, in location id order; undefined when there is no such product. */
   list(productId: number): Promise<LevelView[] | undefined>;
   /**
+   * The levels of each of `productIds` that has any, with their location
+   * codes, in location id order: one read for a batch of products (an export
+   * walks the catalogue a keyset batch at a time).
+   */
+  listMany(productIds: readonly number[]): Promise<ReadonlyMap<number, LevelView[]>>;
+  /**
    * Applies `changes` to the locked product's levels (creating a level where
    * it has none) and `product` to the product, moving it to its next version,
    * and answers the product after. Each change that moves onHand or reserved

@@ -380,6 +380,47 @@ export class StockByLocation extends Migration {
   }
 }
 
+const AVAILABLE = '("quantity_in_stock" - "reserved_quantity" - "backordered_quantity")';
+const STOCK_STATE = `(case when ${AVAILABLE} <= 0 then 'out' when ${AVAILABLE} < "low_stock_threshold" then 'low' else 'in' end)`;
+
+/** One trigram index per column: the planner costs each well, and an OR of the three is a BitmapOr of their scans. */
+const TEXT_COLUMNS = ['name', 'description', 'sku'] as const;
+
+const SEARCH_INDEXES = [
+  ['product_name_id_index', '"name", "id"'],
+  ['product_name_desc_id_index', '"name" desc, "id"'],
+  ['product_price_id_index', '"price", "id"'],
+  ['product_price_desc_id_index', '"price" desc, "id"'],
+  ['product_available_id_index', `${AVAILABLE}, "id"`],
+  ['product_available_desc_id_index', `${AVAILABLE} desc, "id"`],
+  ['product_stock_state_id_index', `${STOCK_STATE}, "id"`],
+] as const;
+
+/**
+ * The catalogue: an optional SKU, unique ignoring case, and an index for every search (docs/performance.md): pg_trgm's
+ * GIN index on each of name, description and SKU for the text (ILIKE '%…%' uses it), a btree per sort with the id as
+ * tie-breaker (a descending sort keeps the id ascending, so its index says so), and the stock state with the id. The
+ * expressions are the queries' (product-expressions.ts), word for word. pg_trgm is a trusted extension: the
+ * database's owner may create it.
+ */
+export class CatalogueSearch extends Migration {
+  override async up(): Promise<void> {
+    this.addSql('create extension if not exists pg_trgm');
+    this.addSql('alter table "product" add column "sku" varchar(64) null');
+    this.addSql('create unique index "product_sku_unique" on "product" (lower("sku"))');
+    for (const column of TEXT_COLUMNS)
+      this.addSql(`create index "product_${column}_trgm_index" on "product" using gin ("${column}" gin_trgm_ops)`);
+    for (const [name, columns] of SEARCH_INDEXES) this.addSql(`create index "${name}" on "product" (${columns})`);
+  }
+
+  override async down(): Promise<void> {
+    for (const [name] of SEARCH_INDEXES) this.addSql(`drop index "${name}"`);
+    for (const column of TEXT_COLUMNS) this.addSql(`drop index "product_${column}_trgm_index"`);
+    this.addSql('drop index "product_sku_unique"');
+    this.addSql('alter table "product" drop column "sku"');
+  }
+}
+
 export const postgresqlMigrations = [
   { name: '20261122-create-product', class: CreateProductTable },
   { name: '20261122-version-and-idempotency-keys', class: AddVersionAndIdempotencyKeys },
@@ -392,4 +433,5 @@ export const postgresqlMigrations = [
   { name: '20261125-outbox-webhook-fan-out', class: outboxWebhookFanOutMigration('postgresql') },
   { name: '20261125-webhooks', class: webhookTablesMigration('postgresql') },
   { name: '20261125-stock-by-location', class: StockByLocation },
+  { name: '20261126-catalogue-search', class: CatalogueSearch },
 ];

@@ -332,6 +332,60 @@ export class StockByLocation extends Migration {
   }
 }
 
+const AVAILABLE = '("quantity_in_stock" - "reserved_quantity" - "backordered_quantity")';
+const STOCK_STATE = `(case when ${AVAILABLE} <= 0 then 'out' when ${AVAILABLE} < "low_stock_threshold" then 'low' else 'in' end)`;
+
+const SEARCH_INDEXES = [
+  ['product_name_id_index', '"name", "id"'],
+  ['product_name_desc_id_index', '"name" desc, "id"'],
+  ['product_price_id_index', '"price_cents", "id"'],
+  ['product_price_desc_id_index', '"price_cents" desc, "id"'],
+  ['product_available_id_index', `${AVAILABLE}, "id"`],
+  ['product_available_desc_id_index', `${AVAILABLE} desc, "id"`],
+  ['product_stock_state_id_index', `${STOCK_STATE}, "id"`],
+] as const;
+
+/** The FTS5 row of a product: its rowid is the product's id (an external-content table reads the rest from product). */
+const searchRow = (of: 'new' | 'old') => `${of}."id", ${of}."name", ${of}."description", ${of}."sku"`;
+
+/**
+ * The catalogue: an optional SKU, unique ignoring case, and an index for every search (docs/performance.md): an FTS5
+ * table with the trigram tokenizer over name, description and SKU (a quoted phrase matches anywhere in a column,
+ * ignoring case), kept in step by triggers; a btree per sort with the id as tie-breaker (a descending sort keeps the
+ * id ascending); the stock state with the id. The expressions are the queries' (product-expressions.ts), word for
+ * word: SQLite uses an expression index only for the same expression. The update trigger fires only when a text
+ * column is written, so stock changes leave the text index alone.
+ */
+export class CatalogueSearch extends Migration {
+  override async up(): Promise<void> {
+    this.addSql('alter table "product" add column "sku" text null');
+    this.addSql('create unique index "product_sku_unique" on "product" (lower("sku"))');
+    for (const [name, columns] of SEARCH_INDEXES) this.addSql(`create index "${name}" on "product" (${columns})`);
+    this.addSql(
+      `create virtual table "product_search" using fts5("name", "description", "sku", content = 'product', content_rowid = 'id', tokenize = 'trigram')`,
+    );
+    this.addSql(`insert into "product_search" ("product_search") values ('rebuild')`);
+    this.addSql(`create trigger "product_search_insert" after insert on "product" begin
+      insert into "product_search" ("rowid", "name", "description", "sku") values (${searchRow('new')});
+    end`);
+    this.addSql(`create trigger "product_search_delete" after delete on "product" begin
+      insert into "product_search" ("product_search", "rowid", "name", "description", "sku") values ('delete', ${searchRow('old')});
+    end`);
+    this.addSql(`create trigger "product_search_update" after update of "name", "description", "sku" on "product" begin
+      insert into "product_search" ("product_search", "rowid", "name", "description", "sku") values ('delete', ${searchRow('old')});
+      insert into "product_search" ("rowid", "name", "description", "sku") values (${searchRow('new')});
+    end`);
+  }
+
+  override async down(): Promise<void> {
+    for (const trigger of ['update', 'delete', 'insert']) this.addSql(`drop trigger "product_search_${trigger}"`);
+    this.addSql('drop table "product_search"');
+    for (const [name] of SEARCH_INDEXES) this.addSql(`drop index "${name}"`);
+    this.addSql('drop index "product_sku_unique"');
+    this.addSql('alter table "product" drop column "sku"');
+  }
+}
+
 export const sqliteMigrations = [
   { name: '20261122-create-product', class: CreateProductTable },
   { name: '20261122-version-and-idempotency-keys', class: AddVersionAndIdempotencyKeys },
@@ -344,4 +398,5 @@ export const sqliteMigrations = [
   { name: '20261125-outbox-webhook-fan-out', class: outboxWebhookFanOutMigration('sqlite') },
   { name: '20261125-webhooks', class: webhookTablesMigration('sqlite') },
   { name: '20261125-stock-by-location', class: StockByLocation },
+  { name: '20261126-catalogue-search', class: CatalogueSearch },
 ];

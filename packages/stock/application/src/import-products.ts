@@ -1,0 +1,494 @@
+import {
+  type Clock,
+  DomainError,
+  IdempotencyKeyReusedError,
+  type IdempotentRequest,
+  type OnceResult,
+  UnavailableError,
+  type UnitOfWork,
+} from '@platform/kernel';
+import {
+  DEFAULT_LOCATION_ID,
+  levelAt,
+  type Location,
+  type MovementContext,
+  type Product,
+  ProductDetails,
+  type ProductStock,
+  planAdjustment,
+  STOCK_MAX,
+  type StockTransaction,
+} from '@stock/domain';
+import { type ImportRow, type ProductRowInput, readImportRow, UnreadableRow } from './import-row';
+import { applyPlan, DEFAULT_STOCK_CHANGE_SETTINGS, fillBackorders, type StockChangeSettings } from './stock-changes';
+
+/** A row that failed: its number (1 is the first row after a CSV's header, or an NDJSON body's first line). */
+export interface RowError {
+  readonly row: number;
+  readonly problems: readonly string[];
+}
+
+/** What an import did (or, for a dry run, would do). */
+export interface ImportResult {
+  readonly created: number;
+  readonly updated: number;
+  /** Rows that matched their product exactly, its on hand at the row's location included. */
+  readonly unchanged: number;
+  readonly failed: number;
+  /** The first `maxReportedErrors` failed rows, in row order: a body of bad rows cannot fill the memory. */
+  readonly errors: readonly RowError[];
+}
+
+/** How far a running import is: every `progressEvery` rows. */
+export interface ImportProgress extends Omit<ImportResult, 'errors'> {
+  readonly rows: number;
+}
+
+export interface ImportSettings extends StockChangeSettings {
+  /** Rows applied in one transaction. */
+  readonly batchSize: number;
+  /** Rows read between two progress reports. */
+  readonly progressEvery: number;
+  readonly maxReportedErrors: number;
+}
+
+export const DEFAULT_IMPORT_SETTINGS: ImportSettings = {
+  ...DEFAULT_STOCK_CHANGE_SETTINGS,
+  batchSize: 500,
+  progressEvery: 10_000,
+  maxReportedErrors: 1000,
+};
+
+/**
+ * An import's Idempotency-Key: the fingerprint is a digest of the whole body,
+ * known only once every row has been read.
+ */
+export interface ImportIdempotency {
+  readonly scope: string;
+  readonly key: string;
+  fingerprint(): string;
+}
+
+export interface ImportOptions {
+  /** Every row applies or none does: one transaction, rolled back when any row fails. */
+  readonly atomic?: boolean;
+  /** Plans every row against the data as it is and changes nothing (each batch's transaction rolls back). */
+  readonly dryRun?: boolean;
+  /** The same import answered once per key; a dry run records nothing. */
+  readonly idempotency?: ImportIdempotency;
+  readonly requestId?: string;
+  readonly caller?: string;
+  onProgress?(progress: ImportProgress): void;
+}
+
+type RowOutcome = 'created' | 'updated' | 'unchanged';
+
+interface NumberedRow {
+  readonly row: number;
+  readonly input: ProductRowInput;
+}
+
+/** A row a store refused while its batch ran (a SKU taken meanwhile): the batch runs again without it. */
+class RowRefused extends Error {
+  constructor(readonly failure: RowError) {
+    super(`Row ${failure.row} was refused.`);
+  }
+}
+
+/** Ends a transaction that must change nothing (a dry run, a failed atomic import) once its rows are planned. */
+class RollBack extends Error {
+  constructor(readonly outcome: BatchOutcome) {
+    super('Rolled back on purpose.');
+  }
+}
+
+/** An idempotency key another import with the same key recorded while this one ran. */
+class AlreadyRecorded extends Error {
+  constructor(readonly recorded: ImportResult) {
+    super('Recorded by another import.');
+  }
+}
+
+interface BatchOutcome {
+  readonly counts: Record<RowOutcome, number>;
+  readonly failures: RowError[];
+}
+
+/** The running totals of an import. */
+class Tally {
+  created = 0;
+  updated = 0;
+  unchanged = 0;
+  failed = 0;
+  readonly errors: RowError[] = [];
+
+  constructor(private readonly maxReportedErrors: number) {}
+
+  fail(failure: RowError): void {
+    this.failed += 1;
+    if (this.errors.length < this.maxReportedErrors) this.errors.push(failure);
+  }
+
+  add({ counts, failures }: BatchOutcome): void {
+    this.created += counts.created;
+    this.updated += counts.updated;
+    this.unchanged += counts.unchanged;
+    for (const failure of failures.sort((a, b) => a.row - b.row)) this.fail(failure);
+  }
+
+  /** The result once `outcome` is added too, leaving these totals as they are (its transaction may yet roll back). */
+  with({ counts, failures }: BatchOutcome): ImportResult {
+    const { created, updated, unchanged, failed, errors } = this.result();
+    return {
+      created: created + counts.created,
+      updated: updated + counts.updated,
+      unchanged: unchanged + counts.unchanged,
+      failed: failed + failures.length,
+      errors: [...errors, ...failures].sort((a, b) => a.row - b.row).slice(0, this.maxReportedErrors),
+    };
+  }
+
+  result(): ImportResult {
+    const { created, updated, unchanged, failed } = this;
+    return { created, updated, unchanged, failed, errors: [...this.errors].sort((a, b) => a.row - b.row) };
+  }
+}
+
+export const importResultFormat = {
+  serialise: (result: ImportResult): string => JSON.stringify(result),
+  deserialise: (text: string): ImportResult => JSON.parse(text) as ImportResult,
+};
+
+function problemsOf(error: DomainError): string[] {
+  const errors = (error as { errors?: Record<string, string[]> }).errors;
+  if (errors) return Object.entries(errors).flatMap(([field, messages]) => messages.map((m) => `${field}: ${m}`));
+  return [`${error.code}: ${error.message}`];
+}
+
+/** Whether applying `input` to `product` would change none of its fields. */
+function sameDetails(product: Product, input: ProductRowInput): boolean {
+  return (
+    (input.sku === undefined || input.sku === product.sku) &&
+    (input.name === undefined || input.name === product.name) &&
+    (input.description === undefined || input.description === product.description) &&
+    (input.price === undefined || input.price.equals(product.price)) &&
+    (input.backorderLimit === undefined || input.backorderLimit === product.backorderLimit) &&
+    (input.lowStockThreshold === undefined || input.lowStockThreshold === product.lowStockThreshold)
+  );
+}
+
+/**
+ * Upserts products from rows (CSV or NDJSON, already split into columns):
+ * by id when a row has one, else by SKU, else a new product. Each row is
+ * parsed with the domain's rules and planned before anything is written, so a
+ * row that fails is reported and the others go on; rows are applied a batch
+ * per transaction. A row's onHand sets its location's on hand through the
+ * stock path every arrival takes (lock, planAdjustment, one `imported`
+ * movement, backorders filled, low stock decided), so the ledger sums as for
+ * any other change.
+ */
+export class ImportProducts {
+  constructor(
+    private readonly unitOfWork: UnitOfWork<StockTransaction>,
+    private readonly clock: Clock,
+    private readonly settings: ImportSettings = DEFAULT_IMPORT_SETTINGS,
+  ) {}
+
+  async execute(
+    rows: AsyncIterable<ImportRow | UnreadableRow>,
+    options: ImportOptions = {},
+  ): Promise<OnceResult<ImportResult>> {
+    const idempotency = options.dryRun ? undefined : options.idempotency;
+    if (idempotency) {
+      const recorded = await this.recorded(rows, idempotency);
+      if (recorded) return { value: recorded, replayed: true };
+    }
+    try {
+      return { value: await this.run(rows, options, idempotency), replayed: false };
+    } catch (error) {
+      if (error instanceof AlreadyRecorded) return { value: error.recorded, replayed: true };
+      throw error;
+    }
+  }
+
+  /**
+   * The result recorded for the key, after reading every row (their digest is
+   * the fingerprint); undefined, with nothing read, when none is recorded.
+   */
+  private async recorded(
+    rows: AsyncIterable<unknown>,
+    idempotency: ImportIdempotency,
+  ): Promise<ImportResult | undefined> {
+    const { scope, key } = idempotency;
+    const request = { scope, key, fingerprint: '' };
+    const record = await this.unitOfWork.run((tx) => tx.idempotency.find(request), { singleCall: true });
+    if (!record) return undefined;
+    for await (const _row of rows); // the fingerprint is of the whole body
+    if (record.fingerprint !== idempotency.fingerprint()) throw new IdempotencyKeyReusedError(key);
+    return importResultFormat.deserialise(record.result);
+  }
+
+  private async run(
+    rows: AsyncIterable<ImportRow | UnreadableRow>,
+    options: ImportOptions,
+    idempotency: ImportIdempotency | undefined,
+  ): Promise<ImportResult> {
+    const { batchSize, progressEvery, maxReportedErrors } = this.settings;
+    const tally = new Tally(maxReportedErrors);
+    if (options.atomic) return this.runAtomic(rows, options, this.contextOf(options), idempotency);
+    const batch: NumberedRow[] = [];
+    let row = 0;
+    const flush = async (last: boolean) => {
+      const done = last && idempotency ? tally : undefined;
+      tally.add(await this.applyBatch(batch.splice(0), options, this.contextOf(options), done, idempotency));
+    };
+    for await (const cells of rows) {
+      row += 1;
+      const input = cells instanceof UnreadableRow ? [...cells.problems] : readImportRow(cells);
+      if (Array.isArray(input)) tally.fail({ row, problems: input });
+      else batch.push({ row, input });
+      if (batch.length >= batchSize) await flush(false);
+      if (row % progressEvery === 0) options.onProgress?.({ rows: row, ...tally.result() });
+    }
+    await flush(true);
+    return tally.result();
+  }
+
+  /** Every row in one transaction: any failure rolls all of them back, and the answer counts none applied. */
+  private async runAtomic(
+    rows: AsyncIterable<ImportRow | UnreadableRow>,
+    options: ImportOptions,
+    context: MovementContext,
+    idempotency: ImportIdempotency | undefined,
+  ): Promise<ImportResult> {
+    const { progressEvery, maxReportedErrors } = this.settings;
+    const tally = new Tally(maxReportedErrors);
+    let attempts = 0;
+    const work = async (tx: StockTransaction): Promise<ImportResult> => {
+      // A store that runs a transaction again (a deadlock victim) would find the rows already read.
+      if (++attempts > 1)
+        throw new UnavailableError(
+          'IMPORT_UNAVAILABLE',
+          'The atomic import was rolled back by the database; send it again.',
+        );
+      let row = 0;
+      let refused = false;
+      const locations = await this.locationsByCode(tx);
+      for await (const cells of rows) {
+        row += 1;
+        const input = cells instanceof UnreadableRow ? [...cells.problems] : readImportRow(cells);
+        if (Array.isArray(input)) tally.fail({ row, problems: input });
+        // After a store refused a row the transaction may be unusable: the rest are only read.
+        else if (!refused) {
+          try {
+            const outcome = await this.applyRow(tx, { row, input }, locations, context);
+            if (typeof outcome === 'string') tally[outcome] += 1;
+            else tally.fail(outcome);
+          } catch (error) {
+            if (!(error instanceof RowRefused)) throw error;
+            tally.fail(error.failure);
+            refused = true;
+          }
+        }
+        if (row % progressEvery === 0) options.onProgress?.({ rows: row, ...tally.result() });
+      }
+      const result = tally.result();
+      if (result.failed > 0 || options.dryRun) throw new RollBack({ counts: tally, failures: [] });
+      if (idempotency) await this.record(tx, idempotency, result);
+      return result;
+    };
+    try {
+      return await this.unitOfWork.run(work);
+    } catch (error) {
+      if (!(error instanceof RollBack)) throw error;
+      const result = tally.result();
+      return result.failed > 0 ? { ...result, created: 0, updated: 0, unchanged: 0 } : result;
+    }
+  }
+
+  /**
+   * Applies a batch in one transaction. A row a store refuses mid-batch (its
+   * error may leave the transaction unusable, as on PostgreSQL) is reported
+   * and the batch runs again without it. The last batch of an import with a
+   * key records the import's result in its own transaction.
+   */
+  private async applyBatch(
+    batch: readonly NumberedRow[],
+    options: ImportOptions,
+    context: MovementContext,
+    totals: Tally | undefined,
+    idempotency: ImportIdempotency | undefined,
+  ): Promise<BatchOutcome> {
+    const refused: RowError[] = [];
+    let rows = batch;
+    for (;;) {
+      try {
+        const outcome = await this.unitOfWork.run(async (tx) => {
+          const outcome = await this.applyRows(tx, rows, context);
+          outcome.failures.push(...refused);
+          if (options.dryRun) throw new RollBack(outcome);
+          if (totals && idempotency) await this.record(tx, idempotency, totals.with(outcome));
+          return outcome;
+        });
+        return outcome;
+      } catch (error) {
+        if (error instanceof RollBack) return error.outcome;
+        if (!(error instanceof RowRefused)) throw error;
+        refused.push(error.failure);
+        rows = rows.filter(({ row }) => row !== error.failure.row);
+      }
+    }
+  }
+
+  private async applyRows(
+    tx: StockTransaction,
+    rows: readonly NumberedRow[],
+    context: MovementContext,
+  ): Promise<BatchOutcome & { failures: RowError[] }> {
+    const counts = { created: 0, updated: 0, unchanged: 0 };
+    const failures: RowError[] = [];
+    if (rows.length === 0) return { counts, failures };
+    const locations = await this.locationsByCode(tx);
+    for (const row of rows) {
+      const outcome = await this.applyRow(tx, row, locations, context);
+      if (typeof outcome === 'string') counts[outcome] += 1;
+      else failures.push(outcome);
+    }
+    return { counts, failures };
+  }
+
+  /** Records the import's result under its key, unless another import with the key recorded first. */
+  private async record(tx: StockTransaction, idempotency: ImportIdempotency, result: ImportResult): Promise<void> {
+    const request: IdempotentRequest = { ...idempotency, fingerprint: idempotency.fingerprint() };
+    const claim = await tx.idempotency.claim(request);
+    if (claim.status === 'recorded') {
+      if (claim.fingerprint !== request.fingerprint) throw new IdempotencyKeyReusedError(request.key);
+      throw new AlreadyRecorded(importResultFormat.deserialise(claim.result));
+    }
+    if (claim.status === 'claimed') await tx.idempotency.complete(request, importResultFormat.serialise(result));
+  }
+
+  /** The movements' context: the time each batch is applied, the request and the caller. */
+  private contextOf({ requestId, caller }: ImportOptions): MovementContext {
+    return { at: this.clock(), requestId, actor: caller };
+  }
+
+  private async locationsByCode(tx: StockTransaction): Promise<ReadonlyMap<string, Location>> {
+    return new Map((await tx.locations.list()).map((location) => [location.code, location]));
+  }
+
+  /**
+   * One row: its product found (by id, else by SKU) and locked, everything
+   * planned, then written. A problem found before any write is answered as the
+   * row's failure; a store's refusal after one throws RowRefused.
+   */
+  private async applyRow(
+    tx: StockTransaction,
+    { row, input }: NumberedRow,
+    locations: ReadonlyMap<string, Location>,
+    context: MovementContext,
+  ): Promise<RowOutcome | RowError> {
+    const fail = (...problems: string[]): RowError => ({ row, problems });
+    const location = input.locationCode === undefined ? DEFAULT_LOCATION_ID : locations.get(input.locationCode)?.id;
+    if (location === undefined) return fail(`locationCode: no location has the code '${input.locationCode}'`);
+    const stock = await this.stockOf(tx, input);
+    if (typeof stock === 'string') return fail(stock);
+    // Found by id, a row may give the product a SKU: one another product has is the row's problem, not a refusal.
+    if (stock && input.sku !== undefined && input.sku.toLowerCase() !== stock.product.sku?.toLowerCase()) {
+      const owner = await tx.products.findBySku(input.sku);
+      if (owner) return fail(`sku: product ${owner.id} has the SKU '${owner.sku}' (SKUs are compared ignoring case)`);
+    }
+    try {
+      return stock
+        ? await this.update(tx, stock, input, location, context, fail)
+        : await this.create(tx, input, location, context, fail);
+    } catch (error) {
+      if (error instanceof DomainError) throw new RowRefused(fail(...problemsOf(error)));
+      throw error;
+    }
+  }
+
+  /** The product a row names, locked with its levels: by id, by SKU, none (a new one), or why the row names none. */
+  private async stockOf(tx: StockTransaction, input: ProductRowInput): Promise<ProductStock | undefined | string> {
+    if (input.id !== undefined) return (await tx.levels.lock(input.id)) ?? `id: no product has the id ${input.id}`;
+    if (input.sku === undefined) return undefined;
+    const product = await tx.products.findBySku(input.sku);
+    // Removed between the two reads: the row makes it anew.
+    return product && tx.levels.lock(product.id);
+  }
+
+  private async create(
+    tx: StockTransaction,
+    input: ProductRowInput,
+    locationId: number,
+    context: MovementContext,
+    fail: (...problems: string[]) => RowError,
+  ): Promise<RowOutcome | RowError> {
+    const { name, description = '', price, backorderLimit, lowStockThreshold, sku } = input;
+    if (name === undefined || price === undefined) {
+      const missing = [...(name === undefined ? ['name'] : []), ...(price === undefined ? ['price'] : [])];
+      return fail(...missing.map((field) => `${field}: is required for a new product`));
+    }
+    const details = ProductDetails.create({
+      name,
+      description,
+      price,
+      quantityInStock: 0,
+      ...(backorderLimit !== undefined && { backorderLimit }),
+      ...(lowStockThreshold !== undefined && { lowStockThreshold }),
+      ...(sku !== undefined && { sku }),
+    });
+    const product = await tx.products.add(details, context);
+    const onHand = input.onHand ?? 0;
+    if (onHand === 0) return 'created';
+    // A product this transaction created has one empty level, at the default location, and no other writer yet.
+    const stock = { product, levels: [{ locationId: DEFAULT_LOCATION_ID, onHand: 0, reserved: 0, incoming: 0 }] };
+    const plan = planAdjustment(stock, locationId, onHand, 'imported');
+    if ('status' in plan) return fail(`onHand: must be at most ${plan.available}`);
+    await applyPlan(tx, stock, [plan], 0, context, this.settings);
+    return 'created';
+  }
+
+  private async update(
+    tx: StockTransaction,
+    stock: ProductStock,
+    input: ProductRowInput,
+    locationId: number,
+    context: MovementContext,
+    fail: (...problems: string[]) => RowError,
+  ): Promise<RowOutcome | RowError> {
+    const { product } = stock;
+    const delta = input.onHand === undefined ? 0 : input.onHand - levelAt(stock, locationId).onHand;
+    const plan = delta === 0 ? undefined : planAdjustment(stock, locationId, delta, 'imported');
+    if (plan && 'status' in plan) {
+      const held = levelAt(stock, locationId).reserved;
+      return fail(
+        plan.status === 'below-minimum'
+          ? `onHand: must be at least ${held}, the units held there`
+          : `onHand: would take the product's stock above ${STOCK_MAX}`,
+      );
+    }
+    const same = sameDetails(product, input);
+    if (same && !plan) return 'unchanged';
+    let current = product;
+    if (!same) {
+      const details = ProductDetails.create({
+        name: input.name ?? product.name,
+        description: input.description ?? product.description,
+        price: input.price ?? product.price,
+        quantityInStock: product.quantityInStock,
+        backorderLimit: input.backorderLimit ?? product.backorderLimit,
+        lowStockThreshold: input.lowStockThreshold ?? product.lowStockThreshold,
+        sku: input.sku ?? product.sku,
+      });
+      const outcome = await tx.products.updateDetails(product.id, details, product.version);
+      if (outcome.status !== 'updated') return fail(`id: product ${product.id} changed while it was imported`);
+      current = outcome.product;
+    }
+    if (plan) {
+      const after = await applyPlan(tx, { ...stock, product: current }, [plan], 0, context, this.settings);
+      if (delta > 0) await fillBackorders(tx, after, locationId, context, this.settings);
+    }
+    return 'updated';
+  }
+}
