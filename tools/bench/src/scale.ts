@@ -6,6 +6,7 @@ import { adminQuery, databaseUrl } from '@platform/test-kit';
 import { importAtScale, importReport } from './import-scale';
 import { type LatencySummary, pacedLatency } from './paced-latency';
 import { median } from './report';
+import { measureSearch } from './scale-search';
 import { rssMiB, startTarget, stop } from './target-process';
 
 /**
@@ -15,6 +16,10 @@ import { rssMiB, startTarget, stop } from './target-process';
  * latency of GET one and of a keyset page at a fixed rate. Then the whole list
  * streamed at a tenth of the large size and at the large size, with the
  * server's memory watched: flat means the peak does not grow with the list.
+ * Then search (issue 25): `q=`, `sort=price` and `stockState=low` at `small`
+ * and at `--products` products, each seeded by one SQL statement, against the
+ * 1.5× target. `--parts search --products 10000` tries the search part alone,
+ * small.
  */
 const { values: options } = parseArgs({
   options: {
@@ -28,8 +33,13 @@ const { values: options } = parseArgs({
     rows: { type: 'string', default: '1000000' },
     /** Measure only the import (e.g. `--import-only --rows 10000` for a quick look). */
     'import-only': { type: 'boolean', default: false },
+    /** The search part's large catalogue. */
+    products: { type: 'string', default: '1000000' },
+    /** `service` (GET one, pages, the stream), `search`, or both. */
+    parts: { type: 'string', default: 'service,search' },
   },
 });
+const parts = new Set(options.parts.split(','));
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)}  ${line}\n`);
 const small = Number(options.small);
 const large = Number(options.large);
@@ -114,7 +124,7 @@ if (options['import-only']) {
   process.exit(0);
 }
 
-try {
+async function measureService(): Promise<void> {
   for (const size of sizes) await seed(size);
 
   const instances = await Promise.all(
@@ -209,7 +219,18 @@ try {
   ].join('\n');
   writeFileSync(join(options.out, 'scale.md'), `${md}\n`);
   process.stdout.write(`${md}\n`);
+}
+
+try {
+  if (parts.has('service')) await measureService();
 } finally {
   for (const size of sizes)
     await adminQuery(`drop database if exists "${dbName(size)}" with (force)`).catch(() => undefined);
+}
+if (parts.has('search')) {
+  const search = await measureSearch(small, Number(options.products), pace, Number(options.reps), log);
+  mkdirSync(options.out, { recursive: true });
+  writeFileSync(join(options.out, 'scale-search.json'), `${JSON.stringify(search, null, 2)}\n`);
+  writeFileSync(join(options.out, 'scale-search.md'), `${search.markdown}\n`);
+  process.stdout.write(`\n${search.markdown}\n`);
 }

@@ -67,14 +67,17 @@ export class UpdateProduct {
     });
   }
 
-  /** The PUT in one statement, when the store has it and it is one plain change; undefined otherwise. */
+  /**
+   * The PUT in one statement, when the store has it and it is one plain change; undefined otherwise. A PUT that
+   * names a SKU takes the transaction, where the store checks it is free.
+   */
   private async atOnce(
     id: number,
     details: ProductDetails,
     expectedVersion: number | undefined,
     context: MovementContext,
   ): Promise<Product | undefined> {
-    if (!this.unitOfWork.changesAtOnce) return undefined;
+    if (!this.unitOfWork.changesAtOnce || details.sku !== undefined) return undefined;
     const { lowStockHysteresis } = this.settings;
     const outcome = await this.unitOfWork.run(
       async (tx) =>

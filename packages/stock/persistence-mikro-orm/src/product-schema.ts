@@ -109,7 +109,7 @@ const SETTING_CHECKS = [
 ];
 
 /**
- * The catalogue's indexes (migration 20261126-catalogue-search creates them): SKUs unique ignoring case, one btree
+ * The catalogue's indexes (migration 20261125-catalogue-search creates them): SKUs unique ignoring case, one btree
  * per sort with the id as tie-breaker (descending sorts keep the id ascending), the stock state with the id, and on
  * PostgreSQL pg_trgm's GIN index on each text column (SQLite's is the FTS5 table "product_search", which the mapping
  * does not know). Expression indexes: MikroORM compares them by name only. The expressions are the queries', word for

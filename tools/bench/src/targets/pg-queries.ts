@@ -15,6 +15,7 @@ interface Row {
   backorder_limit: number;
   backordered_quantity: number;
   low_stock_threshold: number;
+  sku: string | null;
   version: number;
 }
 
@@ -82,6 +83,8 @@ export function pgQueries(pool: pg.Pool, prepared = true): Handlers {
     }
   };
   /** Locks the product and reads its level at the default location, as StockLevelRepository.lock does. */
+  /** The settings and SKU a PUT that leaves them out keeps: the product's own (the SKU's keep flag 0, its value). */
+  const kept = (product: Row) => [product.backorder_limit, product.low_stock_threshold, 0, product.sku];
   const lock = async (on: ReturnType<typeof rowsOn>, id: number) => {
     const [product] = await on(sql.lock, [id]);
     if (!product) return undefined;
@@ -132,7 +135,9 @@ export function pgQueries(pool: pg.Pool, prepared = true): Handlers {
     },
     page: async (after, limit) => (await rows(sql.list(), [after, limit])).map(stored),
     create: async (body) =>
-      stored((await first(sql.insert, [...details(body), body.quantityInStock, 0, 0, movementContext('created')]))!),
+      stored(
+        (await first(sql.insert, [...details(body), body.quantityInStock, 0, 0, null, movementContext('created')]))!,
+      ),
     update: async (id, body) => {
       const atOnce = await first(sql.replaceAtOnce(false)!, replaceAtOnce(id, body));
       if (atOnce) return stored(atOnce);
@@ -145,8 +150,9 @@ export function pgQueries(pool: pg.Pool, prepared = true): Handlers {
           (l) => l.location_id !== DEFAULT_LOCATION && (l.on_hand > 0 || l.reserved > 0 || l.incoming > 0),
         );
         if (delta !== 0 && (elsewhere || body.quantityInStock < held)) return 'refused' as const;
-        // updateDetails: the settings the body leaves out stay (null), and the id closes the refused row's read.
-        const [updated] = await on(sql.updateDetails(false), [...details(body), null, null, id, id]);
+        // updateDetails with the settings and SKU the product has (the use case keeps what the body leaves out), and
+        // the id closing the refused row's read.
+        const [updated] = await on(sql.updateDetails(false), [...details(body), ...kept(locked.product), id, id]);
         if (delta === 0) return stored(updated!);
         return stored((await on(sql.applyLevel, change(id, 'updated', delta)))[0]!);
       });

@@ -53,6 +53,8 @@ export function productJson(product: StoredProduct) {
   const available = quantityInStock - reservedQuantity - backorderedQuantity;
   return {
     id,
+    // The baselines keep no SKUs: every product answers none, as one created without a SKU does.
+    sku: null,
     name,
     description,
     price,

@@ -13,6 +13,7 @@ interface Row {
   backorder_limit: number;
   backordered_quantity: number;
   low_stock_threshold: number;
+  sku: string | null;
   version: number;
 }
 
@@ -108,7 +109,7 @@ export function sqliteQueries(db: Database.Database): Handlers {
     page: (after, limit) => list(after, limit).map(stored),
     create: (body) =>
       inTransaction(() => {
-        const row = insert(...details(body), body.quantityInStock, 0, 0, movementContext('created'))[0]!;
+        const row = insert(...details(body), body.quantityInStock, 0, 0, null, movementContext('created'))[0]!;
         insertLevel(row.id, row.quantity_in_stock);
         return stored(row);
       }),
@@ -122,9 +123,9 @@ export function sqliteQueries(db: Database.Database): Handlers {
           (l) => l.location_id !== DEFAULT_LOCATION && (l.on_hand > 0 || l.reserved > 0 || l.incoming > 0),
         );
         if (delta !== 0 && (elsewhere || body.quantityInStock < held)) return 'refused' as const;
-        // As the service does: the settings a PUT leaves out keep the product's own.
-        const { backorder_limit: limit, low_stock_threshold: threshold } = stock.product;
-        const updated = updateDetails(...details(body), limit, threshold, id)[0]!;
+        // The settings and SKU the product has (the use case keeps what the body leaves out; the SKU's keep flag 0).
+        const { backorder_limit, low_stock_threshold, sku } = stock.product;
+        const updated = updateDetails(...details(body), backorder_limit, low_stock_threshold, 0, sku, id)[0]!;
         return delta === 0 ? stored(updated) : change(id, 'updated', delta);
       }),
     adjust: (id, delta) =>

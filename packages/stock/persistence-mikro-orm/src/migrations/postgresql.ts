@@ -433,5 +433,5 @@ export const postgresqlMigrations = [
   { name: '20261125-outbox-webhook-fan-out', class: outboxWebhookFanOutMigration('postgresql') },
   { name: '20261125-webhooks', class: webhookTablesMigration('postgresql') },
   { name: '20261125-stock-by-location', class: StockByLocation },
-  { name: '20261126-catalogue-search', class: CatalogueSearch },
+  { name: '20261125-catalogue-search', class: CatalogueSearch },
 ];

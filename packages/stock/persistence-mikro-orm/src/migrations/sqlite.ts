@@ -398,5 +398,5 @@ export const sqliteMigrations = [
   { name: '20261125-outbox-webhook-fan-out', class: outboxWebhookFanOutMigration('sqlite') },
   { name: '20261125-webhooks', class: webhookTablesMigration('sqlite') },
   { name: '20261125-stock-by-location', class: StockByLocation },
-  { name: '20261126-catalogue-search', class: CatalogueSearch },
+  { name: '20261125-catalogue-search', class: CatalogueSearch },
 ];
