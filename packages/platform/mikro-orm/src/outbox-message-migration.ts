@@ -68,6 +68,6 @@ export function outboxTraceContextMigration(
 export function outboxMigrations(dialect: Dialect) {
   return [
     { name: '20261124-outbox', class: outboxMessageMigration(dialect) },
-    { name: '20261126-outbox-trace-context', class: outboxTraceContextMigration(dialect) },
+    { name: '20261125-outbox-trace-context', class: outboxTraceContextMigration(dialect) },
   ];
 }
