@@ -148,6 +148,8 @@ describe('the stock service with tokens on', function () {
     expect(checked).to.have.members([
       'listProducts',
       'createProduct',
+      'exportProducts',
+      'importProducts',
       'getProduct',
       'updateProduct',
       'deleteProduct',
