@@ -11,7 +11,7 @@ import type {
 import { toProduct } from './product-rows';
 import { MONEY_COLUMN } from './product-schema';
 import { type ProductStatements, productStatements } from './product-statements';
-import { writeContext } from './write-context';
+import { type TraceIdProvider, writeContext } from './write-context';
 
 export { type ProductStatements, productStatements } from './product-statements';
 
@@ -26,7 +26,10 @@ export { type ProductStatements, productStatements } from './product-statements'
 export class MikroOrmProductRepository implements ProductRepository {
   private readonly sql: ProductStatements;
 
-  constructor(private readonly session: SqlSession) {
+  constructor(
+    private readonly session: SqlSession,
+    private readonly traceOf?: TraceIdProvider,
+  ) {
     this.sql = productStatements(session.dialect);
   }
 
@@ -38,7 +41,7 @@ export class MikroOrmProductRepository implements ProductRepository {
       details.quantityInStock,
       details.backorderLimit ?? 0,
       details.lowStockThreshold ?? 0,
-      writeContext('created', context),
+      writeContext('created', context, this.traceOf),
     ]);
     const product = toProduct(this.session, row!);
     if (this.sql.insertLevel) await this.session.run(this.sql.insertLevel, [product.id, product.quantityInStock]);
