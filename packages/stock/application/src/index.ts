@@ -20,3 +20,4 @@ export * from './commit-for-order';
 export * from './locations';
 export * from './stock-changes';
 export * from './stock-transfers';
+export * from './webhook-events';

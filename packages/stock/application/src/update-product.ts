@@ -74,7 +74,8 @@ export class UpdateProduct {
     expectedVersion: number | undefined,
     context: MovementContext,
   ): Promise<Product | undefined> {
-    if (!this.unitOfWork.changesAtOnce) return undefined;
+    // With webhook events on, every change writes outbox rows: the one statement writes none, so it is skipped.
+    if (!this.unitOfWork.changesAtOnce || this.settings.webhookEvents) return undefined;
     const { lowStockHysteresis } = this.settings;
     const outcome = await this.unitOfWork.run(
       async (tx) =>
