@@ -31,6 +31,21 @@ const Shortage = exactObject('Shortage', {
   available: integer('Available', 0, INT32_MAX),
 });
 
+const LocationId = integer('LocationId', 1, INT32_MAX);
+const Units = integer('Units', 0, INT32_MAX);
+/** A ledger movement's id or its place in its product's ledger: bigints in the database, safe integers in JSON. */
+const LedgerNumber = integer('LedgerNumber', 1, Number.MAX_SAFE_INTEGER);
+/** A hold's line as webhook receivers see it: where its units are held, and how many wait for stock. */
+const HoldLine = exactObject('HoldLine', {
+  productId: ProductId,
+  quantity: Quantity,
+  // A line wholly backordered is held nowhere yet.
+  allocations: list(Allocation, 0, LINE_MAX_QUANTITY),
+  backorderedQuantity: integer('BackorderedQuantity', 0, LINE_MAX_QUANTITY),
+});
+const Origin = t.keyof({ api: null, order: null }, 'Origin');
+const Reference = text('Reference', 1, 200);
+
 /** Why stock refused to hold an order's lines. */
 const RejectionReason = t.keyof(
   { 'insufficient-stock': null, 'unknown-products': null, 'order-cancelled': null },
@@ -141,6 +156,48 @@ export const EVENTS = {
     consumers: [],
     data: exactObject('StockLevelRestored', { productId: ProductId, available: Available, threshold: Threshold }),
   },
+  // Written only with WEBHOOKS=on: one per ledger movement, its id derived from the movement's, so a replay rebuilt
+  // from the ledger carries the same webhook-id.
+  'stock.level.changed': {
+    version: 1,
+    publisher: STOCK,
+    consumers: [],
+    data: exactObject('StockLevelChanged', {
+      productId: ProductId,
+      sku: t.union([text('Sku', 1, 100), t.null]),
+      locationId: LocationId,
+      onHand: Units,
+      reserved: Units,
+      available: Units,
+      movementId: LedgerNumber,
+      sequence: LedgerNumber,
+    }),
+  },
+  // Written only with WEBHOOKS=on, for every hold (an order's or an API caller's) and every settlement of one.
+  'stock.reservation.held': {
+    version: 1,
+    publisher: STOCK,
+    consumers: [],
+    data: exactObject('ReservationHeld', {
+      reservationId: Uuid,
+      reference: Reference,
+      origin: Origin,
+      owner: t.union([text('Owner', 1, 1000), t.null]),
+      lines: list(HoldLine, 1, MAX_LINES),
+      expiresAt: DateTime,
+    }),
+  },
+  'stock.reservation.ended': {
+    version: 1,
+    publisher: STOCK,
+    consumers: [],
+    data: exactObject('ReservationEnded', {
+      reservationId: Uuid,
+      reference: Reference,
+      origin: Origin,
+      status: t.keyof({ committed: null, released: null, expired: null }, 'EndStatus'),
+    }),
+  },
 } as const satisfies Record<string, EventContract>;
 
 export type EventType = keyof typeof EVENTS;
@@ -154,6 +211,9 @@ export type ReservationConfirmedV2 = EventData<'stock.reservation.confirmed.v2'>
 
 /** Some of a line's units, held at one location. */
 export type LocationAllocation = ReservationConfirmedV2['lines'][number]['allocations'][number];
+
+/** One ledger movement as webhook receivers see it (`stock.level.changed`). */
+export type StockLevelChanged = EventData<'stock.level.changed'>;
 
 /** What travels on the broker: `messageId` is `id`, the routing key is `type`. */
 export interface EventEnvelope<T extends string = string, D = unknown> {

@@ -42,7 +42,32 @@ export const VALID_DATA: Record<EventType, Record<string, unknown>> = {
   'stock.reservation.expired': { orderId: ORDER, reservationId: RESERVATION },
   'stock.level.low': { productId: 1, available: 4, threshold: 5 },
   'stock.level.restored': { productId: 2147483647, available: -2147483647, threshold: 2147483647 },
+  'stock.level.changed': {
+    productId: 1,
+    sku: 'LAMP-1',
+    locationId: 2,
+    onHand: 10,
+    reserved: 3,
+    available: 7,
+    movementId: 9007199254740991,
+    sequence: 42,
+  },
+  'stock.reservation.held': {
+    reservationId: RESERVATION,
+    reference: 'cart-17',
+    origin: 'api',
+    owner: 'shop-a',
+    lines: [
+      { productId: 1, quantity: 5, allocations: [{ locationId: 1, quantity: 3 }], backorderedQuantity: 2 },
+      { productId: 2, quantity: 1, allocations: [], backorderedQuantity: 1 },
+    ],
+    expiresAt: '2026-11-24T10:15:00.000Z',
+  },
+  'stock.reservation.ended': { reservationId: RESERVATION, reference: ORDER, origin: 'order', status: 'expired' },
 };
+
+/** Fields whose valid values include null. */
+const NULLABLE = new Set(['sku', 'owner']);
 
 export function envelope(
   type: string,
@@ -89,6 +114,7 @@ export function refusedSamples(type: EventType): Sample[] {
       if (type === 'stock.reservation.rejected' && field === 'shortages' && Array.isArray(value)) continue;
       // Another integer may be valid where the field is a number: the bounds are tried below.
       if (typeof data[field] === 'number' && typeof value === 'number') continue;
+      if (NULLABLE.has(field) && value === null) continue;
       samples.push({ label: `${field} as ${what}`, message: envelope(type, { ...data, [field]: value }) });
     }
   }
@@ -166,6 +192,29 @@ export function refusedSamples(type: EventType): Sample[] {
       message: envelope(type, { ...data, expiresAt: '2026-11-24T24:00:00Z' }),
     });
   }
+  if (type === 'stock.level.changed')
+    samples.push(
+      { label: 'an empty sku', message: envelope(type, { ...data, sku: '' }) },
+      { label: 'a negative available', message: envelope(type, { ...data, available: -1 }) },
+      { label: 'a sequence of 0', message: envelope(type, { ...data, sequence: 0 }) },
+      { label: 'a movement id past 2^53 - 1', message: envelope(type, { ...data, movementId: 2 ** 53 }) },
+      { label: 'a location id of 0', message: envelope(type, { ...data, locationId: 0 }) },
+    );
+  if (type === 'stock.reservation.held')
+    samples.push(
+      { label: 'an unknown origin', message: envelope(type, { ...data, origin: 'pos' }) },
+      { label: 'no lines', message: lines([]) },
+      { label: 'a line without backorderedQuantity', message: lines([{ productId: 1, quantity: 1, allocations: [] }]) },
+      {
+        label: 'a negative backorderedQuantity',
+        message: lines([{ productId: 1, quantity: 1, allocations: [], backorderedQuantity: -1 }]),
+      },
+    );
+  if (type === 'stock.reservation.ended')
+    samples.push(
+      { label: 'a status that is no end', message: envelope(type, { ...data, status: 'held' }) },
+      { label: 'an empty reference', message: envelope(type, { ...data, reference: '' }) },
+    );
   if (type === 'stock.reservation.commit_failed') {
     samples.push(
       { label: 'an empty reason', message: envelope(type, { ...data, reason: '' }) },
@@ -190,6 +239,13 @@ export function acceptedSamples(type: EventType): Sample[] {
     { label: 'an upper-case UUID', message: envelope(type, data, { id: '5F0C7E1A-2B3D-4E5F-8A9B-0C1D2E3F4A5B' }) },
     { label: 'a leap day', message: envelope(type, data, { occurredAt: '2028-02-29T23:59:59Z' }) },
   ];
+  if (type === 'stock.level.changed')
+    samples.push({ label: 'a product without a SKU', message: envelope(type, { ...data, sku: null }) });
+  if (type === 'stock.reservation.held')
+    samples.push({
+      label: "an order's hold, with no owner",
+      message: envelope(type, { ...data, origin: 'order', owner: null }),
+    });
   if (type === 'sales.order.placed')
     samples.push({
       label: '100 lines',

@@ -15,6 +15,10 @@ export interface Measurement {
   readonly check: string;
   /** p50 at the fixed rate, to the microsecond (pacedLatency), for GET one: what an added layer is measured by. */
   readonly fixedRateP50Ms?: number;
+  /** With webhooks on: movement → receiver on loopback, over the saturated and the paced runs, and how many arrived. */
+  readonly webhookLagP50Ms?: number;
+  readonly webhookLagP99Ms?: number;
+  readonly webhooksDelivered?: number;
 }
 
 export interface Row {

@@ -21,6 +21,7 @@ import { OTLP_SINK, servicesAt, type Target, TARGETS, withSink } from './targets
 import { BENCH_DB, prepareStorage, seedOverHttp } from './storage';
 import { cpuSeconds, startTarget, stop } from './target-process';
 import { WORKLOADS } from './workloads';
+import { type LagReceiver, quantile, settledDeliveries, startLagReceiver, subscribeForLag } from './webhook-lag';
 
 const { values: options } = parseArgs({
   options: {
@@ -158,8 +159,13 @@ async function measure(target: Target, rep: number): Promise<Measurement[]> {
       ? requests.map((request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } }))
       : requests;
   const results: Measurement[] = [];
+  let lag: LagReceiver | undefined;
   try {
     if (target.storage === 'memory') await seedOverHttp(base, products, token);
+    if (target.webhookLag) {
+      lag = await startLagReceiver();
+      await subscribeForLag(base, lag.url, token);
+    }
     // Warm-up: JIT, pools and caches, excluded from every figure.
     await autocannon({
       url: base,
@@ -174,6 +180,11 @@ async function measure(target: Target, rep: number): Promise<Measurement[]> {
     for (const workload of workloads.filter(serves)) {
       await workload.setup?.(base, token ? { authorization: `Bearer ${token}` } : {});
       const requests = withToken(workload.requests({ products }));
+      // What the warm-up and earlier workloads sent is drained first: the lags are this workload's.
+      if (lag) {
+        await settledDeliveries(lag);
+        lag.lagsMs.length = 0;
+      }
       const cpuBefore = cpuSeconds(child.pid!);
       const clock = performance.now();
       // Saturation for a fixed time: autocannon stops a fixed amount only on a whole-second tick, which would quantise
@@ -218,6 +229,12 @@ async function measure(target: Target, rep: number): Promise<Measurement[]> {
             : `MISMATCH: ${paced['2xx']} successes, ${consumed} consumed`;
       }
       if (failures > 0) check = `${failures} failed requests; ${check}`;
+      if (lag) await settledDeliveries(lag);
+      const webhook = lag && {
+        webhookLagP50Ms: quantile(lag.lagsMs, 0.5),
+        webhookLagP99Ms: quantile(lag.lagsMs, 0.99),
+        webhooksDelivered: lag.lagsMs.length,
+      };
       const measurement: Measurement = {
         target: target.name,
         workload: workload.name,
@@ -229,6 +246,7 @@ async function measure(target: Target, rep: number): Promise<Measurement[]> {
         cpuMicrosPerRequest: (cpuUsed * 1e6) / saturated.requests.total,
         check,
         ...(precise && { fixedRateP50Ms: precise.p50Ms }),
+        ...webhook,
       };
       results.push(measurement);
       const rate = Math.round(measurement.requestsPerSecond).toString().padStart(6);
@@ -236,9 +254,14 @@ async function measure(target: Target, rep: number): Promise<Measurement[]> {
       const cpuLine = `cpu ${cpu.toFixed(2)} (${Math.round(measurement.cpuMicrosPerRequest)} µs/req)`;
       const latency = `p50 ${measurement.p50Ms} ms${openLoop}  p99 ${measurement.p99Ms} ms`;
       log(`  ${target.name.padEnd(28)} ${workload.name.padEnd(20)} ${rate} req/s  ${latency}  ${cpuLine}  ${check}`);
+      if (webhook)
+        log(
+          `    webhook lag (movement → receiver): p50 ${webhook.webhookLagP50Ms} ms  p99 ${webhook.webhookLagP99Ms} ms  (${webhook.webhooksDelivered} delivered)`,
+        );
     }
   } finally {
     await stop(child);
+    await lag?.close();
   }
   return results;
 }
@@ -275,8 +298,26 @@ const report = [
   goalsTable(summary, ISSUE_24_GOALS, "Issue 24's cost (stock by location against the service before it)"),
   changesTable(summary, changes),
   addedCostTable(summary, meta),
+  webhookLagTable(all),
 ].filter(Boolean);
 writeFileSync(join(options.out, 'results.md'), report.join('\n'));
 writeFileSync(join(options.out, 'chart.svg'), chartSvg(summary));
 log(`done in ${meta.wallSeconds} s: ${options.out}/results.json, results.md, chart.svg`);
 process.stdout.write(report.join('\n'));
+
+/** Issue 26: the delivery lag per webhooks-on target and workload, over the repetitions, with the throughput kept. */
+function webhookLagTable(measurements: readonly Measurement[]): string {
+  const rows = measurements.filter((m) => m.webhookLagP50Ms !== undefined);
+  if (rows.length === 0) return '';
+  const lines = rows.map(
+    (m) =>
+      `| ${m.target} | ${m.workload} | ${m.rep} | ${Math.round(m.requestsPerSecond)} | ${m.webhookLagP50Ms} | ${m.webhookLagP99Ms} | ${m.webhooksDelivered} |`,
+  );
+  return [
+    '\n### Webhook delivery lag (movement → receiver on loopback, while the load runs)\n',
+    '| Target | Workload | Rep | req/s kept | lag p50 (ms) | lag p99 (ms) | delivered |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...lines,
+    '',
+  ].join('\n');
+}

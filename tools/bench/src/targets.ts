@@ -16,6 +16,11 @@ export interface Target {
    * microsecond.
    */
   readonly addsLatency?: boolean;
+  /**
+   * WEBHOOKS=on with a receiver on loopback subscribed to stock.level.changed: the run measures the delivery lag
+   * (movement → receiver) while the stock workloads run, beside the throughput they keep.
+   */
+  readonly webhookLag?: boolean;
   /** The Node that runs it, when not the harness's own (an earlier checkout on the Node it ran on). */
   readonly node?: string;
   /** Where it runs from (its tsx, its tsconfig), when not this workspace. */
@@ -39,6 +44,15 @@ export function tracingAt(ratio: number): Record<string, string> {
     OTEL_TRACES_SAMPLER_ARG: String(ratio),
   };
 }
+
+/** Webhooks on, delivering to the harness's receiver on loopback, polling as often as a deployment would at most. */
+const WEBHOOKS_ON: Readonly<Record<string, string>> = {
+  WEBHOOKS: 'on',
+  // A fixed bench-only key: the subscriptions of a scratch database.
+  WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  WEBHOOK_POLL_MS: '50',
+};
 
 /** A target's environment with the sink's address in place of OTLP_SINK. */
 export function withSink(env: Readonly<Record<string, string>>, endpoint: string): Record<string, string> {
@@ -74,6 +88,27 @@ export const TARGETS: readonly Target[] = [
     addsLatency: true,
   },
   { name: 'service · PostgreSQL', storage: 'postgresql', script: 'service.ts', baseline: 'node:http + pg' },
+  // Webhooks on (issue 26): every stock −1 writes a stock.level.changed a receiver on loopback gets; the lag from the
+  // movement to the receiver, p50 and p99, while the load runs, and the throughput the load keeps against the rows
+  // above.
+  {
+    name: 'service · SQLite, webhooks on',
+    storage: 'sqlite',
+    script: 'service.ts',
+    baseline: 'service · SQLite',
+    env: WEBHOOKS_ON,
+    workloads: ['stock -1 (hot row)'],
+    webhookLag: true,
+  },
+  {
+    name: 'service · PostgreSQL, webhooks on',
+    storage: 'postgresql',
+    script: 'service.ts',
+    baseline: 'service · PostgreSQL',
+    env: WEBHOOKS_ON,
+    workloads: ['stock -1 (hot row)'],
+    webhookLag: true,
+  },
   {
     name: 'gateway → service · memory',
     storage: 'memory',

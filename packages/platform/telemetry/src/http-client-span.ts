@@ -24,12 +24,18 @@ export function activeContext(): Context | undefined {
 /**
  * Starts the client span of one attempt of an HTTP call, named by its method as the gateway's are (`GET`), with
  * OpenTelemetry's HTTP attributes, under `parent` (the active context when absent). Only inside a trace: a call nobody
- * traced (a background refresh) opens none. Undefined then, and with tracing off, which costs one comparison.
+ * traced (a background refresh) opens none, unless `orNewTrace` says the call is worth a trace of its own (a webhook
+ * delivery of an event no trace wrote). Undefined then, and with tracing off, which costs one comparison.
  */
-export function startHttpClientSpan(method: string, url: string | URL, parent?: Context): HttpClientSpan | undefined {
+export function startHttpClientSpan(
+  method: string,
+  url: string | URL,
+  parent?: Context,
+  { orNewTrace = false }: { readonly orNewTrace?: boolean } = {},
+): HttpClientSpan | undefined {
   if (!tracingIsOn()) return undefined;
   const within = parent ?? context.active();
-  if (!trace.getSpan(within)) return undefined;
+  if (!trace.getSpan(within) && !orNewTrace) return undefined;
   const target = typeof url === 'string' ? new URL(url) : url;
   const started = startSpan(method, {
     kind: SpanKind.CLIENT,

@@ -59,3 +59,24 @@ export function subscribesTo(events: readonly string[], type: string): boolean {
 export function webhookIdOf(eventId: string): string {
   return `msg_${eventId}`;
 }
+
+/**
+ * `rows` (in the order they were written) with the events that number themselves under one key put in their number
+ * order, in the places that key's events took: two transactions of one product may write their events with times in
+ * the other order than their sequences (the second waited for the first's lock after reading the clock), and
+ * deliveries under a key go out in the order they were queued.
+ */
+export function inSequenceOrder<T>(rows: readonly T[], keysOf: (row: T) => EventKeys): T[] {
+  const keyed = rows.map((row) => ({ row, ...keysOf(row) }));
+  const byKey = new Map<string, typeof keyed>();
+  for (const entry of keyed)
+    if (entry.sequence !== null) byKey.set(entry.orderingKey, [...(byKey.get(entry.orderingKey) ?? []), entry]);
+  for (const group of byKey.values()) group.sort((a, b) => a.sequence! - b.sequence!);
+  const taken = new Map<string, number>();
+  return keyed.map((entry) => {
+    if (entry.sequence === null) return entry.row;
+    const next = taken.get(entry.orderingKey) ?? 0;
+    taken.set(entry.orderingKey, next + 1);
+    return byKey.get(entry.orderingKey)![next]!.row;
+  });
+}

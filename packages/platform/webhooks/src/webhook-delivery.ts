@@ -1,4 +1,5 @@
 import { every, type Logger } from '@platform/runtime';
+import { abandonHttpClientSpan, contextFromStored, endHttpClientSpan, startHttpClientSpan } from '@platform/telemetry';
 import { webhookIdOf } from './event-keys';
 import { RETRY_FOR_MS, retryDelayMs as defaultRetryDelayMs } from './retry-schedule';
 import type { SecretBox } from './secret-box';
@@ -88,6 +89,12 @@ export class WebhookDelivery {
     const { subscription, event } = delivery;
     const startedAt = this.now();
     const started = performance.now();
+    // A client span per attempt, continuing the trace that wrote the event (stored with its outbox row); the receiver
+    // gets its traceparent. With tracing off, nothing.
+    const client = startHttpClientSpan('POST', subscription.url, contextFromStored(event.traceContext), {
+      orNewTrace: true,
+    });
+    client?.span.setAttributes({ 'webhook.id': webhookIdOf(event.id), 'webhook.event.type': event.type });
     let result: SendResult;
     try {
       const message = signMessage(
@@ -96,10 +103,15 @@ export class WebhookDelivery {
         new Date(startedAt),
         deliveryBody(event.payload),
       );
-      result = await this.options.sender.send(subscription.url, message);
+      result = await this.options.sender.send(
+        subscription.url,
+        client ? { ...message, headers: { ...message.headers, ...client.headers } } : message,
+      );
     } catch (error) {
       result = { statusCode: null, error: error instanceof Error ? error.message : String(error) };
     }
+    if (client && result.statusCode !== null) endHttpClientSpan(client.span, result.statusCode);
+    else if (client) abandonHttpClientSpan(client.span, new Error('error' in result ? result.error : 'no answer'));
     const attempt: AttemptRecord = {
       deliveryId: delivery.id,
       subscriptionId: subscription.id,

@@ -1,3 +1,5 @@
+import type { OutboxEnvelope } from '@platform/kernel';
+
 /** A subscription as stored: its secrets sealed (SecretBox), times in epoch milliseconds. */
 export interface SubscriptionRecord {
   readonly id: string;
@@ -23,6 +25,8 @@ export interface StoredEvent {
   readonly occurredAt: number;
   readonly orderingKey: string;
   readonly sequence: number | null;
+  /** The trace context the outbox row stored with the event (`traceparent`…, as JSON), or null: none was active. */
+  readonly traceContext?: string | null;
 }
 
 /** A delivery a worker leased: the event and where it goes, with the secrets that sign it. */
@@ -89,7 +93,9 @@ export interface WebhookStore {
   attempts(subscriptionId: string, limit: number): Promise<AttemptRecord[]>;
   /**
    * Queues again, behind what is pending, every stored event `from` names that the subscription takes, in their
-   * order; answers how many.
+   * order; answers how many. `rebuilt` are events a replay source rebuilt from the service's own records (the stock
+   * ledger): each is stored first, unless an event of its id already is (the one stored keeps its payload), so the
+   * replay sends what the records hold even where no subscription took it when it happened.
    */
-  replay(subscriptionId: string, from: ReplayFrom, now: number): Promise<number>;
+  replay(subscriptionId: string, from: ReplayFrom, now: number, rebuilt?: readonly OutboxEnvelope[]): Promise<number>;
 }

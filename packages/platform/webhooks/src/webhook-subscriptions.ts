@@ -1,4 +1,4 @@
-import { DomainError, ValidationError } from '@platform/kernel';
+import { DomainError, type OutboxEnvelope, ValidationError } from '@platform/kernel';
 import { randomUUID } from 'node:crypto';
 import { checkTarget, TargetRefusedError } from './safe-target';
 import { newWebhookSecret, type SecretBox } from './secret-box';
@@ -29,7 +29,19 @@ export interface WebhookSubscriptionsOptions {
   /** Accept URLs that resolve to loopback and private addresses (tests, private deployments). */
   readonly allowPrivateTargets: boolean;
   readonly now?: () => number;
+  /**
+   * Where a replay by product and sequence rebuilds the events from, beside the events stored when they were fanned
+   * out: the service's own record of what happened (stock's ledger). Absent: stored events only.
+   */
+  readonly replaySource?: WebhookReplaySource;
 }
+
+/**
+ * The events a service rebuilds from its own records for one product, from a sequence on (inclusive), in sequence
+ * order, each with the id it had when first written (so its webhook-id stays). The platform knows no event type: the
+ * service says what its records hold.
+ */
+export type WebhookReplaySource = (productId: number | string, sinceSequence: number) => Promise<OutboxEnvelope[]>;
 
 /** A subscription with the secret it signs with, as only its creation and a rotation answer it. */
 export interface SubscriptionWithSecret {
@@ -105,10 +117,15 @@ export class WebhookSubscriptions {
     return this.options.store.attempts(id, limit);
   }
 
-  /** Queues stored events again, with their original webhook-ids; answers how many. */
+  /**
+   * Queues events again, with their original webhook-ids; answers how many. By product and sequence, what the replay
+   * source rebuilds is sent too, so the replay holds what the service's records hold.
+   */
   async replay(id: string, from: ReplayFrom): Promise<number> {
     await this.get(id);
-    return this.options.store.replay(id, from, this.now());
+    const { replaySource } = this.options;
+    const rebuilt = replaySource && 'productId' in from ? await replaySource(from.productId, from.sinceSequence) : [];
+    return this.options.store.replay(id, from, this.now(), rebuilt);
   }
 
   private async checkUrl(url: string): Promise<void> {

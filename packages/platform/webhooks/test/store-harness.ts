@@ -8,6 +8,7 @@ import {
   outboxWebhookFanOutMigration,
   webhookSchemas,
   webhookTablesMigration,
+  webhookTraceContextMigration,
   withWebhookFanOut,
 } from '../src/mikro-orm';
 import type { WebhookStore } from '../src';
@@ -44,6 +45,7 @@ const migrations = (dialect: Dialect) => [
   ...outboxMigrations(dialect),
   { name: 'outbox-webhook-fan-out', class: outboxWebhookFanOutMigration(dialect) },
   { name: 'webhooks', class: webhookTablesMigration(dialect) },
+  { name: 'webhook-trace-context', class: webhookTraceContextMigration(dialect) },
 ];
 
 /** A database with the outbox and the webhook tables, as a service that appends their migrations has. */

@@ -65,7 +65,8 @@ export class AdjustStock {
     delta: number,
     context: MovementContext,
   ): Promise<Product | undefined> {
-    if (!this.unitOfWork.changesAtOnce) return undefined;
+    // With webhook events on, every change writes outbox rows: the one statement writes none, so it is skipped.
+    if (!this.unitOfWork.changesAtOnce || this.settings.webhookEvents) return undefined;
     const { lowStockHysteresis } = this.settings;
     const outcome = await this.unitOfWork.run(
       async (tx) => (await tx.levels.adjustAtOnce?.(id, locationId, delta, context, lowStockHysteresis)) ?? NEEDS_PLAN,

@@ -16,6 +16,7 @@ import {
   UnknownProductsError,
 } from '@stock/domain';
 import { applyPlan, type StockChangeSettings } from './stock-changes';
+import { reservationHeldEvent } from './webhook-events';
 
 export interface ReservationOutcome {
   readonly reservation: Reservation;
@@ -97,14 +98,17 @@ export async function holdStock(
       continue;
     }
     if (shortages.length > 0) continue; // nothing will be held: the rest is only checked, to name every shortage
-    const hysteresis = { lowStockHysteresis: settings.lowStockHysteresis ?? 1 };
-    await applyPlan(tx, stock, holdChanges(plan), plan.backordered, context, hysteresis);
+    const changes = { lowStockHysteresis: settings.lowStockHysteresis ?? 1, webhookEvents: settings.webhookEvents };
+    await applyPlan(tx, stock, holdChanges(plan), plan.backordered, context, changes);
     await tx.reservations.recordHold(reservation.id, line.productId, plan);
     held.push({ ...line, allocations: plan.allocations, backorderedQuantity: plan.backordered });
   }
   // Throwing rolls back the holds already made and the claim: nothing is held.
   if (shortages.length > 0) throw new StockShortageError(shortages);
-  return { reservation: { ...reservation, lines: held }, created: true };
+  const made: Reservation = { ...reservation, lines: held };
+  // For outside listeners (webhooks): every hold, an order's or an API caller's, in its transaction.
+  if (settings.webhookEvents) await tx.outbox.add(reservationHeldEvent(made, now));
+  return { reservation: made, created: true };
 }
 
 /**

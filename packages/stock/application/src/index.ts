@@ -24,3 +24,4 @@ export * from './stock-transfers';
 export * from './import-row';
 export * from './import-products';
 export * from './export-products';
+export * from './webhook-events';

@@ -12,6 +12,7 @@ import {
   transitionFrom,
 } from '@stock/domain';
 import { applyPlan, DEFAULT_STOCK_CHANGE_SETTINGS, type StockChangeSettings } from './stock-changes';
+import { reservationEndedEvent } from './webhook-events';
 
 /**
  * Who settles: an API caller, who reaches its own holds only, or the order flow (sales' events), which settles its
@@ -43,7 +44,7 @@ const ATTEMPTS = 3;
  * status change is conditional (held → to), so two settlements racing end in
  * one. An order's reservation also writes the matching event (committed,
  * released, expired) to the outbox, whether a message or the expiry sweeper
- * settled it.
+ * settled it; with webhook events on, every reservation writes stock.reservation.ended.
  */
 export async function settleReservation(
   tx: StockTransaction,
@@ -134,5 +135,7 @@ async function settleLines(
       await tx.outbox.add(
         newEvent(EVENT_OF[to], { orderId: reservation.reference, reservationId: reservation.id }, at),
       );
+    // For outside listeners (webhooks): every settlement, of an order's hold or an API caller's.
+    if (settings.webhookEvents) await tx.outbox.add(reservationEndedEvent(reservation, to, at));
   }
 }

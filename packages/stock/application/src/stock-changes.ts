@@ -1,5 +1,6 @@
 import { newEvent } from '@commerce/contracts';
 import {
+  type AppendedMovement,
   fillChange,
   type LevelChange,
   levelAt,
@@ -10,11 +11,18 @@ import {
   type ProductStock,
   type StockTransaction,
 } from '@stock/domain';
+import { levelChangedEvent } from './webhook-events';
 
-/** How a product's low-stock alert behaves: restored only at threshold + hysteresis, so it does not flap. */
+/** How stock changes behave beside the plan: the low-stock alert's hysteresis, and the events for webhooks. */
 export interface StockChangeSettings {
   /** LOW_STOCK_HYSTERESIS: how far above its threshold a low product must come back to be restored (default 1). */
   readonly lowStockHysteresis: number;
+  /**
+   * WEBHOOKS=on: write the events only outside listeners take, in the change's transaction: one stock.level.changed
+   * per ledger movement, stock.reservation.held and .ended for every hold. It also turns the one-statement paths off
+   * (adjustAtOnce, replaceAtOnce): they write no outbox row, so every change then runs in a transaction.
+   */
+  readonly webhookEvents?: boolean;
 }
 
 export const DEFAULT_STOCK_CHANGE_SETTINGS: StockChangeSettings = { lowStockHysteresis: 1 };
@@ -43,17 +51,29 @@ export async function applyPlan(
   const after = product.availableQuantity + availableDelta(changes, backordered);
   const crossing = lowStockCrossing(product, after, settings.lowStockHysteresis);
   const alert = crossing.alert === product.stock.lowStockAlert ? {} : { lowStockAlert: crossing.alert };
+  const appended: AppendedMovement[] | undefined = settings.webhookEvents ? [] : undefined;
   const changed = await tx.levels.apply(
     product.id,
     changes,
     { ...(backordered !== 0 && { backordered }), ...alert },
     context,
+    appended,
   );
+  await addLevelEvents(tx, changed, appended);
   if (crossing.event) {
     const data = { productId: product.id, available: after, threshold: product.lowStockThreshold };
     await tx.outbox.add(newEvent(crossing.event, data, context.at));
   }
   return changed;
+}
+
+/** One stock.level.changed per movement a change appended, in ledger order, in its transaction (webhookEvents). */
+export async function addLevelEvents(
+  tx: StockTransaction,
+  product: Pick<Product, 'id' | 'sku'>,
+  appended: readonly AppendedMovement[] | undefined,
+): Promise<void> {
+  for (const movement of appended ?? []) await tx.outbox.add(levelChangedEvent(product.id, product.sku, movement));
 }
 
 /**

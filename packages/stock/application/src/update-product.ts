@@ -77,7 +77,9 @@ export class UpdateProduct {
     expectedVersion: number | undefined,
     context: MovementContext,
   ): Promise<Product | undefined> {
-    if (!this.unitOfWork.changesAtOnce || details.sku !== undefined) return undefined;
+    // A PUT that names a SKU takes the transaction, where the store checks it is free; with webhook events on, every
+    // change writes outbox rows, which the one statement does not.
+    if (!this.unitOfWork.changesAtOnce || details.sku !== undefined || this.settings.webhookEvents) return undefined;
     const { lowStockHysteresis } = this.settings;
     const outcome = await this.unitOfWork.run(
       async (tx) =>

@@ -41,6 +41,13 @@ export interface StockMovement {
   readonly requestId?: string;
   /** Whom the change was made for: the API caller, or the owner of the API hold it settled; none for the order flow. */
   readonly actor?: string;
+  /** The trace of the request or message that caused it (OpenTelemetry), when tracing was on. */
+  readonly traceId?: string;
+  /**
+   * Its place in the product's ledger: 1 for the product's first movement, then exactly 1 more for each one after,
+   * counted under the product's lock, so a reader of the product's movements (a webhook receiver) sees any gap.
+   */
+  readonly sequence: number;
   readonly at: Date;
 }
 
@@ -53,6 +60,23 @@ export interface MovementContext {
   readonly requestId?: string;
   /** Whom the change is made for (see StockMovement.actor). */
   readonly actor?: string;
+  /** The trace the change is made in; a store that is handed a trace provider fills it when absent. */
+  readonly traceId?: string;
+}
+
+/**
+ * A movement a write appended, as its store answers it to the use case: the movement's id and place in the
+ * product's ledger, and the level at its location right after it (what a stock.level.changed event tells).
+ */
+export interface AppendedMovement {
+  readonly id: number;
+  readonly sequence: number;
+  readonly kind: MovementKind;
+  readonly locationId: number;
+  /** The location's on hand and reserved right after this movement. */
+  readonly onHand: number;
+  readonly reserved: number;
+  readonly at: Date;
 }
 
 /** The movement's own part of a change: its kind, location and transfer (a LevelChange carries them). */
@@ -63,12 +87,12 @@ export interface MovementOf {
 }
 
 /**
- * A movement as `reader` may see it: its reservation and request ids only
+ * A movement as `reader` may see it: its reservation, request and trace ids only
  * when it was made for the reader. Another caller's ids lead to its holds and
  * its requests, and the order flow's to orders (OWASP API1).
  */
 export function movementSeenBy(movement: StockMovement, reader: string): StockMovement {
   if (movement.actor === reader) return movement;
-  const { reservationId: _reservation, requestId: _request, ...rest } = movement;
+  const { reservationId: _reservation, requestId: _request, traceId: _trace, ...rest } = movement;
   return rest;
 }

@@ -48,18 +48,20 @@ describe('movementSeenBy', () => {
     reservationId: 'r',
     requestId: 'q',
     actor: 'shop-a',
+    traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+    sequence: 3,
     at,
   };
 
-  it('shows the reader the reservation and request ids of a movement made for it', () => {
+  it('shows the reader the reservation, request and trace ids of a movement made for it', () => {
     expect(movementSeenBy(movement, 'shop-a')).to.deep.equal(movement);
   });
 
   it('leaves them out for any other reader, and of a movement made for nobody (the order flow), keeping the quantities', () => {
-    const { reservationId: _r, requestId: _q, ...rest } = movement;
+    const { reservationId: _r, requestId: _q, traceId: _t, ...rest } = movement;
     expect(movementSeenBy(movement, 'shop-b')).to.deep.equal(rest);
     const { actor: _a, ...orderFlow } = movement;
-    const { reservationId: _r2, requestId: _q2, ...orderFlowSeen } = orderFlow;
+    const { reservationId: _r2, requestId: _q2, traceId: _t2, ...orderFlowSeen } = orderFlow;
     expect(movementSeenBy(orderFlow, 'shop-a')).to.deep.equal(orderFlowSeen);
     expect(movementSeenBy(orderFlow, ANONYMOUS_CALLER)).to.deep.equal(orderFlowSeen);
   });

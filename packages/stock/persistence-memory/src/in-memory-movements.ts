@@ -1,10 +1,13 @@
 import type { InMemoryTransaction } from '@platform/memory';
-import type { MovementContext, MovementOf, Product } from '@stock/domain';
+import type { AppendedMovement, LocationLevel, MovementContext, MovementOf, Product } from '@stock/domain';
 import type { InMemoryStockTables } from './in-memory-stock-tables';
 
 /**
  * Appends one movement of `product`'s ledger, staged in `tx`: the deltas at
- * the change's location, the product's totals after it.
+ * the change's location, the product's totals after it, the product's next
+ * sequence number (a counter staged in the same transaction, so a rollback
+ * leaves no gap), and the trace it was made in. Answers the movement with the
+ * location's level after it (`level`).
  */
 export function appendMovement(
   tables: InMemoryStockTables,
@@ -12,8 +15,12 @@ export function appendMovement(
   product: Pick<Product, 'id' | 'quantityInStock' | 'reservedQuantity'>,
   movement: MovementOf & { readonly onHand: number; readonly reserved: number },
   context: MovementContext,
-): void {
+  level: Pick<LocationLevel, 'onHand' | 'reserved'>,
+): AppendedMovement {
   const id = tables.nextMovementId();
+  const sequence = (tables.movementSequences.get(product.id, tx) ?? 0) + 1;
+  tables.movementSequences.set(product.id, sequence, tx);
+  const traceId = context.traceId ?? tables.traceId?.();
   tables.movements.set(
     id,
     {
@@ -31,7 +38,11 @@ export function appendMovement(
       ...(context.reservationId !== undefined && { reservationId: context.reservationId }),
       ...(context.requestId !== undefined && { requestId: context.requestId }),
       ...(context.actor !== undefined && { actor: context.actor }),
+      ...(traceId !== undefined && { traceId }),
+      sequence,
     },
     tx,
   );
+  const { kind, locationId } = movement;
+  return { id, sequence, kind, locationId, onHand: level.onHand, reserved: level.reserved, at: context.at };
 }

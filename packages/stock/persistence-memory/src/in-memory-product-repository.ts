@@ -40,7 +40,10 @@ export class InMemoryProductRepository implements ProductRepository {
       tx,
     );
     // Unlike a level change, creation is recorded even with no stock: the ledger starts with it.
-    appendMovement(this.tables, tx, product, change('created', DEFAULT_LOCATION_ID, { onHand: stock }), context);
+    appendMovement(this.tables, tx, product, change('created', DEFAULT_LOCATION_ID, { onHand: stock }), context, {
+      onHand: stock,
+      reserved: 0,
+    });
     return product;
   }
 

@@ -1,5 +1,6 @@
 import type { InMemoryTransaction } from '@platform/memory';
 import {
+  type AppendedMovement,
   type LevelChange,
   type LevelView,
   type MovementContext,
@@ -58,13 +59,14 @@ export class InMemoryStockLevelRepository implements StockLevelRepository {
     changes: readonly LevelChange[],
     stockChange: ProductStockChange,
     context: MovementContext,
+    appended?: AppendedMovement[],
   ): Promise<Product> {
     const tx = this.writable();
     const current = this.tables.products.get(productId, tx);
     if (!current) throw new StockGuardError(productId, 'it does not exist');
     const levels = new Map<number, LevelRow>();
     let { quantityInStock, reservedQuantity } = current;
-    const moved: { change: LevelChange; quantityInStock: number; reservedQuantity: number }[] = [];
+    const moved: { change: LevelChange; level: LevelRow; quantityInStock: number; reservedQuantity: number }[] = [];
     for (const change of changes) {
       const level = this.levelFor(productId, change.locationId, levels);
       const next = {
@@ -78,7 +80,8 @@ export class InMemoryStockLevelRepository implements StockLevelRepository {
       const broken = brokenBound(next, quantityInStock);
       if (broken) throw new StockGuardError(productId, `${change.kind} at location ${change.locationId} ${broken}`);
       levels.set(change.locationId, next);
-      if (change.onHand !== 0 || change.reserved !== 0) moved.push({ change, quantityInStock, reservedQuantity });
+      if (change.onHand !== 0 || change.reserved !== 0)
+        moved.push({ change, level: next, quantityInStock, reservedQuantity });
     }
     const backorderedQuantity = current.backorderedQuantity + (stockChange.backordered ?? 0);
     if (backorderedQuantity < 0) throw new StockGuardError(productId, 'its backordered units would go below 0');
@@ -91,8 +94,10 @@ export class InMemoryStockLevelRepository implements StockLevelRepository {
     );
     this.tables.products.set(productId, product, tx);
     for (const row of levels.values()) this.tables.levels.set(levelKey(productId, row.locationId), row, tx);
-    for (const { change, ...after } of moved)
-      appendMovement(this.tables, tx, { id: productId, ...after }, change, context);
+    for (const { change, level, ...after } of moved) {
+      const movement = appendMovement(this.tables, tx, { id: productId, ...after }, change, context, level);
+      appended?.push(movement);
+    }
     return product;
   }
 

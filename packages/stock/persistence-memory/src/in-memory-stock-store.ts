@@ -29,6 +29,8 @@ export interface InMemoryStockStoreOptions {
   /** How long an idempotency record is kept. */
   readonly idempotencyTtlMs: number;
   readonly now?: () => number;
+  /** The trace a movement is made in (StockMovement.traceId): the composition root hands currentTraceId. */
+  readonly traceId?: () => string | undefined;
 }
 
 /**
@@ -50,9 +52,9 @@ export class InMemoryStockStore {
   /** The outbox's rows, for what fans them out beside the relay (webhooks). */
   readonly outboxRows: OutboxTable;
 
-  constructor({ idempotencyTtlMs, now = Date.now }: InMemoryStockStoreOptions) {
+  constructor({ idempotencyTtlMs, now = Date.now, traceId }: InMemoryStockStoreOptions) {
     const database = new InMemoryDatabase();
-    const tables = new InMemoryStockTables();
+    const tables = new InMemoryStockTables(traceId);
     this.products = new InMemoryProductRepository(tables);
     this.locations = new InMemoryLocationRepository(tables);
     this.levels = new InMemoryStockLevelRepository(tables);

@@ -49,14 +49,19 @@ export class InMemoryStockTables {
   readonly allocations = new InMemoryTable<string, AllocationRow>();
   readonly backorders = new InMemoryTable<string, BackorderRow>();
   readonly movements = new InMemoryTable<number, StockMovement>();
+  /** Each product's last movement sequence (the SQL stores' product.movement_sequence). */
+  readonly movementSequences = new InMemoryTable<number, number>();
   readonly idempotency: IdempotencyTable = new InMemoryTable();
   private lastProductId = 0;
   private lastMovementId = 0;
   private lastLocationId = DEFAULT_LOCATION_ID;
   private lastBackorderSeq = 0;
 
-  /** The default location is there from the start, as the migration creates it in the databases. */
-  constructor() {
+  /**
+   * The default location is there from the start, as the migration creates it in the databases. `traceId` names the
+   * trace a movement is made in when its context does not (the composition root hands OpenTelemetry's).
+   */
+  constructor(readonly traceId?: () => string | undefined) {
     const tx = new InMemoryTransaction();
     const location = { id: DEFAULT_LOCATION_ID, code: DEFAULT_LOCATION_CODE, name: 'Default', priority: 0 };
     this.locations.set(DEFAULT_LOCATION_ID, location, tx);

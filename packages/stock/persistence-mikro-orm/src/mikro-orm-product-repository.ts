@@ -14,7 +14,7 @@ import { toProduct } from './product-rows';
 import { searchStatement } from './product-search-sql';
 import { MONEY_COLUMN } from './product-schema';
 import { type ProductStatements, productStatements } from './product-statements';
-import { writeContext } from './write-context';
+import { type TraceIdProvider, writeContext } from './write-context';
 
 export { type ProductStatements, productStatements } from './product-statements';
 
@@ -29,7 +29,10 @@ export { type ProductStatements, productStatements } from './product-statements'
 export class MikroOrmProductRepository implements ProductRepository {
   private readonly sql: ProductStatements;
 
-  constructor(private readonly session: SqlSession) {
+  constructor(
+    private readonly session: SqlSession,
+    private readonly traceOf?: TraceIdProvider,
+  ) {
     this.sql = productStatements(session.dialect);
   }
 
@@ -43,7 +46,7 @@ export class MikroOrmProductRepository implements ProductRepository {
         details.backorderLimit ?? 0,
         details.lowStockThreshold ?? 0,
         details.sku ?? null,
-        writeContext('created', context),
+        writeContext('created', context, this.traceOf),
       ])
       .catch(skuTaken(details.sku));
     const product = toProduct(this.session, row!);

@@ -1,5 +1,6 @@
 import type { PreparedStatement, Row, SqlSession } from '@platform/mikro-orm';
 import {
+  type AppendedMovement,
   type AtOnceOutcome,
   DEFAULT_LOCATION_ID,
   type LevelChange,
@@ -16,7 +17,7 @@ import { levelsOfMany } from './levels-of-many';
 import { toProduct } from './product-rows';
 import { MONEY_COLUMN } from './product-schema';
 import { type ProductStatements, productStatements } from './product-statements';
-import { writeContext } from './write-context';
+import { type TraceIdProvider, writeContext } from './write-context';
 
 /**
  * Stock by location through MikroORM, inside the caller's transaction. `lock`
@@ -39,7 +40,10 @@ export class MikroOrmStockLevelRepository implements StockLevelRepository {
   readonly adjustAtOnce?: StockLevelRepository['adjustAtOnce'];
   readonly replaceAtOnce?: StockLevelRepository['replaceAtOnce'];
 
-  constructor(private readonly session: SqlSession) {
+  constructor(
+    private readonly session: SqlSession,
+    private readonly traceOf?: TraceIdProvider,
+  ) {
     this.sql = productStatements(session.dialect);
     if (session.dialect === 'postgresql') {
       this.adjustAtOnce = (...args) => this.adjustInOneStatement(...args);
@@ -53,9 +57,18 @@ export class MikroOrmStockLevelRepository implements StockLevelRepository {
     delta: number,
     context: MovementContext,
     lowStockHysteresis: number,
+    appended?: AppendedMovement[],
   ): Promise<AtOnceOutcome> {
-    const movement = writeContext({ kind: 'adjusted', locationId }, context);
-    return this.atOnce(this.sql.adjustAtOnce!, [productId, locationId, delta, lowStockHysteresis, movement]);
+    const movement = writeContext({ kind: 'adjusted', locationId }, context, this.traceOf);
+    const outcome = await this.atOnce(this.sql.adjustAtOnce!, [
+      productId,
+      locationId,
+      delta,
+      lowStockHysteresis,
+      movement,
+    ]);
+    if (appended && outcome.status === 'changed') appended.push(...(await this.appendedBy(productId, 1, context)));
+    return outcome;
   }
 
   private async replaceInOneStatement(
@@ -64,10 +77,11 @@ export class MikroOrmStockLevelRepository implements StockLevelRepository {
     expectedVersion: number | undefined,
     context: MovementContext,
     lowStockHysteresis: number,
+    appended?: AppendedMovement[],
   ): Promise<AtOnceOutcome> {
     const versioned = expectedVersion !== undefined;
     const price = MONEY_COLUMN.postgresql.type.convertToDatabaseValue(details.price, this.session.platform);
-    return this.atOnce(this.sql.replaceAtOnce(versioned)!, [
+    const [outcome, row] = await this.atOnceWithRow(this.sql.replaceAtOnce(versioned)!, [
       productId,
       details.quantityInStock,
       details.lowStockThreshold ?? null,
@@ -76,9 +90,13 @@ export class MikroOrmStockLevelRepository implements StockLevelRepository {
       details.description,
       price,
       details.backorderLimit ?? null,
-      writeContext({ kind: 'updated', locationId: DEFAULT_LOCATION_ID }, context),
+      writeContext({ kind: 'updated', locationId: DEFAULT_LOCATION_ID }, context, this.traceOf),
       ...(versioned ? [expectedVersion] : []),
     ]);
+    // The ledger got a movement only when the stock changed.
+    const moved = outcome.status === 'changed' && Number(row?.stock_before) !== outcome.product.quantityInStock;
+    if (appended && moved) appended.push(...(await this.appendedBy(productId, 1, context)));
+    return outcome;
   }
 
   /**
@@ -87,13 +105,52 @@ export class MikroOrmStockLevelRepository implements StockLevelRepository {
    * statement left nothing).
    */
   private async atOnce(statement: PreparedStatement, params: unknown[]): Promise<AtOnceOutcome> {
+    return (await this.atOnceWithRow(statement, params))[0];
+  }
+
+  /** As atOnce, with the row the statement answered. */
+  private async atOnceWithRow(statement: PreparedStatement, params: unknown[]): Promise<[AtOnceOutcome, Row?]> {
     try {
       const [row] = await this.session.all(statement, params);
-      return row ? { status: 'changed', product: toProduct(this.session, row) } : { status: 'needs-plan' };
+      return row ? [{ status: 'changed', product: toProduct(this.session, row) }, row] : [{ status: 'needs-plan' }];
     } catch (error) {
-      if (isLevelCheckViolation(error)) return { status: 'needs-plan' };
+      if (isLevelCheckViolation(error)) return [{ status: 'needs-plan' }];
       throw error;
     }
+  }
+
+  /**
+   * The last `count` movements of a product its caller just appended (under the product's lock, so they are the
+   * last ones), in ledger order, each with its location's level right after it: the level as it is now, less the
+   * deltas of the later movements at the same location. One statement, sent only when the caller asked.
+   */
+  private async appendedBy(productId: number, count: number, { at }: MovementContext): Promise<AppendedMovement[]> {
+    if (count === 0) return [];
+    const rows = await this.session.all(
+      `select "m"."id", "m"."sequence", "m"."kind", "m"."location_id", "m"."quantity_delta", "m"."reserved_delta", "l"."on_hand", "l"."reserved"
+        from "stock_movement" "m"
+        join "stock_level" "l" on "l"."product_id" = "m"."product_id" and "l"."location_id" = "m"."location_id"
+        where "m"."product_id" = ? order by "m"."sequence" desc limit ?`,
+      [productId, count],
+    );
+    const running = new Map<number, { onHand: number; reserved: number }>();
+    const movements = rows.map((row): AppendedMovement => {
+      const locationId = Number(row.location_id);
+      const level = running.get(locationId) ?? { onHand: Number(row.on_hand), reserved: Number(row.reserved) };
+      running.set(locationId, {
+        onHand: level.onHand - Number(row.quantity_delta),
+        reserved: level.reserved - Number(row.reserved_delta),
+      });
+      return {
+        id: Number(row.id),
+        sequence: Number(row.sequence),
+        kind: row.kind as AppendedMovement['kind'],
+        locationId,
+        ...level,
+        at,
+      };
+    });
+    return movements.reverse();
   }
 
   async lock(productId: number): Promise<ProductStock | undefined> {
@@ -127,16 +184,18 @@ export class MikroOrmStockLevelRepository implements StockLevelRepository {
     changes: readonly LevelChange[],
     product: ProductStockChange,
     context: MovementContext,
+    appended?: AppendedMovement[],
   ): Promise<Product> {
     // The product's own change and its next version ride with the first statement; the ones after add nothing to them.
     const own = (first: boolean) => [
       first ? (product.backordered ?? 0) : 0,
       first ? this.flag(product.lowStockAlert) : null,
     ];
-    if (changes.length === 0) return this.totals(productId, undefined, own(true), writeContext('updated', context), 1);
+    if (changes.length === 0)
+      return this.totals(productId, undefined, own(true), writeContext('updated', context, this.traceOf), 1);
     let after: Product | undefined;
     for (const [index, change] of changes.entries()) {
-      const movement = writeContext(change, context);
+      const movement = writeContext(change, context, this.traceOf);
       const level = [productId, change.locationId, change.onHand, change.reserved, change.incoming];
       if (this.session.dialect === 'postgresql') {
         const [row] = await this.session.all(this.sql.applyLevel, [
@@ -151,6 +210,11 @@ export class MikroOrmStockLevelRepository implements StockLevelRepository {
         if (!created) throw refused(productId, change);
         after = await this.totals(productId, change, own(index === 0), movement, index === 0 ? 1 : 0);
       }
+    }
+    if (appended) {
+      // As the triggers see it: a change that moves neither on hand nor reserved appends no movement.
+      const moving = changes.filter((change) => change.onHand !== 0 || change.reserved !== 0).length;
+      appended.push(...(await this.appendedBy(productId, moving, context)));
     }
     return after!;
   }

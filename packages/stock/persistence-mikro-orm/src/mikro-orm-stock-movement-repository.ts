@@ -2,7 +2,7 @@ import { type Row, type SqlSession, timeOf } from '@platform/mikro-orm';
 import type { MovementKind, MovementPageQuery, StockMovement, StockMovementRepository } from '@stock/domain';
 
 const COLUMNS =
-  '"id", "product_id", "location_id", "transfer_id", "kind", "quantity_delta", "reserved_delta", "quantity_after", "reserved_after", "reason", "reservation_id", "request_id", "actor", "at"';
+  '"id", "product_id", "location_id", "transfer_id", "kind", "quantity_delta", "reserved_delta", "quantity_after", "reserved_after", "reason", "reservation_id", "request_id", "actor", "trace_id", "sequence", "at"';
 
 /** The stock ledger, read through MikroORM; the product table's trigger is what appends to it. */
 export class MikroOrmStockMovementRepository implements StockMovementRepository {
@@ -32,6 +32,8 @@ function toMovement(row: Row): StockMovement {
     ...(row.reservation_id != null && { reservationId: String(row.reservation_id) }),
     ...(row.request_id != null && { requestId: String(row.request_id) }),
     ...(row.actor != null && { actor: String(row.actor) }),
+    ...(row.trace_id != null && { traceId: String(row.trace_id) }),
+    sequence: Number(row.sequence),
     at: timeOf(row.at),
   };
 }

@@ -14,6 +14,7 @@ import { MikroOrmReservationRepository } from './mikro-orm-reservation-repositor
 import { MikroOrmStockLevelRepository } from './mikro-orm-stock-level-repository';
 import { MikroOrmStockMovementRepository } from './mikro-orm-stock-movement-repository';
 import { MikroOrmTransferRepository } from './mikro-orm-transfer-repository';
+import type { TraceIdProvider } from './write-context';
 
 /**
  * Stock transactions on MikroORM. The work gets repositories bound to the
@@ -36,6 +37,8 @@ export class MikroOrmUnitOfWork implements StockUnitOfWork {
     private readonly idempotencyTtlMs: number,
     private readonly now: () => number = Date.now,
     private readonly conflictRetry: ConflictRetrySettings = {},
+    /** The trace each movement is recorded in (StockMovement.traceId): the composition root hands currentTraceId. */
+    private readonly traceOf?: TraceIdProvider,
   ) {
     this.changesAtOnce = database.session.dialect === 'postgresql';
   }
@@ -53,9 +56,9 @@ export class MikroOrmUnitOfWork implements StockUnitOfWork {
 
   private transaction(session: SqlSession): StockTransaction {
     return {
-      products: new MikroOrmProductRepository(session),
+      products: new MikroOrmProductRepository(session, this.traceOf),
       locations: new MikroOrmLocationRepository(session),
-      levels: new MikroOrmStockLevelRepository(session),
+      levels: new MikroOrmStockLevelRepository(session, this.traceOf),
       transfers: new MikroOrmTransferRepository(session),
       reservations: new MikroOrmReservationRepository(session),
       movements: new MikroOrmStockMovementRepository(session),

@@ -22,6 +22,8 @@ export interface ProductRow {
    * trigger.
    */
   writeContext: string | null;
+  /** The sequence of the product's latest movement: the ledger's triggers move it with every movement. */
+  movementSequence: number;
   version: number;
 }
 
@@ -43,6 +45,10 @@ export interface StockMovementRow {
    * Whom the change was made for (the API caller, or the owner of the API hold it settled); null for the order flow.
    */
   actor: string | null;
+  /** The OpenTelemetry trace the change was made in. */
+  traceId: string | null;
+  /** Its place in the product's ledger: 1, 2, 3… per product. */
+  sequence: number;
   at: Date | number;
 }
 
@@ -197,6 +203,11 @@ export function productSchema(dialect: Dialect): EntitySchema<ProductRow> {
       lowStockAlert: { type: 'boolean', fieldName: 'low_stock_alert', default: false },
       sku: { type: 'string', length: 64, nullable: true },
       writeContext: { type: dialect === 'postgresql' ? 'json' : 'text', fieldName: 'write_context', nullable: true },
+      movementSequence: {
+        type: dialect === 'postgresql' ? 'bigint' : 'integer',
+        fieldName: 'movement_sequence',
+        defaultRaw: '0',
+      },
       // Every write moves it on: the product's ETag, and the guard of conditional writes.
       version: { type: 'integer', version: true, default: 1 },
     },
@@ -236,6 +247,12 @@ export function stockMovementSchema(dialect: Dialect): EntitySchema<StockMovemen
       requestId: { type: 'string', length: 128, fieldName: 'request_id', nullable: true },
       actor: { type: 'text', nullable: true },
       at: time(dialect, 'at'),
+      sequence: { type: wide, defaultRaw: '0' },
+      traceId: {
+        ...(dialect === 'postgresql' ? { type: 'string', length: 32 } : { type: 'text' }),
+        fieldName: 'trace_id',
+        nullable: true,
+      },
     },
   });
 }

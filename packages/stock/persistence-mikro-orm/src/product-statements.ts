@@ -217,6 +217,7 @@ function adjustAtOnceSql(columns: string): string {
  * version in the same transaction, so the levels the conditions read are the levels as they are, and the default
  * level moves by the new stock less the old. Parameters: product, new stock, threshold (null: unchanged),
  * hysteresis, name, description, price, backorder limit (null: unchanged), write context, expected version.
+ * Answers the product, and its stock before ("stock_before": whether the ledger got a movement).
  */
 function replaceAtOnceSql(columns: string, price: string, versioned: boolean): string {
   const threshold = 'coalesce("replacement"."threshold", "low_stock_threshold")';
@@ -237,7 +238,7 @@ function replaceAtOnceSql(columns: string, price: string, versioned: boolean): s
       from "replaced", "replacement", "before"
       where "stock_level"."product_id" = "replaced"."id" and "stock_level"."location_id" = ${DEFAULT_LOCATION_ID} and "before"."quantity_in_stock" <> "replacement"."quantity"
     )
-    select ${columns} from "replaced"`;
+    select ${columns}, (select "quantity_in_stock" from "before") as "stock_before" from "replaced"`;
 }
 
 /**

@@ -40,11 +40,12 @@ import {
 } from '@stock/persistence-mikro-orm';
 import { InMemoryWebhookStore } from '@platform/webhooks/memory';
 import { MikroOrmWebhookStore } from '@platform/webhooks/mikro-orm';
+import { currentTraceId } from '@platform/telemetry';
 import { randomUUID } from 'node:crypto';
 import type { DependencyContainer } from 'tsyringe';
 import { DEFAULT_DATABASE_URL, type StockServiceConfig } from './config';
 import { Tokens } from './tokens';
-import { registerWebhooks, routeWebhooks } from './webhooks';
+import { registerWebhooks, routeWebhooks, webhooksOn } from './webhooks';
 
 const MESSAGING_OFF =
   'messaging is off (AMQP_URL is not set): order events are neither consumed nor published; they wait in the outbox';
@@ -52,7 +53,8 @@ const MESSAGING_OFF =
 const STORAGE: ServiceStorage<StockTransaction> = {
   defaultDatabaseUrl: DEFAULT_DATABASE_URL,
   memory(idempotencyTtlMs) {
-    const store = new InMemoryStockStore({ idempotencyTtlMs });
+    // Each movement records the trace it was made in (OpenTelemetry's, when tracing is on).
+    const store = new InMemoryStockStore({ idempotencyTtlMs, traceId: currentTraceId });
     const repositories = [
       bind(Tokens.ProductRepository, store.products),
       bind(Tokens.ReservationRepository, store.reservations),
@@ -63,7 +65,7 @@ const STORAGE: ServiceStorage<StockTransaction> = {
   },
   open: openStockDatabase,
   database: (database, idempotencyTtlMs) => ({
-    unitOfWork: new MikroOrmUnitOfWork(database, idempotencyTtlMs),
+    unitOfWork: new MikroOrmUnitOfWork(database, idempotencyTtlMs, undefined, undefined, currentTraceId),
     repositories: [
       bind(Tokens.ProductRepository, new MikroOrmProductRepository(database.session)),
       bind(Tokens.ReservationRepository, new MikroOrmReservationRepository(database.session)),
@@ -74,12 +76,13 @@ const STORAGE: ServiceStorage<StockTransaction> = {
 };
 
 function registerUseCases(container: DependencyContainer, config: StockServiceConfig): void {
-  // Every use case that moves stock decides low-stock crossings with the same hysteresis.
-  const stockChanges = { lowStockHysteresis: config.lowStockHysteresis };
+  // Every use case that moves stock decides low-stock crossings with the same hysteresis, and writes the events for
+  // webhooks (one per ledger movement, every hold) when they are on.
+  const stockChanges = { lowStockHysteresis: config.lowStockHysteresis, webhookEvents: webhooksOn(config) };
   const writes = (c: DependencyContainer) => [c.resolve(Tokens.UnitOfWork), c.resolve(Tokens.Clock)] as const;
   const changes = (c: DependencyContainer) => [...writes(c), stockChanges] as const;
   const products = (c: DependencyContainer) => c.resolve(Tokens.ProductRepository);
-  single(container, CreateProduct, (c) => new CreateProduct(...writes(c)));
+  single(container, CreateProduct, (c) => new CreateProduct(...changes(c)));
   single(container, UpdateProduct, (c) => new UpdateProduct(...changes(c)));
   single(container, DeleteProduct, (c) => new DeleteProduct(c.resolve(Tokens.UnitOfWork)));
   single(container, AdjustStock, (c) => new AdjustStock(...changes(c)));

@@ -11,6 +11,8 @@ import {
   WebhookSubscriptions,
 } from '@platform/webhooks';
 import { webhookSubscriptionsRouter } from '@platform/webhooks/koa';
+import { levelChangedFromLedger } from '@stock/application';
+import type { ProductRepository, StockMovement, StockMovementRepository } from '@stock/domain';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import type { StockServiceConfig } from './config';
 import { Tokens } from './tokens';
@@ -45,7 +47,13 @@ export function registerWebhooks(container: DependencyContainer, config: StockSe
   single(
     container,
     WebhookTokens.Subscriptions,
-    (c) => new WebhookSubscriptions({ store: c.resolve(Tokens.WebhookStore), secrets, allowPrivateTargets }),
+    (c) =>
+      new WebhookSubscriptions({
+        store: c.resolve(Tokens.WebhookStore),
+        secrets,
+        allowPrivateTargets,
+        replaySource: ledgerReplay(c.resolve(Tokens.StockMovementRepository), c.resolve(Tokens.ProductRepository)),
+      }),
   );
   single(
     container,
@@ -60,6 +68,31 @@ export function registerWebhooks(container: DependencyContainer, config: StockSe
         leaseMs: 2 * (config.webhookConnectTimeoutMs + config.webhookAnswerTimeoutMs) + 10_000,
       }),
   );
+}
+
+/** How many movements a replay reads from the ledger at a time. */
+const LEDGER_PAGE = 1000;
+
+/**
+ * A replay by product and sequence rebuilds stock.level.changed from the ledger (movements with sequence >= since),
+ * with the ids they were first written with: so it sends what the ledger holds, even movements made before the
+ * subscription existed. It reads the product's ledger from its first movement, since each event tells its location's
+ * level after the movement, the sum of the deltas before it.
+ */
+export function ledgerReplay(movements: StockMovementRepository, products: ProductRepository) {
+  return async (productId: number | string, sinceSequence: number) => {
+    const id = Number(productId);
+    if (!Number.isSafeInteger(id) || id < 1) return [];
+    const ledger: StockMovement[] = [];
+    for (let after = 0; ;) {
+      const page = await movements.list(id, { after, limit: LEDGER_PAGE });
+      ledger.push(...page);
+      if (page.length < LEDGER_PAGE) break;
+      after = page.at(-1)!.id;
+    }
+    const sku = (await products.findById(id))?.sku ?? null;
+    return levelChangedFromLedger(id, sku, ledger, sinceSequence);
+  };
 }
 
 /** Mounts /api/webhook-subscriptions, guarded by webhooks:manage. */

@@ -1,4 +1,5 @@
 import {
+  type AppendedMovement,
   change,
   DEFAULT_LOCATION_CODE,
   DEFAULT_LOCATION_ID,
@@ -92,7 +93,8 @@ export function stockLevelRepositoryContract(open: OpenStockStore): void {
 
   it('appends one movement per change that moves stock, with its kind, location, transfer and context', async () => {
     const { id } = await aStoredProduct(store, { quantityInStock: 5 });
-    const context = aContext({ reason: 'count', reservationId: 'r-1', requestId: 'q-1', actor: 'shop-a' });
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const context = aContext({ reason: 'count', reservationId: 'r-1', requestId: 'q-1', actor: 'shop-a', traceId });
     await applyChanges(
       store,
       id,
@@ -120,6 +122,8 @@ export function stockLevelRepositoryContract(open: OpenStockStore): void {
         reservationId: 'r-1',
         requestId: 'q-1',
         actor: 'shop-a',
+        traceId,
+        sequence: 2,
       },
       {
         productId: id,
@@ -133,6 +137,8 @@ export function stockLevelRepositoryContract(open: OpenStockStore): void {
         reservationId: 'r-1',
         requestId: 'q-1',
         actor: 'shop-a',
+        traceId,
+        sequence: 3,
       },
       {
         productId: id,
@@ -146,10 +152,48 @@ export function stockLevelRepositoryContract(open: OpenStockStore): void {
         reservationId: 'r-1',
         requestId: 'q-1',
         actor: 'shop-a',
+        traceId,
+        sequence: 4,
       },
     ]);
     for (const movement of movements) expect(movement.at.getTime()).to.equal(context.at.getTime());
     expect(movements[1]!.id).to.be.greaterThan(movements[0]!.id);
+  });
+
+  it('answers the movements it appended when asked: id, sequence (+1 per product), location and the level after each', async () => {
+    const { id } = await aStoredProduct(store, { quantityInStock: 5 });
+    const appended: AppendedMovement[] = [];
+    await inTransaction(store, async (tx) => {
+      await tx.levels.lock(id);
+      return tx.levels.apply(
+        id,
+        [
+          change('transfer-sent', DEFAULT_LOCATION_ID, { onHand: -2 }, 'transfer-1'),
+          change('transfer-sent', second, { incoming: 2 }, 'transfer-1'),
+          change('transfer-received', second, { onHand: 2, incoming: -2 }, 'transfer-1'),
+          change('reserved', DEFAULT_LOCATION_ID, { reserved: 1 }),
+          change('reserved', second, { reserved: 2 }),
+        ],
+        {},
+        aContext(),
+        appended,
+      );
+    });
+    const movements = (await movementsOf(store, id)).slice(1);
+    expect(appended.map(({ at: _at, ...rest }) => rest)).to.deep.equal([
+      {
+        id: movements[0]!.id,
+        sequence: 2,
+        kind: 'transfer-sent',
+        locationId: DEFAULT_LOCATION_ID,
+        onHand: 3,
+        reserved: 0,
+      },
+      { id: movements[1]!.id, sequence: 3, kind: 'transfer-received', locationId: second, onHand: 2, reserved: 0 },
+      { id: movements[2]!.id, sequence: 4, kind: 'reserved', locationId: DEFAULT_LOCATION_ID, onHand: 3, reserved: 1 },
+      { id: movements[3]!.id, sequence: 5, kind: 'reserved', locationId: second, onHand: 2, reserved: 2 },
+    ]);
+    expect(movements.map((m) => m.sequence)).to.deep.equal([2, 3, 4, 5]);
   });
 
   it('appends no movement for a change of incoming units alone, yet moves the product to its next version', async () => {

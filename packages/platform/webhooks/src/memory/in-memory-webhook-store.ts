@@ -1,6 +1,6 @@
 import type { OutboxEnvelope } from '@platform/kernel';
 import type { OutboxTable } from '@platform/memory';
-import { eventKeysOf, productOrderingKey, subscribesTo } from '../event-keys';
+import { eventKeysOf, inSequenceOrder, productOrderingKey, subscribesTo } from '../event-keys';
 import type {
   AttemptRecord,
   ClaimedDelivery,
@@ -69,10 +69,13 @@ export class InMemoryWebhookStore implements WebhookStore {
   }
 
   async fanOut(batch: number, now: number): Promise<number> {
-    const taken = [...this.outbox.values()]
-      .filter((row) => !this.fannedOut.has(row.id))
-      .sort((a, b) => a.occurredAt - b.occurredAt || (a.id < b.id ? -1 : 1))
-      .slice(0, batch);
+    const taken = inSequenceOrder(
+      [...this.outbox.values()]
+        .filter((row) => !this.fannedOut.has(row.id))
+        .sort((a, b) => a.occurredAt - b.occurredAt || (a.id < b.id ? -1 : 1))
+        .slice(0, batch),
+      (row) => eventKeysOf(JSON.parse(row.payload) as OutboxEnvelope),
+    );
     const enabled = [...this.subscriptionsById.values()].filter((s) => s.disabledAt === null);
     for (const row of taken) {
       this.fannedOut.add(row.id);
@@ -85,6 +88,7 @@ export class InMemoryWebhookStore implements WebhookStore {
         payload: row.payload,
         occurredAt: row.occurredAt,
         ...eventKeysOf(envelope),
+        traceContext: row.traceContext,
       };
       this.events.set(event.id, event);
       for (const subscription of takers) this.queue(subscription.id, event, now);
@@ -139,9 +143,23 @@ export class InMemoryWebhookStore implements WebhookStore {
       .slice(0, limit);
   }
 
-  async replay(subscriptionId: string, from: ReplayFrom, now: number): Promise<number> {
+  async replay(
+    subscriptionId: string,
+    from: ReplayFrom,
+    now: number,
+    rebuilt: readonly OutboxEnvelope[] = [],
+  ): Promise<number> {
     const subscription = this.subscriptionsById.get(subscriptionId);
     if (!subscription) return 0;
+    for (const envelope of rebuilt)
+      if (!this.events.has(envelope.id))
+        this.events.set(envelope.id, {
+          id: envelope.id,
+          type: envelope.type,
+          payload: JSON.stringify(envelope),
+          occurredAt: Date.parse(envelope.occurredAt),
+          ...eventKeysOf(envelope),
+        });
     const events = [...this.events.values()].filter((e) => subscribesTo(subscription.events, e.type));
     const chosen =
       'since' in from

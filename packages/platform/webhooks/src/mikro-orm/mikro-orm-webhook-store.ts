@@ -1,6 +1,6 @@
 import type { OutboxEnvelope } from '@platform/kernel';
 import type { Database, SqlSession } from '@platform/mikro-orm';
-import { eventKeysOf, productOrderingKey, subscribesTo } from '../event-keys';
+import { eventKeysOf, inSequenceOrder, productOrderingKey, subscribesTo } from '../event-keys';
 import type {
   AttemptRecord,
   ClaimedDelivery,
@@ -29,6 +29,7 @@ type EventRow = {
   occurred_at: number | string;
   ordering_key: string;
   sequence: number | string | null;
+  trace_context?: string | null;
 };
 type ClaimedRow = {
   id: number | string;
@@ -76,6 +77,7 @@ function eventOf(row: EventRow): StoredEvent {
     occurredAt: Number(row.occurred_at),
     orderingKey: row.ordering_key,
     sequence: orNull(row.sequence),
+    traceContext: row.trace_context ?? null,
   };
 }
 
@@ -152,8 +154,14 @@ export class MikroOrmWebhookStore implements WebhookStore {
         ]);
         if (!lock?.locked) return 0;
       }
-      const rows = await tx.all<{ id: string; type: string; payload: string; occurred_at: number | string }>(
-        `select "id", "type", "payload", "occurred_at" from "outbox_message" where "webhooks_fanned_out_at" is null
+      const rows = await tx.all<{
+        id: string;
+        type: string;
+        payload: string;
+        occurred_at: number | string;
+        trace_context: string | null;
+      }>(
+        `select "id", "type", "payload", "occurred_at", "trace_context" from "outbox_message" where "webhooks_fanned_out_at" is null
          order by "occurred_at", "id" limit ?`,
         [batch],
       );
@@ -163,15 +171,20 @@ export class MikroOrmWebhookStore implements WebhookStore {
           `select ${SUBSCRIPTION_COLUMNS} from "webhook_subscription" where "disabled_at" is null order by "created_at", "id"`,
         )
       ).map(subscriptionOf);
-      for (const row of rows) {
+      const keysOf = (row: { id: string; payload: string }) => eventKeysOf(JSON.parse(row.payload) as OutboxEnvelope);
+      for (const row of inSequenceOrder(rows, keysOf)) {
         const takers = enabled.filter((s) => subscribesTo(s.events, row.type));
         if (takers.length === 0) continue;
-        const { orderingKey, sequence } = eventKeysOf(JSON.parse(row.payload) as OutboxEnvelope);
-        await tx.run(
-          `insert into "webhook_event" ("id", "type", "payload", "occurred_at", "ordering_key", "sequence") values (?, ?, ?, ?, ?, ?)
-           on conflict ("id") do nothing`,
-          [String(row.id), row.type, row.payload, Number(row.occurred_at), orderingKey, sequence],
-        );
+        const { orderingKey, sequence } = keysOf(row);
+        await insertEvent(tx, {
+          id: String(row.id),
+          type: row.type,
+          payload: row.payload,
+          occurredAt: Number(row.occurred_at),
+          orderingKey,
+          sequence,
+          traceContext: row.trace_context ?? null,
+        });
         for (const subscription of takers) await queue(tx, subscription.id, String(row.id), orderingKey, now);
       }
       const ids = rows.map((row) => String(row.id));
@@ -208,7 +221,7 @@ export class MikroOrmWebhookStore implements WebhookStore {
     const events = new Map(
       (
         await this.session.all<EventRow>(
-          `select "id", "type", "payload", "occurred_at", "ordering_key", "sequence" from "webhook_event" where "id" in (${list(rows.length)})`,
+          `select "id", "type", "payload", "occurred_at", "ordering_key", "sequence", "trace_context" from "webhook_event" where "id" in (${list(rows.length)})`,
           rows.map((row) => row.event_id),
         )
       ).map((row) => [row.id, eventOf(row)]),
@@ -291,13 +304,27 @@ export class MikroOrmWebhookStore implements WebhookStore {
     }));
   }
 
-  replay(subscriptionId: string, from: ReplayFrom, now: number): Promise<number> {
+  replay(
+    subscriptionId: string,
+    from: ReplayFrom,
+    now: number,
+    rebuilt: readonly OutboxEnvelope[] = [],
+  ): Promise<number> {
     return this.database.transaction(async (tx) => {
       const [row] = await tx.all<SubscriptionRow>(
         `select ${SUBSCRIPTION_COLUMNS} from "webhook_subscription" where "id" = ?`,
         [subscriptionId],
       );
       if (!row) return 0;
+      for (const envelope of rebuilt)
+        await insertEvent(tx, {
+          id: envelope.id,
+          type: envelope.type,
+          payload: JSON.stringify(envelope),
+          occurredAt: Date.parse(envelope.occurredAt),
+          ...eventKeysOf(envelope),
+          traceContext: null,
+        });
       const subscription = subscriptionOf(row);
       const events =
         'since' in from
@@ -314,6 +341,23 @@ export class MikroOrmWebhookStore implements WebhookStore {
       return chosen.length;
     });
   }
+}
+
+/** Stores an event once: an event of the same id stored before (by the fan-out, or an earlier replay) stays. */
+async function insertEvent(tx: SqlSession, event: StoredEvent): Promise<void> {
+  await tx.run(
+    `insert into "webhook_event" ("id", "type", "payload", "occurred_at", "ordering_key", "sequence", "trace_context") values (?, ?, ?, ?, ?, ?, ?)
+     on conflict ("id") do nothing`,
+    [
+      event.id,
+      event.type,
+      event.payload,
+      event.occurredAt,
+      event.orderingKey,
+      event.sequence,
+      event.traceContext ?? null,
+    ],
+  );
 }
 
 async function queue(tx: SqlSession, subscriptionId: string, eventId: string, orderingKey: string, now: number) {

@@ -141,3 +141,19 @@ export function webhookTablesMigration(dialect: Dialect): MigrationClass {
     }
   };
 }
+
+/**
+ * The trace context the outbox row stored with an event (`trace_context`), kept with the event the fan-out stores:
+ * each delivery attempt's client span continues the trace that wrote the event.
+ */
+export function webhookTraceContextMigration(_dialect: Dialect): MigrationClass {
+  return class AddWebhookEventTraceContext extends Migration {
+    override async up(): Promise<void> {
+      this.addSql('alter table "webhook_event" add column "trace_context" text null');
+    }
+
+    override async down(): Promise<void> {
+      this.addSql('alter table "webhook_event" drop column "trace_context"');
+    }
+  };
+}

@@ -65,6 +65,7 @@ export function webhookSchemas(dialect: Dialect): EntitySchema[] {
         occurredAt: { type: epoch(dialect), fieldName: 'occurred_at' },
         orderingKey: { ...text(dialect, 300), fieldName: 'ordering_key' },
         sequence: { type: epoch(dialect), nullable: true },
+        traceContext: { type: 'text', fieldName: 'trace_context', nullable: true },
       },
     }),
     new EntitySchema<Row>({

@@ -1,5 +1,5 @@
 import type { Product, ProductDetails } from '../product';
-import type { MovementContext } from '../stock-movement';
+import type { AppendedMovement, MovementContext } from '../stock-movement';
 import type { LevelChange, LocationLevel, ProductStock } from '../stock-levels';
 
 /** A product's level at a location, as the API shows it. */
@@ -53,12 +53,17 @@ export interface StockLevelRepository {
    * The writes are conditional: a change that would take a level's onHand
    * below its reserved or below 0, reserved or incoming below 0, or the
    * product's stock above STOCK_MAX throws, and the transaction rolls back.
+   * When `appended` is given, the movements it appended are pushed to it in
+   * ledger order (id, sequence, location, the level after): what the use case
+   * tells webhook receivers (stock.level.changed); without it a store spends
+   * nothing on finding them.
    */
   apply(
     productId: number,
     changes: readonly LevelChange[],
     product: ProductStockChange,
     context: MovementContext,
+    appended?: AppendedMovement[],
   ): Promise<Product>;
   /**
    * Optional, for a store where a transaction costs round trips (PostgreSQL):
@@ -73,7 +78,7 @@ export interface StockLevelRepository {
    * `adjusted` movement at the location, as `apply` would write them. Otherwise
    * it changes nothing and answers needs-plan; so does a race it cannot settle
    * in the statement. It takes the product's lock before its level's, as
-   * `lock` then `apply` do.
+   * `lock` then `apply` do. `appended` as apply's (filled only when it changed).
    */
   adjustAtOnce?(
     productId: number,
@@ -81,6 +86,7 @@ export interface StockLevelRepository {
     delta: number,
     context: MovementContext,
     lowStockHysteresis: number,
+    appended?: AppendedMovement[],
   ): Promise<AtOnceOutcome>;
   /**
    * Optional, as `adjustAtOnce`: a PUT in one statement. Replaces the details
@@ -93,7 +99,7 @@ export interface StockLevelRepository {
    * threshold). The version moves as that path's would (by 1, or 2 when the
    * stock changes: the details, then the change), with one `updated` movement
    * at the default location when the stock changes. Otherwise needs-plan,
-   * nothing changed.
+   * nothing changed. `appended` as apply's.
    */
   replaceAtOnce?(
     productId: number,
@@ -101,5 +107,6 @@ export interface StockLevelRepository {
     expectedVersion: number | undefined,
     context: MovementContext,
     lowStockHysteresis: number,
+    appended?: AppendedMovement[],
   ): Promise<AtOnceOutcome>;
 }

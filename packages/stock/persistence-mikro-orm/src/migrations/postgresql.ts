@@ -1,6 +1,10 @@
 import { Migration } from '@mikro-orm/migrations';
 import { outboxMigrations } from '@platform/mikro-orm';
-import { outboxWebhookFanOutMigration, webhookTablesMigration } from '@platform/webhooks/mikro-orm';
+import {
+  outboxWebhookFanOutMigration,
+  webhookTablesMigration,
+  webhookTraceContextMigration,
+} from '@platform/webhooks/mikro-orm';
 
 export class CreateProductTable extends Migration {
   override async up(): Promise<void> {
@@ -251,13 +255,17 @@ export class StockMovementActor extends Migration {
 }
 
 /** The ledger trigger's function, writing each movement's location and transfer (from "write_context") too. */
-function appendStockMovementAt(): string {
+function appendStockMovementAt(withSequence = false): string {
+  // With the sequence: the movement's place in its product's ledger (number_stock_movement moved it) and its trace.
+  const [columns, values] = withSequence
+    ? [', "sequence", "trace_id"', `, new."movement_sequence", new."write_context" ->> 'traceId'`]
+    : ['', ''];
   return `create or replace function "append_stock_movement"() returns trigger language plpgsql as $$
       begin
         if tg_op = 'UPDATE' and new."quantity_in_stock" = old."quantity_in_stock" and new."reserved_quantity" = old."reserved_quantity" then
           return null;
         end if;
-        insert into "stock_movement" ("product_id", "location_id", "transfer_id", "kind", "quantity_delta", "reserved_delta", "quantity_after", "reserved_after", "reason", "reservation_id", "request_id", "actor", "at")
+        insert into "stock_movement" ("product_id", "location_id", "transfer_id", "kind", "quantity_delta", "reserved_delta", "quantity_after", "reserved_after", "reason", "reservation_id", "request_id", "actor", "at"${columns})
         values (
           new."id",
           coalesce((new."write_context" ->> 'locationId')::integer, 1),
@@ -271,7 +279,7 @@ function appendStockMovementAt(): string {
           new."write_context" ->> 'reservationId',
           new."write_context" ->> 'requestId',
           new."write_context" ->> 'actor',
-          coalesce((new."write_context" ->> 'at')::timestamptz, now()));
+          coalesce((new."write_context" ->> 'at')::timestamptz, now())${values});
         return null;
       end
     $$`;
@@ -421,6 +429,50 @@ export class CatalogueSearch extends Migration {
   }
 }
 
+/**
+ * Every movement gets its place in its product's ledger ("sequence": 1, 2, 3… per product, no gap) and the trace it
+ * was made in ("trace_id", from "write_context"). The counter is the product's own column "movement_sequence",
+ * moved by a BEFORE trigger on the row being written whenever its stock or holds change: under the row's lock, in the
+ * statement that changes it, without a second write of the row; the ledger trigger copies it onto the movement.
+ * Movements so far are numbered in id order (their append order).
+ */
+export class StockMovementSequence extends Migration {
+  override async up(): Promise<void> {
+    this.addSql('alter table "product" add column "movement_sequence" bigint not null default 0');
+    this.addSql(
+      'alter table "stock_movement" add column "sequence" bigint not null default 0, add column "trace_id" varchar(32) null',
+    );
+    this.addSql(`update "stock_movement" set "sequence" = "numbered"."sequence"
+      from (select "id", row_number() over (partition by "product_id" order by "id") as "sequence" from "stock_movement") "numbered"
+      where "stock_movement"."id" = "numbered"."id"`);
+    this.addSql(`update "product" set "movement_sequence" = "counted"."sequence"
+      from (select "product_id", max("sequence") as "sequence" from "stock_movement" group by "product_id") "counted"
+      where "product"."id" = "counted"."product_id"`);
+    this.addSql(`create function "number_stock_movement"() returns trigger language plpgsql as $$
+      begin
+        if tg_op = 'INSERT' then
+          new."movement_sequence" := 1;
+        elsif new."quantity_in_stock" <> old."quantity_in_stock" or new."reserved_quantity" <> old."reserved_quantity" then
+          new."movement_sequence" := old."movement_sequence" + 1;
+        end if;
+        return new;
+      end
+    $$`);
+    this.addSql(
+      'create trigger "product_number_stock_movement" before insert or update of "quantity_in_stock", "reserved_quantity" on "product" for each row execute function "number_stock_movement"()',
+    );
+    this.addSql(appendStockMovementAt(true));
+  }
+
+  override async down(): Promise<void> {
+    this.addSql(appendStockMovementAt());
+    this.addSql('drop trigger "product_number_stock_movement" on "product"');
+    this.addSql('drop function "number_stock_movement"()');
+    this.addSql('alter table "stock_movement" drop column "trace_id", drop column "sequence"');
+    this.addSql('alter table "product" drop column "movement_sequence"');
+  }
+}
+
 export const postgresqlMigrations = [
   { name: '20261122-create-product', class: CreateProductTable },
   { name: '20261122-version-and-idempotency-keys', class: AddVersionAndIdempotencyKeys },
@@ -434,4 +486,6 @@ export const postgresqlMigrations = [
   { name: '20261125-webhooks', class: webhookTablesMigration('postgresql') },
   { name: '20261125-stock-by-location', class: StockByLocation },
   { name: '20261125-catalogue-search', class: CatalogueSearch },
+  { name: '20261125-stock-movement-sequence', class: StockMovementSequence },
+  { name: '20261125-webhook-event-trace-context', class: webhookTraceContextMigration('postgresql') },
 ];

@@ -1,6 +1,10 @@
 import { Migration } from '@mikro-orm/migrations';
 import { outboxMigrations } from '@platform/mikro-orm';
-import { outboxWebhookFanOutMigration, webhookTablesMigration } from '@platform/webhooks/mikro-orm';
+import {
+  outboxWebhookFanOutMigration,
+  webhookTablesMigration,
+  webhookTraceContextMigration,
+} from '@platform/webhooks/mikro-orm';
 
 export class CreateProductTable extends Migration {
   override async up(): Promise<void> {
@@ -185,7 +189,7 @@ export class ReservationOwner extends Migration {
  * The ledger triggers (SQLite has no create or replace for triggers): with or
  * without the movement's actor, and with or without its location and transfer.
  */
-function ledgerTriggers(withActor: boolean, withLocation = false): string[] {
+function ledgerTriggers(withActor: boolean, withLocation = false, withSequence = false): string[] {
   const extra = (column: string, path: string) => ({
     column: `, "${column}"`,
     value: `, json_extract(new."write_context", '$.${path}')`,
@@ -201,7 +205,18 @@ function ledgerTriggers(withActor: boolean, withLocation = false): string[] {
           extra('transfer_id', 'transferId'),
         ]
       : []),
+    ...(withSequence
+      ? [
+          extra('trace_id', 'traceId'),
+          { column: ', "sequence"', value: `, (select "movement_sequence" from "product" where "id" = new."id")` },
+        ]
+      : []),
   ];
+  // The product's counter moves first, in the trigger's own statement: its column is not one the triggers watch.
+  const count = withSequence
+    ? `update "product" set "movement_sequence" = "movement_sequence" + 1 where "id" = new."id";
+      `
+    : '';
   const columns = parts.map((part) => part.column).join('');
   const values = parts.map((part) => part.value).join('');
   const movement = (
@@ -216,11 +231,11 @@ function ledgerTriggers(withActor: boolean, withLocation = false): string[] {
     'drop trigger "product_stock_movement_on_insert"',
     'drop trigger "product_stock_movement_on_update"',
     `create trigger "product_stock_movement_on_insert" after insert on "product" begin
-      ${movement('created', { quantity: '0', reserved: '0' })};
+      ${count}${movement('created', { quantity: '0', reserved: '0' })};
     end`,
     `create trigger "product_stock_movement_on_update" after update of "quantity_in_stock", "reserved_quantity" on "product"
       when new."quantity_in_stock" <> old."quantity_in_stock" or new."reserved_quantity" <> old."reserved_quantity" begin
-      ${movement('updated', { quantity: 'old."quantity_in_stock"', reserved: 'old."reserved_quantity"' })};
+      ${count}${movement('updated', { quantity: 'old."quantity_in_stock"', reserved: 'old."reserved_quantity"' })};
     end`,
   ];
 }
@@ -386,6 +401,32 @@ export class CatalogueSearch extends Migration {
   }
 }
 
+/**
+ * Movement sequences and trace ids, as on PostgreSQL (see postgresql.ts). SQLite's triggers cannot change the row
+ * being written, so the ledger triggers move the product's counter with an update of their own (of a column they do
+ * not watch), then number the movement from it; SQLite's writers take turns, so no two movements share a number.
+ */
+export class StockMovementSequence extends Migration {
+  override async up(): Promise<void> {
+    this.addSql('alter table "product" add column "movement_sequence" integer not null default 0');
+    this.addSql('alter table "stock_movement" add column "sequence" integer not null default 0');
+    this.addSql('alter table "stock_movement" add column "trace_id" text null');
+    this.addSql(`update "stock_movement" set "sequence" = (select count(*) from "stock_movement" "earlier"
+      where "earlier"."product_id" = "stock_movement"."product_id" and "earlier"."id" <= "stock_movement"."id")`);
+    this.addSql(
+      `update "product" set "movement_sequence" = (select count(*) from "stock_movement" where "product_id" = "product"."id")`,
+    );
+    for (const sql of ledgerTriggers(true, true, true)) this.addSql(sql);
+  }
+
+  override async down(): Promise<void> {
+    for (const sql of ledgerTriggers(true, true)) this.addSql(sql);
+    this.addSql('alter table "stock_movement" drop column "trace_id"');
+    this.addSql('alter table "stock_movement" drop column "sequence"');
+    this.addSql('alter table "product" drop column "movement_sequence"');
+  }
+}
+
 export const sqliteMigrations = [
   { name: '20261122-create-product', class: CreateProductTable },
   { name: '20261122-version-and-idempotency-keys', class: AddVersionAndIdempotencyKeys },
@@ -399,4 +440,6 @@ export const sqliteMigrations = [
   { name: '20261125-webhooks', class: webhookTablesMigration('sqlite') },
   { name: '20261125-stock-by-location', class: StockByLocation },
   { name: '20261125-catalogue-search', class: CatalogueSearch },
+  { name: '20261125-stock-movement-sequence', class: StockMovementSequence },
+  { name: '20261125-webhook-event-trace-context', class: webhookTraceContextMigration('sqlite') },
 ];
