@@ -12,21 +12,25 @@ import {
   levelAt,
   type Location,
   type MovementContext,
-  type Product,
   ProductDetails,
   type ProductStock,
   planAdjustment,
-  STOCK_MAX,
   type StockTransaction,
 } from '@stock/domain';
+import {
+  BatchRefused,
+  ImportBatch,
+  type NumberedRow,
+  onHandProblem,
+  problemsOf,
+  type RowError,
+  type RowOutcome,
+  sameDetails,
+} from './import-batch';
 import { type ImportRow, type ProductRowInput, readImportRow, UnreadableRow } from './import-row';
 import { applyPlan, DEFAULT_STOCK_CHANGE_SETTINGS, fillBackorders, type StockChangeSettings } from './stock-changes';
 
-/** A row that failed: its number (1 is the first row after a CSV's header, or an NDJSON body's first line). */
-export interface RowError {
-  readonly row: number;
-  readonly problems: readonly string[];
-}
+export type { RowError } from './import-batch';
 
 /** What an import did (or, for a dry run, would do). */
 export interface ImportResult {
@@ -79,13 +83,6 @@ export interface ImportOptions {
   readonly requestId?: string;
   readonly caller?: string;
   onProgress?(progress: ImportProgress): void;
-}
-
-type RowOutcome = 'created' | 'updated' | 'unchanged';
-
-interface NumberedRow {
-  readonly row: number;
-  readonly input: ProductRowInput;
 }
 
 /** A row a store refused while its batch ran (a SKU taken meanwhile): the batch runs again without it. */
@@ -158,24 +155,6 @@ export const importResultFormat = {
   serialise: (result: ImportResult): string => JSON.stringify(result),
   deserialise: (text: string): ImportResult => JSON.parse(text) as ImportResult,
 };
-
-function problemsOf(error: DomainError): string[] {
-  const errors = (error as { errors?: Record<string, string[]> }).errors;
-  if (errors) return Object.entries(errors).flatMap(([field, messages]) => messages.map((m) => `${field}: ${m}`));
-  return [`${error.code}: ${error.message}`];
-}
-
-/** Whether applying `input` to `product` would change none of its fields. */
-function sameDetails(product: Product, input: ProductRowInput): boolean {
-  return (
-    (input.sku === undefined || input.sku === product.sku) &&
-    (input.name === undefined || input.name === product.name) &&
-    (input.description === undefined || input.description === product.description) &&
-    (input.price === undefined || input.price.equals(product.price)) &&
-    (input.backorderLimit === undefined || input.backorderLimit === product.backorderLimit) &&
-    (input.lowStockThreshold === undefined || input.lowStockThreshold === product.lowStockThreshold)
-  );
-}
 
 /**
  * Upserts products from rows (CSV or NDJSON, already split into columns):
@@ -321,10 +300,13 @@ export class ImportProducts {
   ): Promise<BatchOutcome> {
     const refused: RowError[] = [];
     let rows = batch;
+    let setBased = true;
     for (;;) {
       try {
         const outcome = await this.unitOfWork.run(async (tx) => {
-          const outcome = await this.applyRows(tx, rows, context);
+          const outcome = setBased
+            ? await this.applyRowsAtOnce(tx, rows, context)
+            : await this.applyRows(tx, rows, context);
           outcome.failures.push(...refused);
           if (options.dryRun) throw new RollBack(outcome);
           if (totals && idempotency) await this.record(tx, idempotency, totals.with(outcome));
@@ -333,11 +315,28 @@ export class ImportProducts {
         return outcome;
       } catch (error) {
         if (error instanceof RollBack) return error.outcome;
+        // A set-based write refused names no row: the batch runs again a row at a time, which does.
+        if (error instanceof BatchRefused) {
+          setBased = false;
+          continue;
+        }
         if (!(error instanceof RowRefused)) throw error;
         refused.push(error.failure);
         rows = rows.filter(({ row }) => row !== error.failure.row);
       }
     }
+  }
+
+  /** A batch set-based (ImportBatch); the rows it cannot settle alone through applyRow, after its writes. */
+  private async applyRowsAtOnce(
+    tx: StockTransaction,
+    rows: readonly NumberedRow[],
+    context: MovementContext,
+  ): Promise<BatchOutcome & { failures: RowError[] }> {
+    if (rows.length === 0) return { counts: { created: 0, updated: 0, unchanged: 0 }, failures: [] };
+    const locations = await this.locationsByCode(tx);
+    const batch = new ImportBatch(tx, locations, context, this.settings);
+    return batch.run(rows, (row) => this.applyRow(tx, row, locations, context));
   }
 
   private async applyRows(
@@ -460,14 +459,7 @@ export class ImportProducts {
     const { product } = stock;
     const delta = input.onHand === undefined ? 0 : input.onHand - levelAt(stock, locationId).onHand;
     const plan = delta === 0 ? undefined : planAdjustment(stock, locationId, delta, 'imported');
-    if (plan && 'status' in plan) {
-      const held = levelAt(stock, locationId).reserved;
-      return fail(
-        plan.status === 'below-minimum'
-          ? `onHand: must be at least ${held}, the units held there`
-          : `onHand: would take the product's stock above ${STOCK_MAX}`,
-      );
-    }
+    if (plan && 'status' in plan) return fail(onHandProblem(stock, locationId, plan.status));
     const same = sameDetails(product, input);
     if (same && !plan) return 'unchanged';
     let current = product;

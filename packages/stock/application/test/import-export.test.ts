@@ -238,6 +238,12 @@ function importAndExport(open: OpenStockStore): void {
                   if (args[0].name === 'Refused') throw new SkuTakenError('REFUSED');
                   return added;
                 },
+                // The set-based write refuses the whole batch, which then runs a row at a time.
+                addMany: async (...args: Parameters<typeof tx.products.addMany>) => {
+                  const added = await tx.products.addMany(...args);
+                  if (args[0].some(({ name }) => name === 'Refused')) throw new SkuTakenError('REFUSED');
+                  return added;
+                },
               }),
             }),
           options,

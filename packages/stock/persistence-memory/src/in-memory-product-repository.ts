@@ -1,5 +1,6 @@
 import type { InMemoryTransaction } from '@platform/memory';
 import {
+  type DetailsUpdate,
   change,
   DEFAULT_LOCATION_ID,
   type MovementContext,
@@ -47,6 +48,13 @@ export class InMemoryProductRepository implements ProductRepository {
     return product;
   }
 
+  /** One add after the other: the memory store's transaction undoes them all when one throws. */
+  async addMany(details: readonly ProductDetails[], context: MovementContext): Promise<Product[]> {
+    const added: Product[] = [];
+    for (const each of details) added.push(await this.add(each, context));
+    return added;
+  }
+
   async findById(id: number): Promise<Product | undefined> {
     return this.tables.products.get(id, this.tx);
   }
@@ -74,6 +82,15 @@ export class InMemoryProductRepository implements ProductRepository {
     return undefined;
   }
 
+  async findManyBySku(skus: readonly string[]): Promise<Product[]> {
+    const wanted = new Set(skus.map((sku) => sku.toLowerCase()));
+    if (wanted.size === 0) return [];
+    const found: Product[] = [];
+    for (const product of this.tables.products.values(this.tx))
+      if (product.sku !== null && wanted.has(product.sku.toLowerCase())) found.push(product);
+    return found.sort((a, b) => a.id - b.id);
+  }
+
   async search(query: ProductSearch): Promise<Product[]> {
     return searchProducts(this.tables, this.tx, query);
   }
@@ -96,6 +113,15 @@ export class InMemoryProductRepository implements ProductRepository {
     const product = Product.of(id, kept, current.version + 1, current.reservedQuantity, current.stock);
     this.tables.products.set(id, product, this.writable());
     return { status: 'updated', product };
+  }
+
+  async updateDetailsMany(updates: readonly DetailsUpdate[]): Promise<Product[]> {
+    const updated: Product[] = [];
+    for (const { id, details, expectedVersion } of updates) {
+      const outcome = await this.updateDetails(id, details, expectedVersion);
+      if (outcome.status === 'updated') updated.push(outcome.product);
+    }
+    return updated;
   }
 
   /** Removes the product with its levels and its lines' holds, as the databases' cascades do. */

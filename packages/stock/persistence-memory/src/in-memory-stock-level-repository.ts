@@ -8,6 +8,7 @@ import {
   type ProductStock,
   type ProductStockChange,
   STOCK_MAX,
+  type StockApplication,
   type StockLevelRepository,
 } from '@stock/domain';
 import { appendMovement } from './in-memory-movements';
@@ -37,6 +38,15 @@ export class InMemoryStockLevelRepository implements StockLevelRepository {
     return product && { product, levels: this.tables.levelsOf(productId, this.tx) };
   }
 
+  async lockMany(productIds: readonly number[]): Promise<ProductStock[]> {
+    const stocks: ProductStock[] = [];
+    for (const productId of [...new Set(productIds)].sort((a, b) => a - b)) {
+      const stock = await this.lock(productId);
+      if (stock) stocks.push(stock);
+    }
+    return stocks;
+  }
+
   async list(productId: number): Promise<LevelView[] | undefined> {
     if (!this.tables.products.get(productId, this.tx)) return undefined;
     return this.tables.levelsOf(productId, this.tx).map((level) => ({
@@ -52,6 +62,13 @@ export class InMemoryStockLevelRepository implements StockLevelRepository {
       if (list) levels.set(productId, list);
     }
     return levels;
+  }
+
+  async applyMany(applications: readonly StockApplication[], context: MovementContext): Promise<Product[]> {
+    const after: Product[] = [];
+    for (const { productId, changes, product } of applications)
+      after.push(await this.apply(productId, changes, product, context));
+    return after;
   }
 
   async apply(

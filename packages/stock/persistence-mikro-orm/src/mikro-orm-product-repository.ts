@@ -1,5 +1,6 @@
 import { type PreparedStatement, type Row, type SqlSession } from '@platform/mikro-orm';
 import type {
+  DetailsUpdate,
   MovementContext,
   Product,
   ProductDetails,
@@ -10,6 +11,7 @@ import type {
   UpdateOutcome,
 } from '@stock/domain';
 import { SkuTakenError } from '@stock/domain';
+import { postgresBatchStatements } from './batch-statements';
 import { toProduct } from './product-rows';
 import { searchStatement } from './product-search-sql';
 import { MONEY_COLUMN } from './product-schema';
@@ -54,6 +56,29 @@ export class MikroOrmProductRepository implements ProductRepository {
     return product;
   }
 
+  /** PostgreSQL: one statement for the batch (batch-statements.ts); SQLite: `add` after `add`, in-process. */
+  async addMany(details: readonly ProductDetails[], context: MovementContext): Promise<Product[]> {
+    if (details.length === 0) return [];
+    if (this.session.dialect !== 'postgresql') {
+      const added: Product[] = [];
+      for (const each of details) added.push(await this.add(each, context));
+      return added;
+    }
+    const rows = await this.session
+      .all(postgresBatchStatements().insert, [
+        details.map((each) => each.name),
+        details.map((each) => each.description),
+        details.map((each) => this.price(each)),
+        details.map((each) => each.quantityInStock),
+        details.map((each) => each.backorderLimit ?? 0),
+        details.map((each) => each.lowStockThreshold ?? 0),
+        details.map((each) => each.sku ?? null),
+        writeContext('created', context),
+      ])
+      .catch(skuTakenAmong(details.map((each) => each.sku)));
+    return rows.map((row) => toProduct(this.session, row));
+  }
+
   async findById(id: number): Promise<Product | undefined> {
     const [row] = await this.session.all(this.sql.findById, [id]);
     return row && toProduct(this.session, row);
@@ -77,6 +102,17 @@ export class MikroOrmProductRepository implements ProductRepository {
   async findBySku(sku: string): Promise<Product | undefined> {
     const [row] = await this.session.all(this.sql.findBySku, [sku]);
     return row && toProduct(this.session, row);
+  }
+
+  async findManyBySku(skus: readonly string[]): Promise<Product[]> {
+    const unique = [...new Set(skus.map((sku) => sku.toLowerCase()))];
+    if (unique.length === 0) return [];
+    // The unique index on lower("sku") answers each.
+    const rows = await this.session.all(
+      `select ${this.sql.columns} from "product" where lower("sku") in (${unique.map(() => '?').join(', ')}) order by "id"`,
+      unique,
+    );
+    return rows.map((row) => toProduct(this.session, row));
   }
 
   async search(query: ProductSearch): Promise<Product[]> {
@@ -107,6 +143,35 @@ export class MikroOrmProductRepository implements ProductRepository {
     return { status: 'version-mismatch', currentVersion: Number(row.version) };
   }
 
+  /** PostgreSQL: one statement for the batch (batch-statements.ts); SQLite: `updateDetails` after another. */
+  async updateDetailsMany(updates: readonly DetailsUpdate[]): Promise<Product[]> {
+    if (updates.length === 0) return [];
+    if (this.session.dialect !== 'postgresql') {
+      const updated: Product[] = [];
+      for (const { id, details, expectedVersion } of updates) {
+        const outcome = await this.updateDetails(id, details, expectedVersion);
+        if (outcome.status === 'updated') updated.push(outcome.product);
+      }
+      return updated;
+    }
+    const details = updates.map((update) => update.details);
+    const rows = await this.session
+      .all(postgresBatchStatements().updateDetails, [
+        updates.map((update) => update.id),
+        updates.map((update) => update.expectedVersion),
+        details.map((each) => each.name),
+        details.map((each) => each.description),
+        details.map((each) => this.price(each)),
+        details.map((each) => each.backorderLimit ?? null),
+        details.map((each) => each.lowStockThreshold ?? null),
+        details.map((each) => each.sku === undefined),
+        details.map((each) => each.sku ?? null),
+      ])
+      .catch(skuTakenAmong(details.map((each) => each.sku)));
+    const byId = new Map(rows.map((row) => [Number(row.id), toProduct(this.session, row)]));
+    return updates.flatMap(({ id }) => byId.get(id) ?? []);
+  }
+
   async remove(id: number): Promise<RemoveOutcome> {
     const row = await this.write(this.sql.remove, id, [id, id]);
     if (!row) return { status: 'not-found' };
@@ -133,6 +198,20 @@ export class MikroOrmProductRepository implements ProductRepository {
 
 /** The unique index that keeps SKUs unique ignoring case (lower("sku")), as both migrations name it. */
 export const SKU_UNIQUE_INDEX = 'product_sku_unique';
+
+/**
+ * A batch's write refused by the SKU index, as SkuTakenError naming the SKU
+ * PostgreSQL's detail names ("Key (lower(sku::text))=(abc-1) already
+ * exists."): the batch's SKU that matches it ignoring case, else the text.
+ */
+function skuTakenAmong(skus: readonly (string | null | undefined)[]): (error: unknown) => never {
+  return (error) => {
+    const detail = String((error as { detail?: unknown }).detail ?? '');
+    const named = /=\((.*)\) already exists/.exec(detail)?.[1];
+    const sku = named && (skus.find((each) => each?.toLowerCase() === named.toLowerCase()) ?? named);
+    return skuTaken(sku ?? skus.find((each) => each) ?? undefined)(error);
+  };
+}
 
 /**
  * A write's failure as SkuTakenError when the SKU's unique index refused it (PostgreSQL: 23505 naming the index;

@@ -11,8 +11,10 @@ import {
   type ProductDetails,
   type ProductStock,
   type ProductStockChange,
+  type StockApplication,
   type StockLevelRepository,
 } from '@stock/domain';
+import { postgresBatchStatements } from './batch-statements';
 import { levelsOfMany } from './levels-of-many';
 import { toProduct } from './product-rows';
 import { MONEY_COLUMN } from './product-schema';
@@ -160,6 +162,32 @@ export class MikroOrmStockLevelRepository implements StockLevelRepository {
     return { product: toProduct(this.session, row), levels: levels.map(toLevel) };
   }
 
+  /** PostgreSQL: the products locked in one statement (in id order), their levels in a second; SQLite: `lock` each. */
+  async lockMany(productIds: readonly number[]): Promise<ProductStock[]> {
+    const ids = [...new Set(productIds)].sort((a, b) => a - b);
+    if (ids.length === 0) return [];
+    if (this.session.dialect !== 'postgresql') {
+      const stocks: ProductStock[] = [];
+      for (const id of ids) {
+        const stock = await this.lock(id);
+        if (stock) stocks.push(stock);
+      }
+      return stocks;
+    }
+    const sql = postgresBatchStatements();
+    const products = await this.session.all(sql.lock, [ids]);
+    if (products.length === 0) return [];
+    const levels = new Map<number, LocationLevel[]>();
+    for (const row of await this.session.all(sql.levels, [products.map((row) => Number(row.id))])) {
+      const productId = Number(row.product_id);
+      levels.set(productId, [...(levels.get(productId) ?? []), toLevel(row)]);
+    }
+    return products.map((row) => ({
+      product: toProduct(this.session, row),
+      levels: levels.get(Number(row.id)) ?? [],
+    }));
+  }
+
   async list(productId: number): Promise<LevelView[] | undefined> {
     const rows = await this.session.all(
       `select "stock_level"."location_id", "location"."code", "stock_level"."on_hand", "stock_level"."reserved", "stock_level"."incoming"
@@ -177,6 +205,36 @@ export class MikroOrmStockLevelRepository implements StockLevelRepository {
 
   listMany(productIds: readonly number[]): Promise<ReadonlyMap<number, LevelView[]>> {
     return levelsOfMany(this.session, productIds);
+  }
+
+  /**
+   * PostgreSQL: when each product has one change (an import's), one statement for the batch (batch-statements.ts),
+   * with `apply`'s guards; otherwise, and on SQLite, `apply` for each.
+   */
+  async applyMany(applications: readonly StockApplication[], context: MovementContext): Promise<Product[]> {
+    if (this.session.dialect !== 'postgresql' || applications.some(({ changes }) => changes.length !== 1)) {
+      const after: Product[] = [];
+      for (const { productId, changes, product } of applications)
+        after.push(await this.apply(productId, changes, product, context));
+      return after;
+    }
+    const changes = applications.map(({ changes: [change] }) => change!);
+    const rows = await this.session.all(postgresBatchStatements().apply, [
+      applications.map(({ productId }) => productId),
+      changes.map((change) => change.locationId),
+      changes.map((change) => change.onHand),
+      changes.map((change) => change.reserved),
+      changes.map((change) => change.incoming),
+      applications.map(({ product }) => product.backordered ?? 0),
+      applications.map(({ product }) => product.lowStockAlert ?? null),
+      changes.map((change) => writeContext(change, context)),
+    ]);
+    const after = new Map(rows.map((row) => [Number(row.id), toProduct(this.session, row)]));
+    return applications.map(({ productId }, index) => {
+      const product = after.get(productId);
+      if (!product) throw refused(productId, changes[index]);
+      return product;
+    });
   }
 
   async apply(

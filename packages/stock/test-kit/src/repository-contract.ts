@@ -1,5 +1,5 @@
 import type { ProductRepository } from '@stock/domain';
-import { change, DEFAULT_LOCATION_ID, Money, Product } from '@stock/domain';
+import { change, DEFAULT_LOCATION_ID, Money, Product, SkuTakenError } from '@stock/domain';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { aContext, aProduct } from './builders';
@@ -115,6 +115,72 @@ export function productRepositoryContract(open: OpenStockStore): void {
       const { id } = await write((p) => p.add(aProduct({ price: Money.fromDecimalString(amount) }), aContext()));
       expect((await products.findById(id))?.price.toString()).to.equal(amount);
     }
+  });
+
+  it('adds a batch as `add` adds each, answering them in the order given, with their levels and created movements', async () => {
+    const added = await write((p) =>
+      p.addMany(
+        [
+          aProduct({ name: 'First', quantityInStock: 0, sku: 'BATCH-1', lowStockThreshold: 2 }),
+          aProduct({ name: 'Second', quantityInStock: 4 }),
+        ],
+        aContext(),
+      ),
+    );
+    expect(added.map(({ name, sku, version }) => [name, sku, version])).to.deep.equal([
+      ['First', 'BATCH-1', 1],
+      ['Second', null, 1],
+    ]);
+    expect(added[1]!.id).to.be.greaterThan(added[0]!.id);
+    expect(added[0]!.lowStockThreshold).to.equal(2);
+    expect(await products.findById(added[1]!.id)).to.deep.equal(added[1]);
+    expect(await levelsOf(store, added[1]!.id)).to.deep.equal([
+      { locationId: DEFAULT_LOCATION_ID, onHand: 4, reserved: 0, incoming: 0 },
+    ]);
+    expect((await movementsOf(store, added[0]!.id)).map(({ kind }) => kind)).to.deep.equal(['created']);
+    expect(await write((p) => p.addMany([], aContext()))).to.deep.equal([]);
+  });
+
+  it('adds none of a batch when one of its SKUs is taken, ignoring case: SkuTakenError', async () => {
+    await write((p) => p.add(aProduct({ sku: 'TAKEN-1' }), aContext()));
+    const batch = [aProduct({ name: 'Fine' }), aProduct({ name: 'Clash', sku: 'taken-1' })];
+    await expect(write((p) => p.addMany(batch, aContext()), false)).to.be.rejectedWith(SkuTakenError);
+    expect((await products.list({ after: 0, limit: 10 })).map(({ name }) => name)).to.not.include('Fine');
+  });
+
+  it('finds many by SKU ignoring case, in id order, each once', async () => {
+    const a = await write((p) => p.add(aProduct({ sku: 'Find-A' }), aContext()));
+    const b = await write((p) => p.add(aProduct({ sku: 'FIND-B' }), aContext()));
+    const found = await products.findManyBySku(['find-b', 'FIND-A', 'find-a', 'none']);
+    expect(found.map(({ id }) => id)).to.deep.equal([a.id, b.id]);
+    expect(await products.findManyBySku([])).to.deep.equal([]);
+  });
+
+  it('updates the details of a batch at their versions, leaving out a product at another version or missing', async () => {
+    const a = await write((p) => p.add(aProduct({ name: 'A', quantityInStock: 3, lowStockThreshold: 1 }), aContext()));
+    const b = await write((p) => p.add(aProduct({ name: 'B', sku: 'UPD-B' }), aContext()));
+    const updated = await write((p) =>
+      p.updateDetailsMany([
+        { id: b.id, details: aProduct({ name: 'B2', quantityInStock: 0 }), expectedVersion: 1 },
+        { id: a.id, details: aProduct({ name: 'A2', sku: 'UPD-A', quantityInStock: 0 }), expectedVersion: 1 },
+        { id: 424242, details: aProduct({ name: 'None' }), expectedVersion: 1 },
+      ]),
+    );
+    expect(updated.map(({ id, name, version }) => [id, name, version])).to.deep.equal([
+      [b.id, 'B2', 2],
+      [a.id, 'A2', 2],
+    ]);
+    const stored = await products.findById(a.id);
+    expect(stored).to.include({ sku: 'UPD-A', quantityInStock: 3, lowStockThreshold: 1, version: 2 });
+    expect(await products.findById(b.id)).to.include({ sku: 'UPD-B', name: 'B2' });
+    const stale = await write((p) =>
+      p.updateDetailsMany([{ id: a.id, details: aProduct({ name: 'Late' }), expectedVersion: 1 }]),
+    );
+    expect(stale).to.deep.equal([]);
+    expect(await products.findById(a.id)).to.include({ name: 'A2', version: 2 });
+    await expect(
+      write((p) => p.updateDetailsMany([{ id: a.id, details: aProduct({ sku: 'upd-b' }), expectedVersion: 2 }]), false),
+    ).to.be.rejectedWith(SkuTakenError);
   });
 
   it('answers undefined for an unknown id', async () => {

@@ -54,6 +54,55 @@ export function stockLevelRepositoryContract(open: OpenStockStore): void {
     expect(await inTransaction(store, (tx) => tx.levels.lock(424242))).to.equal(undefined);
   });
 
+  it('locks several products in id order with their levels, once each, missing ones absent', async () => {
+    const first = await aStoredProduct(store, { quantityInStock: 3 });
+    const other = await aStoredProduct(store, { quantityInStock: 1 });
+    await applyChanges(store, first.id, [change('adjusted', second, { onHand: 4 })]);
+    const locked = await inTransaction(store, (tx) => tx.levels.lockMany([other.id, 424242, first.id, other.id]));
+    expect(locked.map(({ product }) => product.id)).to.deep.equal([first.id, other.id]);
+    expect(locked[0]!.levels).to.deep.equal([level(DEFAULT_LOCATION_ID, 3), level(second, 4)]);
+    expect(locked[1]!.levels).to.deep.equal([level(DEFAULT_LOCATION_ID, 1)]);
+    expect(await inTransaction(store, (tx) => tx.levels.lockMany([]))).to.deep.equal([]);
+  });
+
+  it('applies a batch as `apply` applies each: levels, totals, alert, version, one movement per change', async () => {
+    const a = await aStoredProduct(store, { quantityInStock: 5 });
+    const b = await aStoredProduct(store, { quantityInStock: 2 });
+    const context = aContext({ requestId: 'batch' });
+    const after = await inTransaction(store, async (tx) => {
+      await tx.levels.lockMany([a.id, b.id]);
+      return tx.levels.applyMany(
+        [
+          { productId: b.id, changes: [change('imported', second, { onHand: 6 })], product: { lowStockAlert: true } },
+          { productId: a.id, changes: [change('imported', DEFAULT_LOCATION_ID, { onHand: -2 })], product: {} },
+        ],
+        context,
+      );
+    });
+    expect(after.map(({ id, quantityInStock, version }) => [id, quantityInStock, version])).to.deep.equal([
+      [b.id, 8, 2],
+      [a.id, 3, 2],
+    ]);
+    expect(after[0]!.stock.lowStockAlert).to.equal(true);
+    expect(await levelsOf(store, b.id)).to.deep.equal([level(DEFAULT_LOCATION_ID, 2), level(second, 6)]);
+    expect(await levelsOf(store, a.id)).to.deep.equal([level(DEFAULT_LOCATION_ID, 3)]);
+    const last = (await movementsOf(store, b.id)).at(-1)!;
+    expect(last).to.include({ kind: 'imported', locationId: second, quantityDelta: 6, requestId: 'batch' });
+    await expectLedgersToSum(store, [a, b]);
+  });
+
+  it('applies none of a batch when one of its changes breaks a bound', async () => {
+    const a = await aStoredProduct(store, { quantityInStock: 5 });
+    const b = await aStoredProduct(store, { quantityInStock: 2 });
+    const batch = [
+      { productId: a.id, changes: [change('imported', DEFAULT_LOCATION_ID, { onHand: 1 })], product: {} },
+      { productId: b.id, changes: [change('imported', DEFAULT_LOCATION_ID, { onHand: -3 })], product: {} },
+    ];
+    await expect(inTransaction(store, (tx) => tx.levels.applyMany(batch, aContext()))).to.be.rejected;
+    expect(await store.products.findById(a.id)).to.include({ quantityInStock: 5, version: 1 });
+    expect(await levelsOf(store, b.id)).to.deep.equal([level(DEFAULT_LOCATION_ID, 2)]);
+  });
+
   it('lists a product’s levels with their location codes, undefined for a missing product', async () => {
     const { id } = await aStoredProduct(store, { quantityInStock: 3 });
     await applyChanges(store, id, [

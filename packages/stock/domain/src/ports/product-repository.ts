@@ -56,6 +56,13 @@ export type UpdateOutcome =
   | NotFound
   | { readonly status: 'version-mismatch'; readonly currentVersion: number };
 
+/** One product's new details in a batch (ProductRepository.updateDetailsMany). */
+export interface DetailsUpdate {
+  readonly id: number;
+  readonly details: ProductDetails;
+  readonly expectedVersion: number;
+}
+
 export type RemoveOutcome = { readonly status: 'removed' } | NotFound | { readonly status: 'blocked' };
 
 /**
@@ -71,6 +78,12 @@ export interface ProductRepository {
    * (ignoring case) throws SkuTakenError, and nothing is stored.
    */
   add(details: ProductDetails, context: MovementContext): Promise<Product>;
+  /**
+   * `add` for a batch, in one statement where the store can: answers the new
+   * products in the order of `details`. A SKU taken (by a product stored or by
+   * another of the batch) throws SkuTakenError, and nothing is stored.
+   */
+  addMany(details: readonly ProductDetails[], context: MovementContext): Promise<Product[]>;
   findById(id: number): Promise<Product | undefined>;
   /** The products among `ids` that exist, in id order. */
   findMany(ids: readonly number[]): Promise<Product[]>;
@@ -78,6 +91,8 @@ export interface ProductRepository {
   list(query: ProductPageQuery): Promise<Product[]>;
   /** The product with this SKU, whatever the case of its letters. */
   findBySku(sku: string): Promise<Product | undefined>;
+  /** The products that have any of `skus` (ignoring case), in id order: one read for a batch of rows. */
+  findManyBySku(skus: readonly string[]): Promise<Product[]>;
   /** One keyset page of the products the search matches, in its order. */
   search(query: ProductSearch): Promise<Product[]>;
   /**
@@ -88,6 +103,13 @@ export interface ProductRepository {
    * SkuTakenError.
    */
   updateDetails(id: number, details: ProductDetails, expectedVersion: number | undefined): Promise<UpdateOutcome>;
+  /**
+   * `updateDetails` for a batch of distinct products the caller locked, in
+   * one statement where the store can: answers the products updated, in the
+   * order of `updates`; one missing or not at its version is left out (and
+   * left as it is). A SKU another product has throws SkuTakenError.
+   */
+  updateDetailsMany(updates: readonly DetailsUpdate[]): Promise<Product[]>;
   /**
    * Removes a product with its levels, unless anything of it is held,
    * backordered or on its way between locations (productRemovalBlocked, as the

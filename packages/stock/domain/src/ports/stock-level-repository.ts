@@ -15,6 +15,13 @@ export interface ProductStockChange {
   readonly lowStockAlert?: boolean;
 }
 
+/** One product's changes in a batch (StockLevelRepository.applyMany): as the arguments of `apply`. */
+export interface StockApplication {
+  readonly productId: number;
+  readonly changes: readonly LevelChange[];
+  readonly product: ProductStockChange;
+}
+
 /**
  * What a change made at once answers: the product after it, or `needs-plan`
  * when the transactional path would do more than that one plain change (or
@@ -37,6 +44,12 @@ export interface StockLevelRepository {
    * transaction ends; undefined when there is no such product.
    */
   lock(productId: number): Promise<ProductStock | undefined>;
+  /**
+   * `lock` for several products, taken in id order (as every writer of
+   * several takes them, so none deadlocks): the ones that exist, in id order,
+   * in two reads where the store can (the products, then their levels).
+   */
+  lockMany(productIds: readonly number[]): Promise<ProductStock[]>;
   /** The product's levels with their location codes, in location id order; undefined when there is no such product. */
   list(productId: number): Promise<LevelView[] | undefined>;
   /**
@@ -65,6 +78,13 @@ export interface StockLevelRepository {
     context: MovementContext,
     appended?: AppendedMovement[],
   ): Promise<Product>;
+  /**
+   * `apply` for a batch of distinct products the transaction locked, with the
+   * same guards, movements and answers (the products after, in the order of
+   * `applications`): in one statement where the store can. A guard that
+   * refuses throws, and the transaction rolls back.
+   */
+  applyMany(applications: readonly StockApplication[], context: MovementContext): Promise<Product[]>;
   /**
    * Optional, for a store where a transaction costs round trips (PostgreSQL):
    * adds `delta` at the location in one statement, run outside any

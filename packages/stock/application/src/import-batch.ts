@@ -1,0 +1,310 @@
+import { newEvent } from '@commerce/contracts';
+import { DomainError } from '@platform/kernel';
+import {
+  DEFAULT_LOCATION_ID,
+  type DetailsUpdate,
+  type LevelChange,
+  levelAt,
+  type Location,
+  type LowStockEvent,
+  lowStockCrossing,
+  type MovementContext,
+  type Product,
+  ProductDetails,
+  type ProductStock,
+  planAdjustment,
+  STOCK_MAX,
+  type StockApplication,
+  type StockTransaction,
+} from '@stock/domain';
+import type { ProductRowInput } from './import-row';
+import type { StockChangeSettings } from './stock-changes';
+
+export type RowOutcome = 'created' | 'updated' | 'unchanged';
+
+export interface NumberedRow {
+  readonly row: number;
+  readonly input: ProductRowInput;
+}
+
+export interface RowError {
+  readonly row: number;
+  readonly problems: readonly string[];
+}
+
+/** A store refused one of a batch's set-based writes (a SKU taken meanwhile): the batch runs again row by row. */
+export class BatchRefused extends Error {
+  constructor(readonly refusal: DomainError) {
+    super('A set-based write of the batch was refused.');
+  }
+}
+
+/** One row's answer when it goes through the one-row path (applyRow), after the batch's set-based writes. */
+export type ApplyRow = (row: NumberedRow) => Promise<RowOutcome | RowError>;
+
+/** A planned stock change: the level change, and the low-stock alert lowStockCrossing decided with it. */
+interface PlannedChange {
+  readonly change: LevelChange;
+  readonly alert?: boolean;
+  readonly event?: LowStockEvent;
+  readonly available: number;
+  readonly threshold: number;
+}
+
+interface PlannedCreate {
+  readonly details: ProductDetails;
+  readonly locationId: number;
+  readonly onHand: number;
+}
+
+/** Whether applying `input` to `product` would change none of its fields. */
+export function sameDetails(product: Product, input: ProductRowInput): boolean {
+  return (
+    (input.sku === undefined || input.sku === product.sku) &&
+    (input.name === undefined || input.name === product.name) &&
+    (input.description === undefined || input.description === product.description) &&
+    (input.price === undefined || input.price.equals(product.price)) &&
+    (input.backorderLimit === undefined || input.backorderLimit === product.backorderLimit) &&
+    (input.lowStockThreshold === undefined || input.lowStockThreshold === product.lowStockThreshold)
+  );
+}
+
+export function problemsOf(error: DomainError): string[] {
+  const errors = (error as { errors?: Record<string, string[]> }).errors;
+  if (errors) return Object.entries(errors).flatMap(([field, messages]) => messages.map((m) => `${field}: ${m}`));
+  return [`${error.code}: ${error.message}`];
+}
+
+/** Why a planned on-hand change at a location is refused, in a row's words. */
+export function onHandProblem(stock: ProductStock, locationId: number, status: string): string {
+  return status === 'below-minimum'
+    ? `onHand: must be at least ${levelAt(stock, locationId).reserved}, the units held there`
+    : `onHand: would take the product's stock above ${STOCK_MAX}`;
+}
+
+/** The alert and event lowStockCrossing decides for `change` to a product with `threshold` (after its details). */
+function withCrossing(product: Product, threshold: number, change: LevelChange, hysteresis: number): PlannedChange {
+  const available = product.availableQuantity + change.onHand - change.reserved;
+  const crossing = lowStockCrossing({ lowStockThreshold: threshold, stock: product.stock }, available, hysteresis);
+  return {
+    change,
+    ...(crossing.alert !== product.stock.lowStockAlert && { alert: crossing.alert }),
+    ...(crossing.event && { event: crossing.event }),
+    available,
+    threshold,
+  };
+}
+
+/**
+ * A batch of rows set-based: the products they name read in two statements
+ * (by SKU, then locked by id in id order with their levels), every row planned
+ * in memory with the domain's rules (planAdjustment, lowStockCrossing), then
+ * written in a few statements for the whole batch: the details, the new
+ * products, one `imported` change per product (each its movement). A row the
+ * batch cannot settle alone goes through the one-row path after them: a second
+ * row for a product or a SKU of the batch, stock arriving where backorders
+ * wait (fills), a SKU another row frees or takes; and so does every later row
+ * that names the same product or SKU, so each product's rows apply in order.
+ */
+export class ImportBatch {
+  private readonly counts = { created: 0, updated: 0, unchanged: 0 };
+  private readonly failures: RowError[] = [];
+  private readonly stocks = new Map<number, ProductStock>();
+  /** Lower-case SKU -> the product that has it as the batch plans, or 'new' for a row's product not yet stored. */
+  private readonly skuOwners = new Map<string, number | 'new'>();
+  /** SKUs a row of the batch gives up: one taken again within the batch is left to the one-row path. */
+  private readonly freed = new Set<string>();
+  /** Products and SKUs a row of the batch planned or left to the one-row path. */
+  private readonly touched = new Set<number | string>();
+  private readonly deferred: NumberedRow[] = [];
+  private readonly updates: DetailsUpdate[] = [];
+  private readonly changes = new Map<number, PlannedChange>();
+  private readonly creates: PlannedCreate[] = [];
+
+  constructor(
+    private readonly tx: StockTransaction,
+    private readonly locations: ReadonlyMap<string, Location>,
+    private readonly context: MovementContext,
+    private readonly settings: StockChangeSettings,
+  ) {}
+
+  async run(rows: readonly NumberedRow[], applyRow: ApplyRow) {
+    await this.read(rows);
+    for (const row of rows) {
+      const outcome = this.plan(row);
+      if (outcome === 'deferred') continue;
+      if (typeof outcome === 'string') this.counts[outcome] += 1;
+      else this.failures.push(outcome);
+    }
+    await this.write();
+    for (const row of this.deferred) {
+      const outcome = await applyRow(row);
+      if (typeof outcome === 'string') this.counts[outcome] += 1;
+      else this.failures.push(outcome);
+    }
+    return { counts: this.counts, failures: this.failures };
+  }
+
+  /** The products the rows name, by SKU then by id, locked in id order with their levels. */
+  private async read(rows: readonly NumberedRow[]): Promise<void> {
+    const skus = rows.flatMap(({ input }) => (input.sku === undefined ? [] : [input.sku]));
+    const bySku = await this.tx.products.findManyBySku(skus);
+    const ids = rows.flatMap(({ input }) => (input.id === undefined ? [] : [input.id]));
+    for (const stock of await this.tx.levels.lockMany([...ids, ...bySku.map(({ id }) => id)])) {
+      this.stocks.set(stock.product.id, stock);
+      if (stock.product.sku !== null) this.skuOwners.set(stock.product.sku.toLowerCase(), stock.product.id);
+    }
+  }
+
+  /** Leaves the row to the one-row path, with every later row naming its product or SKUs. */
+  private defer(row: NumberedRow, found?: ProductStock): 'deferred' {
+    this.deferred.push(row);
+    const owner = row.input.sku === undefined ? undefined : this.skuOwners.get(row.input.sku.toLowerCase());
+    const stock = found ?? this.stocks.get(row.input.id ?? (typeof owner === 'number' ? owner : 0)) ?? undefined;
+    if (row.input.sku !== undefined) this.touched.add(row.input.sku.toLowerCase());
+    if (stock) {
+      this.touched.add(stock.product.id);
+      if (stock.product.sku !== null) this.touched.add(stock.product.sku.toLowerCase());
+    }
+    return 'deferred';
+  }
+
+  private plan(numbered: NumberedRow): RowOutcome | RowError | 'deferred' {
+    const { row, input } = numbered;
+    const fail = (...problems: string[]): RowError => ({ row, problems });
+    const sku = input.sku?.toLowerCase();
+    if ((sku !== undefined && this.touched.has(sku)) || (input.id !== undefined && this.touched.has(input.id)))
+      return this.defer(numbered);
+    const locationId =
+      input.locationCode === undefined ? DEFAULT_LOCATION_ID : this.locations.get(input.locationCode)?.id;
+    if (locationId === undefined) return fail(`locationCode: no location has the code '${input.locationCode}'`);
+    let stock: ProductStock | undefined;
+    if (input.id !== undefined) {
+      stock = this.stocks.get(input.id);
+      if (!stock) return fail(`id: no product has the id ${input.id}`);
+    } else if (sku !== undefined) {
+      const owner = this.skuOwners.get(sku);
+      if (owner === 'new' || (owner === undefined && this.freed.has(sku))) return this.defer(numbered);
+      stock = owner === undefined ? undefined : this.stocks.get(owner);
+    }
+    try {
+      return stock ? this.planUpdate(numbered, stock, locationId, fail) : this.planCreate(input, locationId, fail);
+    } catch (error) {
+      if (error instanceof DomainError) return fail(...problemsOf(error));
+      throw error;
+    }
+  }
+
+  private planCreate(
+    input: ProductRowInput,
+    locationId: number,
+    fail: (...problems: string[]) => RowError,
+  ): RowOutcome | RowError {
+    const { name, description = '', price, backorderLimit, lowStockThreshold, sku } = input;
+    if (name === undefined || price === undefined) {
+      const missing = [...(name === undefined ? ['name'] : []), ...(price === undefined ? ['price'] : [])];
+      return fail(...missing.map((field) => `${field}: is required for a new product`));
+    }
+    const details = ProductDetails.create({
+      name,
+      description,
+      price,
+      quantityInStock: 0,
+      ...(backorderLimit !== undefined && { backorderLimit }),
+      ...(lowStockThreshold !== undefined && { lowStockThreshold }),
+      ...(sku !== undefined && { sku }),
+    });
+    if (sku !== undefined) this.skuOwners.set(sku.toLowerCase(), 'new');
+    this.creates.push({ details, locationId, onHand: input.onHand ?? 0 });
+    return 'created';
+  }
+
+  private planUpdate(
+    numbered: NumberedRow,
+    stock: ProductStock,
+    locationId: number,
+    fail: (...problems: string[]) => RowError,
+  ): RowOutcome | RowError | 'deferred' {
+    const { input } = numbered;
+    const { product } = stock;
+    const sku = input.sku?.toLowerCase();
+    const skuChanges = sku !== undefined && sku !== product.sku?.toLowerCase();
+    if (skuChanges) {
+      const owner = this.skuOwners.get(sku);
+      if (owner === 'new' || this.freed.has(sku)) return this.defer(numbered, stock);
+      // Found by id, a row may give the product a SKU: one another product has is the row's problem, not a refusal.
+      if (owner !== undefined && owner !== product.id) {
+        const taken = this.stocks.get(owner)?.product.sku ?? input.sku;
+        return fail(`sku: product ${owner} has the SKU '${taken}' (SKUs are compared ignoring case)`);
+      }
+    }
+    const delta = input.onHand === undefined ? 0 : input.onHand - levelAt(stock, locationId).onHand;
+    const plan = delta === 0 ? undefined : planAdjustment(stock, locationId, delta, 'imported');
+    if (plan && 'status' in plan) return fail(onHandProblem(stock, locationId, plan.status));
+    const same = sameDetails(product, input);
+    if (same && !plan) return 'unchanged';
+    // Stock arriving where backorders wait fills them (fillBackorders): the one-row path does that.
+    if (plan && delta > 0 && product.backorderedQuantity > 0) return this.defer(numbered, stock);
+    const threshold = input.lowStockThreshold ?? product.lowStockThreshold;
+    if (!same) {
+      const details = ProductDetails.create({
+        name: input.name ?? product.name,
+        description: input.description ?? product.description,
+        price: input.price ?? product.price,
+        quantityInStock: product.quantityInStock,
+        backorderLimit: input.backorderLimit ?? product.backorderLimit,
+        lowStockThreshold: threshold,
+        sku: input.sku ?? product.sku,
+      });
+      this.updates.push({ id: product.id, details, expectedVersion: product.version });
+      if (skuChanges) {
+        const before = product.sku?.toLowerCase();
+        if (before !== undefined) {
+          this.skuOwners.delete(before);
+          this.freed.add(before);
+        }
+        this.skuOwners.set(sku, product.id);
+      }
+    }
+    if (plan) this.changes.set(product.id, withCrossing(product, threshold, plan, this.settings.lowStockHysteresis));
+    this.touched.add(product.id);
+    if (product.sku !== null) this.touched.add(product.sku.toLowerCase());
+    if (sku !== undefined) this.touched.add(sku);
+    return 'updated';
+  }
+
+  /** The batch's writes: the details, the new products, then one change per product and its low-stock event. */
+  private async write(): Promise<void> {
+    try {
+      const updated = await this.tx.products.updateDetailsMany(this.updates);
+      if (updated.length !== this.updates.length)
+        throw new Error('A product locked for the import was not at the version its lock read.');
+      const created = await this.tx.products.addMany(
+        this.creates.map(({ details }) => details),
+        this.context,
+      );
+      const planned = [...this.changes].map(([productId, change]) => ({ productId, ...change }));
+      for (const [index, product] of created.entries()) {
+        const { locationId, onHand } = this.creates[index]!;
+        if (onHand === 0) continue;
+        // A product this transaction created has one empty level, at the default location, and no other writer yet.
+        const stock = { product, levels: [{ locationId: DEFAULT_LOCATION_ID, onHand: 0, reserved: 0, incoming: 0 }] };
+        const plan = planAdjustment(stock, locationId, onHand, 'imported');
+        if ('status' in plan) throw new Error(`A new product refused ${onHand} units: ${plan.status}.`);
+        const change = withCrossing(product, product.lowStockThreshold, plan, this.settings.lowStockHysteresis);
+        planned.push({ productId: product.id, ...change });
+      }
+      const applications: StockApplication[] = planned.map(({ productId, change, alert }) => ({
+        productId,
+        changes: [change],
+        product: alert === undefined ? {} : { lowStockAlert: alert },
+      }));
+      await this.tx.levels.applyMany(applications, this.context);
+      for (const { productId, event, available, threshold } of planned)
+        if (event) await this.tx.outbox.add(newEvent(event, { productId, available, threshold }, this.context.at));
+    } catch (error) {
+      if (error instanceof DomainError) throw new BatchRefused(error);
+      throw error;
+    }
+  }
+}
