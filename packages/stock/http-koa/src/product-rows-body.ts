@@ -4,8 +4,16 @@ import { type ImportRow, PRODUCT_COLUMNS, type ProductColumn, UnreadableRow } fr
 import { CsvError, parse } from 'csv-parse';
 import type { Context } from 'koa';
 import { createHash, type Hash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pipeline, type Readable, Transform } from 'node:stream';
+import { pipeline as pipelineAsync } from 'node:stream/promises';
 import zlib from 'node:zlib';
+
+/** The largest import body taken, as sent (compressed when it is): a million rows of CSV are some 60 MiB. */
+export const MAX_IMPORT_BYTES = 1024 * 1024 * 1024;
 
 /** The longest row an import reads (characters of CSV, bytes of an NDJSON line): a product's fields fit many times. */
 export const MAX_ROW_LENGTH = 64 * 1024;
@@ -47,7 +55,7 @@ function unknownColumns(names: readonly string[], what: 'column' | 'field'): Val
  * through `hash` on the way and, when asked, checked to be UTF-8 (csv-parse
  * would read a bad sequence as U+FFFD and store it).
  */
-function decodedBody(ctx: Context, hash: Hash, checkUtf8: boolean): Readable {
+function decodedBody(ctx: Context, source: Readable, hash: Hash, checkUtf8: boolean): Readable {
   const coding = ctx.get('Content-Encoding').trim().toLowerCase() || 'identity';
   if (!DECODERS.has(coding))
     throw unsupported('The body must use one content coding of gzip, deflate, br or identity, or none.');
@@ -77,7 +85,7 @@ function decodedBody(ctx: Context, hash: Hash, checkUtf8: boolean): Readable {
     (error as { decoding?: string }).decoding = coding;
   });
   // pipeline, not pipe: a client that goes away (or a body that is not gzip) ends the rows with an error, not a hang.
-  return decoder ? pipeline(ctx.req, decoder, tap, () => {}) : pipeline(ctx.req, tap, () => {});
+  return decoder ? pipeline(source, decoder, tap, () => {}) : pipeline(source, tap, () => {});
 }
 
 /** What reading the body failed with, as the client is told of it. */
@@ -201,10 +209,43 @@ async function* ndjsonRows(body: Readable): AsyncGenerator<ImportRow | Unreadabl
 }
 
 /**
- * The rows of an import's body, CSV or NDJSON by Content-Type (UTF-8), read
- * from the request as it arrives: koa's body parsers never see it. The first
- * row (a CSV's header, an NDJSON body's first line) is read before this
- * answers, so unknown columns are a 400 before any row is applied.
+ * The request's body, taken whole into a file of its own before any row is
+ * read: the server's REQUEST_TIMEOUT_MS then bounds the upload only, not the
+ * import, which reads its rows from the file at the pace they apply (a body
+ * read at that pace would take as long as the import to arrive, and be cut off
+ * with a 408). Memory stays bounded either way. The file is removed once the
+ * rows have been read, or when reading them stops.
+ */
+async function spooled(ctx: Context): Promise<{ readonly source: Readable; remove(): Promise<void> }> {
+  const folder = await mkdtemp(join(tmpdir(), 'stock-import-'));
+  const remove = () => rm(folder, { recursive: true, force: true });
+  const file = join(folder, 'body');
+  let bytes = 0;
+  const limit = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      bytes += chunk.length;
+      if (bytes > MAX_IMPORT_BYTES)
+        done(new RequestError('PAYLOAD_TOO_LARGE', `An import body is at most ${MAX_IMPORT_BYTES / 2 ** 30} GiB.`));
+      else done(null, chunk);
+    },
+  });
+  try {
+    await pipelineAsync(ctx.req, limit, createWriteStream(file));
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+  const source = createReadStream(file);
+  source.once('close', () => void remove());
+  return { source, remove };
+}
+
+/**
+ * The rows of an import's body, CSV or NDJSON by Content-Type (UTF-8): koa's
+ * body parsers never see it. It is taken into a file first (spooled), then
+ * read from there a row at a time. The first row (a CSV's header, an NDJSON
+ * body's first line) is read before this answers, so unknown columns are a
+ * 400 before any row is applied.
  */
 export async function rowsBody(ctx: Context, fingerprintOf: string): Promise<RowsBody> {
   const type = ctx.is(CSV, NDJSON);
@@ -212,8 +253,11 @@ export async function rowsBody(ctx: Context, fingerprintOf: string): Promise<Row
   const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(ctx.get('Content-Type'))?.[1]?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')
     throw unsupported(`The body must be UTF-8 (charset=utf-8, or none), not charset=${charset}.`);
+  if (!DECODERS.has(ctx.get('Content-Encoding').trim().toLowerCase() || 'identity'))
+    throw unsupported('The body must use one content coding of gzip, deflate, br or identity, or none.');
   const hash = createHash('sha256').update(fingerprintOf);
-  const body = decodedBody(ctx, hash, type === CSV);
+  const { source } = await spooled(ctx);
+  const body = decodedBody(ctx, source, hash, type === CSV);
   const iterator = (type === CSV ? csvRows(body) : ndjsonRows(body))[Symbol.asyncIterator]();
   const first = await iterator.next();
   async function* rows(): AsyncGenerator<ImportRow | UnreadableRow> {
