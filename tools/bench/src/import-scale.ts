@@ -38,7 +38,6 @@ export async function importAtScale(rows: number, log: (line: string) => void): 
   const name = 'stock_scale_import';
   await adminQuery(`drop database if exists "${name}" with (force)`);
   await adminQuery(`create database "${name}"`);
-  // The body arrives as fast as the rows are applied: a long import outlasts the default 30 s for a whole request.
   const { child, base } = await startTarget('service.ts', databaseUrl(name), '10', {}, [
     `--max-old-space-size=${IMPORT_HEAP_MIB}`,
   ]);
