@@ -15,7 +15,7 @@ export interface Workload {
   readonly serviceOnly?: boolean;
   /** Needs what stock by location added (locations): not run against a checkout from before it. */
   readonly needsLocations?: boolean;
-  /** What the service must hold before the workload runs, made over HTTP (`headers` carry a token when one is needed). */
+  /** What the service must hold before the workload runs, made over HTTP (`headers` carry a token if needed). */
   readonly setup?: (base: string, headers: Record<string, string>) => Promise<void>;
 }
 
