@@ -1,8 +1,8 @@
 import { type Clock, type OnceResult, runOnce, type UnitOfWork } from '@platform/kernel';
-import { DEFAULT_LOCATION_ID, type Product, type ProductDetails, type StockTransaction } from '@stock/domain';
+import type { Product, ProductDetails, StockTransaction } from '@stock/domain';
 import type { WriteOptions } from './options';
 import { productRecord } from './product-record';
-import { addLevelEvents, DEFAULT_STOCK_CHANGE_SETTINGS, type StockChangeSettings } from './stock-changes';
+import { addProduct, DEFAULT_STOCK_CHANGE_SETTINGS, type StockChangeSettings } from './stock-changes';
 
 export class CreateProduct {
   constructor(
@@ -19,17 +19,8 @@ export class CreateProduct {
     details: ProductDetails,
     { idempotency, requestId, caller }: WriteOptions = {},
   ): Promise<OnceResult<Product>> {
-    const add = async (tx: StockTransaction) => {
-      const at = this.clock();
-      const product = await tx.products.add(details, { at, requestId, actor: caller });
-      if (this.settings.webhookEvents) {
-        // The product's first movement, its `created` one, at the default location where its stock starts.
-        const [created] = await tx.movements.list(product.id, { after: 0, limit: 1 });
-        const level = { locationId: DEFAULT_LOCATION_ID, onHand: product.quantityInStock, reserved: 0 };
-        if (created) await addLevelEvents(tx, product, [{ ...created, ...level, at }]);
-      }
-      return product;
-    };
+    const add = (tx: StockTransaction) =>
+      addProduct(tx, details, { at: this.clock(), requestId, actor: caller }, this.settings);
     if (idempotency) return runOnce(this.unitOfWork, idempotency, productRecord, add);
     // One insert (with its movement), atomic by itself: no transaction to open around it; with its event, a
     // transaction.

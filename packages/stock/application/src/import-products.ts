@@ -28,7 +28,13 @@ import {
   sameDetails,
 } from './import-batch';
 import { type ImportRow, type ProductRowInput, readImportRow, UnreadableRow } from './import-row';
-import { applyPlan, DEFAULT_STOCK_CHANGE_SETTINGS, fillBackorders, type StockChangeSettings } from './stock-changes';
+import {
+  addProduct,
+  applyPlan,
+  DEFAULT_STOCK_CHANGE_SETTINGS,
+  fillBackorders,
+  type StockChangeSettings,
+} from './stock-changes';
 
 export type { RowError } from './import-batch';
 
@@ -300,7 +306,9 @@ export class ImportProducts {
   ): Promise<BatchOutcome> {
     const refused: RowError[] = [];
     let rows = batch;
-    let setBased = true;
+    // With webhook events on, each movement writes its stock.level.changed: the one-row path writes them, the
+    // set-based one (a statement per batch) does not, so it is not taken.
+    let setBased = !this.settings.webhookEvents;
     for (;;) {
       try {
         const outcome = await this.unitOfWork.run(async (tx) => {
@@ -437,7 +445,7 @@ export class ImportProducts {
       ...(lowStockThreshold !== undefined && { lowStockThreshold }),
       ...(sku !== undefined && { sku }),
     });
-    const product = await tx.products.add(details, context);
+    const product = await addProduct(tx, details, context, this.settings);
     const onHand = input.onHand ?? 0;
     if (onHand === 0) return 'created';
     // A product this transaction created has one empty level, at the default location, and no other writer yet.

@@ -1,6 +1,7 @@
 import { newEvent } from '@commerce/contracts';
 import {
   type AppendedMovement,
+  DEFAULT_LOCATION_ID,
   fillChange,
   type LevelChange,
   levelAt,
@@ -8,6 +9,7 @@ import {
   type MovementContext,
   planFills,
   type Product,
+  type ProductDetails,
   type ProductStock,
   type StockTransaction,
 } from '@stock/domain';
@@ -65,6 +67,25 @@ export async function applyPlan(
     await tx.outbox.add(newEvent(crossing.event, data, context.at));
   }
   return changed;
+}
+
+/**
+ * Stores a new product, and with webhook events on writes the stock.level.changed of its first movement (its
+ * `created` one, at the default location where its stock starts) in the same transaction.
+ */
+export async function addProduct(
+  tx: StockTransaction,
+  details: ProductDetails,
+  context: MovementContext,
+  settings: Pick<StockChangeSettings, 'webhookEvents'>,
+): Promise<Product> {
+  const product = await tx.products.add(details, context);
+  if (settings.webhookEvents) {
+    const [created] = await tx.movements.list(product.id, { after: 0, limit: 1 });
+    const level = { locationId: DEFAULT_LOCATION_ID, onHand: product.quantityInStock, reserved: 0 };
+    if (created) await addLevelEvents(tx, product, [{ ...created, ...level, at: context.at }]);
+  }
+  return product;
 }
 
 /** One stock.level.changed per movement a change appended, in ledger order, in its transaction (webhookEvents). */

@@ -76,6 +76,39 @@ function importAndExport(open: OpenStockStore): void {
     await expectLedgersToSum(store, [tea!, mug!]);
   });
 
+  it('writes one stock.level.changed per movement, sequence 1, 2, … per product, when webhook events are on', async () => {
+    await store.outbox.claim(10_000, 60_000, Date.now()).then((rows) =>
+      store.outbox.markPublished(
+        rows.map((row) => row.id),
+        Date.now(),
+      ),
+    );
+    await importRows(
+      [
+        { sku: 'EVT-1', name: 'Kettle', price: '20', onHand: '3' },
+        { sku: 'EVT-2', name: 'Pot', price: '9' },
+        { sku: 'EVT-1', onHand: '5' },
+      ],
+      {},
+      { webhookEvents: true },
+    );
+    const events = (await store.outbox.claim(10_000, 60_000, Date.now()))
+      .filter((row) => row.type === 'stock.level.changed')
+      .map((row) => (JSON.parse(row.payload) as { data: { sku: string; sequence: number; onHand: number } }).data);
+    // The outbox hands them over by time and id (the ids derive from the movements'); the fan-out orders by sequence.
+    const of = (sku: string) =>
+      events
+        .filter((e) => e.sku === sku)
+        .map((e) => [e.sequence, e.onHand])
+        .sort((a, b) => a[0]! - b[0]!);
+    expect(of('EVT-1')).to.deep.equal([
+      [1, 0],
+      [2, 3],
+      [3, 5],
+    ]);
+    expect(of('EVT-2')).to.deep.equal([[1, 0]]);
+  });
+
   it('updates by id and by SKU, an empty cell leaving its field, and answers unchanged for a row that matches', async () => {
     await importRows([
       { sku: 'A-1', name: 'Alpha', description: 'First', price: '1.00', onHand: '5', lowStockThreshold: '1' },
