@@ -76,6 +76,7 @@ async function count(
   try {
     const base = `http://127.0.0.1:${await waitForPort(child, () => errors)}`;
     if (target.storage === 'memory') await seedOverHttp(base, products);
+    await workload.setup?.(base, {});
     const requests = workload.requests({ products });
     // Warm-up: under valgrind V8 needs thousands of requests before its code stops changing.
     await autocannon({ url: base, connections: 8, amount: Number(options.warm), requests, timeout: 60 });
@@ -111,10 +112,13 @@ try {
 
 const comparisons = (options['compare-with'] ?? '').split(',').filter(Boolean);
 const compared: Target[] = comparisons.flatMap((checkout) => servicesAt(checkout, basename(checkout)));
+/** A name given as `=name` must be the whole name (as in pnpm bench); otherwise any target whose name contains it. */
+const matches = (name: string, given: string) =>
+  given.startsWith('=')
+    ? name.toLowerCase() === given.slice(1).toLowerCase()
+    : name.toLowerCase().includes(given.toLowerCase());
 const targets = [...TARGETS, ...compared].filter(
-  (t) =>
-    !t.workloads &&
-    (!options.only || options.only.split(',').some((o) => t.name.toLowerCase().includes(o.toLowerCase()))),
+  (t) => !t.workloads && (!options.only || options.only.split(',').some((o) => matches(t.name, o))),
 );
 const workloads = options.workloads
   .split(',')

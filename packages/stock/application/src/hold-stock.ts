@@ -77,7 +77,8 @@ export async function holdStock(
   };
   // Claimed first: a concurrent reservation for the same reference waits here for this one, then answers it.
   if ((await tx.reservations.claim(reservation)) === 'taken') return { reservation: (await find())!, created: false };
-  const locations = await locationsOf(tx, request);
+  const named = request.lines.some(({ locationId }) => locationId !== undefined && locationId !== DEFAULT_LOCATION_ID);
+  let locations = named ? await locationsOf(tx, request) : undefined;
   const locked: ProductStock[] = [];
   const unknown: number[] = [];
   for (const { productId } of request.lines) {
@@ -86,13 +87,15 @@ export async function holdStock(
     else unknown.push(productId);
   }
   if (unknown.length > 0) throw new UnknownProductsError(unknown);
+  // Only several levels need the locations, to rank them (planHold): a product stocked at one place has one order.
+  if (!locations && locked.some((stock) => stock.levels.length > 1)) locations = await tx.locations.list();
   const strategy = settings.allocation ?? 'priority';
   const shortages: Shortage[] = [];
   const held: HeldLine[] = [];
   const context = { at: now, reservationId: reservation.id, requestId, actor: owner };
   for (const [index, line] of request.lines.entries()) {
     const stock = locked[index]!;
-    const plan = planHold(stock, locations, { ...line, allowBackorder: request.allowBackorder }, strategy);
+    const plan = planHold(stock, locations ?? [], { ...line, allowBackorder: request.allowBackorder }, strategy);
     if ('status' in plan) {
       shortages.push({ productId: line.productId, requested: line.quantity, available: plan.available });
       continue;
@@ -112,8 +115,9 @@ export async function holdStock(
 }
 
 /**
- * The locations a request's lines may take from: every one when a line names
- * none (the strategy ranks them), and each one a line names must exist.
+ * The locations a request's lines may take from, read when a line names one
+ * other than the default: each one a line names must exist, and the strategy
+ * ranks them all for the lines that name none.
  */
 async function locationsOf(tx: StockTransaction, request: ReservationRequest): Promise<Location[]> {
   const locations = await tx.locations.list();

@@ -2,9 +2,12 @@ import { newEvent } from '@commerce/contracts';
 import type { Clock } from '@platform/kernel';
 import {
   BackorderNotFilledError,
+  type HeldLine,
   isReachableBy,
+  type LineHold,
   planSettlement,
   type Reservation,
+  type ReservationLine,
   ReservationNotFoundError,
   ReservationNotHeldError,
   type Settlement,
@@ -65,8 +68,9 @@ export async function settleReservation(
     const at = clock();
     const moved = await tx.reservations.transition(id, to, at);
     if (!moved) continue;
-    await settleLines(tx, [moved], to, at, settings, requestId);
-    return (await tx.reservations.findById(id))!;
+    const asMoved = await settleLines(tx, [moved], to, at, settings, requestId);
+    // The reservation as the transition read it, unless its holds changed since (a fill before the lock, a drop).
+    return asMoved ? moved : (await tx.reservations.findById(id))!;
   }
   throw new Error(`Reservation ${id} kept changing under ${ATTEMPTS} attempts to settle it.`);
 }
@@ -103,7 +107,9 @@ export async function expireReservations(
  * and drop its backordered units. Committing a line whose backordered units
  * have not arrived throws BackorderNotFilledError; a product that refuses
  * (the stores' guard) throws too: the caller's transaction rolls back, so a
- * reservation never changes status while its stock does not.
+ * reservation never changes status while its stock does not. Answers whether
+ * every line's hold, as read under its product's lock, is the one the
+ * reservations carried, and stays so (no backorder dropped).
  */
 async function settleLines(
   tx: StockTransaction,
@@ -112,17 +118,20 @@ async function settleLines(
   at: Date,
   settings: StockChangeSettings,
   requestId?: string,
-): Promise<void> {
+): Promise<boolean> {
+  let asCarried = true;
   // A settlement is made for the hold's owner (the caller itself, or the sweeper on its behalf); an order's hold has
   // none.
   const lines = reservations.flatMap((reservation) =>
-    reservation.lines.map((line) => ({ ...line, reservationId: reservation.id, actor: reservation.owner })),
+    reservation.lines.map((line) => ({ line, reservationId: reservation.id, actor: reservation.owner })),
   );
   // Stable: a product's lines keep their reservations' order.
-  lines.sort((a, b) => a.productId - b.productId);
-  for (const { productId, reservationId, actor } of lines) {
+  lines.sort((a, b) => a.line.productId - b.line.productId);
+  for (const { line, reservationId, actor } of lines) {
+    const { productId } = line;
     const stock = await tx.levels.lock(productId);
     const hold = await tx.reservations.holdOf(reservationId, productId);
+    if (hold.backordered > 0 || !carries(line, hold)) asCarried = false;
     if (!stock)
       throw new Error(`Product ${productId}, held by reservation ${reservationId}, is gone: nothing was changed.`);
     const plan = planSettlement(hold, to);
@@ -138,4 +147,17 @@ async function settleLines(
     // For outside listeners (webhooks): every settlement, of an order's hold or an API caller's.
     if (settings.webhookEvents) await tx.outbox.add(reservationEndedEvent(reservation, to, at));
   }
+  return asCarried;
+}
+
+/** Whether a reservation's line shows `hold`: the same allocations (location id order) and backordered units. */
+function carries(line: ReservationLine | HeldLine, hold: LineHold): boolean {
+  if (!('allocations' in line) || line.backorderedQuantity !== hold.backordered) return false;
+  const { allocations } = line;
+  return (
+    allocations.length === hold.allocations.length &&
+    allocations.every(
+      (a, i) => a.locationId === hold.allocations[i]!.locationId && a.quantity === hold.allocations[i]!.quantity,
+    )
+  );
 }

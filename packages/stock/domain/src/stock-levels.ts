@@ -115,6 +115,8 @@ function fillOrder(
   locationId: number | undefined,
 ): LocationLevel[] {
   if (locationId !== undefined) return [levelAt(stock, locationId)];
+  // One level has nothing to be ranked against, and its location exists (a level's foreign key): it is the order.
+  if (stock.levels.length <= 1) return [...stock.levels];
   const rank = new Map(
     [...locations]
       .sort((a, b) => a.priority - b.priority || a.id - b.id)
@@ -134,6 +136,8 @@ function fillOrder(
  * has is backordered when the line allows it and the product's backorderLimit
  * has room; otherwise the line is short and nothing is held. A product whose
  * backorders wait has that much less available (they take the next stock).
+ * `locations` ranks a product's levels when it has several; one level needs
+ * none.
  */
 export function planHold(
   stock: ProductStock,

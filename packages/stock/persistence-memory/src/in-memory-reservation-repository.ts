@@ -10,7 +10,7 @@ import type {
   ReservationRepository,
   ReservationStatus,
 } from '@stock/domain';
-import { type InMemoryStockTables, lineKey } from './in-memory-stock-tables';
+import { type InMemoryStockTables, lineKey, referenceKey } from './in-memory-stock-tables';
 
 /**
  * Reservations in an in-memory table, each line's hold in two more (its
@@ -30,11 +30,8 @@ export class InMemoryReservationRepository implements ReservationRepository {
       throw new Error(
         `Reservation ${reservation.id} of origin ${reservation.origin} cannot have the owner ${reservation.owner}.`,
       );
-    const existing =
-      reservation.owner === undefined
-        ? await this.findForOrder(reservation.reference)
-        : await this.findByReference(reservation.owner, reservation.reference);
-    if (existing) return 'taken';
+    const reference = referenceKey(reservation.owner, reservation.reference);
+    if (this.tables.references.get(reference, this.tx) !== undefined) return 'taken';
     // The lines as requested: where they are held lives in the holds' tables, recorded by recordHold.
     const lines = reservation.lines.map(({ productId, quantity, locationId }) => ({
       productId,
@@ -42,6 +39,7 @@ export class InMemoryReservationRepository implements ReservationRepository {
       ...(locationId !== undefined && { locationId }),
     }));
     this.tables.reservations.set(reservation.id, { ...reservation, lines }, this.writable());
+    this.tables.references.set(reference, reservation.id, this.writable());
     return 'claimed';
   }
 
@@ -50,14 +48,11 @@ export class InMemoryReservationRepository implements ReservationRepository {
   }
 
   async findByReference(owner: string, reference: string): Promise<Reservation | undefined> {
-    return this.find(
-      (reservation) =>
-        reservation.origin === 'api' && reservation.owner === owner && reservation.reference === reference,
-    );
+    return this.byReference(referenceKey(owner, reference));
   }
 
   async findForOrder(orderId: string): Promise<Reservation | undefined> {
-    return this.find((reservation) => reservation.origin === 'order' && reservation.reference === orderId);
+    return this.byReference(referenceKey(undefined, orderId));
   }
 
   async transition(id: string, status: Exclude<ReservationStatus, 'held'>, at: Date): Promise<Reservation | undefined> {
@@ -129,10 +124,10 @@ export class InMemoryReservationRepository implements ReservationRepository {
     this.tables.backorders.delete(lineKey(reservationId, productId), this.writable());
   }
 
-  private find(matches: (reservation: Reservation) => boolean): Reservation | undefined {
-    for (const reservation of this.tables.reservations.values(this.tx))
-      if (matches(reservation)) return this.withHolds(reservation);
-    return undefined;
+  /** Through the references' index, not a scan of every reservation: a hold looks its reference up twice. */
+  private byReference(key: string): Reservation | undefined {
+    const id = this.tables.references.get(key, this.tx);
+    return id === undefined ? undefined : this.withHolds(this.tables.reservations.get(id, this.tx));
   }
 
   /** The reservation with each line whose hold was recorded answered as held: where its units are, what waits. */

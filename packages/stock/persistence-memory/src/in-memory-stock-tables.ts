@@ -34,6 +34,9 @@ export interface BackorderRow {
 /** The key of a row that belongs to a product at a location, or to a reservation's line. */
 export const levelKey = (productId: number, locationId: number): string => `${productId}/${locationId}`;
 export const lineKey = (reservationId: string, productId: number): string => `${reservationId}/${productId}`;
+/** A reference is unique among one owner's API holds, and among the orders' holds. */
+export const referenceKey = (owner: string | undefined, reference: string): string =>
+  owner === undefined ? `order\n${reference}` : `api\n${owner}\n${reference}`;
 
 /**
  * The in-memory store's tables and id sequences, shared by every repository
@@ -46,6 +49,8 @@ export class InMemoryStockTables {
   readonly levels = new InMemoryTable<string, LevelRow>();
   readonly transfers = new InMemoryTable<string, StockTransfer>();
   readonly reservations = new InMemoryTable<string, Reservation>();
+  /** A reservation's id by its reference (referenceKey), as the databases' unique indexes on the references find it. */
+  readonly references = new InMemoryTable<string, string>();
   readonly allocations = new InMemoryTable<string, AllocationRow>();
   readonly backorders = new InMemoryTable<string, BackorderRow>();
   readonly movements = new InMemoryTable<number, StockMovement>();
