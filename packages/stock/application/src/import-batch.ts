@@ -17,7 +17,7 @@ import {
   type StockApplication,
   type StockTransaction,
 } from '@stock/domain';
-import type { ProductRowInput } from './import-row';
+import { newProductDetails, type ProductRowInput } from './import-row';
 import type { StockChangeSettings } from './stock-changes';
 
 export type RowOutcome = 'created' | 'updated' | 'unchanged';
@@ -200,21 +200,9 @@ export class ImportBatch {
     locationId: number,
     fail: (...problems: string[]) => RowError,
   ): RowOutcome | RowError {
-    const { name, description = '', price, backorderLimit, lowStockThreshold, sku } = input;
-    if (name === undefined || price === undefined) {
-      const missing = [...(name === undefined ? ['name'] : []), ...(price === undefined ? ['price'] : [])];
-      return fail(...missing.map((field) => `${field}: is required for a new product`));
-    }
-    const details = ProductDetails.create({
-      name,
-      description,
-      price,
-      quantityInStock: 0,
-      ...(backorderLimit !== undefined && { backorderLimit }),
-      ...(lowStockThreshold !== undefined && { lowStockThreshold }),
-      ...(sku !== undefined && { sku }),
-    });
-    if (sku !== undefined) this.skuOwners.set(sku.toLowerCase(), 'new');
+    const details = newProductDetails(input);
+    if (Array.isArray(details)) return fail(...details);
+    if (input.sku !== undefined) this.skuOwners.set(input.sku.toLowerCase(), 'new');
     this.creates.push({ details, locationId, onHand: input.onHand ?? 0 });
     return 'created';
   }

@@ -27,7 +27,7 @@ import {
   type RowOutcome,
   sameDetails,
 } from './import-batch';
-import { type ImportRow, type ProductRowInput, readImportRow, UnreadableRow } from './import-row';
+import { type ImportRow, newProductDetails, type ProductRowInput, readImportRow, UnreadableRow } from './import-row';
 import {
   addProduct,
   applyPlan,
@@ -431,20 +431,8 @@ export class ImportProducts {
     context: MovementContext,
     fail: (...problems: string[]) => RowError,
   ): Promise<RowOutcome | RowError> {
-    const { name, description = '', price, backorderLimit, lowStockThreshold, sku } = input;
-    if (name === undefined || price === undefined) {
-      const missing = [...(name === undefined ? ['name'] : []), ...(price === undefined ? ['price'] : [])];
-      return fail(...missing.map((field) => `${field}: is required for a new product`));
-    }
-    const details = ProductDetails.create({
-      name,
-      description,
-      price,
-      quantityInStock: 0,
-      ...(backorderLimit !== undefined && { backorderLimit }),
-      ...(lowStockThreshold !== undefined && { lowStockThreshold }),
-      ...(sku !== undefined && { sku }),
-    });
+    const details = newProductDetails(input);
+    if (Array.isArray(details)) return fail(...details);
     const product = await addProduct(tx, details, context, this.settings);
     const onHand = input.onHand ?? 0;
     if (onHand === 0) return 'created';

@@ -1,5 +1,5 @@
 import { Invalid } from '@platform/kernel';
-import { isProductId, Money, productFields, quantity } from '@stock/domain';
+import { isProductId, Money, ProductDetails, productFields, quantity } from '@stock/domain';
 
 /** The columns of an import and an export, in the order an export writes them. */
 export const PRODUCT_COLUMNS = [
@@ -80,4 +80,25 @@ export function readImportRow(row: ImportRow): ProductRowInput | string[] {
     else input[column] = value;
   }
   return problems.length > 0 ? problems : (input as ProductRowInput);
+}
+
+/**
+ * The details of the product a row creates (no stock yet: its onHand arrives by an `imported` movement), or the
+ * problems of a row that lacks what a new product needs.
+ */
+export function newProductDetails(input: ProductRowInput): ProductDetails | string[] {
+  const { name, description = '', price, backorderLimit, lowStockThreshold, sku } = input;
+  if (name === undefined || price === undefined) {
+    const missing = [...(name === undefined ? ['name'] : []), ...(price === undefined ? ['price'] : [])];
+    return missing.map((field) => `${field}: is required for a new product`);
+  }
+  return ProductDetails.create({
+    name,
+    description,
+    price,
+    quantityInStock: 0,
+    ...(backorderLimit !== undefined && { backorderLimit }),
+    ...(lowStockThreshold !== undefined && { lowStockThreshold }),
+    ...(sku !== undefined && { sku }),
+  });
 }
