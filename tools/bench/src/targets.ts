@@ -158,7 +158,10 @@ export function servicesAt(
   label: string,
   { node, only }: { node?: string; only?: readonly string[] } = {},
 ): Target[] {
-  return TARGETS.filter((t) => t.script === 'service.ts' && (!only || only.includes(t.name))).map((t) => ({
+  // Tracing and webhooks are this checkout's: an earlier one has neither to turn on (its webhook routes answer 404).
+  const sameFeatures = (t: Target) => !Object.keys(t.env ?? {}).some((name) => /^(OTEL_|WEBHOOK)/.test(name));
+  const rows = TARGETS.filter((t) => t.script === 'service.ts' && sameFeatures(t) && (!only || only.includes(t.name)));
+  return rows.map((t) => ({
     ...t,
     name: `${t.name} @ ${label}`,
     script: 'service-at.ts',
