@@ -27,7 +27,7 @@ export async function seedCatalogue(session: SqlSession, count: number, from = 0
     await session.run(
       `with "created" as (
         insert into "product" ("name", "description", "price", "quantity_in_stock", "low_stock_threshold", "sku")
-        select ${name('n')}, 'seeded product ' || n, ((n * 7919) % 100000) / 100.0, ${stock('n')}, 10, 'SEED-' || n
+        select ${name('n')}, 'seeded product ' || n, ((n::bigint * 7919) % 100000) / 100.0, ${stock('n')}, 10, 'SEED-' || n
         from generate_series(?::integer + 1, ?::integer + ?::integer) as n
         returning "id", "quantity_in_stock")
       insert into "stock_level" ("product_id", "location_id", "on_hand")
