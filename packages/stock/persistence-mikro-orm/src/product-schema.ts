@@ -417,6 +417,21 @@ export interface ReservationAllocationRow {
   quantity: number;
 }
 
+/**
+ * The reservation a line's row belongs to (allocations, backorders): the first column of its primary key, whose index
+ * it therefore needs no other of, and gone with its reservation.
+ */
+function lineOf(reservation: EntitySchema<ReservationRow>) {
+  return {
+    kind: 'm:1',
+    entity: () => reservation,
+    primary: true,
+    fieldName: 'reservation_id',
+    deleteRule: 'cascade',
+    index: false,
+  } as const;
+}
+
 export function reservationAllocationSchema(
   reservation: EntitySchema<ReservationRow>,
 ): EntitySchema<ReservationAllocationRow> {
@@ -425,15 +440,7 @@ export function reservationAllocationSchema(
     tableName: 'reservation_allocation',
     checks: [{ name: 'reservation_allocation_quantity_check', expression: '"quantity" > 0' }],
     properties: {
-      reservation: {
-        kind: 'm:1',
-        entity: () => reservation,
-        primary: true,
-        fieldName: 'reservation_id',
-        deleteRule: 'cascade',
-        // The primary key, which starts with it, is its index.
-        index: false,
-      },
+      reservation: lineOf(reservation),
       productId: { type: 'integer', primary: true, fieldName: 'product_id' },
       locationId: { type: 'integer', primary: true, fieldName: 'location_id' },
       quantity: { type: 'integer' },
@@ -459,15 +466,7 @@ export function reservationBackorderSchema(
     indexes: [{ name: 'reservation_backorder_product_id_seq_index', properties: ['productId', 'seq'] }],
     checks: [{ name: 'reservation_backorder_quantity_check', expression: '"quantity" >= 0' }],
     properties: {
-      reservation: {
-        kind: 'm:1',
-        entity: () => reservation,
-        primary: true,
-        fieldName: 'reservation_id',
-        deleteRule: 'cascade',
-        // The primary key, which starts with it, is its index.
-        index: false,
-      },
+      reservation: lineOf(reservation),
       productId: { type: 'integer', primary: true, fieldName: 'product_id' },
       quantity: { type: 'integer' },
       seq: { type: dialect === 'postgresql' ? 'bigint' : 'integer' },
