@@ -1,5 +1,5 @@
-import { DEFAULT_LOCATION_ID, Money, ProductDetails } from '@stock/domain';
-import { openStockDatabase } from '@stock/persistence-mikro-orm';
+import { Money, ProductDetails } from '@stock/domain';
+import { openStockDatabase, SqlProductRepository } from '@stock/persistence-sql';
 
 export interface SeedOptions {
   readonly count: number;
@@ -21,14 +21,10 @@ export function seededProduct(index: number): ProductDetails {
 }
 
 /**
- * A seeded product's stock is at the default location, as ProductRepository.add puts a new one's: the product's
- * quantity_in_stock is the sum over its levels, and a PUT or an adjustment plans from the level.
+ * Migrates, then appends `count` products a batch at a time through the product repository's `addMany` (one
+ * statement per batch on PostgreSQL), so each gets its level at the default location and the opening movement of
+ * its ledger, as any new product does; answers how long it took.
  */
-const LEVELS_AT_DEFAULT = `insert into "stock_level" ("product_id", "location_id", "on_hand")
-  select "id", ${DEFAULT_LOCATION_ID}, "quantity_in_stock" from "product"
-  where not exists (select 1 from "stock_level" where "stock_level"."product_id" = "product"."id")`;
-
-/** Migrates, then appends `count` products with multi-row inserts; answers how long it took. */
 export async function seedProducts(
   databaseUrl: string,
   { count, batchSize = 1000, firstStock, onProgress }: SeedOptions,
@@ -38,27 +34,17 @@ export async function seedProducts(
   const database = await openStockDatabase(databaseUrl, { createDatabase: true });
   try {
     await database.migrate();
-    const em = database.orm.em.fork();
-    // MikroORM 7 takes the mapping itself, not its name.
-    const product = database.orm.getMetadata().getByClassName('Product').class;
+    const context = { at: new Date(), reason: 'seeded' };
     for (let done = 0; done < count;) {
-      const rows = [];
+      const batch: ProductDetails[] = [];
       for (let i = 0; i < batchSize && done + i < count; i++) {
         const details = seededProduct(done + i + 1);
-        const { name, description, price } = details;
-        rows.push({
-          name,
-          description,
-          price,
-          quantityInStock: done + i === 0 && firstStock !== undefined ? firstStock : details.quantityInStock,
-          version: 1,
-        });
+        batch.push(done + i === 0 && firstStock !== undefined ? details.withQuantityInStock(firstStock) : details);
       }
-      await em.insertMany(product, rows);
-      done += rows.length;
+      await database.transaction((session) => new SqlProductRepository(session).addMany(batch, context));
+      done += batch.length;
       onProgress?.(done, count);
     }
-    await database.session.run(LEVELS_AT_DEFAULT, []);
   } finally {
     await database.close();
   }

@@ -1,5 +1,5 @@
 import { DEFAULT_IMPORT_SETTINGS, type ImportProgress, type ImportResult, ImportProducts } from '@stock/application';
-import { MikroOrmUnitOfWork, openStockDatabase } from '@stock/persistence-mikro-orm';
+import { SqlUnitOfWork, openStockDatabase } from '@stock/persistence-sql';
 import { seededProduct } from './seed-products';
 
 /** A day: the seed's import records no key, so the records' time to live does not matter. */
@@ -26,7 +26,7 @@ export async function seedThroughImport(
   const database = await openStockDatabase(databaseUrl, { createDatabase: true });
   try {
     await database.migrate();
-    const importer = new ImportProducts(new MikroOrmUnitOfWork(database, IDEMPOTENCY_TTL_MS), () => new Date(), {
+    const importer = new ImportProducts(new SqlUnitOfWork(database, IDEMPOTENCY_TTL_MS), () => new Date(), {
       ...DEFAULT_IMPORT_SETTINGS,
       progressEvery: 1000,
     });

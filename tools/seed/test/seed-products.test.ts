@@ -1,4 +1,4 @@
-import { MikroOrmProductRepository, openStockDatabase } from '@stock/persistence-mikro-orm';
+import { openStockDatabase, SqlProductRepository, SqlStockMovementRepository } from '@stock/persistence-sql';
 import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,13 +23,20 @@ describe('seedProducts', () => {
     expect(progress).to.deep.equal([1_000, 2_000, 2_345]);
     const database = await openStockDatabase(url);
     try {
-      const products = new MikroOrmProductRepository(database.session);
+      const products = new SqlProductRepository(database.session);
       const first = await products.findById(1);
       const last = await products.findById(2_345);
       expect(await products.findById(2_346)).to.equal(undefined);
       expect(first?.quantityInStock).to.equal(777);
       expect(last?.name).to.equal(seededProduct(2_345).name);
       expect(last?.price.cents).to.equal(seededProduct(2_345).price.cents);
+      // Each opens its ledger as any new product does: one movement of its whole stock.
+      const [opening, ...more] = await new SqlStockMovementRepository(database.session).list(2_345, {
+        after: 0,
+        limit: 10,
+      });
+      expect(more).to.deep.equal([]);
+      expect(opening).to.include({ kind: 'created', sequence: 1, quantityDelta: last?.quantityInStock });
     } finally {
       await database.close();
     }

@@ -50,6 +50,12 @@ export interface DatabaseOptions {
    * the schema comparison leaves them be, as it leaves triggers.
    */
   readonly unmappedTables?: readonly (string | RegExp)[];
+  /**
+   * The dialect whose triggers the migrations keep outside the mappings (SQLite's FTS5 index is kept by triggers
+   * no mapping describes): the schema comparison leaves that dialect's triggers be, and compares the others' with
+   * the mappings, so a trigger nobody declared shows as drift.
+   */
+  readonly unmappedTriggers?: Dialect;
 }
 
 export const DEFAULT_QUERY_TIMEOUT_MS = 5_000;
@@ -94,9 +100,10 @@ function ormOptions(
     // The database exists by now: `open` created it when asked to (MikroORM's check would reconnect through a dialect
     // bound to it).
     ensureDatabase: false,
-    // Triggers (the stock ledger's) are written in the migrations, not declared in the mappings: the schema comparison
-    // leaves them be.
-    schemaGenerator: { ignoreTriggers: true, skipTables: [...(options.unmappedTables ?? [])] },
+    schemaGenerator: {
+      ignoreTriggers: options.unmappedTriggers === handle.dialect,
+      skipTables: [...(options.unmappedTables ?? [])],
+    },
     migrations: {
       transactional: true,
       allOrNothing: true,

@@ -37,6 +37,22 @@ export function prepared(sql: string): PreparedStatement {
 }
 
 /**
+ * A prepared statement that says what it takes and answers: its parameters as
+ * a (labelled) tuple, its rows as an interface, so a call with the wrong
+ * parameters or a read of a column it does not answer fails to compile. The
+ * types only describe the text: keep them beside it.
+ */
+export interface Query<Params extends readonly unknown[], Result extends Row = Row> extends PreparedStatement {
+  /** Never set: the types of a call's parameters and rows. */
+  readonly types?: { readonly params: Params; readonly row: Result };
+}
+
+/** `prepared`, typed: `query<[productId: number], { id: number }>('select "id" from "product" where "id" = ?')`. */
+export function query<Params extends readonly unknown[], Result extends Row = Row>(sql: string): Query<Params, Result> {
+  return prepared(sql);
+}
+
+/**
  * A statement's span name: its operation and the table it names first (`INSERT outbox_message`), low in cardinality as
  * OpenTelemetry's database conventions ask; the text itself, parameters as `?`, is an attribute.
  */
@@ -82,6 +98,11 @@ export class SqlSession {
     readonly dialect: Dialect,
     private readonly outcomes: StatementOutcomes,
   ) {}
+
+  /** The rows a typed query answers, for its parameters. */
+  rows<P extends readonly unknown[], R extends Row>(statement: Query<P, R>, params: P): Promise<R[]> {
+    return this.all<R>(statement, params);
+  }
 
   /** The rows a query answers (reads, and writes with `returning`). Parameters are `?`. */
   async all<R extends Row = Row>(statement: string | PreparedStatement, params: readonly unknown[] = []): Promise<R[]> {

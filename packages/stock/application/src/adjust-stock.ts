@@ -2,10 +2,10 @@ import { type Clock, type OnceResult, runOnce } from '@platform/kernel';
 import {
   DEFAULT_LOCATION_ID,
   InsufficientStockError,
+  isRefusal,
   LocationNotFoundError,
   type MovementContext,
   NEEDS_PLAN,
-  planAdjustment,
   type Product,
   ProductNotFoundError,
   type StockAdjustment,
@@ -15,7 +15,7 @@ import {
 } from '@stock/domain';
 import type { WriteOptions } from './options';
 import { productRecord } from './product-record';
-import { applyPlan, DEFAULT_STOCK_CHANGE_SETTINGS, fillBackorders, type StockChangeSettings } from './stock-changes';
+import { DEFAULT_STOCK_CHANGE_SETTINGS, saveChange, type StockChangeSettings, withFills } from './stock-changes';
 
 export class AdjustStock {
   constructor(
@@ -27,12 +27,12 @@ export class AdjustStock {
   /**
    * Applies the adjustment at its location (the default one when it names
    * none) in one transaction, or throws InsufficientStockError /
-   * StockLimitExceededError / LocationNotFoundError with nothing changed. The
-   * location's stock never goes below what is held there. Stock that arrives
-   * fills backordered holds in the same transaction. Where the store can, an
-   * adjustment without an idempotency key that is one plain change is made in
-   * one statement first (adjustAtOnce); anything else, refusals included, is
-   * decided by the transaction.
+   * StockLimitExceededError / LocationNotFoundError with nothing changed:
+   * ProductStock.adjust decides. Stock that arrives fills backordered holds in
+   * the same transaction. Where the store can, an adjustment without an
+   * idempotency key that is one plain change is made in one statement first
+   * (adjustAtOnce, the same rules rendered); anything else, refusals
+   * included, is decided by the transaction.
    */
   async execute(
     id: number,
@@ -42,16 +42,15 @@ export class AdjustStock {
     const adjust = async (tx: StockTransaction): Promise<Product> => {
       if (locationId !== DEFAULT_LOCATION_ID && !(await tx.locations.findById(locationId)))
         throw new LocationNotFoundError(locationId);
-      const stock = await tx.levels.lock(id);
+      const stock = await tx.stock.lock(id);
       if (!stock) throw new ProductNotFoundError(id);
-      const plan = planAdjustment(stock, locationId, delta);
-      if ('status' in plan) {
-        if (plan.status === 'below-minimum') throw new InsufficientStockError(id, plan.available, delta);
-        throw new StockLimitExceededError(id, plan.available, delta);
+      const adjusted = stock.adjust(locationId, delta, this.settings);
+      if (isRefusal(adjusted)) {
+        if (adjusted.status === 'below-minimum') throw new InsufficientStockError(id, adjusted.available, delta);
+        throw new StockLimitExceededError(id, adjusted.available, delta);
       }
-      const context = { at: this.clock(), reason, requestId, actor: caller };
-      const product = await applyPlan(tx, stock, [plan], 0, context, this.settings);
-      return delta > 0 ? fillBackorders(tx, product, locationId, context, this.settings) : product;
+      const change = await withFills(tx, adjusted, locationId, delta, this.settings);
+      return saveChange(tx, change, { at: this.clock(), reason, requestId, actor: caller }, this.settings);
     };
     if (idempotency) return runOnce(this.unitOfWork, idempotency, productRecord, adjust);
     const atOnce = await this.atOnce(id, locationId, delta, { at: this.clock(), reason, requestId, actor: caller });
@@ -67,9 +66,8 @@ export class AdjustStock {
   ): Promise<Product | undefined> {
     // With webhook events on, every change writes outbox rows: the one statement writes none, so it is skipped.
     if (!this.unitOfWork.changesAtOnce || this.settings.webhookEvents) return undefined;
-    const { lowStockHysteresis } = this.settings;
     const outcome = await this.unitOfWork.run(
-      async (tx) => (await tx.levels.adjustAtOnce?.(id, locationId, delta, context, lowStockHysteresis)) ?? NEEDS_PLAN,
+      async (tx) => (await tx.stock.adjustAtOnce?.(id, locationId, delta, context, this.settings)) ?? NEEDS_PLAN,
       { singleCall: true },
     );
     return outcome.status === 'changed' ? outcome.product : undefined;

@@ -6,14 +6,15 @@ export class DeleteProduct {
 
   /**
    * Removes a product and its levels; one that holds, backorders or has units on their way between locations stays,
-   * as they would be lost.
+   * as they would be lost (ProductStock.removal decides, under the product's lock).
    */
   async execute(id: number): Promise<void> {
-    const outcome = await this.unitOfWork.run((tx) => tx.products.remove(id), { singleCall: true });
-    if (outcome.status === 'not-found') throw new ProductNotFoundError(id);
-    if (outcome.status === 'blocked') {
-      const product = await this.unitOfWork.run((tx) => tx.products.findById(id), { singleCall: true });
-      throw new ProductReservedError(id, (product?.reservedQuantity ?? 0) + (product?.backorderedQuantity ?? 0));
-    }
+    await this.unitOfWork.run(async (tx) => {
+      const stock = await tx.stock.lock(id);
+      if (!stock) throw new ProductNotFoundError(id);
+      const refusal = stock.removal();
+      if (refusal) throw new ProductReservedError(id, refusal.held);
+      if (!(await tx.products.remove(id, stock.product.version))) throw new ProductNotFoundError(id);
+    });
   }
 }

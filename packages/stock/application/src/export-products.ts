@@ -56,7 +56,7 @@ export class ExportProducts {
       });
       if (batch.length === 0) return;
       const ids = batch.map((product) => product.id);
-      const levels = await this.unitOfWork.run((tx) => tx.levels.listMany(ids), { singleCall: true });
+      const levels = await this.unitOfWork.run((tx) => tx.stock.listMany(ids), { singleCall: true });
       yield batch.flatMap((product) =>
         exportedLevels(levels.get(product.id)).map(({ locationCode, onHand }) => ({
           id: product.id,

@@ -3,10 +3,9 @@ import {
   type AllocationStrategy,
   DEFAULT_LOCATION_ID,
   type HeldLine,
-  holdChanges,
+  isRefusal,
   type Location,
   LocationNotFoundError,
-  planHold,
   type ProductStock,
   type Reservation,
   type ReservationRequest,
@@ -15,7 +14,7 @@ import {
   type StockTransaction,
   UnknownProductsError,
 } from '@stock/domain';
-import { applyPlan, type StockChangeSettings } from './stock-changes';
+import { saveChange, type StockChangeSettings } from './stock-changes';
 import { reservationHeldEvent } from './webhook-events';
 
 export interface ReservationOutcome {
@@ -39,8 +38,8 @@ export type HoldFor = { readonly origin: 'api'; readonly owner: string } | { rea
 /**
  * Holds every line of `request` or none, inside the caller's transaction.
  * Products are locked in id order, so two reservations never wait on each
- * other's rows in opposite orders. Each line is allocated by the domain's
- * planHold: at the location it names, or across locations by the strategy,
+ * other's rows in opposite orders. Each line is allocated by the aggregate
+ * (ProductStock.hold): at the location it names, or across locations by the strategy,
  * splitting where one location has too few; what none has is backordered when
  * the request allows it. A reference that already has a reservation of the
  * same owner (or, for an order, of the orders) answers it. Short stock throws
@@ -82,29 +81,30 @@ export async function holdStock(
   const locked: ProductStock[] = [];
   const unknown: number[] = [];
   for (const { productId } of request.lines) {
-    const stock = await tx.levels.lock(productId);
+    const stock = await tx.stock.lock(productId);
     if (stock) locked.push(stock);
     else unknown.push(productId);
   }
   if (unknown.length > 0) throw new UnknownProductsError(unknown);
-  // Only several levels need the locations, to rank them (planHold): a product stocked at one place has one order.
+  // Only several levels need the locations, to rank them (ProductStock.hold): a product stocked at one place has one
+  // order.
   if (!locations && locked.some((stock) => stock.levels.length > 1)) locations = await tx.locations.list();
   const strategy = settings.allocation ?? 'priority';
+  const policy = { lowStockHysteresis: settings.lowStockHysteresis ?? 1 };
   const shortages: Shortage[] = [];
   const held: HeldLine[] = [];
   const context = { at: now, reservationId: reservation.id, requestId, actor: owner };
   for (const [index, line] of request.lines.entries()) {
     const stock = locked[index]!;
-    const plan = planHold(stock, locations ?? [], { ...line, allowBackorder: request.allowBackorder }, strategy);
-    if ('status' in plan) {
-      shortages.push({ productId: line.productId, requested: line.quantity, available: plan.available });
+    const hold = stock.hold({ ...line, allowBackorder: request.allowBackorder }, locations ?? [], strategy, policy);
+    if (isRefusal(hold)) {
+      shortages.push({ productId: line.productId, requested: line.quantity, available: hold.available });
       continue;
     }
     if (shortages.length > 0) continue; // nothing will be held: the rest is only checked, to name every shortage
-    const changes = { lowStockHysteresis: settings.lowStockHysteresis ?? 1, webhookEvents: settings.webhookEvents };
-    await applyPlan(tx, stock, holdChanges(plan), plan.backordered, context, changes);
-    await tx.reservations.recordHold(reservation.id, line.productId, plan);
-    held.push({ ...line, allocations: plan.allocations, backorderedQuantity: plan.backordered });
+    await saveChange(tx, hold.change, context, settings);
+    await tx.reservations.recordHold(reservation.id, line.productId, hold.plan);
+    held.push({ ...line, allocations: hold.plan.allocations, backorderedQuantity: hold.plan.backordered });
   }
   // Throwing rolls back the holds already made and the claim: nothing is held.
   if (shortages.length > 0) throw new StockShortageError(shortages);

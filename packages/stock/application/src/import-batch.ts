@@ -3,20 +3,17 @@ import { DomainError } from '@platform/kernel';
 import {
   DEFAULT_LOCATION_ID,
   type DetailsUpdate,
-  type LevelChange,
-  levelAt,
+  isRefusal,
   type Location,
-  type LowStockEvent,
-  lowStockCrossing,
   type MovementContext,
   type Product,
   ProductDetails,
-  type ProductStock,
-  planAdjustment,
+  ProductStock,
   STOCK_MAX,
-  type StockApplication,
+  type StockChange,
   type StockTransaction,
 } from '@stock/domain';
+import { decided } from './stock-changes';
 import { newProductDetails, type ProductRowInput } from './import-row';
 import type { StockChangeSettings } from './stock-changes';
 
@@ -42,13 +39,11 @@ export class BatchRefused extends Error {
 /** One row's answer when it goes through the one-row path (applyRow), after the batch's set-based writes. */
 export type ApplyRow = (row: NumberedRow) => Promise<RowOutcome | RowError>;
 
-/** A planned stock change: the level change, and the low-stock alert lowStockCrossing decided with it. */
+/** An on-hand change the batch will make at a location, decided once the product's details are written. */
 interface PlannedChange {
-  readonly change: LevelChange;
-  readonly alert?: boolean;
-  readonly event?: LowStockEvent;
-  readonly available: number;
-  readonly threshold: number;
+  readonly stock: ProductStock;
+  readonly locationId: number;
+  readonly delta: number;
 }
 
 interface PlannedCreate {
@@ -78,28 +73,15 @@ export function problemsOf(error: DomainError): string[] {
 /** Why a planned on-hand change at a location is refused, in a row's words. */
 export function onHandProblem(stock: ProductStock, locationId: number, status: string): string {
   return status === 'below-minimum'
-    ? `onHand: must be at least ${levelAt(stock, locationId).reserved}, the units held there`
+    ? `onHand: must be at least ${stock.levelAt(locationId).reserved}, the units held there`
     : `onHand: would take the product's stock above ${STOCK_MAX}`;
-}
-
-/** The alert and event lowStockCrossing decides for `change` to a product with `threshold` (after its details). */
-function withCrossing(product: Product, threshold: number, change: LevelChange, hysteresis: number): PlannedChange {
-  const available = product.availableQuantity + change.onHand - change.reserved;
-  const crossing = lowStockCrossing({ lowStockThreshold: threshold, stock: product.stock }, available, hysteresis);
-  return {
-    change,
-    ...(crossing.alert !== product.stock.lowStockAlert && { alert: crossing.alert }),
-    ...(crossing.event && { event: crossing.event }),
-    available,
-    threshold,
-  };
 }
 
 /**
  * A batch of rows set-based: the products they name read in two statements
  * (by SKU, then locked by id in id order with their levels), every row planned
- * in memory with the domain's rules (planAdjustment, lowStockCrossing), then
- * written in a few statements for the whole batch: the details, the new
+ * in memory by the ProductStock aggregate (adjust, and the low-stock crossing
+ * it causes), then written in a few statements for the whole batch: the details, the new
  * products, one `imported` change per product (each its movement). A row the
  * batch cannot settle alone goes through the one-row path after them: a second
  * row for a product or a SKU of the batch, stock arriving where backorders
@@ -150,7 +132,7 @@ export class ImportBatch {
     const skus = rows.flatMap(({ input }) => (input.sku === undefined ? [] : [input.sku]));
     const bySku = await this.tx.products.findManyBySku(skus);
     const ids = rows.flatMap(({ input }) => (input.id === undefined ? [] : [input.id]));
-    for (const stock of await this.tx.levels.lockMany([...ids, ...bySku.map(({ id }) => id)])) {
+    for (const stock of await this.tx.stock.lockMany([...ids, ...bySku.map(({ id }) => id)])) {
       this.stocks.set(stock.product.id, stock);
       if (stock.product.sku !== null) this.skuOwners.set(stock.product.sku.toLowerCase(), stock.product.id);
     }
@@ -226,14 +208,13 @@ export class ImportBatch {
         return fail(`sku: product ${owner} has the SKU '${taken}' (SKUs are compared ignoring case)`);
       }
     }
-    const delta = input.onHand === undefined ? 0 : input.onHand - levelAt(stock, locationId).onHand;
-    const plan = delta === 0 ? undefined : planAdjustment(stock, locationId, delta, 'imported');
-    if (plan && 'status' in plan) return fail(onHandProblem(stock, locationId, plan.status));
+    const delta = input.onHand === undefined ? 0 : input.onHand - stock.levelAt(locationId).onHand;
+    const imported = delta === 0 ? undefined : stock.adjust(locationId, delta, this.settings, 'imported');
+    if (imported && isRefusal(imported)) return fail(onHandProblem(stock, locationId, imported.status));
     const same = sameDetails(product, input);
-    if (same && !plan) return 'unchanged';
-    // Stock arriving where backorders wait fills them (fillBackorders): the one-row path does that.
-    if (plan && delta > 0 && product.backorderedQuantity > 0) return this.defer(numbered, stock);
-    const threshold = input.lowStockThreshold ?? product.lowStockThreshold;
+    if (same && !imported) return 'unchanged';
+    // Stock arriving where backorders wait fills them (ProductStock.fill): the one-row path does that.
+    if (imported && stock.fillsOnArrival(delta)) return this.defer(numbered, stock);
     if (!same) {
       const details = ProductDetails.create({
         name: input.name ?? product.name,
@@ -241,7 +222,7 @@ export class ImportBatch {
         price: input.price ?? product.price,
         quantityInStock: product.quantityInStock,
         backorderLimit: input.backorderLimit ?? product.backorderLimit,
-        lowStockThreshold: threshold,
+        lowStockThreshold: input.lowStockThreshold ?? product.lowStockThreshold,
         sku: input.sku ?? product.sku,
       });
       this.updates.push({ id: product.id, details, expectedVersion: product.version });
@@ -254,42 +235,45 @@ export class ImportBatch {
         this.skuOwners.set(sku, product.id);
       }
     }
-    if (plan) this.changes.set(product.id, withCrossing(product, threshold, plan, this.settings.lowStockHysteresis));
+    if (imported) this.changes.set(product.id, { stock, locationId, delta });
     this.touched.add(product.id);
     if (product.sku !== null) this.touched.add(product.sku.toLowerCase());
     if (sku !== undefined) this.touched.add(sku);
     return 'updated';
   }
 
-  /** The batch's writes: the details, the new products, then one change per product and its low-stock event. */
+  /**
+   * The batch's writes: the details, the new products, then one change per product (decided on the product as its
+   * details now are: its low-stock threshold may be a new one) and the low-stock events they cause.
+   */
   private async write(): Promise<void> {
     try {
-      const updated = await this.tx.products.updateDetailsMany(this.updates);
-      if (updated.length !== this.updates.length)
+      const updated = new Map((await this.tx.products.updateDetailsMany(this.updates)).map((p) => [p.id, p]));
+      if (updated.size !== this.updates.length)
         throw new Error('A product locked for the import was not at the version its lock read.');
       const created = await this.tx.products.addMany(
         this.creates.map(({ details }) => details),
         this.context,
       );
-      const planned = [...this.changes].map(([productId, change]) => ({ productId, ...change }));
+      const changes: StockChange[] = [];
+      for (const { stock, locationId, delta } of this.changes.values()) {
+        const current = stock.withProduct(updated.get(stock.product.id) ?? stock.product);
+        changes.push(decided(current.adjust(locationId, delta, this.settings, 'imported')));
+      }
       for (const [index, product] of created.entries()) {
         const { locationId, onHand } = this.creates[index]!;
         if (onHand === 0) continue;
-        // A product this transaction created has one empty level, at the default location, and no other writer yet.
-        const stock = { product, levels: [{ locationId: DEFAULT_LOCATION_ID, onHand: 0, reserved: 0, incoming: 0 }] };
-        const plan = planAdjustment(stock, locationId, onHand, 'imported');
-        if ('status' in plan) throw new Error(`A new product refused ${onHand} units: ${plan.status}.`);
-        const change = withCrossing(product, product.lowStockThreshold, plan, this.settings.lowStockHysteresis);
-        planned.push({ productId: product.id, ...change });
+        const imported = ProductStock.ofNew(product).adjust(locationId, onHand, this.settings, 'imported');
+        if (isRefusal(imported)) throw new Error(`A new product refused ${onHand} units: ${imported.status}.`);
+        changes.push(imported);
       }
-      const applications: StockApplication[] = planned.map(({ productId, change, alert }) => ({
-        productId,
-        changes: [change],
-        product: alert === undefined ? {} : { lowStockAlert: alert },
-      }));
-      await this.tx.levels.applyMany(applications, this.context);
-      for (const { productId, event, available, threshold } of planned)
-        if (event) await this.tx.outbox.add(newEvent(event, { productId, available, threshold }, this.context.at));
+      await this.tx.stock.saveMany(changes, this.context);
+      for (const change of changes)
+        for (const { signal } of change.steps)
+          if (signal) {
+            const data = { productId: change.productId, available: signal.available, threshold: signal.threshold };
+            await this.tx.outbox.add(newEvent(signal.event, data, this.context.at));
+          }
     } catch (error) {
       if (error instanceof DomainError) throw new BatchRefused(error);
       throw error;

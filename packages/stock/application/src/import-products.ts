@@ -9,12 +9,11 @@ import {
 } from '@platform/kernel';
 import {
   DEFAULT_LOCATION_ID,
-  levelAt,
+  isRefusal,
   type Location,
   type MovementContext,
   ProductDetails,
-  type ProductStock,
-  planAdjustment,
+  ProductStock,
   type StockTransaction,
 } from '@stock/domain';
 import {
@@ -30,10 +29,11 @@ import {
 import { type ImportRow, newProductDetails, type ProductRowInput, readImportRow, UnreadableRow } from './import-row';
 import {
   addProduct,
-  applyPlan,
+  decided,
   DEFAULT_STOCK_CHANGE_SETTINGS,
-  fillBackorders,
+  saveChange,
   type StockChangeSettings,
+  withFills,
 } from './stock-changes';
 
 export type { RowError } from './import-batch';
@@ -168,7 +168,7 @@ export const importResultFormat = {
  * parsed with the domain's rules and planned before anything is written, so a
  * row that fails is reported and the others go on; rows are applied a batch
  * per transaction. A row's onHand sets its location's on hand through the
- * stock path every arrival takes (lock, planAdjustment, one `imported`
+ * stock path every arrival takes (lock, ProductStock.adjust, one `imported`
  * movement, backorders filled, low stock decided), so the ledger sums as for
  * any other change.
  */
@@ -417,11 +417,11 @@ export class ImportProducts {
 
   /** The product a row names, locked with its levels: by id, by SKU, none (a new one), or why the row names none. */
   private async stockOf(tx: StockTransaction, input: ProductRowInput): Promise<ProductStock | undefined | string> {
-    if (input.id !== undefined) return (await tx.levels.lock(input.id)) ?? `id: no product has the id ${input.id}`;
+    if (input.id !== undefined) return (await tx.stock.lock(input.id)) ?? `id: no product has the id ${input.id}`;
     if (input.sku === undefined) return undefined;
     const product = await tx.products.findBySku(input.sku);
     // Removed between the two reads: the row makes it anew.
-    return product && tx.levels.lock(product.id);
+    return product && tx.stock.lock(product.id);
   }
 
   private async create(
@@ -436,11 +436,9 @@ export class ImportProducts {
     const product = await addProduct(tx, details, context, this.settings);
     const onHand = input.onHand ?? 0;
     if (onHand === 0) return 'created';
-    // A product this transaction created has one empty level, at the default location, and no other writer yet.
-    const stock = { product, levels: [{ locationId: DEFAULT_LOCATION_ID, onHand: 0, reserved: 0, incoming: 0 }] };
-    const plan = planAdjustment(stock, locationId, onHand, 'imported');
-    if ('status' in plan) return fail(`onHand: must be at most ${plan.available}`);
-    await applyPlan(tx, stock, [plan], 0, context, this.settings);
+    const imported = ProductStock.ofNew(product).adjust(locationId, onHand, this.settings, 'imported');
+    if (isRefusal(imported)) return fail(`onHand: must be at most ${imported.available}`);
+    await saveChange(tx, imported, context, this.settings);
     return 'created';
   }
 
@@ -453,11 +451,11 @@ export class ImportProducts {
     fail: (...problems: string[]) => RowError,
   ): Promise<RowOutcome | RowError> {
     const { product } = stock;
-    const delta = input.onHand === undefined ? 0 : input.onHand - levelAt(stock, locationId).onHand;
-    const plan = delta === 0 ? undefined : planAdjustment(stock, locationId, delta, 'imported');
-    if (plan && 'status' in plan) return fail(onHandProblem(stock, locationId, plan.status));
+    const delta = input.onHand === undefined ? 0 : input.onHand - stock.levelAt(locationId).onHand;
+    const imported = delta === 0 ? undefined : stock.adjust(locationId, delta, this.settings, 'imported');
+    if (imported && isRefusal(imported)) return fail(onHandProblem(stock, locationId, imported.status));
     const same = sameDetails(product, input);
-    if (same && !plan) return 'unchanged';
+    if (same && !imported) return 'unchanged';
     let current = product;
     if (!same) {
       const details = ProductDetails.create({
@@ -473,9 +471,10 @@ export class ImportProducts {
       if (outcome.status !== 'updated') return fail(`id: product ${product.id} changed while it was imported`);
       current = outcome.product;
     }
-    if (plan) {
-      const after = await applyPlan(tx, { ...stock, product: current }, [plan], 0, context, this.settings);
-      if (delta > 0) await fillBackorders(tx, after, locationId, context, this.settings);
+    if (imported) {
+      // Decided again on the product as its details now are: its low-stock threshold may be a new one.
+      const change = decided(stock.withProduct(current).adjust(locationId, delta, this.settings, 'imported'));
+      await saveChange(tx, await withFills(tx, change, locationId, delta, this.settings), context, this.settings);
     }
     return 'updated';
   }

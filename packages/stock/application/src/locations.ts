@@ -44,7 +44,7 @@ export class Locations {
 
   /** A product's stock at each location it has a level at, in location id order. */
   async levelsOf(productId: number): Promise<StockLevelView[]> {
-    const levels = await this.unitOfWork.run((tx) => tx.levels.list(productId), { singleCall: true });
+    const levels = await this.unitOfWork.run((tx) => tx.stock.list(productId), { singleCall: true });
     if (!levels) throw new ProductNotFoundError(productId);
     return levels.map((level) => ({ ...level, available: levelAvailable(level) }));
   }

@@ -4,8 +4,8 @@ import {
   BackorderNotFilledError,
   type HeldLine,
   isReachableBy,
+  isRefusal,
   type LineHold,
-  planSettlement,
   type Reservation,
   type ReservationLine,
   ReservationNotFoundError,
@@ -14,7 +14,7 @@ import {
   type StockTransaction,
   transitionFrom,
 } from '@stock/domain';
-import { applyPlan, DEFAULT_STOCK_CHANGE_SETTINGS, type StockChangeSettings } from './stock-changes';
+import { DEFAULT_STOCK_CHANGE_SETTINGS, saveChange, type StockChangeSettings } from './stock-changes';
 import { reservationEndedEvent } from './webhook-events';
 
 /**
@@ -102,7 +102,7 @@ export async function expireReservations(
 /**
  * Settles the lines of reservations just moved to `to`, in product id order,
  * and writes the event of each order's reservation. Each line is settled at
- * exactly the locations its hold was allocated to (planSettlement): commit
+ * exactly the locations its hold was allocated to (ProductStock.settle): commit
  * takes the units out of stock there, release and expiry give them back there
  * and drop its backordered units. Committing a line whose backordered units
  * have not arrived throws BackorderNotFilledError; a product that refuses
@@ -129,14 +129,14 @@ async function settleLines(
   lines.sort((a, b) => a.line.productId - b.line.productId);
   for (const { line, reservationId, actor } of lines) {
     const { productId } = line;
-    const stock = await tx.levels.lock(productId);
+    const stock = await tx.stock.lock(productId);
     const hold = await tx.reservations.holdOf(reservationId, productId);
     if (hold.backordered > 0 || !carries(line, hold)) asCarried = false;
     if (!stock)
       throw new Error(`Product ${productId}, held by reservation ${reservationId}, is gone: nothing was changed.`);
-    const plan = planSettlement(hold, to);
-    if ('status' in plan) throw new BackorderNotFilledError(reservationId, productId, plan.backordered);
-    await applyPlan(tx, stock, plan.changes, plan.backordered, { at, reservationId, requestId, actor }, settings);
+    const settled = stock.settle(hold, to, settings);
+    if (isRefusal(settled)) throw new BackorderNotFilledError(reservationId, productId, settled.backordered);
+    await saveChange(tx, settled, { at, reservationId, requestId, actor }, settings);
     if (hold.backordered > 0) await tx.reservations.dropBackorder(reservationId, productId);
   }
   for (const reservation of reservations) {

@@ -1,24 +1,18 @@
 import { newEvent } from '@commerce/contracts';
 import {
-  type AppendedMovement,
   DEFAULT_LOCATION_ID,
-  fillChange,
-  type LevelChange,
-  levelAt,
-  lowStockCrossing,
+  isRefusal,
   type MovementContext,
-  planFills,
   type Product,
   type ProductDetails,
-  type ProductStock,
+  type StockChange,
+  type StockPolicy,
   type StockTransaction,
 } from '@stock/domain';
 import { levelChangedEvent } from './webhook-events';
 
-/** How stock changes behave beside the plan: the low-stock alert's hysteresis, and the events for webhooks. */
-export interface StockChangeSettings {
-  /** LOW_STOCK_HYSTERESIS: how far above its threshold a low product must come back to be restored (default 1). */
-  readonly lowStockHysteresis: number;
+/** How stock changes behave beside the rules: the aggregate's policy, and the events for webhooks. */
+export interface StockChangeSettings extends StockPolicy {
   /**
    * WEBHOOKS=on: write the events only outside listeners take, in the change's transaction: one stock.level.changed
    * per ledger movement, stock.reservation.held and .ended for every hold. It also turns the one-statement paths off
@@ -29,44 +23,57 @@ export interface StockChangeSettings {
 
 export const DEFAULT_STOCK_CHANGE_SETTINGS: StockChangeSettings = { lowStockHysteresis: 1 };
 
-/** How much a change moves what is available: on hand in, held out, backordered out. */
-function availableDelta(changes: readonly LevelChange[], backordered: number): number {
-  return changes.reduce((sum, { onHand, reserved }) => sum + onHand - reserved, 0) - backordered;
+/**
+ * Saves what the ProductStock aggregate decided, with its ledger, and in the
+ * same transaction the events it causes, in the order it made them: with
+ * webhook events on, one stock.level.changed per movement; each low-stock
+ * crossing; and the backordered holds it filled, recorded on their
+ * reservations. Answers the product after.
+ */
+export async function saveChange(
+  tx: StockTransaction,
+  change: StockChange,
+  context: MovementContext,
+  settings: Pick<StockChangeSettings, 'webhookEvents'>,
+): Promise<Product> {
+  const appended = await tx.stock.save(change, context);
+  const { product } = change.after;
+  let next = 0;
+  for (const { movements, signal } of change.steps) {
+    const made = appended.slice(next, (next += movements.length));
+    if (settings.webhookEvents)
+      for (const movement of made) await tx.outbox.add(levelChangedEvent(product.id, product.sku, movement));
+    if (signal) {
+      const data = { productId: product.id, available: signal.available, threshold: signal.threshold };
+      await tx.outbox.add(newEvent(signal.event, data, context.at));
+    }
+  }
+  for (const fill of change.fills) await tx.reservations.recordFill(product.id, fill);
+  return product;
 }
 
 /**
- * Applies a plan to a product its transaction locked, and writes the
- * low-stock event it causes in the same transaction. Whether it crosses the
- * threshold is decided from this change's own before (the locked product) and
- * after, and the alert flag moves in the same write, so concurrent changes
- * see each crossing exactly once.
+ * Stock that arrived at `locationId` (`arrived` units: an adjustment up, a
+ * transfer received or cancelled) fills the product's backordered holds
+ * there first, oldest first: the change, then its fills, saved as one.
  */
-export async function applyPlan(
+export async function withFills(
   tx: StockTransaction,
-  stock: ProductStock,
-  changes: readonly LevelChange[],
-  backordered: number,
-  context: MovementContext,
-  settings: StockChangeSettings,
-): Promise<Product> {
-  const { product } = stock;
-  const after = product.availableQuantity + availableDelta(changes, backordered);
-  const crossing = lowStockCrossing(product, after, settings.lowStockHysteresis);
-  const alert = crossing.alert === product.stock.lowStockAlert ? {} : { lowStockAlert: crossing.alert };
-  const appended: AppendedMovement[] | undefined = settings.webhookEvents ? [] : undefined;
-  const changed = await tx.levels.apply(
-    product.id,
-    changes,
-    { ...(backordered !== 0 && { backordered }), ...alert },
-    context,
-    appended,
-  );
-  await addLevelEvents(tx, changed, appended);
-  if (crossing.event) {
-    const data = { productId: product.id, available: after, threshold: product.lowStockThreshold };
-    await tx.outbox.add(newEvent(crossing.event, data, context.at));
-  }
-  return changed;
+  change: StockChange,
+  locationId: number,
+  arrived: number,
+  policy: StockPolicy,
+): Promise<StockChange> {
+  if (!change.after.fillsOnArrival(arrived)) return change;
+  const backorders = await tx.reservations.backorders(change.productId);
+  return change.followedBy(change.after.fill(locationId, backorders, policy));
+}
+
+/** The change a verb answered, when the caller has already ruled its refusals out (they cannot be answered twice). */
+export function decided<T extends object>(answer: T | undefined): Exclude<T, { readonly status: string }> {
+  if (answer === undefined || isRefusal(answer))
+    throw new Error(`The stock refused a change it had allowed from the same lock: ${JSON.stringify(answer)}.`);
+  return answer as Exclude<T, { readonly status: string }>;
 }
 
 /**
@@ -83,52 +90,8 @@ export async function addProduct(
   if (settings.webhookEvents) {
     const [created] = await tx.movements.list(product.id, { after: 0, limit: 1 });
     const level = { locationId: DEFAULT_LOCATION_ID, onHand: product.quantityInStock, reserved: 0 };
-    if (created) await addLevelEvents(tx, product, [{ ...created, ...level, at: context.at }]);
+    if (created)
+      await tx.outbox.add(levelChangedEvent(product.id, product.sku, { ...created, ...level, at: context.at }));
   }
   return product;
-}
-
-/** One stock.level.changed per movement a change appended, in ledger order, in its transaction (webhookEvents). */
-export async function addLevelEvents(
-  tx: StockTransaction,
-  product: Pick<Product, 'id' | 'sku'>,
-  appended: readonly AppendedMovement[] | undefined,
-): Promise<void> {
-  for (const movement of appended ?? []) await tx.outbox.add(levelChangedEvent(product.id, product.sku, movement));
-}
-
-/**
- * Stock arrived at `locationId` (an adjustment up, a transfer received or
- * cancelled): it fills the product's backordered holds there, oldest first,
- * each fill one movement, in the transaction that brought the stock. Answers
- * the product after.
- */
-export async function fillBackorders(
-  tx: StockTransaction,
-  product: Product,
-  locationId: number,
-  context: MovementContext,
-  settings: StockChangeSettings,
-): Promise<Product> {
-  if (product.backorderedQuantity === 0) return product;
-  const backorders = await tx.reservations.backorders(product.id);
-  let stock = (await tx.levels.lock(product.id))!;
-  for (const fill of planFills(levelAt(stock, locationId), backorders)) {
-    const filled = await applyPlan(
-      tx,
-      stock,
-      [fillChange(fill)],
-      -fill.quantity,
-      { ...context, reservationId: fill.reservationId },
-      settings,
-    );
-    await tx.reservations.recordFill(product.id, fill);
-    stock = {
-      product: filled,
-      levels: stock.levels.map((level) =>
-        level.locationId === locationId ? { ...level, reserved: level.reserved + fill.quantity } : level,
-      ),
-    };
-  }
-  return stock.product;
 }

@@ -1,9 +1,8 @@
 import type { Clock, OnceResult, UnitOfWork } from '@platform/kernel';
 import {
   InsufficientStockError,
+  isRefusal,
   LocationNotFoundError,
-  planTransferEnd,
-  planTransferOut,
   ProductNotFoundError,
   type StockTransaction,
   type StockTransfer,
@@ -13,7 +12,7 @@ import {
   transferTransition,
 } from '@stock/domain';
 import type { WriteOptions } from './options';
-import { applyPlan, DEFAULT_STOCK_CHANGE_SETTINGS, fillBackorders, type StockChangeSettings } from './stock-changes';
+import { DEFAULT_STOCK_CHANGE_SETTINGS, saveChange, type StockChangeSettings, withFills } from './stock-changes';
 
 export interface TransferSettings extends Partial<StockChangeSettings> {
   readonly clock: Clock;
@@ -64,11 +63,11 @@ export class StockTransfers {
       // Claimed first: a concurrent request with the same reference waits here for this one, then answers it.
       if ((await tx.transfers.claim(transfer)) === 'taken')
         return { value: (await tx.transfers.findByReference(request.reference))!, replayed: true };
-      const stock = await tx.levels.lock(request.productId);
+      const stock = await tx.stock.lock(request.productId);
       if (!stock) throw new ProductNotFoundError(request.productId);
-      const plan = planTransferOut(stock, transfer);
-      if ('status' in plan) throw new InsufficientStockError(request.productId, plan.available, -request.quantity);
-      await applyPlan(tx, stock, plan, 0, { at: now, requestId, actor: caller }, this.changeSettings);
+      const sent = stock.sendTransfer(transfer, this.changeSettings);
+      if (isRefusal(sent)) throw new InsufficientStockError(request.productId, sent.available, -request.quantity);
+      await saveChange(tx, sent, { at: now, requestId, actor: caller }, this.changeSettings);
       return { value: transfer, replayed: false };
     });
   }
@@ -108,12 +107,12 @@ export class StockTransfers {
         if (now.status === to) return now;
         throw new TransferNotInTransitError(id, now.status);
       }
-      const stock = await tx.levels.lock(moved.productId);
+      const stock = await tx.stock.lock(moved.productId);
       if (!stock) throw new Error(`Product ${moved.productId}, in transfer ${id}, is gone: nothing was changed.`);
-      const context = { at, requestId, actor: caller };
-      const product = await applyPlan(tx, stock, planTransferEnd(moved, to), 0, context, this.changeSettings);
       const arrival = to === 'received' ? moved.toLocationId : moved.fromLocationId;
-      await fillBackorders(tx, product, arrival, context, this.changeSettings);
+      const ended = stock.endTransfer(moved, to, this.changeSettings);
+      const change = await withFills(tx, ended, arrival, moved.quantity, this.changeSettings);
+      await saveChange(tx, change, { at, requestId, actor: caller }, this.changeSettings);
       return moved;
     });
   }

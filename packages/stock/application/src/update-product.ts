@@ -1,9 +1,9 @@
 import type { Clock } from '@platform/kernel';
 import {
   InsufficientStockError,
+  isRefusal,
   type MovementContext,
   NEEDS_PLAN,
-  planStockReplacement,
   type Product,
   type ProductDetails,
   ProductNotFoundError,
@@ -11,7 +11,7 @@ import {
   type StockUnitOfWork,
   VersionMismatchError,
 } from '@stock/domain';
-import { applyPlan, DEFAULT_STOCK_CHANGE_SETTINGS, type StockChangeSettings } from './stock-changes';
+import { decided, DEFAULT_STOCK_CHANGE_SETTINGS, saveChange, type StockChangeSettings } from './stock-changes';
 
 export interface UpdateOptions {
   /** Update only if nobody changed the product since this version was read. */
@@ -31,7 +31,8 @@ export class UpdateProduct {
   /**
    * Replaces the details (settings it leaves out stay); a new quantityInStock
    * is set at the default location, never below what is held there, and only
-   * while the product has stock at no other location. Where the store can, a
+   * while the product has stock at no other location (ProductStock.replace
+   * decides). Where the store can, a
    * PUT that is one plain change is made in one statement first
    * (replaceAtOnce); anything else, refusals included, is decided by the
    * transaction.
@@ -45,12 +46,12 @@ export class UpdateProduct {
     const atOnce = await this.atOnce(id, details, expectedVersion, context);
     if (atOnce) return atOnce;
     return this.unitOfWork.run(async (tx) => {
-      const stock = await tx.levels.lock(id);
+      const stock = await tx.stock.lock(id);
       if (!stock) throw new ProductNotFoundError(id);
       if (expectedVersion !== undefined && stock.product.version !== expectedVersion)
         throw new VersionMismatchError(id, stock.product.version);
-      const replacement = planStockReplacement(stock, details.quantityInStock);
-      if (replacement && 'status' in replacement) {
+      const replacement = stock.replace(details.quantityInStock, this.settings);
+      if (replacement && isRefusal(replacement)) {
         if (replacement.status === 'several-locations') throw new StockAtSeveralLocationsError(id);
         const { quantityInStock, reservedQuantity } = replacement;
         throw new InsufficientStockError(
@@ -63,7 +64,9 @@ export class UpdateProduct {
       if (outcome.status === 'not-found') throw new ProductNotFoundError(id);
       if (outcome.status === 'version-mismatch') throw new VersionMismatchError(id, outcome.currentVersion);
       if (!replacement) return outcome.product;
-      return applyPlan(tx, { ...stock, product: outcome.product }, [replacement], 0, context, this.settings);
+      // Decided again on the product as its details now are: its low-stock threshold may be a new one.
+      const change = decided(stock.withProduct(outcome.product).replace(details.quantityInStock, this.settings));
+      return saveChange(tx, change, context, this.settings);
     });
   }
 
@@ -80,10 +83,9 @@ export class UpdateProduct {
     // A PUT that names a SKU takes the transaction, where the store checks it is free; with webhook events on, every
     // change writes outbox rows, which the one statement does not.
     if (!this.unitOfWork.changesAtOnce || details.sku !== undefined || this.settings.webhookEvents) return undefined;
-    const { lowStockHysteresis } = this.settings;
     const outcome = await this.unitOfWork.run(
       async (tx) =>
-        (await tx.levels.replaceAtOnce?.(id, details, expectedVersion, context, lowStockHysteresis)) ?? NEEDS_PLAN,
+        (await tx.stock.replaceAtOnce?.(id, details, expectedVersion, context, this.settings)) ?? NEEDS_PLAN,
       { singleCall: true },
     );
     return outcome.status === 'changed' ? outcome.product : undefined;

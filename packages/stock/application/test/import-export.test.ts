@@ -47,7 +47,7 @@ function importAndExport(open: OpenStockStore): void {
   const location = (code: string) =>
     new Locations(store.unitOfWork).create(LocationDraft.create({ code, name: `Location ${code}` }));
   const levels = async (p: Pick<Product, 'id'>) =>
-    Object.fromEntries(((await store.levels.list(p.id)) ?? []).map((l) => [l.locationCode, l.onHand]));
+    Object.fromEntries(((await store.stock.list(p.id)) ?? []).map((l) => [l.locationCode, l.onHand]));
   const movements = async (p: Pick<Product, 'id'>) =>
     (await store.movements.list(p.id, { after: 0, limit: 1000 })).map((m) => `${m.kind} ${m.quantityDelta}`);
   const exported = async () => {

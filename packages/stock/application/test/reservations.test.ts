@@ -16,7 +16,9 @@ import {
   DEFAULT_LOCATION_ID,
   InsufficientStockError,
   type Product,
-  type StockLevelRepository,
+  type ProductStockRepository,
+  type StockChange,
+  type MovementContext,
   ProductReservedError,
   type ReservationLine,
   ReservationNotFoundError,
@@ -333,16 +335,13 @@ function reservationUseCases(open: OpenStockStore): void {
     const refusing: UnitOfWork<StockTransaction> = {
       run: (work, options) =>
         store.unitOfWork.run((tx) => {
-          const levels = Object.assign(Object.create(tx.levels) as StockLevelRepository, {
-            apply: (
-              id: number,
-              ...rest: Parameters<StockLevelRepository['apply']> extends [number, ...infer R] ? R : never
-            ) =>
-              id === b.id
+          const stock = Object.assign(Object.create(tx.stock) as ProductStockRepository, {
+            save: (change: StockChange, context: MovementContext) =>
+              change.productId === b.id
                 ? Promise.reject(new Error(`Product ${b.id} refused to settle 1: its level holds less.`))
-                : tx.levels.apply(id, ...rest),
+                : tx.stock.save(change, context),
           });
-          return work({ ...tx, levels });
+          return work({ ...tx, stock });
         }, options),
     };
     await expect(new CommitReservation(refusing, clock).execute(reservation.id, OWNER)).to.be.rejectedWith(

@@ -316,6 +316,24 @@ function stockByLocation(open: OpenStockStore): void {
       expect(await reload(p)).to.include({ backorderedQuantity: 0, reservedQuantity: 0, quantityInStock: 1 });
       await expectLedgerToSumByLocation(p);
     });
+
+    it('fills a line that named a location only with stock that arrives there, not with stock elsewhere', async () => {
+      const east = (await location('east')).id;
+      const p = await product(0, { backorderLimit: 5 });
+      const atEast = await hold([{ productId: p.id, quantity: 2, locationId: east }], { allowBackorder: true });
+      const anywhere = await hold([{ productId: p.id, quantity: 1 }], { allowBackorder: true });
+      await adjust(p.id, 3);
+      // The default location's stock fills the line that named none; the one that named east still waits.
+      expect(await reload(p)).to.include({ backorderedQuantity: 2, reservedQuantity: 1, quantityInStock: 3 });
+      const commit = new CommitReservation(store.unitOfWork, clock);
+      await expect(commit.execute(atEast.id, OWNER)).to.be.rejectedWith(BackorderNotFilledError);
+      await commit.execute(anywhere.id, OWNER);
+      await adjust(p.id, 2, east);
+      expect(await levels(p)).to.deep.include({ [east]: { onHand: 2, reserved: 2, incoming: 0 } });
+      await commit.execute(atEast.id, OWNER);
+      expect(await reload(p)).to.include({ backorderedQuantity: 0, reservedQuantity: 0, quantityInStock: 2 });
+      await expectLedgerToSumByLocation(p);
+    });
   });
 
   describe('low stock', () => {

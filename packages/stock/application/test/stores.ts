@@ -1,5 +1,5 @@
 import { openInMemoryStockStore } from '@stock/persistence-memory/testing';
-import { openScratchStore } from '@stock/persistence-mikro-orm/testing';
+import { openScratchStore } from '@stock/persistence-sql/testing';
 import type { OpenStockStore } from '@stock/test-kit';
 
 /** Every store the use cases run on, named as the suites' titles say it: memory, SQLite and PostgreSQL. */

@@ -1,6 +1,7 @@
 import { isProductId, Money } from '@commerce/shared-kernel';
 import { allValid, INT32_MAX, Invalid, type Parser } from '@platform/kernel';
-import { availableQuantity } from './stock-rules';
+import { evaluate, holds, type Values } from './stock/condition';
+import { AVAILABLE, type ProductName, STOCK_STATE } from './stock/rules';
 
 export const NAME_MAX_LENGTH = 200;
 export const SKU_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
@@ -131,7 +132,7 @@ export class ProductDetails implements ProductDetailsInput {
     );
   }
 
-  /** The same details with another stock, which the caller has kept within STOCK_MIN..STOCK_MAX. */
+  /** The same details with another stock, which the caller has kept within 0..STOCK_MAX. */
   withQuantityInStock(quantityInStock: number): ProductDetails {
     if (quantity(quantityInStock) instanceof Invalid) throw new RangeError(`Not a stock quantity: ${quantityInStock}`);
     const { name, description, price, backorderLimit, lowStockThreshold, sku } = this;
@@ -170,10 +171,10 @@ export interface ProductStockState {
 
 const NO_BACKORDERS: ProductStockState = { backorderedQuantity: 0, lowStockAlert: false };
 
-/** What a product's stock state is called at `available` with this threshold (0 = never low). */
-export function stockStateOf(available: number, lowStockThreshold: number): StockState {
-  if (available <= 0) return 'out';
-  return available < lowStockThreshold ? 'low' : 'in';
+/** What a product's stock state is called (STOCK_STATE). */
+export function stockStateOf(product: Values<ProductName>): StockState {
+  if (holds(STOCK_STATE.out, product)) return 'out';
+  return holds(STOCK_STATE.low, product) ? 'low' : 'in';
 }
 
 export class Product implements ProductDetailsInput {
@@ -216,7 +217,7 @@ export class Product implements ProductDetailsInput {
    * fills). Below 0 only while backorders wait.
    */
   get availableQuantity(): number {
-    return availableQuantity(this) - this.stock.backorderedQuantity;
+    return evaluate(AVAILABLE, this);
   }
 
   get backorderedQuantity(): number {
@@ -236,7 +237,7 @@ export class Product implements ProductDetailsInput {
   }
 
   get stockState(): StockState {
-    return stockStateOf(this.availableQuantity, this.lowStockThreshold);
+    return stockStateOf(this);
   }
 
   get name(): string {

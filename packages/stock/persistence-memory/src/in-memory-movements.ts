@@ -1,48 +1,41 @@
 import type { InMemoryTransaction } from '@platform/memory';
-import type { AppendedMovement, LocationLevel, MovementContext, MovementOf, Product } from '@stock/domain';
+import type { AppendedMovement, Movement, MovementContext } from '@stock/domain';
 import type { InMemoryStockTables } from './in-memory-stock-tables';
 
 /**
- * Appends one movement of `product`'s ledger, staged in `tx`: the deltas at
- * the change's location, the product's totals after it, the product's next
- * sequence number (a counter staged in the same transaction, so a rollback
- * leaves no gap), and the trace it was made in. Answers the movement with the
- * location's level after it (`level`).
+ * Appends movements of `productId`'s ledger as the aggregate decided them,
+ * staged in `tx` with the change's context: each gets the next id, and the
+ * product's sequence counter moves to the last one's (staged too, so a
+ * rollback leaves no gap). Answers them as appended, in ledger order.
  */
-export function appendMovement(
+export function appendMovements(
   tables: InMemoryStockTables,
   tx: InMemoryTransaction,
-  product: Pick<Product, 'id' | 'quantityInStock' | 'reservedQuantity'>,
-  movement: MovementOf & { readonly onHand: number; readonly reserved: number },
+  productId: number,
+  movements: readonly Movement[],
   context: MovementContext,
-  level: Pick<LocationLevel, 'onHand' | 'reserved'>,
-): AppendedMovement {
-  const id = tables.nextMovementId();
-  const sequence = (tables.movementSequences.get(product.id, tx) ?? 0) + 1;
-  tables.movementSequences.set(product.id, sequence, tx);
+): AppendedMovement[] {
   const traceId = context.traceId ?? tables.traceId?.();
-  tables.movements.set(
-    id,
-    {
+  return movements.map(({ onHand, reserved, reservationId, ...movement }) => {
+    const id = tables.nextMovementId();
+    const reservation = reservationId ?? context.reservationId;
+    tables.movements.set(
       id,
-      productId: product.id,
-      locationId: movement.locationId,
-      ...(movement.transferId !== undefined && { transferId: movement.transferId }),
-      kind: movement.kind,
-      quantityDelta: movement.onHand,
-      reservedDelta: movement.reserved,
-      quantityAfter: product.quantityInStock,
-      reservedAfter: product.reservedQuantity,
-      at: context.at,
-      ...(context.reason !== undefined && { reason: context.reason }),
-      ...(context.reservationId !== undefined && { reservationId: context.reservationId }),
-      ...(context.requestId !== undefined && { requestId: context.requestId }),
-      ...(context.actor !== undefined && { actor: context.actor }),
-      ...(traceId !== undefined && { traceId }),
-      sequence,
-    },
-    tx,
-  );
-  const { kind, locationId } = movement;
-  return { id, sequence, kind, locationId, onHand: level.onHand, reserved: level.reserved, at: context.at };
+      {
+        id,
+        productId,
+        ...movement,
+        at: context.at,
+        ...(context.reason !== undefined && { reason: context.reason }),
+        ...(reservation !== undefined && { reservationId: reservation }),
+        ...(context.requestId !== undefined && { requestId: context.requestId }),
+        ...(context.actor !== undefined && { actor: context.actor }),
+        ...(traceId !== undefined && { traceId }),
+      },
+      tx,
+    );
+    tables.movementSequences.set(productId, movement.sequence, tx);
+    const { sequence, kind, locationId } = movement;
+    return { id, sequence, kind, locationId, onHand, reserved, at: context.at };
+  });
 }

@@ -1,20 +1,18 @@
 import type { InMemoryTransaction } from '@platform/memory';
 import {
   type DetailsUpdate,
-  change,
   DEFAULT_LOCATION_ID,
   type MovementContext,
   Product,
   type ProductDetails,
   type ProductPageQuery,
   type ProductRepository,
-  productRemovalBlocked,
   type ProductSearch,
-  type RemoveOutcome,
+  ProductStock,
   SkuTakenError,
   type UpdateOutcome,
 } from '@stock/domain';
-import { appendMovement } from './in-memory-movements';
+import { appendMovements } from './in-memory-movements';
 import { searchProducts } from './in-memory-product-search';
 import { type InMemoryStockTables, levelKey } from './in-memory-stock-tables';
 
@@ -41,10 +39,7 @@ export class InMemoryProductRepository implements ProductRepository {
       tx,
     );
     // Unlike a level change, creation is recorded even with no stock: the ledger starts with it.
-    appendMovement(this.tables, tx, product, change('created', DEFAULT_LOCATION_ID, { onHand: stock }), context, {
-      onHand: stock,
-      reserved: 0,
-    });
+    appendMovements(this.tables, tx, product.id, [ProductStock.opening(details)], context);
     return product;
   }
 
@@ -125,17 +120,16 @@ export class InMemoryProductRepository implements ProductRepository {
   }
 
   /** Removes the product with its levels and its lines' holds, as the databases' cascades do. */
-  async remove(id: number): Promise<RemoveOutcome> {
+  async remove(id: number, version: number): Promise<boolean> {
     const product = this.tables.products.get(id, this.tx);
-    if (!product) return { status: 'not-found' };
-    if (productRemovalBlocked({ product, levels: this.tables.levelsOf(id, this.tx) })) return { status: 'blocked' };
+    if (product?.version !== version) return false;
     const tx = this.writable();
     this.tables.products.delete(id, tx);
     for (const [key, row] of [...this.tables.levels.entries(tx)])
       if (row.productId === id) this.tables.levels.delete(key, tx);
     for (const table of [this.tables.allocations, this.tables.backorders])
       for (const [key, row] of [...table.entries(tx)]) if (row.productId === id) table.delete(key, tx);
-    return { status: 'removed' };
+    return true;
   }
 
   /** The databases' unique index on lower(sku), as a check: another product with this SKU in any case refuses it. */

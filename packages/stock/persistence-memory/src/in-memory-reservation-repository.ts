@@ -79,7 +79,15 @@ export class InMemoryReservationRepository implements ReservationRepository {
     this.tables.allocations.set(key, { reservationId, productId, allocations }, tx);
     if (hold.backordered > 0) {
       const seq = this.tables.nextBackorderSeq();
-      this.tables.backorders.set(key, { reservationId, productId, quantity: hold.backordered, seq }, tx);
+      const { locationId } = hold;
+      const row = {
+        reservationId,
+        productId,
+        quantity: hold.backordered,
+        seq,
+        ...(locationId !== undefined && { locationId }),
+      };
+      this.tables.backorders.set(key, row, tx);
     } else this.tables.backorders.delete(key, tx);
   }
 
@@ -98,7 +106,11 @@ export class InMemoryReservationRepository implements ReservationRepository {
           row.productId === productId && this.tables.reservations.get(row.reservationId, this.tx)?.status === 'held',
       )
       .sort((a, b) => a.seq - b.seq)
-      .map(({ reservationId, quantity }) => ({ reservationId, quantity }));
+      .map(({ reservationId, quantity, locationId }) => ({
+        reservationId,
+        quantity,
+        ...(locationId !== undefined && { locationId }),
+      }));
   }
 
   /** Moves the fill's units from the line's backorder (gone when it reaches 0) to its allocation at the location. */

@@ -11,16 +11,16 @@ import type { OutboxStore } from '@platform/outbox';
 import type {
   LocationRepository,
   ProductRepository,
+  ProductStockRepository,
   ReservationRepository,
-  StockLevelRepository,
   StockMovementRepository,
   StockTransaction,
   TransferRepository,
 } from '@stock/domain';
 import { InMemoryLocationRepository } from './in-memory-location-repository';
 import { InMemoryProductRepository } from './in-memory-product-repository';
+import { InMemoryProductStockRepository } from './in-memory-product-stock-repository';
 import { InMemoryReservationRepository } from './in-memory-reservation-repository';
-import { InMemoryStockLevelRepository } from './in-memory-stock-level-repository';
 import { InMemoryStockMovementRepository } from './in-memory-stock-movement-repository';
 import { InMemoryStockTables } from './in-memory-stock-tables';
 import { InMemoryTransferRepository } from './in-memory-transfer-repository';
@@ -42,8 +42,8 @@ export class InMemoryStockStore {
   /** Committed state, for reads outside any unit of work. */
   readonly products: ProductRepository;
   readonly locations: LocationRepository;
-  /** Reads only (`list`): locking and applying belong inside a unit of work. */
-  readonly levels: StockLevelRepository;
+  /** Reads only (`list`): locking and saving belong inside a unit of work. */
+  readonly stock: ProductStockRepository;
   readonly transfers: TransferRepository;
   readonly reservations: ReservationRepository;
   readonly movements: StockMovementRepository;
@@ -57,7 +57,7 @@ export class InMemoryStockStore {
     const tables = new InMemoryStockTables(traceId);
     this.products = new InMemoryProductRepository(tables);
     this.locations = new InMemoryLocationRepository(tables);
-    this.levels = new InMemoryStockLevelRepository(tables);
+    this.stock = new InMemoryProductStockRepository(tables);
     this.transfers = new InMemoryTransferRepository(tables);
     this.reservations = new InMemoryReservationRepository(tables);
     this.movements = new InMemoryStockMovementRepository(tables);
@@ -70,7 +70,7 @@ export class InMemoryStockStore {
           const members: StockTransaction = {
             products: new InMemoryProductRepository(tables, tx),
             locations: new InMemoryLocationRepository(tables, tx),
-            levels: new InMemoryStockLevelRepository(tables, tx),
+            stock: new InMemoryProductStockRepository(tables, tx),
             transfers: new InMemoryTransferRepository(tables, tx),
             reservations: new InMemoryReservationRepository(tables, tx),
             movements: new InMemoryStockMovementRepository(tables, tx),

@@ -29,6 +29,8 @@ export interface BackorderRow {
   readonly productId: number;
   readonly quantity: number;
   readonly seq: number;
+  /** The location the line named: only stock there fills it. */
+  readonly locationId?: number;
 }
 
 /** The key of a row that belongs to a product at a location, or to a reservation's line. */

@@ -4,9 +4,8 @@ import {
   locationRepositoryContract,
   productRepositoryContract,
   productSearchContract,
+  productStockRepositoryContract,
   reservationRepositoryContract,
-  stockLevelRepositoryContract,
-  stockRulesContract,
   transferRepositoryContract,
   unitOfWorkContract,
 } from '@stock/test-kit';
@@ -15,12 +14,11 @@ import { openInMemoryStockStore as open } from './memory-store';
 describe('InMemoryProductRepository', () => productRepositoryContract(open));
 describe('InMemoryProductRepository: SKUs and search', () => productSearchContract(open));
 describe('InMemoryLocationRepository', () => locationRepositoryContract(open));
-describe('InMemoryStockLevelRepository', () => stockLevelRepositoryContract(open));
+describe('InMemoryProductStockRepository', () => productStockRepositoryContract(open));
 describe('InMemoryTransferRepository', () => transferRepositoryContract(open));
 describe('InMemoryReservationRepository', () => reservationRepositoryContract(open));
-describe('The stock plans and the guard of InMemoryStockLevelRepository', () => stockRulesContract(open));
 describe('InMemoryStockStore changes at once', () => {
-  it('has none: every stock change takes the transaction (lock, plan, apply)', async function () {
+  it('has none: every stock change takes the transaction (lock, decide, save)', async function () {
     const store = await open(this, Date.now);
     try {
       expect(store.unitOfWork.changesAtOnce ?? false).to.equal(false);

@@ -3,7 +3,9 @@ import { InMemoryStockStore } from '../src';
 
 /** The suites' store in memory: a fresh InMemoryStockStore per suite, and again on every reset. */
 export const openInMemoryStockStore: OpenStockStore = async (_context, now) => {
-  let store = new InMemoryStockStore({ idempotencyTtlMs: CONTRACT_TTL_MS, now });
+  let trace: string | undefined;
+  const fresh = () => new InMemoryStockStore({ idempotencyTtlMs: CONTRACT_TTL_MS, now, traceId: () => trace });
+  let store = fresh();
   return {
     get unitOfWork() {
       return store.unitOfWork;
@@ -14,8 +16,8 @@ export const openInMemoryStockStore: OpenStockStore = async (_context, now) => {
     get locations() {
       return store.locations;
     },
-    get levels() {
-      return store.levels;
+    get stock() {
+      return store.stock;
     },
     get transfers() {
       return store.transfers;
@@ -29,8 +31,16 @@ export const openInMemoryStockStore: OpenStockStore = async (_context, now) => {
     get outbox() {
       return store.outbox;
     },
+    withTrace: async (traceId, work) => {
+      trace = traceId;
+      try {
+        return await work();
+      } finally {
+        trace = undefined;
+      }
+    },
     reset: async () => {
-      store = new InMemoryStockStore({ idempotencyTtlMs: CONTRACT_TTL_MS, now });
+      store = fresh();
     },
     close: async () => {},
   };

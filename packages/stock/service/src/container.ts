@@ -32,12 +32,12 @@ import { createStockApp } from '@stock/http-koa';
 import { orderEventsHandler, STOCK_QUEUE } from '@stock/messaging';
 import { InMemoryStockStore } from '@stock/persistence-memory';
 import {
-  MikroOrmProductRepository,
-  MikroOrmReservationRepository,
-  MikroOrmStockMovementRepository,
-  MikroOrmUnitOfWork,
+  SqlProductRepository,
+  SqlReservationRepository,
+  SqlStockMovementRepository,
+  SqlUnitOfWork,
   openStockDatabase,
-} from '@stock/persistence-mikro-orm';
+} from '@stock/persistence-sql';
 import { InMemoryWebhookStore } from '@platform/webhooks/memory';
 import { MikroOrmWebhookStore } from '@platform/webhooks/mikro-orm';
 import { currentTraceId } from '@platform/telemetry';
@@ -65,11 +65,11 @@ const STORAGE: ServiceStorage<StockTransaction> = {
   },
   open: openStockDatabase,
   database: (database, idempotencyTtlMs) => ({
-    unitOfWork: new MikroOrmUnitOfWork(database, idempotencyTtlMs, undefined, undefined, currentTraceId),
+    unitOfWork: new SqlUnitOfWork(database, idempotencyTtlMs, undefined, undefined, currentTraceId),
     repositories: [
-      bind(Tokens.ProductRepository, new MikroOrmProductRepository(database.session)),
-      bind(Tokens.ReservationRepository, new MikroOrmReservationRepository(database.session)),
-      bind(Tokens.StockMovementRepository, new MikroOrmStockMovementRepository(database.session)),
+      bind(Tokens.ProductRepository, new SqlProductRepository(database.session)),
+      bind(Tokens.ReservationRepository, new SqlReservationRepository(database.session)),
+      bind(Tokens.StockMovementRepository, new SqlStockMovementRepository(database.session)),
       bind(Tokens.WebhookStore, new MikroOrmWebhookStore(database)),
     ],
   }),

@@ -1,5 +1,5 @@
 import { runMain, createLogger } from '@platform/runtime';
-import { openStockDatabase } from '@stock/persistence-mikro-orm';
+import { openStockDatabase } from '@stock/persistence-sql';
 import { loadConfig, mayCreateDatabase } from './config';
 
 /** pnpm migrate: applies pending migrations to DATABASE_URL and exits. */

@@ -4,7 +4,7 @@ import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync, w
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStockDatabase } from '@stock/persistence-mikro-orm';
+import { openStockDatabase } from '@stock/persistence-sql';
 import { startProcess } from './process-support';
 
 /**

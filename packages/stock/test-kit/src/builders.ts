@@ -1,10 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import {
+  DEFAULT_LOCATION_ID,
   LocationDraft,
   type LocationDraftInput,
   type MovementContext,
   Money,
   type ProductDetailsInput,
   ProductDetails,
+  type StockTransfer,
 } from '@stock/domain';
 
 let sequence = 0;
@@ -36,4 +39,21 @@ export function aContext(overrides: Partial<MovementContext> = {}): MovementCont
 export function aLocation(overrides: Partial<LocationDraftInput> = {}): LocationDraft {
   sequence += 1;
   return LocationDraft.create({ code: `location-${sequence}`, name: `Location ${sequence}`, ...overrides });
+}
+
+/** A transfer in transit of 3 units from the default location, unique by id and reference, any field overridden. */
+export function aTransfer(
+  overrides: Partial<StockTransfer> & Pick<StockTransfer, 'productId' | 'toLocationId'>,
+): StockTransfer {
+  const at = new Date();
+  return {
+    id: randomUUID(),
+    fromLocationId: DEFAULT_LOCATION_ID,
+    quantity: 3,
+    reference: `transfer ${randomUUID()}`,
+    status: 'in-transit',
+    createdAt: at,
+    updatedAt: at,
+    ...overrides,
+  };
 }

@@ -37,7 +37,7 @@ export async function expectLedgersToSum(
       if (page.nextAfter === undefined) break;
     }
     const levels = new Map<number, Sums>();
-    for (const { locationId, onHand, reserved } of (await store.levels.list(id)) ?? [])
+    for (const { locationId, onHand, reserved } of (await store.stock.list(id)) ?? [])
       levels.set(locationId, { onHand, reserved });
     for (const locationId of new Set([...byLocation.keys(), ...levels.keys()]))
       expect(

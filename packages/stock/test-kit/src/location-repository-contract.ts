@@ -1,7 +1,15 @@
-import { change, DEFAULT_LOCATION_CODE, DEFAULT_LOCATION_ID, type LevelChange, type Location } from '@stock/domain';
+import { DEFAULT_LOCATION_CODE, DEFAULT_LOCATION_ID, DEFAULT_STOCK_POLICY, type Location } from '@stock/domain';
 import { expect } from 'chai';
-import { aLocation } from './builders';
-import { applyChanges, aStoredLocation, aStoredProduct, inTransaction, levelsOf } from './stock-fixtures';
+import { aLocation, aTransfer } from './builders';
+import {
+  adjustStored,
+  aStoredLocation,
+  aStoredProduct,
+  holdStored,
+  inTransaction,
+  levelsOf,
+  saveDecided,
+} from './stock-fixtures';
 import type { OpenStockStore, StockStoreUnderTest } from './stock-store';
 
 /** What every LocationRepository adapter promises: the default location from the start, unique codes, no stock lost. */
@@ -65,8 +73,8 @@ export function locationRepositoryContract(open: OpenStockStore): void {
   it('removes a location with the empty levels products had there', async () => {
     const { id } = await aStoredLocation(store);
     const product = await aStoredProduct(store, { quantityInStock: 2 });
-    await applyChanges(store, product.id, [change('adjusted', id, { onHand: 3 })]);
-    await applyChanges(store, product.id, [change('adjusted', id, { onHand: -3 })]);
+    await adjustStored(store, product.id, id, 3);
+    await adjustStored(store, product.id, id, -3);
     expect(await remove(id)).to.equal('removed');
     expect(await levelsOf(store, product.id)).to.deep.equal([
       { locationId: DEFAULT_LOCATION_ID, onHand: 2, reserved: 0, incoming: 0 },
@@ -74,15 +82,28 @@ export function locationRepositoryContract(open: OpenStockStore): void {
   });
 
   it('refuses to remove a location while a product has stock, holds or incoming units there', async () => {
-    const cases: [string, (at: number) => LevelChange[]][] = [
-      ['stock', (at) => [change('adjusted', at, { onHand: 1 })]],
-      ['holds', (at) => [change('adjusted', at, { onHand: 1 }), change('reserved', at, { reserved: 1 })]],
-      ['incoming', (at) => [change('transfer-sent', at, { incoming: 1 }, 'transfer')]],
+    /** Each leaves the product's level at `at` holding something, from 1 unit at the default location. */
+    const cases: [string, (productId: number, at: number) => Promise<unknown>][] = [
+      ['stock', (productId, at) => adjustStored(store, productId, at, 1)],
+      [
+        'holds',
+        async (productId, at) => {
+          await adjustStored(store, productId, at, 1);
+          await holdStored(store, productId, { quantity: 1, locationId: at });
+        },
+      ],
+      [
+        'incoming',
+        (productId, at) =>
+          saveDecided(store, productId, (stock) =>
+            stock.sendTransfer(aTransfer({ productId, toLocationId: at, quantity: 1 }), DEFAULT_STOCK_POLICY),
+          ),
+      ],
     ];
-    for (const [name, changes] of cases) {
+    for (const [name, makeLevel] of cases) {
       const { id } = await aStoredLocation(store);
-      const product = await aStoredProduct(store, { quantityInStock: 0 });
-      await applyChanges(store, product.id, changes(id));
+      const product = await aStoredProduct(store, { quantityInStock: 1 });
+      await makeLevel(product.id, id);
       const levels = await levelsOf(store, product.id);
       expect(await remove(id), name).to.equal('not-empty');
       expect(await store.locations.findById(id), name).to.include({ id });

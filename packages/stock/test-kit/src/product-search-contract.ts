@@ -1,5 +1,4 @@
 import {
-  change,
   DEFAULT_LOCATION_ID,
   Money,
   PRODUCT_SORTS,
@@ -13,7 +12,7 @@ import {
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { aContext, aProduct } from './builders';
-import { applyChanges, aStoredLocation, aStoredProduct } from './stock-fixtures';
+import { adjustStored, aStoredLocation, aStoredProduct, holdStored, removeStored } from './stock-fixtures';
 import type { OpenStockStore, StockStoreUnderTest } from './stock-store';
 
 chai.use(chaiAsPromised);
@@ -161,7 +160,7 @@ export function productSearchContract(open: OpenStockStore): void {
       expect(await search({ q: 'old' })).to.deep.equal([]);
       expect(ids(await search({ q: 'title' }))).to.deep.equal([id]);
       expect(ids(await search({ q: 'sku-new' }))).to.deep.equal([id]);
-      await write((p) => p.remove(id));
+      await removeStored(store, id);
       expect(await search({ q: 'title' })).to.deep.equal([]);
     });
 
@@ -182,7 +181,7 @@ export function productSearchContract(open: OpenStockStore): void {
       const low = await aStoredProduct(store, { quantityInStock: 3, lowStockThreshold: 5 });
       const out = await aStoredProduct(store, { quantityInStock: 0 });
       const reservedAway = await aStoredProduct(store, { quantityInStock: 4 });
-      await applyChanges(store, reservedAway.id, [change('reserved', DEFAULT_LOCATION_ID, { reserved: 4 })]);
+      await holdStored(store, reservedAway.id, { quantity: 4, locationId: DEFAULT_LOCATION_ID });
       expect(ids(await search({ stockState: 'in' }))).to.deep.equal([inStock.id]);
       expect(ids(await search({ stockState: 'low' }))).to.deep.equal([low.id]);
       expect(ids(await search({ stockState: 'out' }))).to.deep.equal([out.id, reservedAway.id]);
@@ -191,10 +190,10 @@ export function productSearchContract(open: OpenStockStore): void {
     it('keeps to products with stock available at a location', async () => {
       const location = await aStoredLocation(store);
       const there = await aStoredProduct(store, { quantityInStock: 0 });
-      await applyChanges(store, there.id, [change('adjusted', location.id, { onHand: 2 })]);
+      await adjustStored(store, there.id, location.id, 2);
       const heldThere = await aStoredProduct(store, { quantityInStock: 0 });
-      await applyChanges(store, heldThere.id, [change('adjusted', location.id, { onHand: 2 })]);
-      await applyChanges(store, heldThere.id, [change('reserved', location.id, { reserved: 2 })]);
+      await adjustStored(store, heldThere.id, location.id, 2);
+      await holdStored(store, heldThere.id, { quantity: 2, locationId: location.id });
       const elsewhere = await aStoredProduct(store, { quantityInStock: 5 });
       expect(ids(await search({ locationId: location.id }))).to.deep.equal([there.id]);
       expect(ids(await search({ locationId: DEFAULT_LOCATION_ID }))).to.deep.equal([elsewhere.id]);
@@ -205,9 +204,9 @@ export function productSearchContract(open: OpenStockStore): void {
       const location = await aStoredLocation(store);
       const price = Money.fromDecimalString('15.00');
       const match = await aStoredProduct(store, { name: 'green lamp', price, quantityInStock: 0 });
-      await applyChanges(store, match.id, [change('adjusted', location.id, { onHand: 3 })]);
+      await adjustStored(store, match.id, location.id, 3);
       const cheap = await aStoredProduct(store, { name: 'green lamp', price: Money.fromDecimalString('1.00') });
-      await applyChanges(store, cheap.id, [change('adjusted', location.id, { onHand: 3 })]);
+      await adjustStored(store, cheap.id, location.id, 3);
       await aStoredProduct(store, { name: 'green lamp', price, quantityInStock: 3 });
       const found = await search({
         q: 'green',
@@ -237,7 +236,7 @@ export function productSearchContract(open: OpenStockStore): void {
             await aStoredProduct(store, { name, price: Money.fromDecimalString(price), quantityInStock: stock }),
           );
         // A reservation lowers available below the stock: the sort is by available, not by stock.
-        await applyChanges(store, stored[2]!.id, [change('reserved', DEFAULT_LOCATION_ID, { reserved: 8 })]);
+        await holdStored(store, stored[2]!.id, { quantity: 8, locationId: DEFAULT_LOCATION_ID });
         return Promise.all(stored.map(async (product) => (await products.findById(product.id))!));
       }
 
@@ -258,8 +257,8 @@ export function productSearchContract(open: OpenStockStore): void {
             // A product added, and a product's stock and name changed, without moving its place in this sort.
             await aStoredProduct(store, { name: `foxtrot ${page}`, quantityInStock: 1 });
             const first = catalogue[0]!;
-            await applyChanges(store, first.id, [change('adjusted', DEFAULT_LOCATION_ID, { onHand: 1 })]);
-            await applyChanges(store, first.id, [change('adjusted', DEFAULT_LOCATION_ID, { onHand: -1 })]);
+            await adjustStored(store, first.id, DEFAULT_LOCATION_ID, 1);
+            await adjustStored(store, first.id, DEFAULT_LOCATION_ID, -1);
           });
           const walkedIds = ids(walked);
           expect(new Set(walkedIds).size, 'no product twice').to.equal(walkedIds.length);

@@ -1,9 +1,17 @@
 import type { ProductRepository } from '@stock/domain';
-import { change, DEFAULT_LOCATION_ID, Money, Product, SkuTakenError } from '@stock/domain';
+import { DEFAULT_LOCATION_ID, Money, Product, SkuTakenError } from '@stock/domain';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { aContext, aProduct } from './builders';
-import { applyChanges, aStoredLocation, aStoredProduct, levelsOf, movementsOf } from './stock-fixtures';
+import {
+  adjustStored,
+  aStoredLocation,
+  aStoredProduct,
+  holdStored,
+  levelsOf,
+  movementsOf,
+  removeStored,
+} from './stock-fixtures';
 import type { OpenStockStore, StockStoreUnderTest } from './stock-store';
 
 chai.use(chaiAsPromised);
@@ -13,7 +21,8 @@ const { expect } = chai;
  * The behaviour every ProductRepository adapter promises, read outside any
  * unit of work and written inside one (as a transaction, and as a single call
  * where the store may skip the transaction). Its stock moves through
- * StockLevelRepository (here only to set the scene), except when it is added.
+ * ProductStockRepository, as the ProductStock aggregate decides (here only to
+ * set the scene), except when it is added.
  */
 export function productRepositoryContract(open: OpenStockStore): void {
   let store: StockStoreUnderTest;
@@ -208,9 +217,9 @@ export function productRepositoryContract(open: OpenStockStore): void {
     const atThreshold = await aStoredProduct(store, { quantityInStock: 5, lowStockThreshold: 5 });
     const noThreshold = await aStoredProduct(store, { quantityInStock: 1 });
     const heldLow = await aStoredProduct(store, { quantityInStock: 10, lowStockThreshold: 5 });
-    await applyChanges(store, heldLow.id, [change('reserved', DEFAULT_LOCATION_ID, { reserved: 6 })]);
+    await holdStored(store, heldLow.id, { quantity: 6 });
     const backorderedOut = await aStoredProduct(store, { quantityInStock: 2, backorderLimit: 5 });
-    await applyChanges(store, backorderedOut.id, [], { backordered: 3 });
+    await holdStored(store, backorderedOut.id, { quantity: 3, allowBackorder: true });
     const lowAgain = await aStoredProduct(store, { quantityInStock: 1, lowStockThreshold: 2 });
     const ids = async (stockState: 'in' | 'low' | 'out', after = 0, limit = 10) =>
       (await products.list({ after, limit, stockState })).map((p) => p.id);
@@ -250,10 +259,8 @@ export function productRepositoryContract(open: OpenStockStore): void {
 
   it('keeps each setting an update leaves out, and keeps the stock state', async () => {
     const { id } = await aStoredProduct(store, { quantityInStock: 8, backorderLimit: 4, lowStockThreshold: 9 });
-    await applyChanges(store, id, [change('reserved', DEFAULT_LOCATION_ID, { reserved: 2 })], {
-      backordered: 1,
-      lowStockAlert: true,
-    });
+    // All 8 held and 1 backordered: nothing available, below the threshold, so alerted.
+    await holdStored(store, id, { quantity: 9, allowBackorder: true });
     const updated = await write((p) => p.updateDetails(id, aProduct({ name: 'Kept' }), undefined));
     const found = (await products.findById(id))!;
     for (const product of [updated.status === 'updated' && updated.product, found])
@@ -262,7 +269,7 @@ export function productRepositoryContract(open: OpenStockStore): void {
         backorderLimit: 4,
         lowStockThreshold: 9,
         quantityInStock: 8,
-        reservedQuantity: 2,
+        reservedQuantity: 8,
         backorderedQuantity: 1,
       });
     expect(found.stock.lowStockAlert).to.equal(true);
@@ -281,43 +288,33 @@ export function productRepositoryContract(open: OpenStockStore): void {
     expect(await products.findById(424242)).to.equal(undefined);
   });
 
-  it('removes a product once, with its levels', async () => {
-    const { id } = await write((p) => p.add(aProduct(), aContext()));
-    expect(await write((p) => p.remove(id))).to.deep.equal({ status: 'removed' });
-    expect(await products.findById(id)).to.equal(undefined);
-    expect(await store.levels.list(id)).to.equal(undefined);
-    expect(await write((p) => p.remove(id))).to.deep.equal({ status: 'not-found' });
-  });
-
-  it('removes a product with stock at several locations', async () => {
+  it('removes a product at its version, with its levels at every location; its ledger stays, as history', async () => {
     const { id } = await aStoredProduct(store, { quantityInStock: 3 });
     const second = await aStoredLocation(store);
-    await applyChanges(store, id, [change('adjusted', second.id, { onHand: 4 })]);
-    expect(await write((p) => p.remove(id))).to.deep.equal({ status: 'removed' });
-    expect(await store.levels.list(id)).to.equal(undefined);
+    await adjustStored(store, id, second.id, 4);
+    const ledger = await movementsOf(store, id);
+    expect(ledger.map(({ kind }) => kind)).to.deep.equal(['created', 'adjusted']);
+    expect(await removeStored(store, id, 2)).to.equal(true);
+    expect(await products.findById(id)).to.equal(undefined);
+    expect(await store.stock.list(id)).to.equal(undefined);
+    expect(await movementsOf(store, id)).to.deep.equal(ledger);
   });
 
-  it('refuses to remove a product while any of it is held, backordered or on its way, changing nothing', async () => {
-    const blockers = [
-      { name: 'held', changes: [change('reserved', DEFAULT_LOCATION_ID, { reserved: 1 })], product: {} },
-      { name: 'backordered', changes: [], product: { backordered: 1 } },
-      { name: 'incoming', changes: [change('transfer-sent', DEFAULT_LOCATION_ID, { incoming: 1 }, 't')], product: {} },
-    ];
-    for (const { name, changes, product } of blockers) {
-      const { id } = await aStoredProduct(store, { quantityInStock: 5, backorderLimit: 1 });
-      await applyChanges(store, id, changes, product);
-      const before = await products.findById(id);
-      const levels = await levelsOf(store, id);
-      for (const singleCall of [true, false])
-        expect(await write((p) => p.remove(id), singleCall), name).to.deep.equal({ status: 'blocked' });
-      expect(await products.findById(id), name).to.deep.equal(before);
-      expect(await levelsOf(store, id), name).to.deep.equal(levels);
-    }
+  it('removes nothing at a version the product is not at, nor a product that is not there', async () => {
+    const { id } = await aStoredProduct(store, { quantityInStock: 3 });
+    await adjustStored(store, id, DEFAULT_LOCATION_ID, 1);
+    const before = { product: await products.findById(id), levels: await levelsOf(store, id) };
+    for (const version of [1, 3])
+      expect(await removeStored(store, id, version), `at version ${version}`).to.equal(false);
+    expect({ product: await products.findById(id), levels: await levelsOf(store, id) }).to.deep.equal(before);
+    expect(await removeStored(store, id, 2), 'at its version').to.equal(true);
+    expect(await removeStored(store, id, 2), 'once removed').to.equal(false);
+    expect(await removeStored(store, 424242, 1)).to.equal(false);
   });
 
   it('never reuses the id of a removed product', async () => {
     const { id } = await write((p) => p.add(aProduct(), aContext()));
-    await write((p) => p.remove(id));
+    expect(await removeStored(store, id)).to.equal(true);
     expect((await write((p) => p.add(aProduct(), aContext()))).id).to.be.greaterThan(id);
   });
 
@@ -326,7 +323,7 @@ export function productRepositoryContract(open: OpenStockStore): void {
     expect(created.version).to.equal(1);
     const updated = await write((p) => p.updateDetails(created.id, aProduct(), undefined));
     expect(updated.status === 'updated' && updated.product.version).to.equal(2);
-    const adjusted = await applyChanges(store, created.id, [change('adjusted', DEFAULT_LOCATION_ID, { onHand: 5 })]);
+    const adjusted = await adjustStored(store, created.id, DEFAULT_LOCATION_ID, 5);
     expect(adjusted.version).to.equal(3);
     expect((await products.findById(created.id))?.version).to.equal(3);
   });

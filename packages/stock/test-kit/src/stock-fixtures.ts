@@ -1,19 +1,23 @@
-import type {
-  LevelChange,
-  Location,
-  MovementContext,
-  Product,
-  ProductStockChange,
-  StockMovement,
-  StockTransaction,
+import {
+  DEFAULT_STOCK_POLICY,
+  type HeldStock,
+  isRefusal,
+  type LineRequest,
+  type Location,
+  type MovementContext,
+  type Product,
+  type ProductStock,
+  type StockChange,
+  type StockMovement,
+  type StockTransaction,
 } from '@stock/domain';
 import { aContext, aLocation, aProduct } from './builders';
 import type { StockStoreUnderTest } from './stock-store';
 
 /**
  * The suites' ways into a store: each runs one unit of work as the use cases
- * do (lock the product, then apply), so a suite states the stock it starts
- * from in the domain's own terms.
+ * do (lock the product, let the aggregate decide, save), so a suite states the
+ * stock it starts from in the domain's own terms.
  */
 
 /** Runs `work` as one unit of work of the store. */
@@ -40,17 +44,75 @@ export function aStoredLocation(
   });
 }
 
-/** Locks the product and applies `changes` (and `product`) in one unit of work; answers the product after. */
-export function applyChanges(
+/** What a verb of the aggregate answers: a change (a hold's with its plan), a refusal, or nothing to change. */
+export type Answer = StockChange | HeldStock | { readonly status: string } | undefined;
+
+/** What a suite asks the aggregate to decide: one of its verbs (a refusal fails the suite). */
+export type Decision = (stock: ProductStock) => Answer;
+
+/**
+ * Locks the product, lets the aggregate decide (`decide`, one of its verbs) and saves the change in one unit of
+ * work, as the use cases do; answers the product after. A refusal, or a missing product, throws.
+ */
+export function saveDecided(
   store: StockStoreUnderTest,
   productId: number,
-  changes: readonly LevelChange[],
-  product: ProductStockChange = {},
+  decide: Decision,
   context: MovementContext = aContext(),
 ): Promise<Product> {
   return inTransaction(store, async (tx) => {
-    if (!(await tx.levels.lock(productId))) throw new Error(`Product ${productId} does not exist.`);
-    return tx.levels.apply(productId, changes, product, context);
+    const stock = await tx.stock.lock(productId);
+    if (!stock) throw new Error(`Product ${productId} does not exist.`);
+    const change = changeOf(decide(stock));
+    await tx.stock.save(change, context);
+    return change.after.product;
+  });
+}
+
+/** The change a verb answered (a hold's change); a refusal (or nothing) fails the suite with what it said. */
+export function changeOf(answer: Answer): StockChange {
+  if (answer === undefined || isRefusal(answer)) throw new Error(`Refused: ${JSON.stringify(answer)}`);
+  return 'plan' in answer ? answer.change : answer;
+}
+
+/** Adds `delta` at a location (ProductStock.adjust), saved in one unit of work; answers the product after. */
+export function adjustStored(
+  store: StockStoreUnderTest,
+  productId: number,
+  locationId: number,
+  delta: number,
+  context?: MovementContext,
+): Promise<Product> {
+  return saveDecided(store, productId, (stock) => stock.adjust(locationId, delta, DEFAULT_STOCK_POLICY), context);
+}
+
+/**
+ * Holds a line (ProductStock.hold; across the store's locations by priority when it names none), saved in one unit
+ * of work; answers the product after. Only the stock moves: no reservation records the hold.
+ */
+export async function holdStored(
+  store: StockStoreUnderTest,
+  productId: number,
+  line: LineRequest,
+  context?: MovementContext,
+): Promise<Product> {
+  const locations = await store.locations.list();
+  return saveDecided(
+    store,
+    productId,
+    (stock) => stock.hold(line, locations, 'priority', DEFAULT_STOCK_POLICY),
+    context,
+  );
+}
+
+/**
+ * Removes a product as DeleteProduct does, under its lock: at `version`, or at the version the lock reads when none
+ * is given (ProductStock.removal is not asked). Answers whether it went.
+ */
+export function removeStored(store: StockStoreUnderTest, productId: number, version?: number): Promise<boolean> {
+  return inTransaction(store, async (tx) => {
+    const stock = await tx.stock.lock(productId);
+    return tx.products.remove(productId, version ?? stock?.product.version ?? 1);
   });
 }
 
@@ -69,6 +131,6 @@ export async function levelsOf(
   store: StockStoreUnderTest,
   productId: number,
 ): Promise<{ locationId: number; onHand: number; reserved: number; incoming: number }[] | undefined> {
-  const levels = await store.levels.list(productId);
+  const levels = await store.stock.list(productId);
   return levels?.map(({ locationId, onHand, reserved, incoming }) => ({ locationId, onHand, reserved, incoming }));
 }

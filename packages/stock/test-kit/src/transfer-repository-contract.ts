@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_LOCATION_ID, type StockTransfer } from '@stock/domain';
+import type { StockTransfer } from '@stock/domain';
 import { expect } from 'chai';
+import { aTransfer as aTransferOf } from './builders';
 import { aStoredLocation, aStoredProduct, inTransaction } from './stock-fixtures';
 import type { OpenStockStore, StockStoreUnderTest } from './stock-store';
 
@@ -13,18 +14,8 @@ export function transferRepositoryContract(open: OpenStockStore): void {
   let productId: number;
   let to: number;
 
-  const aTransfer = (overrides: Partial<StockTransfer> = {}): StockTransfer => ({
-    id: randomUUID(),
-    productId,
-    fromLocationId: DEFAULT_LOCATION_ID,
-    toLocationId: to,
-    quantity: 3,
-    reference: `transfer ${randomUUID()}`,
-    status: 'in-transit',
-    createdAt: CREATED,
-    updatedAt: CREATED,
-    ...overrides,
-  });
+  const aTransfer = (overrides: Partial<StockTransfer> = {}): StockTransfer =>
+    aTransferOf({ productId, toLocationId: to, createdAt: CREATED, updatedAt: CREATED, ...overrides });
   const claim = (transfer: StockTransfer) => inTransaction(store, (tx) => tx.transfers.claim(transfer));
 
   before(async function () {

@@ -1,7 +1,8 @@
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
-import { change, DEFAULT_LOCATION_ID, type StockTransaction } from '@stock/domain';
+import { DEFAULT_LOCATION_ID, DEFAULT_STOCK_POLICY, type StockTransaction } from '@stock/domain';
 import { aContext, aLocation, aProduct } from './builders';
+import { changeOf } from './stock-fixtures';
 import type { OpenStockStore, StockStoreUnderTest } from './stock-store';
 
 chai.use(chaiAsPromised);
@@ -28,7 +29,7 @@ export function unitOfWorkContract(open: OpenStockStore): void {
 
   it('leaves nothing behind when the work fails after writing', async () => {
     const { id } = await store.unitOfWork.run((tx) => tx.products.add(aProduct({ quantityInStock: 5 }), aContext()));
-    const levels = await store.levels.list(id);
+    const levels = await store.stock.list(id);
     const movements = await store.movements.list(id, { after: 0, limit: 100 });
     let added = 0;
     let location = 0;
@@ -36,13 +37,10 @@ export function unitOfWorkContract(open: OpenStockStore): void {
       added = (await tx.products.add(aProduct(), aContext())).id;
       const second = await tx.locations.add(aLocation());
       location = second === 'code-taken' ? 0 : second.id;
-      await tx.levels.lock(id);
-      await tx.levels.apply(
-        id,
-        [change('adjusted', DEFAULT_LOCATION_ID, { onHand: -3 }), change('adjusted', location, { onHand: 2 })],
-        { backordered: 1, lowStockAlert: true },
-        aContext(),
-      );
+      const stock = (await tx.stock.lock(id))!;
+      const taken = changeOf(stock.adjust(DEFAULT_LOCATION_ID, -3, DEFAULT_STOCK_POLICY));
+      const moved = taken.followedBy(changeOf(taken.after.adjust(location, 2, DEFAULT_STOCK_POLICY)));
+      await tx.stock.save(moved, aContext());
       await tx.products.updateDetails(id, aProduct({ name: 'Never seen' }), undefined);
       await tx.idempotency.claim({ scope: 'contract', key: 'k', fingerprint: 'f' });
       throw new Error('after the writes');
@@ -51,10 +49,10 @@ export function unitOfWorkContract(open: OpenStockStore): void {
     expect(added).to.be.greaterThan(0);
     expect(location).to.be.greaterThan(DEFAULT_LOCATION_ID);
     expect(await store.products.findById(added)).to.equal(undefined);
-    expect(await store.levels.list(added)).to.equal(undefined);
+    expect(await store.stock.list(added)).to.equal(undefined);
     expect(await store.locations.findById(location)).to.equal(undefined);
     expect(await store.products.findById(id)).to.include({ quantityInStock: 5, version: 1, backorderedQuantity: 0 });
-    expect(await store.levels.list(id)).to.deep.equal(levels);
+    expect(await store.stock.list(id)).to.deep.equal(levels);
     expect(await store.movements.list(id, { after: 0, limit: 100 })).to.deep.equal(movements);
     const claim = await store.unitOfWork.run((tx) =>
       tx.idempotency.claim({ scope: 'contract', key: 'k', fingerprint: 'f' }),

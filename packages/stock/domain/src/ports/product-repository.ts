@@ -1,6 +1,6 @@
 import type { Money } from '@commerce/shared-kernel';
 import type { Product, ProductDetails, StockState } from '../product';
-import type { MovementContext } from '../stock-movement';
+import type { MovementContext } from '../stock/movement';
 
 export interface ProductPageQuery {
   /** Only products whose id is greater than this (0 for the first page). */
@@ -63,18 +63,16 @@ export interface DetailsUpdate {
   readonly expectedVersion: number;
 }
 
-export type RemoveOutcome = { readonly status: 'removed' } | NotFound | { readonly status: 'blocked' };
-
 /**
  * The products of one transaction, or of none (reads). A product's stock is
- * changed through StockLevelRepository, never here, except by `add`, which
+ * changed through ProductStockRepository, never here, except by `add`, which
  * puts a new product's stock at the default location.
  */
 export interface ProductRepository {
   /**
    * Stores a new product (version 1, settings 0 where absent) with its
-   * quantityInStock at the default location (one `created` movement there),
-   * and answers it with the id the store assigned. A SKU another product has
+   * quantityInStock at the default location, and its ledger's first movement
+   * (ProductStock.opening) with `context`, and answers it with the id the store assigned. A SKU another product has
    * (ignoring case) throws SkuTakenError, and nothing is stored.
    */
   add(details: ProductDetails, context: MovementContext): Promise<Product>;
@@ -111,9 +109,9 @@ export interface ProductRepository {
    */
   updateDetailsMany(updates: readonly DetailsUpdate[]): Promise<Product[]>;
   /**
-   * Removes a product with its levels, unless anything of it is held,
-   * backordered or on its way between locations (productRemovalBlocked, as the
-   * store's guard).
+   * Removes a product this transaction locked, with its levels (its ledger
+   * stays, as history), when it is at `version`: whether it may go is the
+   * aggregate's to say (ProductStock.removal), from what the lock read.
    */
-  remove(id: number): Promise<RemoveOutcome>;
+  remove(id: number, version: number): Promise<boolean>;
 }

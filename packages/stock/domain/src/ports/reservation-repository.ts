@@ -1,5 +1,5 @@
 import type { Reservation, ReservationStatus } from '../reservation';
-import type { Backorder, Fill, LineHold } from '../stock-levels';
+import type { Backorder, Fill, LineHold } from '../stock/levels';
 
 /** Reservations of one transaction, or of none (reads). */
 export interface ReservationRepository {

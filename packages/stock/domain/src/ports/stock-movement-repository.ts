@@ -1,4 +1,4 @@
-import type { StockMovement } from '../stock-movement';
+import type { StockMovement } from '../stock/movement';
 
 export interface MovementPageQuery {
   /** Only movements whose id is greater than this (0 for the first page). */

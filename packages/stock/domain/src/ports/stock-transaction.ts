@@ -1,8 +1,8 @@
 import type { IdempotencyRecords, Outbox, UnitOfWork } from '@platform/kernel';
 import type { LocationRepository } from './location-repository';
 import type { ProductRepository } from './product-repository';
+import type { ProductStockRepository } from './product-stock-repository';
 import type { ReservationRepository } from './reservation-repository';
-import type { StockLevelRepository } from './stock-level-repository';
 import type { StockMovementRepository } from './stock-movement-repository';
 import type { TransferRepository } from './transfer-repository';
 
@@ -10,7 +10,8 @@ import type { TransferRepository } from './transfer-repository';
 export interface StockTransaction {
   readonly products: ProductRepository;
   readonly locations: LocationRepository;
-  readonly levels: StockLevelRepository;
+  /** Products' stock: locked, decided by the ProductStock aggregate, saved with its ledger. */
+  readonly stock: ProductStockRepository;
   readonly transfers: TransferRepository;
   readonly reservations: ReservationRepository;
   readonly movements: StockMovementRepository;
@@ -21,7 +22,7 @@ export interface StockTransaction {
 
 /**
  * The stock use cases' unit of work. `changesAtOnce` says that its
- * transactions' levels have adjustAtOnce and replaceAtOnce, so a use case
+ * transactions' stock has adjustAtOnce and replaceAtOnce, so a use case
  * tries them first; it is known before any unit of work runs, because finding
  * out from inside one would cost a transaction where they are absent (SQLite:
  * BEGIN and COMMIT).

@@ -1,4 +1,4 @@
-import type { StockTransfer, TransferStatus } from '../stock-levels';
+import type { StockTransfer, TransferStatus } from '../transfers/transfer';
 
 /** Stock transfers, in one transaction or in none (reads). */
 export interface TransferRepository {

@@ -1,0 +1,69 @@
+import { allowingOneCall, type UnitOfWorkOptions } from '@platform/kernel';
+import {
+  type ConflictRetrySettings,
+  type Database,
+  MikroOrmIdempotencyRecords,
+  MikroOrmOutbox,
+  retryingConflicts,
+  type SqlSession,
+} from '@platform/mikro-orm';
+import type { StockTransaction, StockUnitOfWork } from '@stock/domain';
+import { SqlLocationRepository } from './sql-location-repository';
+import { SqlProductRepository } from './sql-product-repository';
+import { SqlReservationRepository } from './sql-reservation-repository';
+import { SqlStockMovementRepository } from './sql-stock-movement-repository';
+import { SqlTransferRepository } from './sql-transfer-repository';
+import { SqlProductStockRepository, type TraceIdProvider } from './stock/sql-product-stock-repository';
+
+/**
+ * Stock transactions in SQL, on the database's own driver handle (ADR 0018). The work gets repositories bound to the
+ * transaction's own session. Work run with `singleCall` makes one repository
+ * call, which on PostgreSQL is one statement (a conditional write reads the
+ * refused row back in it; `add` writes the product's level and opening
+ * movement in it): it is sent without BEGIN and COMMIT, and may make one call
+ * only. On SQLite such a call may be several statements (`add`: the product,
+ * its level, its movement), so it runs in a transaction there, which costs no
+ * round trip in-process.
+ * A transaction PostgreSQL aborts as a deadlock victim or a serialisation
+ * failure runs again (retryingConflicts); one statement alone locks one row
+ * and cannot deadlock.
+ */
+export class SqlUnitOfWork implements StockUnitOfWork {
+  /** PostgreSQL's stock makes an adjustment or a PUT that is one plain change in one statement (adjustAtOnce). */
+  readonly changesAtOnce: boolean;
+
+  constructor(
+    private readonly database: Database,
+    private readonly idempotencyTtlMs: number,
+    private readonly now: () => number = Date.now,
+    private readonly conflictRetry: ConflictRetrySettings = {},
+    /** The trace each movement is recorded in (StockMovement.traceId): the composition root hands currentTraceId. */
+    private readonly traceOf?: TraceIdProvider,
+  ) {
+    this.changesAtOnce = database.session.dialect === 'postgresql';
+  }
+
+  run<T>(work: (tx: StockTransaction) => Promise<T>, options: UnitOfWorkOptions = {}): Promise<T> {
+    if (options.singleCall && this.database.session.dialect === 'postgresql')
+      return work(allowingOneCall(this.transaction(this.database.session)));
+    if (options.singleCall)
+      return this.database.transaction((session) => work(allowingOneCall(this.transaction(session))));
+    return retryingConflicts(
+      () => this.database.transaction((session) => work(this.transaction(session))),
+      this.conflictRetry,
+    );
+  }
+
+  private transaction(session: SqlSession): StockTransaction {
+    return {
+      products: new SqlProductRepository(session, this.traceOf),
+      locations: new SqlLocationRepository(session),
+      stock: new SqlProductStockRepository(session, this.traceOf),
+      transfers: new SqlTransferRepository(session),
+      reservations: new SqlReservationRepository(session),
+      movements: new SqlStockMovementRepository(session),
+      idempotency: new MikroOrmIdempotencyRecords(session, this.idempotencyTtlMs, this.now),
+      outbox: new MikroOrmOutbox(session),
+    };
+  }
+}

@@ -1,0 +1,202 @@
+import { EntitySchema } from '@mikro-orm/core';
+import { type Dialect, query, type Row, timeOf } from '@platform/mikro-orm';
+import type { Movement, MovementContext, MovementKind, StockMovement } from '@stock/domain';
+import { identity, timeColumn as time } from './columns';
+
+/**
+ * The stock_movement table: the ledger, append-only. Its rows are written by
+ * the repository that moves the stock (../stock/product-stock-statements.ts
+ * and the product insert), in the same statement or transaction, exactly as
+ * the ProductStock aggregate decided them.
+ */
+
+export interface StockMovementRow {
+  id: number;
+  productId: number;
+  locationId: number;
+  transferId: string | null;
+  kind: string;
+  quantityDelta: number;
+  reservedDelta: number;
+  quantityAfter: number;
+  reservedAfter: number;
+  reason: string | null;
+  reservationId: string | null;
+  requestId: string | null;
+  /**
+   * Whom the change was made for (the API caller, or the owner of the API hold it settled); null for the order flow.
+   */
+  actor: string | null;
+  /** The OpenTelemetry trace the change was made in. */
+  traceId: string | null;
+  /** Its place in the product's ledger: 1, 2, 3… per product. */
+  sequence: number;
+  at: Date | number;
+}
+
+export function stockMovementSchema(dialect: Dialect): EntitySchema<StockMovementRow> {
+  const wide = dialect === 'postgresql' ? 'bigint' : 'integer';
+  return new EntitySchema<StockMovementRow>({
+    name: 'StockMovement',
+    tableName: 'stock_movement',
+    indexes: [{ name: 'stock_movement_product_id_id_index', properties: ['productId', 'id'] }],
+    properties: {
+      id: identity(dialect, 'bigint'),
+      productId: { type: 'integer', fieldName: 'product_id' },
+      locationId: { type: 'integer', fieldName: 'location_id', default: 1 },
+      transferId: { type: 'string', length: 36, fieldName: 'transfer_id', nullable: true },
+      kind: { type: 'string', length: 20 },
+      quantityDelta: { type: wide, fieldName: 'quantity_delta' },
+      reservedDelta: { type: wide, fieldName: 'reserved_delta' },
+      quantityAfter: { type: 'integer', fieldName: 'quantity_after' },
+      reservedAfter: { type: 'integer', fieldName: 'reserved_after' },
+      reason: { type: 'string', length: 200, nullable: true },
+      reservationId: { type: 'string', length: 36, fieldName: 'reservation_id', nullable: true },
+      requestId: { type: 'string', length: 128, fieldName: 'request_id', nullable: true },
+      actor: { type: 'text', nullable: true },
+      at: time(dialect, 'at'),
+      sequence: { type: wide, defaultRaw: '0' },
+      traceId: {
+        ...(dialect === 'postgresql' ? { type: 'string', length: 32 } : { type: 'text' }),
+        fieldName: 'trace_id',
+        nullable: true,
+      },
+    },
+  });
+}
+
+/** The columns a movement is written with, in the order the insert statements take them. */
+const WRITTEN = [
+  'product_id',
+  'location_id',
+  'transfer_id',
+  'kind',
+  'quantity_delta',
+  'reserved_delta',
+  'quantity_after',
+  'reserved_after',
+  'reason',
+  'reservation_id',
+  'request_id',
+  'actor',
+  'trace_id',
+  'sequence',
+  'at',
+] as const;
+
+/** What the insert statements take for one movement, column by column (WRITTEN). */
+export type MovementValues = [
+  productId: number,
+  locationId: number,
+  transferId: string | null,
+  kind: string,
+  quantityDelta: number,
+  reservedDelta: number,
+  quantityAfter: number,
+  reservedAfter: number,
+  reason: string | null,
+  reservationId: string | null,
+  requestId: string | null,
+  actor: string | null,
+  traceId: string | null,
+  sequence: number,
+  at: Date,
+];
+
+/** A movement the aggregate decided, with the context its use case gives it, as the insert takes it. */
+export function movementValues(
+  productId: number,
+  movement: Movement,
+  context: MovementContext,
+  traceId: string | undefined,
+): MovementValues {
+  return [
+    productId,
+    movement.locationId,
+    movement.transferId ?? null,
+    movement.kind,
+    movement.quantityDelta,
+    movement.reservedDelta,
+    movement.quantityAfter,
+    movement.reservedAfter,
+    context.reason ?? null,
+    movement.reservationId ?? context.reservationId ?? null,
+    context.requestId ?? null,
+    context.actor ?? null,
+    traceId ?? null,
+    movement.sequence,
+    context.at,
+  ];
+}
+
+export const MOVEMENT_COLUMNS = WRITTEN.map((column) => `"${column}"`).join(', ');
+
+/** The types PostgreSQL's unnest takes each written column's array as. */
+export const MOVEMENT_ARRAY_TYPES = [
+  'integer',
+  'integer',
+  'text',
+  'text',
+  'bigint',
+  'bigint',
+  'integer',
+  'integer',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'bigint',
+  'timestamptz',
+] as const;
+
+interface MovementDbRow extends Row {
+  id: number;
+  product_id: number;
+  location_id: number;
+  transfer_id: string | null;
+  kind: string;
+  quantity_delta: number;
+  reserved_delta: number;
+  quantity_after: number;
+  reserved_after: number;
+  reason: string | null;
+  reservation_id: string | null;
+  request_id: string | null;
+  actor: string | null;
+  trace_id: string | null;
+  sequence: number;
+  at: Date | number | string;
+}
+
+export const MOVEMENT_STATEMENTS = {
+  /** SQLite: one movement appended, answering its id (PostgreSQL appends them with the change, in one statement). */
+  append: query<MovementValues, { id: number }>(
+    `insert into "stock_movement" (${MOVEMENT_COLUMNS}) values (${WRITTEN.map(() => '?').join(', ')}) returning "id"`,
+  ),
+  /** A product's movements in ledger order after a movement id: the index on (product_id, id) answers it. */
+  list: query<[productId: number, after: number, limit: number], MovementDbRow>(
+    `select "id", ${MOVEMENT_COLUMNS} from "stock_movement" where "product_id" = ? and "id" > ? order by "id" limit ?`,
+  ),
+} as const;
+
+export function toMovement(row: MovementDbRow): StockMovement {
+  return {
+    id: Number(row.id),
+    productId: Number(row.product_id),
+    locationId: Number(row.location_id),
+    ...(row.transfer_id != null && { transferId: String(row.transfer_id) }),
+    kind: row.kind as MovementKind,
+    quantityDelta: Number(row.quantity_delta),
+    reservedDelta: Number(row.reserved_delta),
+    quantityAfter: Number(row.quantity_after),
+    reservedAfter: Number(row.reserved_after),
+    ...(row.reason != null && { reason: String(row.reason) }),
+    ...(row.reservation_id != null && { reservationId: String(row.reservation_id) }),
+    ...(row.request_id != null && { requestId: String(row.request_id) }),
+    ...(row.actor != null && { actor: String(row.actor) }),
+    ...(row.trace_id != null && { traceId: String(row.trace_id) }),
+    sequence: Number(row.sequence),
+    at: timeOf(row.at),
+  };
+}

@@ -1,0 +1,63 @@
+import { scratchUrl } from '@platform/test-kit';
+import { MikroOrmOutbox } from '@platform/mikro-orm';
+import { CONTRACT_TTL_MS, type OpenStockStore } from '@stock/test-kit';
+import {
+  SqlLocationRepository,
+  SqlProductRepository,
+  SqlProductStockRepository,
+  SqlReservationRepository,
+  SqlStockMovementRepository,
+  SqlTransferRepository,
+  SqlUnitOfWork,
+  openStockDatabase,
+} from '../src';
+
+/** What a reset empties, children before the rows they reference; the default location stays. */
+const TABLES = [
+  'reservation_allocation',
+  'reservation_backorder',
+  'reservation',
+  'stock_level',
+  'product',
+  'stock_movement',
+  'stock_transfer',
+  'idempotency_key',
+  'outbox_message',
+];
+
+/** The contract suites' store on a fresh, migrated database of the dialect. */
+export function openScratchStore(dialect: 'sqlite' | 'postgresql'): OpenStockStore {
+  return async (context, now) => {
+    const { url, cleanUp } = await scratchUrl(dialect, context, 'stock');
+    const database = await openStockDatabase(url, { createDatabase: true });
+    await database.migrate();
+    const session = database.session;
+    let trace: string | undefined;
+    return {
+      unitOfWork: new SqlUnitOfWork(database, CONTRACT_TTL_MS, now, {}, () => trace),
+      products: new SqlProductRepository(session),
+      locations: new SqlLocationRepository(session),
+      stock: new SqlProductStockRepository(session),
+      transfers: new SqlTransferRepository(session),
+      reservations: new SqlReservationRepository(session),
+      movements: new SqlStockMovementRepository(session),
+      outbox: new MikroOrmOutbox(session),
+      withTrace: async (traceId, work) => {
+        trace = traceId;
+        try {
+          return await work();
+        } finally {
+          trace = undefined;
+        }
+      },
+      reset: async () => {
+        for (const table of TABLES) await session.run(`delete from "${table}"`);
+        await session.run('delete from "location" where "id" <> 1');
+      },
+      close: async () => {
+        await database.close();
+        await cleanUp();
+      },
+    };
+  };
+}
