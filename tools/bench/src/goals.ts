@@ -58,11 +58,56 @@ export const ISSUE_22_GOALS: readonly Goal[] = [
   },
 ];
 
+/** Issue 31's targets: the service's stock −1 against the least SQL a ledgered change needs, on each database. */
+export const ISSUE_31_GOALS: readonly Goal[] = [
+  {
+    serviceOn: 'PostgreSQL',
+    against: 'raw node:http + pg, one statement for the level and its numbered movement',
+    service: 'service · PostgreSQL',
+    ceiling: 'node:http + pg, a ledgered −1',
+    workloads: ['stock -1 (hot row)'],
+    atLeast: 0.8,
+  },
+  {
+    serviceOn: 'SQLite',
+    against: 'raw node:http + better-sqlite3, the level and its numbered movement in one transaction',
+    service: 'service · SQLite',
+    ceiling: 'node:http + better-sqlite3, a ledgered −1',
+    workloads: ['stock -1 (hot row)'],
+    atLeast: 0.6,
+  },
+];
+
+/**
+ * What a change may cost at most, per workload: the throughput it keeps (after ÷ before, at least) and the CPU per
+ * request it adds (after ÷ before, at most), medians of the same run.
+ */
+export interface Bound {
+  /** Whose bound it is, as the report names it. */
+  readonly name: string;
+  readonly workloads: readonly string[];
+  readonly throughputAtLeast: number;
+  readonly cpuAtMost: number;
+}
+
+/**
+ * Issue 31's regression check, against the commit before it (`--compare-with` that checkout): no workload on any
+ * store loses more than 5 % of its throughput or adds more than 5 % CPU per request.
+ */
+export const ISSUE_31_NO_REGRESSION: Bound = {
+  name: "issue 31's regression check",
+  workloads: [...SEED_WORKLOADS, 'hold and commit', 'stock -1 at a location'],
+  throughputAtLeast: 0.95,
+  cpuAtMost: 1.05,
+};
+
 /** A before and an after of the same workloads in one run: what one change (a runtime, an issue's work) bought. */
 export interface Change {
   readonly change: string;
   readonly before: string;
   readonly after: string;
+  /** What it may cost, if it is held to a bound: each of the bound's workloads is met, missed or not measured. */
+  readonly bound?: Bound;
 }
 
 /** The earlier checkout issue 24's cost is measured against: the service as it was before stock by location. */

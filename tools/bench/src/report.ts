@@ -1,4 +1,4 @@
-import type { Change, Goal } from './goals';
+import type { Bound, Change, Goal } from './goals';
 import type { Target } from './targets';
 
 export interface Measurement {
@@ -155,27 +155,60 @@ export function goalsTable(rows: Row[], goals: readonly Goal[], title: string): 
   return `${lines.join('\n')}\n`;
 }
 
-/** What each change bought, per workload: req/s and CPU per request before and after, from the same run. */
+/** Two decimals, or three rounded up where rounding would show a bound overrun (CPU above its limit) as kept. */
+function shownCeiling(ratio: number, atMost: number): string {
+  const short = ratio.toFixed(2);
+  return ratio > atMost && Number(short) <= atMost ? (Math.ceil(ratio * 1000) / 1000).toFixed(3) : short;
+}
+
+/** A change held to a bound, on one workload: met when it keeps the throughput and adds no more CPU than allowed. */
+function verdict(bound: Bound, throughput: number, cpu: number): string {
+  const missed = [throughput < bound.throughputAtLeast && 'req/s', cpu > bound.cpuAtMost && 'CPU'].filter(Boolean);
+  return missed.length === 0 ? 'met' : `**missed** (${missed.join(', ')})`;
+}
+
+/**
+ * What each change bought, per workload: req/s and CPU per request before and after, from the same run, and their
+ * ratios. A change held to a bound is met or missed on each of the bound's workloads (not measured, when the run left
+ * one out); a change whose before or after did not run at all is left out.
+ */
 export function changesTable(rows: Row[], changes: readonly Change[]): string {
+  const ran = (target: string) => rows.some((r) => r.target === target);
+  const measured = changes.filter((c) => ran(c.before) && ran(c.after));
+  const bounds = [...new Set(measured.flatMap((c) => (c.bound ? [c.bound] : [])))];
   const lines = [
-    'Before and after, in the same run (medians): req/s, its ratio, and CPU per request (every thread of the server).',
+    'Before and after, in the same run (medians): req/s, its ratio, and CPU per request (every thread of the server), its ratio.',
+    ...bounds.map(
+      (b) =>
+        `${b.name[0]!.toUpperCase()}${b.name.slice(1)}: met where req/s keeps ≥ ${b.throughputAtLeast.toFixed(2)} of before and CPU per request stays ≤ ${b.cpuAtMost.toFixed(2)} of before.`,
+    ),
     '',
-    '| Workload | Change | req/s before | req/s after | ratio | CPU µs/req before | CPU µs/req after |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
+    '| Workload | Change | req/s before | req/s after | ratio | CPU µs/req before | CPU µs/req after | CPU ratio | |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
   ];
-  const workloads = [...new Set(rows.map((r) => r.workload))];
+  const header = lines.length;
+  const workloads = [...new Set([...rows.map((r) => r.workload), ...bounds.flatMap((b) => b.workloads)])];
   for (const workload of workloads) {
-    for (const { change, before, after } of changes) {
+    for (const { change, before, after, bound } of measured) {
+      const held = bound?.workloads.includes(workload) ? bound : undefined;
       const [was, is] = [rowOf(rows, before, workload), rowOf(rows, after, workload)];
-      if (!was || !is) continue;
-      const ratio = (is.requestsPerSecond / was.requestsPerSecond).toFixed(2);
+      if (!was || !is) {
+        if (held) lines.push(`| ${workload} | ${change} | | | | | | | not measured |`);
+        continue;
+      }
+      const throughput = is.requestsPerSecond / was.requestsPerSecond;
+      const cpu = is.cpuMicrosPerRequest / was.cpuMicrosPerRequest;
+      const ratios = held
+        ? [shownRatio(throughput, held.throughputAtLeast), shownCeiling(cpu, held.cpuAtMost)]
+        : [throughput.toFixed(2), cpu.toFixed(2)];
       const rates = [was.requestsPerSecond, is.requestsPerSecond].map((value) => Math.round(value));
       const cpus = [was.cpuMicrosPerRequest, is.cpuMicrosPerRequest].map((value) => Math.round(value));
-      const cells = [workload, change, ...rates, `**${ratio}**`, ...cpus];
+      const judged = held ? verdict(held, throughput, cpu) : '';
+      const cells = [workload, change, ...rates, `**${ratios[0]}**`, ...cpus, `**${ratios[1]}**`, judged];
       lines.push(`| ${cells.join(' | ')} |`);
     }
   }
-  return lines.length > 4 ? `${lines.join('\n')}\n` : '';
+  return lines.length > header ? `${lines.join('\n')}\n` : '';
 }
 
 /** A grouped bar chart of the ratios, one group per workload, as a standalone SVG. */

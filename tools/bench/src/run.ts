@@ -5,7 +5,7 @@ import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { adminQuery } from '@platform/test-kit';
 import { installedCheckout, nodeVersion } from './checkout-at';
-import { type Change, ISSUE_22_GOALS, ISSUE_24_GOALS } from './goals';
+import { type Change, ISSUE_22_GOALS, ISSUE_24_GOALS, ISSUE_31_GOALS, ISSUE_31_NO_REGRESSION } from './goals';
 import {
   addedCostTable,
   changesTable,
@@ -53,7 +53,8 @@ if (options.help) {
   --products <n> (1000)  --pool <n> (10)  --out <folder> (bench-results)
   --only <a,b>        targets whose names contain any of these (case-insensitive); =name: that name exactly
   --workloads <a,b>   workloads whose names contain any of these
-  --compare-with <dir>  the service of another installed checkout, beside this one's
+  --compare-with <dir>  the service of another installed checkout, beside this one's (the commit before the issue:
+                        each workload met or missed by issue 31's regression check, ≥ 0.95 req/s, ≤ 1.05 CPU/req)
   --node20-at <commit>  the service at <commit> on Node 20 (--node20, default /usr/bin/node) and, on memory and
                         PostgreSQL, on this Node: what the runtime bought, and what changed since <commit>
 `);
@@ -67,10 +68,12 @@ const serviceOf = (target: Target) => target.name.split(' @ ')[0]!;
 const onNode20 = options['node20-at']
   ? runtimeTargets(options['node20-at'], options.node20)
   : { targets: [], changes: [] };
+// The checkout compared with is the commit before the issue's work: each workload is held to its regression check.
 const sinceCompared = (t: Target): Change => ({
   change: `${basename(compareWith!)} → now, ${serviceOf(t)}`,
   before: t.name,
   after: serviceOf(t),
+  bound: ISSUE_31_NO_REGRESSION,
 });
 const changes: Change[] = [...compared.map(sinceCompared), ...onNode20.changes];
 /** A name given as `=name` must be the whole name; otherwise any target whose name contains it. */
@@ -296,6 +299,11 @@ const report = [
   markdownTable(summary, meta),
   goalsTable(summary, ISSUE_22_GOALS, "Issue 22's targets"),
   goalsTable(summary, ISSUE_24_GOALS, "Issue 24's cost (stock by location against the service before it)"),
+  goalsTable(
+    summary,
+    ISSUE_31_GOALS,
+    "Issue 31's targets (the stock −1 against the least SQL a ledgered change needs)",
+  ),
   changesTable(summary, changes),
   addedCostTable(summary, meta),
   webhookLagTable(all),

@@ -1,5 +1,5 @@
 import { adminQuery, databaseUrl } from '@platform/test-kit';
-import { openStockDatabase, SEED_RARE_WORD, seedCatalogue } from '@stock/persistence-mikro-orm';
+import { openStockDatabase, SEED_RARE_WORD, seedCatalogue } from '@stock/persistence-sql';
 import { type LatencySummary, pacedLatency } from './paced-latency';
 import { median } from './report';
 import { startTarget, stop } from './target-process';

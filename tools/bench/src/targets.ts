@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
 export type Storage = 'memory' | 'sqlite' | 'postgresql';
 
 export interface Target {
@@ -138,6 +141,19 @@ export const TARGETS: readonly Target[] = [
   { name: 'node:http + Map', storage: 'memory', script: 'raw-map.ts' },
   { name: 'node:http + better-sqlite3', storage: 'sqlite', script: 'raw-sqlite.ts' },
   { name: 'node:http + pg', storage: 'postgresql', script: 'raw-pg.ts' },
+  // The least SQL a ledgered stock change needs (issue 31), on tables of their own: the ceilings of the stock −1.
+  {
+    name: 'node:http + pg, a ledgered −1',
+    storage: 'postgresql',
+    script: 'raw-pg-ledger.ts',
+    workloads: ['stock -1 (hot row)'],
+  },
+  {
+    name: 'node:http + better-sqlite3, a ledgered −1',
+    storage: 'sqlite',
+    script: 'raw-sqlite-ledger.ts',
+    workloads: ['stock -1 (hot row)'],
+  },
   { name: 'Koa + @koa/router + pg', storage: 'postgresql', script: 'koa-pg.ts', baseline: 'node:http + pg' },
   {
     name: 'node:http + pg, not prepared',
@@ -161,12 +177,15 @@ export function servicesAt(
   // Tracing and webhooks are this checkout's: an earlier one has neither to turn on (its webhook routes answer 404).
   const sameFeatures = (t: Target) => !Object.keys(t.env ?? {}).some((name) => /^(OTEL_|WEBHOOK)/.test(name));
   const rows = TARGETS.filter((t) => t.script === 'service.ts' && sameFeatures(t) && (!only || only.includes(t.name)));
+  // Stock by location came with its routes (commit 6137472): a checkout that has them runs the workloads that need it.
+  const hasLocations = existsSync(join(checkout, 'packages/stock/http-koa/src/locations-router.ts'));
   return rows.map((t) => ({
     ...t,
     name: `${t.name} @ ${label}`,
     script: 'service-at.ts',
     env: { ...t.env, SERVICE_ROOT: checkout },
     cwd: checkout,
+    hasLocations,
     ...(node && { node }),
   }));
 }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Goal } from '../src/goals';
+import { type Bound, type Goal, ISSUE_31_GOALS } from '../src/goals';
 import {
   addedCostTable,
   changesTable,
@@ -9,7 +9,7 @@ import {
   type Measurement,
   summarise,
 } from '../src/report';
-import type { Target } from '../src/targets';
+import { type Target, TARGETS } from '../src/targets';
 
 const targets: Target[] = [
   { name: 'service', storage: 'memory', script: 'service.ts', baseline: 'raw' },
@@ -101,6 +101,66 @@ describe('the benchmark report', () => {
     const table = changesTable(summary, [{ change: 'old → now', before: 'service @ old', after: 'service' }]);
     expect(table).to.contain('| GET one | old → now | 400 | 600 | **1.50** | 2500 | 1667 |');
     expect(changesTable(summary, [{ change: 'never run', before: 'service @ never', after: 'service' }])).to.equal('');
+  });
+
+  describe('a change held to a bound (a regression check)', () => {
+    const bound: Bound = {
+      name: 'the check',
+      workloads: ['GET one', 'POST', 'PUT'],
+      throughputAtLeast: 0.95,
+      cpuAtMost: 1.05,
+    };
+    const old: Target = { name: 'service @ old', storage: 'memory', script: 'service-at.ts' };
+    const at = (target: string, workload: string, requestsPerSecond: number, cpuMicrosPerRequest: number) => ({
+      ...measured(target, 1, requestsPerSecond, workload),
+      cpuMicrosPerRequest,
+    });
+    const summary = summarise(
+      [
+        ...[at('service @ old', 'GET one', 1000, 100), at('service', 'GET one', 960, 104)],
+        ...[at('service @ old', 'POST', 1000, 100), at('service', 'POST', 949.6, 100)],
+        ...[at('service @ old', 'PUT', 1000, 100), at('service', 'PUT', 1000, 105.04)],
+        at('service @ old', 'stock -1 (hot row)', 1000, 100),
+      ],
+      [...targets, old],
+    );
+    const table = changesTable(summary, [{ change: 'old → now', before: 'service @ old', after: 'service', bound }]);
+
+    it('states the bound, and each workload met when it keeps the throughput and adds no more CPU than allowed', () => {
+      expect(table).to.contain(
+        'The check: met where req/s keeps ≥ 0.95 of before and CPU per request stays ≤ 1.05 of before.',
+      );
+      expect(table).to.contain('| GET one | old → now | 1000 | 960 | **0.96** | 100 | 104 | **1.04** | met |');
+    });
+
+    it('names what a missed workload missed, with a third decimal where rounding would show it kept', () => {
+      expect(table).to.contain(
+        '| POST | old → now | 1000 | 950 | **0.949** | 100 | 100 | **1.00** | **missed** (req/s) |',
+      );
+      expect(table).to.contain(
+        '| PUT | old → now | 1000 | 1000 | **1.00** | 100 | 105 | **1.051** | **missed** (CPU) |',
+      );
+    });
+
+    it("names a bound's workload the run left out as not measured, and judges none outside the bound", () => {
+      expect(table).to.not.contain('| stock -1 (hot row) |');
+      const unmeasured = summarise(
+        [at('service @ old', 'GET one', 1000, 100), at('service', 'GET one', 1000, 100)],
+        [...targets, old],
+      );
+      const partial = changesTable(unmeasured, [
+        { change: 'old → now', before: 'service @ old', after: 'service', bound },
+      ]);
+      expect(partial).to.contain('| PUT | old → now | | | | | | | not measured |');
+    });
+  });
+
+  it("issue 31's goals hold the services' stock −1 to ledgered baselines that run it, on their own store", () => {
+    for (const goal of ISSUE_31_GOALS) {
+      const [service, ceiling] = [goal.service, goal.ceiling].map((name) => TARGETS.find((t) => t.name === name)!);
+      expect(ceiling, goal.ceiling).to.include({ storage: service!.storage });
+      expect(ceiling!.workloads).to.include.members(goal.workloads);
+    }
   });
 
   it('draws one bar per measured ratio, labelled with its value', () => {

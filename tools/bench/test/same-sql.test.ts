@@ -71,13 +71,18 @@ function recordSqlite(): () => void {
   return () => Object.assign(prototype, originals);
 }
 
-/** The request id and the time of a write's context differ between any two requests; everything else must not. */
+/**
+ * The request id and the time of a movement's context differ between any two requests; everything else must not.
+ * PostgreSQL's batch statements take them in arrays.
+ */
 function comparable(value: unknown): unknown {
-  if (typeof value !== 'string' || !value.startsWith('{"kind"')) return value;
-  const context = JSON.parse(value) as Record<string, unknown>;
-  const requestId = /^[0-9a-f-]{36}$/.test(String(context.requestId)) ? '<uuid>' : context.requestId;
-  const at = new Date(String(context.at)).getTime() === context.atMs ? '<time>' : context.at;
-  return JSON.stringify({ ...context, requestId, at, atMs: at === '<time>' ? '<time>' : context.atMs });
+  if (Array.isArray(value)) return value.map(comparable);
+  if (value instanceof Date) return '<time>';
+  if (typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value))
+    return '<uuid>';
+  // SQLite's connection binds a time as epoch milliseconds: any within a day of now is the request's.
+  if (typeof value === 'number' && Math.abs(value - Date.now()) < 86_400_000) return '<time>';
+  return value;
 }
 
 /** One request of each workload, fixed once, so that every server gets the very same requests. */

@@ -1,12 +1,37 @@
 import { randomUUID } from 'node:crypto';
-import { writeContext } from '@stock/persistence-mikro-orm';
 
 /**
- * The parameter a write of the service leaves for the ledger trigger, made by
- * the service's own function as its requests make it: a request id of its
- * own, the caller of a service whose tokens are off. A level change names
- * its kind and location ({ kind, locationId }); `created` names neither
- * (the product's insert puts its stock at the default location).
+ * What the service's request gives the movements it appends: a request id of
+ * its own, the caller of a service whose tokens are off, the time, no reason
+ * and no trace (tracing is off in these runs).
  */
-export const movementContext = (movement: Parameters<typeof writeContext>[0]) =>
-  writeContext(movement, { at: new Date(), requestId: randomUUID(), actor: 'anonymous' });
+export function requestContext() {
+  return { reason: null, requestId: randomUUID(), actor: 'anonymous', traceId: null, at: new Date() } as const;
+}
+
+/** A plain change's movement at one location as the ledger takes it (MovementValues), in the request's context. */
+export function movementValues(
+  productId: number,
+  locationId: number,
+  kind: 'adjusted' | 'updated',
+  change: { delta: number; quantityAfter: number; reservedAfter: number; sequence: number },
+) {
+  const { reason, requestId, actor, traceId, at } = requestContext();
+  return [
+    productId,
+    locationId,
+    null,
+    kind,
+    change.delta,
+    0,
+    change.quantityAfter,
+    change.reservedAfter,
+    reason,
+    null,
+    requestId,
+    actor,
+    traceId,
+    change.sequence,
+    at,
+  ] as const;
+}

@@ -1,6 +1,12 @@
 import Database from 'better-sqlite3';
-import { productStatements } from '@stock/persistence-mikro-orm';
-import { movementContext } from './movement-context';
+import {
+  LEVEL_STATEMENTS,
+  MOVEMENT_STATEMENTS,
+  productStatements,
+  SQLITE_ADD_PRODUCT,
+  SQLITE_SAVE,
+} from '@stock/persistence-sql';
+import { movementValues, requestContext } from './movement-context';
 import type { BodyProduct, Handlers, StoredProduct } from './raw-http';
 
 interface Row {
@@ -15,6 +21,8 @@ interface Row {
   low_stock_threshold: number;
   sku: string | null;
   version: number;
+  movement_sequence?: number;
+  low_stock_alert?: number;
 }
 
 interface LevelRow {
@@ -53,15 +61,14 @@ export function openSqlite(url: string): Database.Database {
 }
 
 /**
- * The service's own statements (the product and level repositories',
- * imported, so they cannot drift) with the parameters it sends, each compiled
- * once and run as the service runs them (`all` for a statement that answers
- * rows, `run` otherwise): a GET and a page outside any transaction; a POST
- * (the product, then its level), a PUT and an adjustment (lock, levels, then
- * the level's change and the product's totals) between BEGIN and COMMIT. A
- * change updates the default location's level, which every product has, so
- * `createLevel` is never sent. test/same-sql.test.ts holds this to what the
- * service sends.
+ * The service's own statements (its repositories', imported, so they cannot
+ * drift) with the parameters it sends, each compiled once and run as the
+ * service runs them (`all` for a statement that answers rows, `run`
+ * otherwise): a GET and a page outside any transaction; a POST (the product,
+ * its level, its opening movement), a PUT and an adjustment (lock, levels,
+ * then the product's row, the level's change and the movement) between BEGIN
+ * and COMMIT. A change moves the default location's level, which every
+ * product has. test/same-sql.test.ts holds this to what the service sends.
  */
 export function sqliteQueries(db: Database.Database): Handlers {
   const sql = productStatements('sqlite');
@@ -83,18 +90,36 @@ export function sqliteQueries(db: Database.Database): Handlers {
   };
   const findById = compiled(sql.findById);
   const list = compiled(sql.list());
-  const insert = compiled(sql.insert);
-  const insertLevel = compiled(sql.insertLevel!);
+  const insert = compiled(SQLITE_ADD_PRODUCT);
+  const createLevel = compiled(SQLITE_SAVE.createLevel);
+  const appendMovement = compiled(MOVEMENT_STATEMENTS.append);
   const lock = compiled(sql.lock);
-  const levels = compiled<LevelRow>(sql.levels);
+  const levels = compiled<LevelRow>(LEVEL_STATEMENTS.ofProduct);
   const updateDetails = compiled(sql.updateDetails(false));
-  const applyLevel = compiled(sql.applyLevel);
-  const applyTotals = compiled(sql.applyTotals);
-  /** One change of on hand at the default location: the level's update, then the product's totals. */
-  const change = (id: number, kind: 'adjusted' | 'updated', delta: number) => {
-    applyLevel(id, DEFAULT_LOCATION, delta, 0, 0);
-    const context = movementContext({ kind, locationId: DEFAULT_LOCATION });
-    return stored(applyTotals(delta, 0, 0, null, context, 1, id, delta, 0)[0]!);
+  const saveProduct = compiled(SQLITE_SAVE.product);
+  const moveLevel = compiled(SQLITE_SAVE.moveLevel);
+  /** Saves one change of on hand at the default location, as ProductStockRepository.save writes it. */
+  const change = (product: Row, kind: 'adjusted' | 'updated', delta: number) => {
+    const quantity = product.quantity_in_stock + delta;
+    const sequence = Number(product.movement_sequence) + 1;
+    const version = product.version + 1;
+    const { reserved_quantity: reserved, backordered_quantity: backordered } = product;
+    saveProduct(
+      quantity,
+      reserved,
+      backordered,
+      product.low_stock_alert,
+      sequence,
+      version,
+      product.id,
+      product.version,
+    );
+    moveLevel(delta, 0, 0, product.id, DEFAULT_LOCATION);
+    const movement = { delta, quantityAfter: quantity, reservedAfter: reserved, sequence };
+    const values = movementValues(product.id, DEFAULT_LOCATION, kind, movement);
+    // better-sqlite3 binds no Date: the service's connection binds a time as epoch milliseconds.
+    appendMovement(...values.slice(0, -1), values[14].getTime());
+    return stored({ ...product, quantity_in_stock: quantity, version });
   };
   const locked = (id: number) => {
     const [product] = lock(id);
@@ -109,8 +134,27 @@ export function sqliteQueries(db: Database.Database): Handlers {
     page: (after, limit) => list(after, limit).map(stored),
     create: (body) =>
       inTransaction(() => {
-        const row = insert(...details(body), body.quantityInStock, 0, 0, null, movementContext('created'))[0]!;
-        insertLevel(row.id, row.quantity_in_stock);
+        const q = body.quantityInStock;
+        const row = insert(...details(body), q, 0, 0, null, 1)[0]!;
+        createLevel(row.id, DEFAULT_LOCATION, q, 0, 0);
+        const { reason, requestId, actor, traceId, at } = requestContext();
+        appendMovement(
+          row.id,
+          DEFAULT_LOCATION,
+          null,
+          'created',
+          q,
+          0,
+          q,
+          0,
+          reason,
+          null,
+          requestId,
+          actor,
+          traceId,
+          1,
+          +at,
+        );
         return stored(row);
       }),
     update: (id, body) =>
@@ -126,7 +170,9 @@ export function sqliteQueries(db: Database.Database): Handlers {
         // The settings and SKU the product has (the use case keeps what the body leaves out; the SKU's keep flag 0).
         const { backorder_limit, low_stock_threshold, sku } = stock.product;
         const updated = updateDetails(...details(body), backorder_limit, low_stock_threshold, 0, sku, id)[0]!;
-        return delta === 0 ? stored(updated) : change(id, 'updated', delta);
+        if (delta === 0) return stored(updated);
+        const product = { ...updated, movement_sequence: stock.product.movement_sequence };
+        return change(product, 'updated', delta);
       }),
     adjust: (id, delta) =>
       inTransaction(() => {
@@ -135,7 +181,7 @@ export function sqliteQueries(db: Database.Database): Handlers {
         const level = stock.levels.find((l) => l.location_id === DEFAULT_LOCATION);
         const [onHand, held] = [level?.on_hand ?? 0, level?.reserved ?? 0];
         if (onHand + delta < held || stock.product.quantity_in_stock + delta > 2147483647) return 'refused' as const;
-        return change(id, 'adjusted', delta);
+        return change(stock.product, 'adjusted', delta);
       }),
   };
 }
