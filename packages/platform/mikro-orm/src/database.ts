@@ -1,4 +1,11 @@
-import { type EntitySchema, MikroORM, type MigrationObject, type Options, type Platform } from '@mikro-orm/core';
+import {
+  type EntitySchema,
+  MikroORM,
+  type MigrationObject,
+  type Options,
+  type Platform,
+  type Routine,
+} from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { SqliteDriver } from '@mikro-orm/sqlite';
@@ -56,6 +63,8 @@ export interface DatabaseOptions {
    * the mappings, so a trigger nobody declared shows as drift.
    */
   readonly unmappedTriggers?: Dialect;
+  /** The stored functions the service's statements call, per dialect: described once, generated into migrations. */
+  readonly routines?: (dialect: Dialect) => Routine[];
 }
 
 export const DEFAULT_QUERY_TIMEOUT_MS = 5_000;
@@ -90,6 +99,7 @@ function ormOptions(
 ): Partial<Options> {
   const common = {
     entities: options.entities(handle.dialect),
+    routines: options.routines?.(handle.dialect) ?? [],
     extensions: [Migrator],
     debug: options.debug ?? false,
     // MikroORM's own lines become debug lines of the service's JSON log, never raw text on stdout.

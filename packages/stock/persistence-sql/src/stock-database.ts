@@ -1,5 +1,6 @@
 import { Database, type DatabaseLogger } from '@platform/mikro-orm';
 import { STOCK_MIGRATIONS } from './migrations';
+import { ADJUST_AT_ONCE_ROUTINE } from './stock/adjust-at-once';
 import { stockEntities } from './tables/stock-tables';
 
 export interface StockDatabaseOptions {
@@ -22,6 +23,8 @@ export function openStockDatabase(url: string, options: StockDatabaseOptions = {
     // triggers that keep it, which its migration makes: no mapping can describe a virtual table.
     unmappedTables: [/^product_search(_\w+)?$/],
     unmappedTriggers: 'sqlite',
+    // PostgreSQL's adjustment at once: a function, described once (adjust-at-once.ts), generated into the migrations.
+    routines: (dialect) => (dialect === 'postgresql' ? [ADJUST_AT_ONCE_ROUTINE] : []),
     ...options,
   });
 }

@@ -27,7 +27,7 @@ import {
 } from '@stock/domain';
 import { expect } from 'chai';
 import {
-  ADJUST_AT_ONCE,
+  ADJUST_AT_ONCE_ROUTINE,
   AVAILABLE_SQL,
   type Columns,
   openStockDatabase,
@@ -533,41 +533,36 @@ describe('The stock rules rendered into SQL', () => {
 
   describe('the statements', () => {
     // The renderings above are the ones the statements embed, with the same widening.
-    const locked = (column: string) => `"locked"."${column}"`;
-    const delta = '"adjustment"."delta"';
-
-    it('ADJUST_AT_ONCE decides with MOVES_STOCK, KEEPS_HOLDS, WITHIN_STOCK_MAX, not ARRIVAL_FILLS and LOW_STOCK_STEADY, widened', () => {
+    it('the adjustment at once decides with MOVES_STOCK, KEEPS_HOLDS, WITHIN_STOCK_MAX, not ARRIVAL_FILLS and LOW_STOCK_STEADY, widened', () => {
+      const product = (column: string) => `p.${column}`;
+      const delta = 'p_delta';
       const available = renderTerm(
         plus(AVAILABLE, value('delta')),
         {
-          quantityInStock: locked('quantity_in_stock'),
-          reservedQuantity: locked('reserved_quantity'),
-          backorderedQuantity: locked('backordered_quantity'),
+          quantityInStock: product('quantity_in_stock'),
+          reservedQuantity: product('reserved_quantity'),
+          backorderedQuantity: product('backordered_quantity'),
           delta,
         },
         WIDE,
       );
       for (const rendered of [
         renderCondition(MOVES_STOCK, { quantityDelta: delta, reservedDelta: '0' }),
-        renderCondition(
-          KEEPS_HOLDS,
-          { onHand: '"stock_level"."on_hand"', reserved: '"stock_level"."reserved"', delta },
-          WIDE,
-        ),
-        renderCondition(WITHIN_STOCK_MAX, { quantityInStock: locked('quantity_in_stock'), delta }, WIDE),
-        renderCondition(not(ARRIVAL_FILLS), { delta, backorderedQuantity: locked('backordered_quantity') }, WIDE),
+        renderCondition(KEEPS_HOLDS, { onHand: 'l.on_hand', reserved: 'l.reserved', delta }, WIDE),
+        renderCondition(WITHIN_STOCK_MAX, { quantityInStock: product('quantity_in_stock'), delta }, WIDE),
+        renderCondition(not(ARRIVAL_FILLS), { delta, backorderedQuantity: product('backordered_quantity') }, WIDE),
         renderCondition(
           LOW_STOCK_STEADY,
           {
             available,
-            lowStockThreshold: locked('low_stock_threshold'),
-            lowStockAlert: locked('low_stock_alert'),
-            hysteresis: '"adjustment"."hysteresis"',
+            lowStockThreshold: product('low_stock_threshold'),
+            lowStockAlert: product('low_stock_alert'),
+            hysteresis: 'p_hysteresis',
           },
           WIDE,
         ),
       ])
-        expect(ADJUST_AT_ONCE.sql).to.include(rendered);
+        expect(String(ADJUST_AT_ONCE_ROUTINE.body)).to.include(rendered);
     });
 
     it('REPLACE_AT_ONCE decides with LEVEL_IS_EMPTY and COVERS_HOLDS, and LOW_STOCK_STEADY widened', () => {

@@ -2,6 +2,7 @@ import type { MigrationObject } from '@mikro-orm/core';
 import type { Dialect } from '@platform/mikro-orm';
 import { postgresqlMigrations as postgresqlHistory } from './history/postgresql';
 import { sqliteMigrations as sqliteHistory } from './history/sqlite';
+import { Postgresql20261129AdjustAtOnceFunction } from './generated/20261129-adjust-at-once-function.postgresql';
 import { Postgresql20261129BackorderAtItsLineLocation } from './generated/20261129-backorder-at-its-line-location.postgresql';
 import { Sqlite20261129BackorderAtItsLineLocation } from './generated/20261129-backorder-at-its-line-location.sqlite';
 import { Postgresql20261129LedgerWithoutWriteContext } from './generated/20261129-ledger-without-write-context.postgresql';
@@ -22,6 +23,7 @@ export const STOCK_MIGRATIONS: Readonly<Record<Dialect, readonly MigrationObject
     { name: '20261129-ledger-triggers-dropped', class: ledgerTriggersDropped('postgresql') },
     { name: '20261129-ledger-without-write-context', class: Postgresql20261129LedgerWithoutWriteContext },
     { name: '20261129-backorder-at-its-line-location', class: Postgresql20261129BackorderAtItsLineLocation },
+    { name: '20261129-adjust-at-once-function', class: Postgresql20261129AdjustAtOnceFunction },
   ],
   sqlite: [
     ...sqliteHistory,

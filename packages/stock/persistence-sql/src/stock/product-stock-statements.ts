@@ -1,17 +1,5 @@
 import { query } from '@platform/mikro-orm';
-import {
-  ARRIVAL_FILLS,
-  AVAILABLE,
-  COVERS_HOLDS,
-  DEFAULT_LOCATION_ID,
-  KEEPS_HOLDS,
-  LOW_STOCK_STEADY,
-  MOVES_STOCK,
-  not,
-  plus,
-  value,
-  WITHIN_STOCK_MAX,
-} from '@stock/domain';
+import { AVAILABLE, COVERS_HOLDS, DEFAULT_LOCATION_ID, LOW_STOCK_STEADY } from '@stock/domain';
 import { renderCondition, renderTerm } from '../render-condition';
 import { MONEY_COLUMN } from '../tables/columns';
 import { type ProductDbRow, productColumns } from '../tables/product';
@@ -111,92 +99,8 @@ export const SQLITE_SAVE = {
   ),
 } as const;
 
-/** The adjustment's product, as its lock in the statement read it. */
-const LOCKED = {
-  quantityInStock: '"locked"."quantity_in_stock"',
-  reservedQuantity: '"locked"."reserved_quantity"',
-  backorderedQuantity: '"locked"."backordered_quantity"',
-  lowStockThreshold: '"locked"."low_stock_threshold"',
-  lowStockAlert: '"locked"."low_stock_alert"',
-} as const;
-
-const DELTA = '"adjustment"."delta"';
-
-/**
- * When ProductStock.adjust answers exactly one `adjusted` change and nothing
- * else, in the aggregate's own rules: it moves stock (MOVES_STOCK: an
- * adjustment of 0 is a step with no movement), the level keeps its holds
- * (KEEPS_HOLDS), the product stays within STOCK_MAX, no backorder waits for
- * the stock (ARRIVAL_FILLS), and the low-stock alert stays as it is
- * (LOW_STOCK_STEADY, at what is available after the delta).
- */
-const PLAIN_ADJUSTMENT = (() => {
-  const wide = { bigint: true };
-  const after = renderTerm(plus(AVAILABLE, value('delta')), { ...LOCKED, delta: DELTA }, wide);
-  return [
-    renderCondition(MOVES_STOCK, { quantityDelta: DELTA, reservedDelta: '0' }),
-    renderCondition(
-      KEEPS_HOLDS,
-      { onHand: '"stock_level"."on_hand"', reserved: '"stock_level"."reserved"', delta: DELTA },
-      wide,
-    ),
-    renderCondition(WITHIN_STOCK_MAX, { quantityInStock: LOCKED.quantityInStock, delta: DELTA }, wide),
-    renderCondition(not(ARRIVAL_FILLS), { delta: DELTA, backorderedQuantity: LOCKED.backorderedQuantity }, wide),
-    renderCondition(
-      LOW_STOCK_STEADY,
-      {
-        available: after,
-        lowStockThreshold: LOCKED.lowStockThreshold,
-        lowStockAlert: LOCKED.lowStockAlert,
-        hysteresis: '"adjustment"."hysteresis"',
-      },
-      wide,
-    ),
-  ].join('\n      and ');
-})();
-
 /** The context of a movement a one-statement path appends: reason, request, actor, trace, time. */
 const CONTEXT_PARAMS = '?::text, ?::text, ?::text, ?::text, ?::timestamptz';
-
-/**
- * PostgreSQL: an adjustment made at once (adjustAtOnce), one statement sent without BEGIN/COMMIT. It locks the
- * product first ("locked": the row as the lock finds it, after any writer it waited for), as every writer locks a
- * product before its levels; then moves the level only where PLAIN_ADJUSTMENT holds, read from the level as it is
- * (an update re-reads a row it waited for) and the product as locked; then the product's stock, version and ledger
- * sequence, and the one `adjusted` movement, as ProductStock.adjust and a save would write them. A product or a
- * level that is not there, or a rule that does not hold, changes nothing and answers no row: the caller takes the
- * transaction, where the aggregate decides (and refuses). Parameters: product, location, delta, hysteresis, then
- * the movement's reason, request, actor, trace and time.
- */
-export const ADJUST_AT_ONCE = query<unknown[], ProductDbRow & { movement_id: number }>(
-  `with "adjustment" ("product_id", "location_id", "delta", "hysteresis") as (values (?::integer, ?::integer, ?::integer, ?::integer)),
-    "context" ("reason", "request_id", "actor", "trace_id", "at") as (values (${CONTEXT_PARAMS})),
-    "locked" as (
-      select "product".* from "product", "adjustment" where "product"."id" = "adjustment"."product_id" for update of "product"
-    ),
-    "level" as (
-      update "stock_level" set "on_hand" = "stock_level"."on_hand" + ${DELTA}
-      from "locked", "adjustment"
-      where "stock_level"."product_id" = "locked"."id" and "stock_level"."location_id" = "adjustment"."location_id"
-        and ${PLAIN_ADJUSTMENT}
-      returning "stock_level"."location_id"
-    ),
-    "adjusted" as (
-      update "product" set "quantity_in_stock" = "product"."quantity_in_stock" + ${DELTA},
-        "movement_sequence" = "product"."movement_sequence" + 1, "version" = "product"."version" + 1
-      from "level", "adjustment"
-      where "product"."id" = "adjustment"."product_id"
-      returning ${productColumns('postgresql', 'product')}, "product"."movement_sequence"
-    ),
-    "appended" as (
-      insert into "stock_movement" (${MOVEMENT_COLUMNS})
-      select "adjusted"."id", "level"."location_id", null, 'adjusted', ${DELTA}, 0, "adjusted"."quantity_in_stock", "adjusted"."reserved_quantity",
-        "context"."reason", null, "context"."request_id", "context"."actor", "context"."trace_id", "adjusted"."movement_sequence", "context"."at"
-      from "adjusted", "level", "adjustment", "context"
-      returning "id"
-    )
-    select ${productColumns('postgresql', 'adjusted')}, "appended"."id" as "movement_id" from "adjusted", "appended"`,
-);
 
 /**
  * When ProductStock.replace answers exactly one `updated` change at the default location, in the aggregate's own

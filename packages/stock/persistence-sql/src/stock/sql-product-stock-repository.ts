@@ -15,7 +15,8 @@ import {
 import { type ProductDbRow, priceOf, productStatements, toProduct } from '../tables/product';
 import { LEVEL_STATEMENTS, levelsOfMany, toLevel } from '../tables/stock-level';
 import { MOVEMENT_STATEMENTS, movementValues } from '../tables/stock-movement';
-import { ADJUST_AT_ONCE, LOCK_MANY, REPLACE_AT_ONCE, SAVE_STOCK, SQLITE_SAVE } from './product-stock-statements';
+import { ADJUST_AT_ONCE } from './adjust-at-once';
+import { LOCK_MANY, REPLACE_AT_ONCE, SAVE_STOCK, SQLITE_SAVE } from './product-stock-statements';
 
 /** The trace a write is made in, when its context does not say: the composition root hands OpenTelemetry's. */
 export type TraceIdProvider = () => string | undefined;
