@@ -152,7 +152,7 @@ function isService(target: Target): boolean {
 }
 
 async function measure(target: Target, rep: number): Promise<Measurement[]> {
-  const databaseUrl = await prepareStorage(target.storage, products, scratch);
+  const databaseUrl = await prepareStorage(target.storage, products, scratch, target.cwd);
   const runtime = { ...(target.node && { node: target.node }), ...(target.cwd && { cwd: target.cwd }) };
   const env = sink && target.env ? withSink(target.env, sink.endpoint) : target.env;
   const { child, base, token } = await startTarget(target.script, databaseUrl, options.pool, env, [], runtime);

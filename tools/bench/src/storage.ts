@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { adminQuery, databaseUrl } from '@platform/test-kit';
 import { seedProducts } from '@tools/seed';
 import type { Storage } from './targets';
@@ -9,9 +11,15 @@ export const BENCH_DB = 'stock_bench';
 
 /**
  * A fresh database with `products` seeded (the first one hot), or memory: for memory targets (seed them with
- * seedOverHttp).
+ * seedOverHttp). For a target served from another checkout (`checkout`), seeded by that checkout's own seed, so its
+ * schema is the one its code writes (a checkout from before issue 31 writes the ledger's triggers' side channel).
  */
-export async function prepareStorage(storage: Storage, products: number, scratchFolder: string): Promise<string> {
+export async function prepareStorage(
+  storage: Storage,
+  products: number,
+  scratchFolder: string,
+  checkout?: string,
+): Promise<string> {
   if (storage === 'memory') return 'memory:';
   let url: string;
   if (storage === 'sqlite') {
@@ -21,7 +29,8 @@ export async function prepareStorage(storage: Storage, products: number, scratch
     await adminQuery(`create database "${BENCH_DB}"`);
     url = databaseUrl(BENCH_DB);
   }
-  await seedProducts(url, { count: products, firstStock: HOT_PRODUCT_STOCK });
+  if (checkout) seedAt(checkout, url, products);
+  else await seedProducts(url, { count: products, firstStock: HOT_PRODUCT_STOCK });
   return url;
 }
 
@@ -37,4 +46,15 @@ export async function seedOverHttp(base: string, products: number, token?: strin
     });
     if (response.status !== 201) throw new Error(`seeding over HTTP failed: ${response.status}`);
   }
+}
+
+/** Seeds with another checkout's seed, in a process of its own on that checkout's tsx. */
+function seedAt(checkout: string, url: string, products: number): void {
+  const seed = pathToFileURL(join(checkout, 'tools/seed/src/seed-products.ts')).href;
+  const script = `const { seedProducts } = await import(${JSON.stringify(seed)});
+    await seedProducts(${JSON.stringify(url)}, { count: ${products}, firstStock: ${HOT_PRODUCT_STOCK} });`;
+  execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: checkout,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
