@@ -1,7 +1,7 @@
 import { DEFAULT_LOCATION_ID, type Location } from '../location';
 import { Product, type ProductDetails } from '../product';
 import type { StockTransfer } from '../transfers/transfer';
-import { holds } from './condition';
+import { evaluate, holds } from './condition';
 import {
   type Allocation,
   type AllocationStrategy,
@@ -25,6 +25,7 @@ import {
 import type { Movement, MovementKind } from './movement';
 import {
   ARRIVAL_FILLS,
+  AVAILABLE,
   COVERS_HOLDS,
   KEEPS_HOLDS,
   LEVEL_IS_EMPTY,
@@ -98,6 +99,8 @@ export interface HeldStock {
 }
 
 const EMPTY_LEVEL = { onHand: 0, reserved: 0, incoming: 0 };
+
+const byLocation = (a: LocationLevel, b: LocationLevel) => a.locationId - b.locationId;
 
 /**
  * A product's stock: its totals, its level at each location it has one, and
@@ -387,22 +390,16 @@ export class ProductStock {
       });
     }
     const backorderedQuantity = product.backorderedQuantity + backordered;
-    const stock = { backorderedQuantity, lowStockAlert: product.stock.lowStockAlert };
-    const moved = Product.of(
-      product.id,
-      product.details.withQuantityInStock(quantity),
-      product.version + 1,
-      reserved,
-      stock,
-    );
+    const available = evaluate(AVAILABLE, { quantityInStock: quantity, reservedQuantity: reserved, backorderedQuantity });
     const crossing = lowStockCrossing({
-      available: moved.availableQuantity,
+      available,
       lowStockThreshold: product.lowStockThreshold,
       lowStockAlert: product.stock.lowStockAlert,
       hysteresis: policy.lowStockHysteresis,
     });
-    const after = Product.of(moved.id, moved.details, moved.version, reserved, {
-      ...stock,
+    const details = quantity === product.quantityInStock ? product.details : product.details.withQuantityInStock(quantity);
+    const after = Product.of(product.id, details, product.version + 1, reserved, {
+      backorderedQuantity,
       lowStockAlert: crossing.alert,
     });
     const signal = crossing.event && {
@@ -410,7 +407,9 @@ export class ProductStock {
       available: after.availableQuantity,
       threshold: product.lowStockThreshold,
     };
-    const next = ProductStock.of(after, [...levels.values()], sequence);
+    // A level this step created came last: only then are the levels out of location order.
+    const sorted = levels.size === this.levels.length ? [...levels.values()] : [...levels.values()].sort(byLocation);
+    const next = new ProductStock(after, sorted, sequence);
     return new StockChange(this, next, [{ movements, ...(signal && { signal }) }]);
   }
 }

@@ -71,6 +71,36 @@ export const SAVE_STOCK = query<
     (select count(*) from "moved") + (select count(*) from "created") as "levels"
   from "saved" left join "appended" on "appended"."product_id" = "saved"."id"`);
 
+/**
+ * PostgreSQL: the common change, one product moving one level it has, with one movement or none (an adjustment, a
+ * hold or a settlement at one location), as SAVE_STOCK writes it, in scalars: the arrays' unnesting costs a third
+ * of a hot product's throughput while its lock is held. Parameters: the product's state after (stock, reserved,
+ * backordered, alert, sequence, version), its id and version before; the level's deltas (on hand, reserved,
+ * incoming) and location; the movement's columns but its product (MOVEMENT_COLUMNS), then whether there is one.
+ * Answers the product saved, the movement's id (or null), and how many levels it moved.
+ */
+export const SAVE_ONE = query<unknown[], { product_id: number; id: number | null; levels: number }>(`with "saved" as (
+    update "product" set "quantity_in_stock" = ?::integer, "reserved_quantity" = ?::integer, "backordered_quantity" = ?::integer,
+      "low_stock_alert" = ?::boolean, "movement_sequence" = ?::bigint, "version" = ?::integer
+    where "id" = ?::integer and "version" = ?::integer
+    returning "id"
+  ),
+  "moved" as (
+    update "stock_level" set "on_hand" = "on_hand" + ?::integer, "reserved" = "reserved" + ?::integer, "incoming" = "incoming" + ?::integer
+    from "saved" where "stock_level"."product_id" = "saved"."id" and "stock_level"."location_id" = ?::integer
+    returning 1
+  ),
+  "appended" as (
+    insert into "stock_movement" (${MOVEMENT_COLUMNS})
+    select "saved"."id", ${MOVEMENT_ARRAY_TYPES.slice(1)
+      .map((type) => `?::${type}`)
+      .join(', ')}
+    from "saved" where ?::boolean
+    returning "id"
+  )
+  select "saved"."id" as "product_id", "appended"."id", (select count(*) from "moved") as "levels"
+  from "saved" left join "appended" on true`);
+
 /** SQLite's steps of a save, in the caller's transaction: its writes are calls in the process, not round trips. */
 export const SQLITE_SAVE = {
   /** The product's row set to its state after, only from the version its lock read. */

@@ -16,7 +16,7 @@ import { type ProductDbRow, priceOf, productStatements, toProduct } from '../tab
 import { LEVEL_STATEMENTS, levelsOfMany, toLevel } from '../tables/stock-level';
 import { MOVEMENT_STATEMENTS, movementValues } from '../tables/stock-movement';
 import { ADJUST_AT_ONCE } from './adjust-at-once';
-import { LOCK_MANY, REPLACE_AT_ONCE, SAVE_STOCK, SQLITE_SAVE } from './product-stock-statements';
+import { LOCK_MANY, REPLACE_AT_ONCE, SAVE_ONE, SAVE_STOCK, SQLITE_SAVE } from './product-stock-statements';
 
 /** The trace a write is made in, when its context does not say: the composition root hands OpenTelemetry's. */
 export type TraceIdProvider = () => string | undefined;
@@ -141,6 +141,12 @@ export class SqlProductStockRepository implements ProductStockRepository {
     context: MovementContext,
     traceId: string | undefined,
   ): Promise<AppendedMovement[][]> {
+    const [only] = changes;
+    if (changes.length === 1) {
+      const writes = levelWrites(only!);
+      if (writes.length === 1 && !writes[0]!.created && only!.movements.length <= 1)
+        return [await this.writeOne(only!, writes[0]!, context, traceId)];
+    }
     const products = changes.map(({ before, after }) => [
       after.product.id,
       before.product.version,
@@ -177,6 +183,36 @@ export class SqlProductStockRepository implements ProductStockRepository {
       rows.filter((row) => row.id !== null).map((row) => [`${row.product_id}/${row.sequence}`, Number(row.id)]),
     );
     return changes.map((change) => appended(change, context, (sequence) => ids.get(`${change.productId}/${sequence}`)));
+  }
+
+  /** The common change: one product, one level it has, one movement or none (SAVE_ONE). */
+  private async writeOne(
+    change: StockChange,
+    level: LevelWrite,
+    context: MovementContext,
+    traceId: string | undefined,
+  ): Promise<AppendedMovement[]> {
+    const { before, after } = change;
+    const [movement] = change.movements;
+    const values = movement
+      ? movementValues(change.productId, movement, context, traceId).slice(1)
+      : Array(14).fill(null);
+    const [row] = await this.session.rows(SAVE_ONE, [
+      ...[after.product.quantityInStock, after.product.reservedQuantity, after.product.backorderedQuantity],
+      ...[
+        after.product.stock.lowStockAlert,
+        after.sequence,
+        after.product.version,
+        after.product.id,
+        before.product.version,
+      ],
+      ...[level.onHand, level.reserved, level.incoming, level.locationId],
+      ...values,
+      movement !== undefined,
+    ]);
+    if (!row) throw stale(change);
+    if (Number(row.levels) !== 1) throw levelGone(change);
+    return appended(change, context, () => (row.id === null ? undefined : Number(row.id)));
   }
 
   private async writeStepByStep(
