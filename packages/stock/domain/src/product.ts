@@ -171,10 +171,11 @@ export interface ProductStockState {
 
 const NO_BACKORDERS: ProductStockState = { backorderedQuantity: 0, lowStockAlert: false };
 
-/** What a product's stock state is called (STOCK_STATE). */
+/** What a product's stock state is called (STOCK_STATE), at what it has available (AVAILABLE). */
 export function stockStateOf(product: Values<ProductName>): StockState {
-  if (holds(STOCK_STATE.out, product)) return 'out';
-  return holds(STOCK_STATE.low, product) ? 'low' : 'in';
+  const state = { available: evaluate(AVAILABLE, product), lowStockThreshold: product.lowStockThreshold };
+  if (holds(STOCK_STATE.out, state)) return 'out';
+  return holds(STOCK_STATE.low, state) ? 'low' : 'in';
 }
 
 export class Product implements ProductDetailsInput {

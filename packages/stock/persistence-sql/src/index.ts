@@ -20,6 +20,7 @@ export { stockEntities } from './tables/stock-tables';
 // What the bench's raw baselines send, so that they send exactly the service's statements (tools/bench).
 export { ADJUST_AT_ONCE, ADJUST_AT_ONCE_ROUTINE } from './stock/adjust-at-once';
 export {
+  ADD_PRODUCT,
   ADD_PRODUCTS,
   REPLACE_AT_ONCE,
   SAVE_STOCK,

@@ -12,7 +12,7 @@ import {
   type UpdateOutcome,
 } from '@stock/domain';
 import { searchStatement } from './product-search-sql';
-import { ADD_PRODUCTS, SQLITE_ADD_PRODUCT, SQLITE_SAVE } from './stock/product-stock-statements';
+import { ADD_PRODUCT, ADD_PRODUCTS, SQLITE_ADD_PRODUCT, SQLITE_SAVE } from './stock/product-stock-statements';
 import type { TraceIdProvider } from './stock/sql-product-stock-repository';
 import { priceOf, type ProductStatements, productStatements, toProduct } from './tables/product';
 import { MOVEMENT_STATEMENTS, movementValues } from './tables/stock-movement';
@@ -44,8 +44,20 @@ export class SqlProductRepository implements ProductRepository {
     this.sql = productStatements(session.dialect);
   }
 
+  /** PostgreSQL: one statement (ADD_PRODUCT); SQLite: as `addMany` adds each. */
   async add(details: ProductDetails, context: MovementContext): Promise<Product> {
-    return (await this.addMany([details], context))[0]!;
+    if (this.session.dialect !== 'postgresql') return (await this.addMany([details], context))[0]!;
+    const opening = ProductStock.opening(details);
+    const traceId = context.traceId ?? this.traceOf?.();
+    const [row] = await this.session
+      .rows(ADD_PRODUCT, [
+        ...[details.name, details.description, priceOf(this.session, details.price), details.quantityInStock],
+        ...[details.backorderLimit ?? 0, details.lowStockThreshold ?? 0, details.sku ?? null, opening.sequence],
+        ...[opening.locationId, opening.onHand],
+        ...movementValues(0, opening, context, traceId).slice(1),
+      ])
+      .catch(skuTaken(details.sku));
+    return toProduct(this.session, row!);
   }
 
   /** PostgreSQL: one statement for the batch; SQLite: each product's three, in-process. */

@@ -191,6 +191,23 @@ const DELTAS: Rows<'quantityDelta' | 'reservedDelta'> = {
   ],
 };
 
+/** What a product has available (AVAILABLE, below 0 while backorders wait) against its threshold. */
+const STATE: Rows<'available' | 'lowStockThreshold'> = {
+  names: ['available', 'lowStockThreshold'],
+  bigint: ['available'],
+  rows: [
+    ['nothing available, no threshold', 0, 0],
+    ['one available, no threshold', 1, 0],
+    ['backorders waiting, no threshold', -1, 0],
+    ['at the threshold', 5, 5],
+    ['one below the threshold', 4, 5],
+    ['one above the threshold', 6, 5],
+    ['none available, threshold 1', 0, 1],
+    ['INT32_MAX available, threshold INT32_MAX', MAX, MAX],
+    ['INT32_MAX backordered past the stock', -MAX, 1],
+  ],
+};
+
 /** A PUT's new stock against what is held at the default location. */
 const REPLACEMENT: Rows<'quantity' | 'reserved'> = {
   names: ['quantity', 'reserved'],
@@ -257,8 +274,8 @@ const RULES: readonly RuleTable[] = [
   // AVAILABLE_SQL (search's sort, its expression indexes) exactly; the PUT at once (REPLACE_AT_ONCE) widened.
   { title: 'AVAILABLE', rule: AVAILABLE, rendered: [EXACT, WIDE], table: PRODUCT },
   // STOCK_STATE_SQL: the state filter and its expression index.
-  { title: 'STOCK_STATE.out', rule: STOCK_STATE.out, rendered: [EXACT], table: PRODUCT },
-  { title: 'STOCK_STATE.low', rule: STOCK_STATE.low, rendered: [EXACT], table: PRODUCT },
+  { title: 'STOCK_STATE.out', rule: STOCK_STATE.out, rendered: [EXACT], table: STATE },
+  { title: 'STOCK_STATE.low', rule: STOCK_STATE.low, rendered: [EXACT], table: STATE },
   // levelIsEmpty (a location's removal, the PUT at once), levelHasAvailable (search by location).
   { title: 'LEVEL_IS_EMPTY', rule: LEVEL_IS_EMPTY, rendered: [EXACT], table: LEVEL },
   { title: 'LEVEL_HAS_AVAILABLE', rule: LEVEL_HAS_AVAILABLE, rendered: [EXACT], table: LEVEL },
@@ -595,8 +612,9 @@ describe('The stock rules rendered into SQL', () => {
 
     it('AVAILABLE_SQL and STOCK_STATE_SQL are AVAILABLE and STOCK_STATE rendered on the product columns, exactly', () => {
       expect(AVAILABLE_SQL).to.equal(renderTerm(AVAILABLE, PRODUCT_NAMES));
-      expect(STOCK_STATE_SQL).to.include(renderCondition(STOCK_STATE.out, PRODUCT_NAMES));
-      expect(STOCK_STATE_SQL).to.include(renderCondition(STOCK_STATE.low, PRODUCT_NAMES));
+      const state = { available: AVAILABLE_SQL, lowStockThreshold: PRODUCT_NAMES.lowStockThreshold };
+      expect(STOCK_STATE_SQL).to.include(renderCondition(STOCK_STATE.out, state));
+      expect(STOCK_STATE_SQL).to.include(renderCondition(STOCK_STATE.low, state));
     });
   });
 });

@@ -1,5 +1,5 @@
 import {
-  ADD_PRODUCTS,
+  ADD_PRODUCT,
   ADJUST_AT_ONCE,
   LEVEL_STATEMENTS,
   type ProductStatements,
@@ -134,11 +134,10 @@ export function pgQueries(pool: pg.Pool, prepared = true): Handlers {
     create: async (body) => {
       const q = body.quantityInStock;
       const { reason, requestId, actor, traceId, at } = requestContext();
-      const product = [...details(body), q, 0, 0, null].map((value) => [value]);
-      const opening = [DEFAULT_LOCATION, 'created', q, 0, q, 0, q, 1].map((value) => [value]);
-      return stored(
-        (await first(ADD_PRODUCTS, [...product, ...opening, reason, null, requestId, actor, traceId, at]))!,
-      );
+      const product = [...details(body), q, 0, 0, null, 1];
+      const level = [DEFAULT_LOCATION, q];
+      const opening = [DEFAULT_LOCATION, null, 'created', q, 0, q, 0, reason, null, requestId, actor, traceId, 1, at];
+      return stored((await first(ADD_PRODUCT, [...product, ...level, ...opening]))!);
     },
     update: async (id, body) => {
       const atOnce = await first(REPLACE_AT_ONCE.unversioned, [

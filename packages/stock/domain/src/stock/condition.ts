@@ -53,46 +53,89 @@ export const all = <N extends string>(...conditions: Condition<N>[]): Condition<
 export const any = <N extends string>(...conditions: Condition<N>[]): Condition<N> => ({ kind: 'any', conditions });
 export const not = <N extends string>(condition: Condition<N>): Condition<N> => ({ kind: 'not', condition });
 
+type Compiled<T> = (values: Values<string>) => T;
+
+/**
+ * Each term and condition is turned once into a closure, kept beside the tree: a rule is read on every request (a
+ * product's availability, a change's bounds), and walking its tree each time cost more than the rule's arithmetic.
+ */
+const compiledTerms = new WeakMap<Term<string>, Compiled<number>>();
+const compiledConditions = new WeakMap<Condition<string>, Compiled<boolean>>();
+
+function compileTerm(term: Term<string>): Compiled<number> {
+  let fn = compiledTerms.get(term);
+  if (fn) return fn;
+  switch (term.kind) {
+    case 'value': {
+      const { name } = term;
+      fn = (values) => Number(values[name]);
+      break;
+    }
+    case 'constant': {
+      const { value: constantValue } = term;
+      fn = () => constantValue;
+      break;
+    }
+    case 'sum': {
+      const [left, right] = [compileTerm(term.left), compileTerm(term.right)];
+      fn = term.sign === 1 ? (values) => left(values) + right(values) : (values) => left(values) - right(values);
+      break;
+    }
+  }
+  compiledTerms.set(term, fn);
+  return fn;
+}
+
+const COMPARE: Readonly<Record<Comparison, (left: number, right: number) => boolean>> = {
+  '<': (left, right) => left < right,
+  '<=': (left, right) => left <= right,
+  '=': (left, right) => left === right,
+  '>=': (left, right) => left >= right,
+  '>': (left, right) => left > right,
+};
+
+function compileCondition(condition: Condition<string>): Compiled<boolean> {
+  let fn = compiledConditions.get(condition);
+  if (fn) return fn;
+  switch (condition.kind) {
+    case 'compare': {
+      const [left, right, op] = [compileTerm(condition.left), compileTerm(condition.right), COMPARE[condition.op]];
+      fn = (values) => op(left(values), right(values));
+      break;
+    }
+    case 'flag': {
+      const { name } = condition;
+      fn = (values) => values[name] === true;
+      break;
+    }
+    case 'all': {
+      const parts = condition.conditions.map(compileCondition);
+      fn = (values) => parts.every((part) => part(values));
+      break;
+    }
+    case 'any': {
+      const parts = condition.conditions.map(compileCondition);
+      fn = (values) => parts.some((part) => part(values));
+      break;
+    }
+    case 'not': {
+      const inner = compileCondition(condition.condition);
+      fn = (values) => !inner(values);
+      break;
+    }
+  }
+  compiledConditions.set(condition, fn);
+  return fn;
+}
+
 /** What `term` is for `values`. */
 export function evaluate<N extends string>(term: Term<N>, values: Values<N>): number {
-  switch (term.kind) {
-    case 'value':
-      return Number(values[term.name]);
-    case 'constant':
-      return term.value;
-    case 'sum':
-      return evaluate(term.left, values) + term.sign * evaluate(term.right, values);
-  }
+  return compileTerm(term)(values);
 }
 
 /** Whether `condition` holds for `values`. */
 export function holds<N extends string>(condition: Condition<N>, values: Values<N>): boolean {
-  switch (condition.kind) {
-    case 'compare': {
-      const [left, right] = [evaluate(condition.left, values), evaluate(condition.right, values)];
-      switch (condition.op) {
-        case '<':
-          return left < right;
-        case '<=':
-          return left <= right;
-        case '=':
-          return left === right;
-        case '>=':
-          return left >= right;
-        case '>':
-          return left > right;
-      }
-      break;
-    }
-    case 'flag':
-      return values[condition.name] === true;
-    case 'all':
-      return condition.conditions.every((each) => holds(each, values));
-    case 'any':
-      return condition.conditions.some((each) => holds(each, values));
-    case 'not':
-      return !holds(condition.condition, values);
-  }
+  return compileCondition(condition as Condition<string>)(values);
 }
 
 /** Every name a condition reads, each once, in the order it first reads them. */

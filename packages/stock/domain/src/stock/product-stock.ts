@@ -390,14 +390,19 @@ export class ProductStock {
       });
     }
     const backorderedQuantity = product.backorderedQuantity + backordered;
-    const available = evaluate(AVAILABLE, { quantityInStock: quantity, reservedQuantity: reserved, backorderedQuantity });
+    const available = evaluate(AVAILABLE, {
+      quantityInStock: quantity,
+      reservedQuantity: reserved,
+      backorderedQuantity,
+    });
     const crossing = lowStockCrossing({
       available,
       lowStockThreshold: product.lowStockThreshold,
       lowStockAlert: product.stock.lowStockAlert,
       hysteresis: policy.lowStockHysteresis,
     });
-    const details = quantity === product.quantityInStock ? product.details : product.details.withQuantityInStock(quantity);
+    const details =
+      quantity === product.quantityInStock ? product.details : product.details.withQuantityInStock(quantity);
     const after = Product.of(product.id, details, product.version + 1, reserved, {
       backorderedQuantity,
       lowStockAlert: crossing.alert,

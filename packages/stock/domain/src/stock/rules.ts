@@ -44,11 +44,11 @@ export const AVAILABLE: Term<Exclude<ProductName, 'lowStockThreshold'>> = minus(
   value('backorderedQuantity'),
 );
 
-/** A product is out of stock with nothing available, low below its threshold (0: never low), else in stock. */
+/** A product is out of stock with nothing available (AVAILABLE), low below its threshold (0: never low), else in. */
 export const STOCK_STATE = {
-  out: atMost(AVAILABLE, constant(0)),
-  low: below(AVAILABLE, value('lowStockThreshold')),
-} as const satisfies Record<string, Condition<ProductName>>;
+  out: atMost(value('available'), constant(0)),
+  low: below(value('available'), value('lowStockThreshold')),
+} as const satisfies Record<string, Condition<'available' | 'lowStockThreshold'>>;
 
 /** What a level's rules read: its quantities, and the change asked of it. */
 export type LevelName = 'onHand' | 'reserved' | 'incoming';

@@ -226,7 +226,7 @@ describe('the names each rule reads', () => {
     {
       rule: 'STOCK_STATE.low',
       condition: STOCK_STATE.low,
-      names: ['quantityInStock', 'reservedQuantity', 'backorderedQuantity', 'lowStockThreshold'],
+      names: ['available', 'lowStockThreshold'],
     },
     {
       rule: 'LOW_STOCK_STEADY',

@@ -261,6 +261,27 @@ export const ADD_PRODUCTS = query<unknown[], ProductDbRow & { ord: number }>(`wi
   )
   select ${productColumns('postgresql', 'created')}, "source"."ord" from "created" join "source" on "source"."new_id" = "created"."id" order by "source"."ord"`);
 
+/**
+ * PostgreSQL: one new product (ProductRepository.add) as ADD_PRODUCTS writes each, in scalars (a POST's one row
+ * needs no arrays). Parameters: name, description, price, stock, backorder limit, threshold, SKU, ledger sequence;
+ * the first level's location and on hand; the opening movement's columns but its product (MOVEMENT_COLUMNS).
+ */
+export const ADD_PRODUCT = query<unknown[], ProductDbRow>(`with "created" as (
+    insert into "product" ("name", "description", "price", "quantity_in_stock", "reserved_quantity", "backorder_limit", "low_stock_threshold", "sku", "movement_sequence", "version")
+    values (?::text, ?::text, ?::numeric, ?::integer, 0, ?::integer, ?::integer, ?::text, ?::bigint, 1)
+    returning ${productColumns('postgresql')}
+  ),
+  "level" as (
+    insert into "stock_level" ("product_id", "location_id", "on_hand") select "id", ?::integer, ?::integer from "created"
+  ),
+  "opening" as (
+    insert into "stock_movement" (${MOVEMENT_COLUMNS})
+    select "id", ${MOVEMENT_ARRAY_TYPES.slice(1)
+      .map((type) => `?::${type}`)
+      .join(', ')} from "created"
+  )
+  select ${productColumns('postgresql')} from "created"`);
+
 /** SQLite: a new product's row (its first level and movement follow, in the caller's transaction). */
 export const SQLITE_ADD_PRODUCT = query<
   [

@@ -52,7 +52,10 @@ export const PRODUCT_NAMES: Readonly<Record<ProductName, string>> = {
 export const AVAILABLE_SQL = renderTerm(AVAILABLE, PRODUCT_NAMES);
 
 /** Product.stockState (STOCK_STATE) as one expression, indexed with the id so a state's products page by id. */
-export const STOCK_STATE_SQL = `(case when ${renderCondition(STOCK_STATE.out, PRODUCT_NAMES)} then 'out' when ${renderCondition(STOCK_STATE.low, PRODUCT_NAMES)} then 'low' else 'in' end)`;
+export const STOCK_STATE_SQL = (() => {
+  const state = { available: AVAILABLE_SQL, lowStockThreshold: PRODUCT_NAMES.lowStockThreshold };
+  return `(case when ${renderCondition(STOCK_STATE.out, state)} then 'out' when ${renderCondition(STOCK_STATE.low, state)} then 'low' else 'in' end)`;
+})();
 
 /** The product's stock settings and backorders are never negative (the same checks on both databases). */
 const SETTING_CHECKS = [
