@@ -54,7 +54,7 @@ async function count(
 ): Promise<{ perRequest: number; requests: number }> {
   const workload = WORKLOADS.find((w) => w.name === workloadName)!;
   const products = Number(options.products);
-  const databaseUrl = await prepareStorage(target.storage, products, scratch);
+  const databaseUrl = await prepareStorage(target.storage, products, scratch, target.cwd);
   const output = join(scratch, `callgrind-${Date.now()}.out`);
   const entry = join(import.meta.dirname, 'targets', target.script);
   const callgrind = ['--tool=callgrind', '--instr-atstart=no', '--separate-threads=yes'];

@@ -11,10 +11,13 @@ if (!root) throw new Error('SERVICE_ROOT names the checkout to serve from');
 const { loadConfig, startStockService } = (await import(
   pathToFileURL(`${root}/packages/stock/service/src/index.ts`).href
 )) as {
-  loadConfig(): unknown;
+  loadConfig(env: NodeJS.ProcessEnv, cwd: string, files: { openApiFile: string }): unknown;
   startStockService(config: unknown): Promise<{ url: string; close(): Promise<unknown> }>;
 };
-const service = await startStockService(loadConfig());
+// Its description too, as its main.ts hands it over and this checkout's service.ts does: /swagger is served, and a
+// service that serves it and one that does not are not the same request path.
+const config = loadConfig(process.env, process.cwd(), { openApiFile: `${root}/docs/openapi.yaml` });
+const service = await startStockService(config);
 console.log(JSON.stringify({ message: 'listening', port: Number(new URL(service.url).port) }));
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.once(signal, () => void service.close().then(() => process.exit(0)));
