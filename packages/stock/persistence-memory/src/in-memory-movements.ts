@@ -1,5 +1,5 @@
 import type { InMemoryTransaction } from '@platform/memory';
-import type { AppendedMovement, Movement, MovementContext } from '@stock/domain';
+import type { AppendedMovement, Movement, MovementContext, StockMovement } from '@stock/domain';
 import type { InMemoryStockTables } from './in-memory-stock-tables';
 
 /**
@@ -16,26 +16,30 @@ export function appendMovements(
   context: MovementContext,
 ): AppendedMovement[] {
   const traceId = context.traceId ?? tables.traceId?.();
-  return movements.map(({ onHand, reserved, reservationId, ...movement }) => {
+  return movements.map((movement) => {
     const id = tables.nextMovementId();
-    const reservation = reservationId ?? context.reservationId;
-    tables.movements.set(
-      id,
-      {
-        id,
-        productId,
-        ...movement,
-        at: context.at,
-        ...(context.reason !== undefined && { reason: context.reason }),
-        ...(reservation !== undefined && { reservationId: reservation }),
-        ...(context.requestId !== undefined && { requestId: context.requestId }),
-        ...(context.actor !== undefined && { actor: context.actor }),
-        ...(traceId !== undefined && { traceId }),
-      },
-      tx,
-    );
-    tables.movementSequences.set(productId, movement.sequence, tx);
     const { sequence, kind, locationId } = movement;
-    return { id, sequence, kind, locationId, onHand, reserved, at: context.at };
+    const reservation = movement.reservationId ?? context.reservationId;
+    const stored: StockMovement = {
+      id,
+      productId,
+      locationId,
+      kind,
+      quantityDelta: movement.quantityDelta,
+      reservedDelta: movement.reservedDelta,
+      quantityAfter: movement.quantityAfter,
+      reservedAfter: movement.reservedAfter,
+      sequence,
+      at: context.at,
+      ...(movement.transferId !== undefined && { transferId: movement.transferId }),
+      ...(context.reason !== undefined && { reason: context.reason }),
+      ...(reservation !== undefined && { reservationId: reservation }),
+      ...(context.requestId !== undefined && { requestId: context.requestId }),
+      ...(context.actor !== undefined && { actor: context.actor }),
+      ...(traceId !== undefined && { traceId }),
+    };
+    tables.movements.set(id, stored, tx);
+    tables.movementSequences.set(productId, sequence, tx);
+    return { id, sequence, kind, locationId, onHand: movement.onHand, reserved: movement.reserved, at: context.at };
   });
 }

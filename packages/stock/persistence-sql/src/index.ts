@@ -25,6 +25,7 @@ export {
   REPLACE_AT_ONCE,
   SAVE_STOCK,
   SQLITE_ADD_PRODUCT,
+  SQLITE_LOCK,
   SQLITE_SAVE,
 } from './stock/product-stock-statements';
 export { LEVEL_STATEMENTS } from './tables/stock-level';

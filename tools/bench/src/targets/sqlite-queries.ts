@@ -1,9 +1,9 @@
 import Database from 'better-sqlite3';
 import {
-  LEVEL_STATEMENTS,
   MOVEMENT_STATEMENTS,
   productStatements,
   SQLITE_ADD_PRODUCT,
+  SQLITE_LOCK,
   SQLITE_SAVE,
 } from '@stock/persistence-sql';
 import { movementValues, requestContext } from './movement-context';
@@ -65,8 +65,8 @@ export function openSqlite(url: string): Database.Database {
  * drift) with the parameters it sends, each compiled once and run as the
  * service runs them (`all` for a statement that answers rows, `run`
  * otherwise): a GET and a page outside any transaction; a POST (the product,
- * its level, its opening movement), a PUT and an adjustment (lock, levels,
- * then the product's row, the level's change and the movement) between BEGIN
+ * its level, its opening movement), a PUT and an adjustment (the product with
+ * its levels, then the product's row, the level's change and the movement) between BEGIN
  * and COMMIT. A change moves the default location's level, which every
  * product has. test/same-sql.test.ts holds this to what the service sends.
  */
@@ -93,8 +93,7 @@ export function sqliteQueries(db: Database.Database): Handlers {
   const insert = compiled(SQLITE_ADD_PRODUCT);
   const createLevel = compiled(SQLITE_SAVE.createLevel);
   const appendMovement = compiled(MOVEMENT_STATEMENTS.append);
-  const lock = compiled(sql.lock);
-  const levels = compiled<LevelRow>(LEVEL_STATEMENTS.ofProduct);
+  const lock = compiled<Row & LevelRow & { reserved_at: number }>(SQLITE_LOCK);
   const updateDetails = compiled(sql.updateDetails(false));
   const saveProduct = compiled(SQLITE_SAVE.product);
   const moveLevel = compiled(SQLITE_SAVE.moveLevel);
@@ -121,9 +120,16 @@ export function sqliteQueries(db: Database.Database): Handlers {
     appendMovement(...values.slice(0, -1), values[14].getTime());
     return stored({ ...product, quantity_in_stock: quantity, version });
   };
+  /** The product and its levels in one read, as ProductStockRepository.lock reads them on SQLite. */
   const locked = (id: number) => {
-    const [product] = lock(id);
-    return product && { product, levels: levels(id) };
+    const rows = lock(id);
+    const levels = rows.map(({ location_id, on_hand, reserved_at, incoming }) => ({
+      location_id,
+      on_hand,
+      reserved: reserved_at,
+      incoming,
+    }));
+    return rows[0] && { product: rows[0], levels };
   };
   const details = (body: BodyProduct) => [body.name, body.description, Math.round(body.price * 100)];
   return {

@@ -121,11 +121,9 @@ export class ProductStock {
 
   static of(product: Product, levels: readonly LocationLevel[], sequence: number): ProductStock {
     if (!Number.isSafeInteger(sequence) || sequence < 0) throw new RangeError(`Not a ledger sequence: ${sequence}`);
-    return new ProductStock(
-      product,
-      [...levels].sort((a, b) => a.locationId - b.locationId),
-      sequence,
-    );
+    // The stores read levels in location order already: sorted again only when they are not.
+    const inOrder = levels.every((level, index) => index === 0 || levels[index - 1]!.locationId < level.locationId);
+    return new ProductStock(product, inOrder ? levels : [...levels].sort(byLocation), sequence);
   }
 
   /** The first movement of a new product's ledger: its stock arriving at the default location. */
@@ -361,33 +359,41 @@ export class ProductStock {
     const levels = new Map(this.levels.map((level) => [level.locationId, level]));
     let [quantity, reserved, sequence] = [product.quantityInStock, product.reservedQuantity, this.sequence];
     const movements: Movement[] = [];
-    for (const { kind, locationId, transferId, ...delta } of changes) {
+    for (const change of changes) {
+      const { kind, locationId } = change;
       const level = levels.get(locationId) ?? { locationId, ...EMPTY_LEVEL };
       const next = {
         locationId,
-        onHand: level.onHand + delta.onHand,
-        reserved: level.reserved + delta.reserved,
-        incoming: level.incoming + delta.incoming,
+        onHand: level.onHand + change.onHand,
+        reserved: level.reserved + change.reserved,
+        incoming: level.incoming + change.incoming,
       };
-      quantity += delta.onHand;
-      reserved += delta.reserved;
+      quantity += change.onHand;
+      reserved += change.reserved;
       if (!levelIsValid(next) || quantity > STOCK_MAX)
         throw new Error(`Product ${product.id}: ${kind} at location ${locationId} breaks the level's bounds.`);
       levels.set(locationId, next);
-      if (!holds(MOVES_STOCK, { quantityDelta: delta.onHand, reservedDelta: delta.reserved })) continue;
-      movements.push({
+      if (!holds(MOVES_STOCK, { quantityDelta: change.onHand, reservedDelta: change.reserved })) continue;
+      const movement: Movement = {
         kind,
         locationId,
-        ...(transferId !== undefined && { transferId }),
-        ...(reservationId !== undefined && { reservationId }),
-        quantityDelta: delta.onHand,
-        reservedDelta: delta.reserved,
+        quantityDelta: change.onHand,
+        reservedDelta: change.reserved,
         quantityAfter: quantity,
         reservedAfter: reserved,
         onHand: next.onHand,
         reserved: next.reserved,
         sequence: ++sequence,
-      });
+      };
+      movements.push(
+        change.transferId === undefined && reservationId === undefined
+          ? movement
+          : {
+              ...movement,
+              ...(change.transferId !== undefined && { transferId: change.transferId }),
+              ...(reservationId !== undefined && { reservationId }),
+            },
+      );
     }
     const backorderedQuantity = product.backorderedQuantity + backordered;
     const available = evaluate(AVAILABLE, {

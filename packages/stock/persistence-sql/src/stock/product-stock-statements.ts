@@ -101,6 +101,26 @@ export const SAVE_ONE = query<unknown[], { product_id: number; id: number | null
   select "saved"."id" as "product_id", "appended"."id", (select count(*) from "moved") as "levels"
   from "saved" left join "appended" on true`);
 
+/**
+ * SQLite: a product with its ledger sequence and its levels (one row each, in location order; one row of nulls for
+ * none), in one statement. Its writers take turns, so what a transaction reads is what it writes on; PostgreSQL locks
+ * the product, then reads its levels in a statement of their own (`lock`).
+ */
+export const SQLITE_LOCK = query<
+  [id: number],
+  ProductDbRow & {
+    movement_sequence: number;
+    location_id: number | null;
+    on_hand: number;
+    reserved_at: number;
+    incoming: number;
+  }
+>(
+  `select ${productColumns('sqlite', 'product')}, "product"."movement_sequence", "stock_level"."location_id", "stock_level"."on_hand", "stock_level"."reserved" as "reserved_at", "stock_level"."incoming"
+    from "product" left join "stock_level" on "stock_level"."product_id" = "product"."id"
+    where "product"."id" = ? order by "stock_level"."location_id"`,
+);
+
 /** SQLite's steps of a save, in the caller's transaction: its writes are calls in the process, not round trips. */
 export const SQLITE_SAVE = {
   /** The product's row set to its state after, only from the version its lock read. */

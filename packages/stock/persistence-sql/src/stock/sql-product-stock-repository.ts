@@ -16,7 +16,7 @@ import { type ProductDbRow, priceOf, productStatements, toProduct } from '../tab
 import { LEVEL_STATEMENTS, levelsOfMany, toLevel } from '../tables/stock-level';
 import { MOVEMENT_STATEMENTS, movementValues } from '../tables/stock-movement';
 import { ADJUST_AT_ONCE } from './adjust-at-once';
-import { LOCK_MANY, REPLACE_AT_ONCE, SAVE_ONE, SAVE_STOCK, SQLITE_SAVE } from './product-stock-statements';
+import { LOCK_MANY, REPLACE_AT_ONCE, SAVE_ONE, SAVE_STOCK, SQLITE_LOCK, SQLITE_SAVE } from './product-stock-statements';
 
 /** The trace a write is made in, when its context does not say: the composition root hands OpenTelemetry's. */
 export type TraceIdProvider = () => string | undefined;
@@ -78,10 +78,26 @@ export class SqlProductStockRepository implements ProductStockRepository {
   }
 
   async lock(productId: number): Promise<ProductStock | undefined> {
+    if (this.session.dialect === 'sqlite') return this.readOnSqlite(productId);
     const [row] = await this.session.rows(productStatements(this.session.dialect).lock, [productId]);
     if (!row) return undefined;
     const levels = await this.session.rows(LEVEL_STATEMENTS.ofProduct, [productId]);
     return ProductStock.of(toProduct(this.session, row), levels.map(toLevel), Number(row.movement_sequence));
+  }
+
+  /** SQLite: the product and its levels in one statement (its writers take turns: nothing changes under it). */
+  private async readOnSqlite(productId: number): Promise<ProductStock | undefined> {
+    const rows = await this.session.rows(SQLITE_LOCK, [productId]);
+    if (rows.length === 0) return undefined;
+    const levels = rows
+      .filter((row) => row.location_id !== null)
+      .map((row) => ({
+        locationId: Number(row.location_id),
+        onHand: Number(row.on_hand),
+        reserved: Number(row.reserved_at),
+        incoming: Number(row.incoming),
+      }));
+    return ProductStock.of(toProduct(this.session, rows[0]!), levels, Number(rows[0]!.movement_sequence));
   }
 
   /** PostgreSQL: the products locked in one statement (in id order), their levels in a second; SQLite: `lock` each. */
