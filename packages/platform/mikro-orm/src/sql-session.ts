@@ -66,6 +66,8 @@ export function statementSpanName(sql: string): string {
 export interface StatementResult {
   readonly rows: Row[];
   readonly changes: number;
+  /** SQLite: the rowid of the row an insert without `returning` made. */
+  readonly lastInsertId?: number;
 }
 
 /**
@@ -107,6 +109,16 @@ export class SqlSession {
   /** The rows a query answers (reads, and writes with `returning`). Parameters are `?`. */
   async all<R extends Row = Row>(statement: string | PreparedStatement, params: readonly unknown[] = []): Promise<R[]> {
     return (await this.execute(statement, params)).rows as R[];
+  }
+
+  /**
+   * SQLite: inserts one row and answers its id (its rowid), without a `returning` clause: the id comes with the
+   * insert's own result, where `returning` would build and answer a row.
+   */
+  async insert(statement: string | PreparedStatement, params: readonly unknown[] = []): Promise<number> {
+    const { lastInsertId } = await this.execute(statement, params);
+    if (lastInsertId === undefined) throw new Error('Only SQLite answers the id of an insert without returning.');
+    return lastInsertId;
   }
 
   /** How many rows a write changed. */

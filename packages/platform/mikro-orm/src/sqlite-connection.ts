@@ -121,7 +121,8 @@ export class SqliteConnection {
       const rows = compiled.all(...values) as Row[];
       return { rows, changes: rows.length };
     }
-    return { rows: [], changes: compiled.run(...values).changes };
+    const { changes, lastInsertRowid } = compiled.run(...values);
+    return { rows: [], changes, lastInsertId: Number(lastInsertRowid) };
   }
 
   private compiled(sql: string): BetterSqlite3.Statement {

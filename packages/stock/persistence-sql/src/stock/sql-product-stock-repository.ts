@@ -270,11 +270,8 @@ export class SqlProductStockRepository implements ProductStockRepository {
       }
       const ids = new Map<number, number>();
       for (const movement of change.movements) {
-        const [row] = await this.session.rows(
-          MOVEMENT_STATEMENTS.append,
-          movementValues(change.productId, movement, context, traceId),
-        );
-        ids.set(movement.sequence, Number(row!.id));
+        const values = movementValues(change.productId, movement, context, traceId);
+        ids.set(movement.sequence, await this.session.insert(MOVEMENT_STATEMENTS.append, values));
       }
       answers.push(appended(change, context, (sequence) => ids.get(sequence)));
     }

@@ -170,9 +170,12 @@ interface MovementDbRow extends Row {
 }
 
 export const MOVEMENT_STATEMENTS = {
-  /** SQLite: one movement appended, answering its id (PostgreSQL appends them with the change, in one statement). */
-  append: query<MovementValues, { id: number }>(
-    `insert into "stock_movement" (${MOVEMENT_COLUMNS}) values (${WRITTEN.map(() => '?').join(', ')}) returning "id"`,
+  /**
+   * SQLite: one movement appended (SqlSession.insert answers its id; PostgreSQL appends them with the change, in one
+   * statement).
+   */
+  append: query<MovementValues>(
+    `insert into "stock_movement" (${MOVEMENT_COLUMNS}) values (${WRITTEN.map(() => '?').join(', ')})`,
   ),
   /** A product's movements in ledger order after a movement id: the index on (product_id, id) answers it. */
   list: query<[productId: number, after: number, limit: number], MovementDbRow>(
