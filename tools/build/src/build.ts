@@ -11,6 +11,7 @@
  * resolve packages from where their source sits, as they do under tsx.
  */
 import { build, type Plugin } from 'esbuild';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -62,13 +63,17 @@ const externalNodeModules: Plugin = {
   },
 };
 
-/** A bundled file's import.meta.url names its source file, as it does under tsx. */
-const sourceImportMeta: Plugin = {
+/**
+ * A bundled file's import.meta.url names its source file, as it does under tsx. The hash of each source is taken from
+ * the text bundled, so a file edited during a build is recorded as it was read, and the next start rebuilds.
+ */
+const sourceImportMeta = (hashes: Map<string, string>): Plugin => ({
   name: 'source-import-meta',
   setup(esbuild) {
     esbuild.onLoad({ filter: /\.[cm]?ts$/ }, (args) => {
       if (inNodeModules(args.path)) return undefined;
       const source = readFileSync(args.path, 'utf8');
+      hashes.set(toPosix(relative(ROOT, args.path)), createHash('sha256').update(source).digest('hex'));
       if (/\bimport\.meta\.(dirname|filename)\b/.test(source)) {
         return { errors: [{ text: 'import.meta.dirname and .filename name dist/ once bundled: use import.meta.url' }] };
       }
@@ -77,7 +82,7 @@ const sourceImportMeta: Plugin = {
       return { contents, loader: 'ts' };
     });
   },
-};
+});
 
 /** The package.json of the package each input sits in: its exports and imports decide what the bundle read. */
 function packageFilesOf(inputs: readonly string[]): string[] {
@@ -102,6 +107,7 @@ function writeWhole(file: string, contents: string | Uint8Array): void {
 }
 
 export async function buildDist(): Promise<BuildRecord> {
+  const hashes = new Map<string, string>();
   mkdirSync(DIST, { recursive: true });
   const result = await build({
     absWorkingDir: ROOT,
@@ -121,14 +127,14 @@ export async function buildDist(): Promise<BuildRecord> {
     metafile: true,
     write: false,
     logLevel: 'warning',
-    plugins: [externalNodeModules, sourceImportMeta],
+    plugins: [externalNodeModules, sourceImportMeta(hashes)],
   });
   // Each file whole or not at all: a service starting while another start rebuilds reads one build or the other.
   for (const output of result.outputFiles) writeWhole(output.path, output.contents);
   const bundled = Object.keys(result.metafile.inputs).filter((input) => !inNodeModules(input));
   const files = [...new Set([...bundled, ...packageFilesOf(bundled), ...ALWAYS_INPUTS])].sort();
   const inputs: Record<string, string> = {};
-  for (const file of files) inputs[file] = hashOf(join(ROOT, file)) ?? '';
+  for (const file of files) inputs[file] = hashes.get(file) ?? hashOf(join(ROOT, file)) ?? '';
   const record: BuildRecord = { inputs, entries: Object.keys(ENTRIES), builtAt: new Date().toISOString() };
   writeWhole(join(ROOT, RECORD_FILE), `${JSON.stringify(record, null, 2)}\n`);
   return record;
