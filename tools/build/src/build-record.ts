@@ -68,10 +68,10 @@ if (import.meta.main) {
       stdio: 'inherit',
     });
     if (build.status !== 0) {
-      process.stderr.write(`build: dist/ was stale (${reason}) and the rebuild failed; nothing started\n`);
+      process.stderr.write(`build: dist/ cannot be served (${reason}) and the rebuild failed: nothing started\n`);
       process.exit(1);
     }
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    process.stderr.write(`build: dist/ was stale (${reason}): rebuilt it in ${seconds} s\n`);
+    process.stderr.write(`build: rebuilt dist/ in ${seconds} s (${reason})\n`);
   }
 }
