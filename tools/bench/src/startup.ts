@@ -13,6 +13,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { median } from './report';
 import { cpuSeconds, rssMiB } from './target-process';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
@@ -130,11 +131,6 @@ async function measure(way: Way): Promise<Sample> {
   }
 }
 
-const median = (numbers: readonly number[]) => {
-  const sorted = [...numbers].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 const row = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
 const fixed = (n: number | undefined, digits = 0) => (n === undefined ? '–' : n.toFixed(digits));
 
