@@ -3,7 +3,9 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  { ignores: ['**/node_modules/', 'data/', 'test-artifacts/', 'bench-results/', 'drills-results/', 'scratch/'] },
+  {
+    ignores: ['**/node_modules/', 'data/', 'test-artifacts/', 'bench-results/', 'drills-results/', 'scratch/', 'dist/'],
+  },
   {
     files: ['**/*.ts'],
     extends: [eslint.configs.recommended, tseslint.configs.recommended],

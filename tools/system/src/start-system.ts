@@ -14,7 +14,7 @@ import { Broker, redactedAmqpUrl } from '@platform/messaging-rabbitmq';
 import { chosenFormat, logFormatOf, SERVICE_COLOURS, showsColours } from '@platform/runtime';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { join, relative, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DEVELOPMENT_CLIENTS, developmentClientsFile } from './development-clients';
 import { servicesEnv } from './services-env';
@@ -22,7 +22,15 @@ import { type LinesStyle, shownLine } from './service-lines';
 import { killAll, stopInOrder } from './stop-in-order';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+/**
+ * Built (dist/system.js, pnpm start:system), it starts the built services, dist/<name>.js; from source (pnpm
+ * dev:system, the tests), their sources under tsx.
+ */
+const BUILT = process.argv[1] !== undefined && resolve(process.argv[1]).startsWith(join(ROOT, 'dist') + sep);
+const mainArgs = (name: string, source: string) =>
+  BUILT
+    ? ['--enable-source-maps', join(ROOT, 'dist', `${name}.js`)]
+    : ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, join(ROOT, source)];
 
 const env = process.env;
 const port = (variable: string, fallback: number) => Number(env[variable] ?? fallback);
@@ -88,8 +96,8 @@ let stopping = false;
  * Starts a service's main with `extra` settings, in a process group of its
  * own (detached), writing JSON lines that start:system shows; resolves once it listens.
  */
-function start(name: keyof typeof PORTS, main: string, extra: Record<string, string>): Promise<Running> {
-  const child = spawn(process.execPath, ['--import', TSX, join(ROOT, main)], {
+function start(name: keyof typeof PORTS, source: string, extra: Record<string, string>): Promise<Running> {
+  const child = spawn(process.execPath, mainArgs(name, source), {
     cwd: ROOT,
     env: { ...tracingEnv(), PORT: String(PORTS[name]), HOST: env.HOST ?? '127.0.0.1', ...extra, LOG_FORMAT: 'json' },
     stdio: ['ignore', 'pipe', 'pipe'],
