@@ -38,7 +38,7 @@ const document = parse(text) as Document;
 
 /** Follows local `$ref`s inside the document, through references to references. */
 function resolve<T>(value: T | Ref): T {
-  if (!value || typeof value !== 'object' || !('$ref' in value)) return value as T;
+  if (!value || typeof value !== 'object' || !('$ref' in value)) return value;
   const target = value.$ref
     .replace(/^#\//, '')
     .split('/')

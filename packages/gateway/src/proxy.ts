@@ -193,7 +193,7 @@ export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes, publicUrl
         const request: Dispatcher.RequestOptions = {
           origin: instance.url,
           path: ctx.url,
-          method: ctx.method as Dispatcher.HttpMethod,
+          method: ctx.method,
           headers: attempt ? { ...headers, ...attempt.headers } : headers,
           // Read from the client only as undici writes it upstream: pulled chunk by chunk, never buffered whole.
           body: body ? Readable.from(body.chunks(), { objectMode: false }) : null,

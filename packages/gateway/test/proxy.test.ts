@@ -302,7 +302,7 @@ describe('the gateway in front of the services', function () {
           },
         }),
         duplex: 'half',
-      } as RequestInit);
+      });
       expect(streamed.status).to.equal(413);
       expect(sales.seen.slice(before).filter((request) => request.body.length > 1024)).to.deep.equal([]);
       const small = await fetch(`${capped.url}/api/orders`, {
@@ -364,7 +364,7 @@ describe('the gateway in front of the services', function () {
           },
         }),
         duplex: 'half',
-      } as RequestInit);
+      });
       expect(await upload.text()).to.equal('received');
     } finally {
       await streaming.stop();

@@ -111,7 +111,7 @@ async function exchange(base: string, request: ReturnType<typeof requests>[numbe
       ...(headers && { headers }),
       ...(request.body !== undefined && { body: request.body }),
     });
-    const body = (await response.json()) as unknown;
+    const body = await response.json();
     const named = ['etag', 'link', 'location'].map((name) => [name, response.headers.get(name)]);
     return {
       statements: sent.map((s) => ({ ...s, values: s.values.map(comparable) })),

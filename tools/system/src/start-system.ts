@@ -118,8 +118,8 @@ function start(name: keyof typeof PORTS, main: string, extra: Record<string, str
         }
       });
     };
-    relay(child.stdout!, process.stdout);
-    relay(child.stderr!, process.stderr);
+    relay(child.stdout, process.stdout);
+    relay(child.stderr, process.stderr);
     void exited.then((code) => {
       if (!listening)
         rejectStart(new Error(`the ${name} service exited (${code}) before it listened; its last lines are above`));

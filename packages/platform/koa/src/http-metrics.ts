@@ -139,6 +139,6 @@ export class HttpMetrics {
       aggregator: 'sum',
       get: async () => ({ name, help, type, aggregator: 'sum', values: all().flatMap(values) }),
     };
-    (this.registry as PromRegistry).registerMetric(metric as never);
+    this.registry.registerMetric(metric as never);
   }
 }

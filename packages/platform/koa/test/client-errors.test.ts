@@ -100,7 +100,7 @@ describe('clientErrorHandler', () => {
         [failure('ECONNRESET'), fakeSocket({ writable: true })],
         [failure('HPE_INVALID_METHOD'), fakeSocket({ writable: false })],
       ] as const) {
-        clientErrorHandler()(error, socket as unknown as Duplex);
+        clientErrorHandler()(error, socket);
         sinon.assert.notCalled(socket.end);
         sinon.assert.calledOnce(socket.destroy);
       }
@@ -108,7 +108,7 @@ describe('clientErrorHandler', () => {
 
     it('does not write a second response into one whose headers are already sent', () => {
       const socket = fakeSocket({ writable: true, headersSent: true });
-      clientErrorHandler()(failure('ERR_HTTP_REQUEST_TIMEOUT'), socket as unknown as Duplex);
+      clientErrorHandler()(failure('ERR_HTTP_REQUEST_TIMEOUT'), socket);
       sinon.assert.notCalled(socket.end);
       sinon.assert.calledOnce(socket.destroy);
     });

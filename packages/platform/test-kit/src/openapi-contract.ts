@@ -46,7 +46,7 @@ export function openApiContract(specFile: string): OpenApiContract {
       definition: structuredClone(document) as never,
       strict: true,
       quick: true,
-      customizeAjv: (ajv) => addFormats(ajv as never) as never,
+      customizeAjv: (ajv) => addFormats(ajv),
     }).init());
   return {
     document,

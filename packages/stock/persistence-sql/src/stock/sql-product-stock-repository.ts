@@ -315,7 +315,7 @@ export class SqlProductStockRepository implements ProductStockRepository {
       ...this.contextParams(context),
       ...(versioned ? [expectedVersion] : []),
     ]);
-    return row ? { status: 'changed', product: toProduct(this.session, row as ProductDbRow) } : NEEDS_PLAN;
+    return row ? { status: 'changed', product: toProduct(this.session, row) } : NEEDS_PLAN;
   }
 
   /** The movement context a one-statement path appends with: reason, request, actor, trace, time. */
