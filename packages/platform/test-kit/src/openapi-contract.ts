@@ -28,7 +28,7 @@ export interface OpenApiContract {
    * documented status of the operation, its content type, a body matching its
    * schema. A request no operation describes may only get a 404 or 405 problem.
    */
-  assertMatches(method: string, url: string, response: Response): Promise<void>;
+  readonly assertMatches: (method: string, url: string, response: Response) => Promise<void>;
 }
 
 /**
