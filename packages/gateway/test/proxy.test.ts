@@ -338,7 +338,7 @@ describe('the gateway in front of the services', function () {
     const streaming = await startTestGateway({ stockUrl: [url], salesUrl: [sales.url], identityUrl: [identity.url] });
     try {
       const response = await fetch(`${streaming.url}/api/products`);
-      const reader = response.body!.getReader();
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
       expect(
         new TextDecoder().decode((await reader.read()).value),
         'the first chunk, while the upstream is still writing',

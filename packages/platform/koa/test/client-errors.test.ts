@@ -88,11 +88,12 @@ describe('clientErrorHandler', () => {
   });
 
   describe('on a connection it must not write to', () => {
-    const fakeSocket = (state: { writable: boolean; headersSent?: boolean }) =>
-      Object.assign(
-        { writable: state.writable, end: sinon.spy(), destroy: sinon.spy() },
-        state.headersSent !== undefined && { _httpMessage: { headersSent: state.headersSent } },
-      );
+    const fakeSocket = (state: { writable: boolean; headersSent?: boolean }) => ({
+      writable: state.writable,
+      end: sinon.spy(),
+      destroy: sinon.spy(),
+      ...(state.headersSent !== undefined && { _httpMessage: { headersSent: state.headersSent } }),
+    });
     const failure = (code: string) => Object.assign(new Error(code), { code });
 
     it('only closes a connection the client reset, or that cannot be written', () => {
@@ -100,7 +101,7 @@ describe('clientErrorHandler', () => {
         [failure('ECONNRESET'), fakeSocket({ writable: true })],
         [failure('HPE_INVALID_METHOD'), fakeSocket({ writable: false })],
       ] as const) {
-        clientErrorHandler()(error, socket);
+        clientErrorHandler()(error, socket as unknown as Duplex);
         sinon.assert.notCalled(socket.end);
         sinon.assert.calledOnce(socket.destroy);
       }
@@ -108,7 +109,7 @@ describe('clientErrorHandler', () => {
 
     it('does not write a second response into one whose headers are already sent', () => {
       const socket = fakeSocket({ writable: true, headersSent: true });
-      clientErrorHandler()(failure('ERR_HTTP_REQUEST_TIMEOUT'), socket);
+      clientErrorHandler()(failure('ERR_HTTP_REQUEST_TIMEOUT'), socket as unknown as Duplex);
       sinon.assert.notCalled(socket.end);
       sinon.assert.calledOnce(socket.destroy);
     });
