@@ -13,7 +13,6 @@ import {
   InsufficientStockError,
   ProductNotFoundError,
   StockAdjustment,
-  type StockUnitOfWork,
   StockLimitExceededError,
   VersionMismatchError,
 } from '@stock/domain';
