@@ -8,16 +8,13 @@ export default defineConfig(
   },
   {
     files: ['**/*.ts'],
-    extends: [eslint.configs.recommended, tseslint.configs.recommended],
+    extends: [eslint.configs.recommended, tseslint.configs.recommendedTypeChecked],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
-    // The type-aware rules that catch a promise nobody waits for. The rest of recommendedTypeChecked
-    // (require-await, no-unsafe-*, unbound-method…) flagged some 350 lines: a later step, rule by rule.
     rules: {
-      '@typescript-eslint/no-floating-promises': 'error',
-      '@typescript-eslint/no-misused-promises': 'error',
-      '@typescript-eslint/await-thenable': 'error',
+      // Adapters, fakes and migrations implement async ports (214 places): async turns a throw into a rejection.
+      '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       // Prettier wraps code at 120; what it cannot break (a long message, a test's title, a URL) may run over,
       // comments may not.

@@ -59,5 +59,5 @@ export async function watchForTrouble(context: BrowserContext, page: Page): Prom
     if (message.type() === 'error') consoleErrors.push(message.text());
   });
   page.on('pageerror', (error) => pageErrors.push(error.message));
-  return { consoleErrors, pageErrors, violations: () => page.evaluate('window.cspViolations') as Promise<string[]> };
+  return { consoleErrors, pageErrors, violations: () => page.evaluate<string[]>('window.cspViolations') };
 }

@@ -9,6 +9,15 @@ import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { ARTIFACTS, launchChromium, watchForTrouble } from './chromium';
 
+/** What the callbacks run in the page touch of the DOM, which the project compiles without (no lib.dom). */
+interface PageElement {
+  getAttribute(name: string): string | null;
+  scrollIntoView(): void;
+  readonly ownerDocument: {
+    readonly defaultView: { getComputedStyle(element: PageElement): { readonly backgroundColor: string } } | null;
+  };
+}
+
 /**
  * A page whose every request to a host other than `origin` is aborted and
  * recorded: the docs must work offline, so the list has to stay empty.
@@ -30,7 +39,9 @@ async function openOffline(browser: Browser, origin: string) {
 /** Expands an operation, presses "Try it out", lets `fill` edit it, presses "Execute", and answers the shown result. */
 /** The groups ("tags") the page lists, in order. */
 function groups(page: Page): Promise<(string | null)[]> {
-  return page.locator('.opblock-tag').evaluateAll((tags) => tags.map((tag) => tag.getAttribute('data-tag')));
+  return page
+    .locator('.opblock-tag')
+    .evaluateAll((tags: PageElement[]) => tags.map((tag) => tag.getAttribute('data-tag')));
 }
 
 async function tryItOut(page: Page, operation: string, fill: (block: ReturnType<Page['locator']>) => Promise<void>) {
@@ -96,7 +107,9 @@ describe('the /swagger pages in headless Chromium', function () {
       // Styled: swagger-ui's stylesheet applied, not the browser's defaults.
       const methodBadge = page.locator('.opblock-summary-method').first();
       expect(
-        await methodBadge.evaluate((badge) => badge.ownerDocument.defaultView!.getComputedStyle(badge).backgroundColor),
+        await methodBadge.evaluate(
+          (badge: PageElement) => badge.ownerDocument.defaultView!.getComputedStyle(badge).backgroundColor,
+        ),
       ).not.to.equal('rgba(0, 0, 0, 0)');
 
       const created = await tryItOut(page, '#operations-Products-createProduct', async (block) => {
@@ -142,7 +155,7 @@ describe('the /swagger pages in headless Chromium', function () {
       await post
         .locator('.opblock-section')
         .first()
-        .evaluate((section) => section.scrollIntoView());
+        .evaluate((section: PageElement) => section.scrollIntoView());
       const top = (await post.locator('.opblock-section').first().boundingBox())!;
       const bottom = (await post.locator('.live-responses-table').first().boundingBox())!;
       await page.screenshot({

@@ -34,7 +34,10 @@ export function identifyCaller(verifier: TokenVerifier): Middleware {
 export function refuseUnidentified(): Middleware {
   return async function refuseUnidentified(ctx, next) {
     const verdict = (ctx.state as Record<symbol, Verdict | undefined>)[VERDICT];
-    if (!verdict) return next();
+    if (!verdict) {
+      await next();
+      return;
+    }
     // The answer depends on the token (or its absence): no cache may hand it to another client.
     keepFromCaches(ctx);
     if ('failure' in verdict) throw verdict.failure;

@@ -49,14 +49,16 @@ export interface GatewayApp extends HttpApp {
 /** Runs `middleware` for the API paths only: what the token check needs. */
 function onApiPaths(middleware: Middleware): Middleware {
   return function onApiPaths(ctx, next) {
-    return ctx.path.startsWith('/api/') ? middleware(ctx, next) : next();
+    // Koa types a middleware's result and next()'s as any: each is the promise of the rest of the chain.
+    return (ctx.path.startsWith('/api/') ? middleware(ctx, next) : next()) as Promise<void>;
   };
 }
 
 /** Runs `middleware` outside the API paths only, so that API traffic, nearly all of it, skips health and docs. */
 function outsideTheApi(middleware: Middleware): Middleware {
   return function outsideTheApi(ctx, next) {
-    return ctx.path.startsWith('/api/') ? next() : middleware(ctx, next);
+    // Koa types a middleware's result and next()'s as any: each is the promise of the rest of the chain.
+    return (ctx.path.startsWith('/api/') ? next() : middleware(ctx, next)) as Promise<void>;
   };
 }
 
@@ -120,9 +122,9 @@ export function createGatewayApp(options: GatewayAppOptions): GatewayApp {
     isReady,
     checks: async () =>
       Object.fromEntries(
-        groups.flatMap((group) => [
+        groups.flatMap((group): [string, string][] => [
           [group.name, group.available ? 'up' : 'down'],
-          ...group.instances.map((instance) => [
+          ...group.instances.map((instance): [string, string] => [
             `${group.name} ${instance.url}`,
             instance.ready ? 'ready' : 'not ready',
           ]),

@@ -166,7 +166,10 @@ export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes, publicUrl
   let told: PublicOrigin | undefined = publicUrl ? publicOriginOf(publicUrl) : undefined;
   return async function proxyToUpstream(ctx, next) {
     const route = routes.find((candidate) => matches(ctx.path, candidate.prefix));
-    if (!route) return next();
+    if (!route) {
+      await next();
+      return;
+    }
     (ctx as { _matchedRoute?: string })._matchedRoute = `${route.prefix}/** → ${route.upstream.name}`;
     const declared = Number(ctx.get('Content-Length') || 0);
     if (declared > bodyLimitBytes) throw new BodyTooLargeError(bodyLimitBytes);
@@ -193,7 +196,7 @@ export function proxy({ routes, dispatcher, timeoutMs, bodyLimitBytes, publicUrl
         const request: Dispatcher.RequestOptions = {
           origin: instance.url,
           path: ctx.url,
-          method: ctx.method as Dispatcher.HttpMethod,
+          method: ctx.method,
           headers: attempt ? { ...headers, ...attempt.headers } : headers,
           // Read from the client only as undici writes it upstream: pulled chunk by chunk, never buffered whole.
           body: body ? Readable.from(body.chunks(), { objectMode: false }) : null,

@@ -8,7 +8,10 @@ import type { Middleware } from 'koa';
  */
 export function publicHealth(isReady: () => Promise<boolean>): Middleware {
   return async function publicHealth(ctx, next) {
-    if (!HEALTH_PATHS.has(ctx.path)) return next();
+    if (!HEALTH_PATHS.has(ctx.path)) {
+      await next();
+      return;
+    }
     (ctx as { _matchedRoute?: string })._matchedRoute = ctx.path;
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.set('Allow', 'HEAD, GET');

@@ -17,7 +17,7 @@ export class BodyTooLargeError extends Error {
  */
 export class ReplayableBody {
   private readonly kept: Buffer[] = [];
-  private readonly source: AsyncIterator<Buffer>;
+  private readonly source: AsyncIterator<Buffer, undefined>;
   private bytes = 0;
   private done = false;
   /** Whether any attempt has read from the client yet (before that, any failure can be retried). */
@@ -28,7 +28,7 @@ export class ReplayableBody {
     private readonly limit: number,
     private readonly keep: boolean,
   ) {
-    this.source = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    this.source = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer, undefined>;
   }
 
   /** Whether a new attempt can send the whole body again: nothing was read yet, or everything read was kept. */

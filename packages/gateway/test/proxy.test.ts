@@ -302,7 +302,7 @@ describe('the gateway in front of the services', function () {
           },
         }),
         duplex: 'half',
-      } as RequestInit);
+      });
       expect(streamed.status).to.equal(413);
       expect(sales.seen.slice(before).filter((request) => request.body.length > 1024)).to.deep.equal([]);
       const small = await fetch(`${capped.url}/api/orders`, {
@@ -338,7 +338,7 @@ describe('the gateway in front of the services', function () {
     const streaming = await startTestGateway({ stockUrl: [url], salesUrl: [sales.url], identityUrl: [identity.url] });
     try {
       const response = await fetch(`${streaming.url}/api/products`);
-      const reader = response.body!.getReader();
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
       expect(
         new TextDecoder().decode((await reader.read()).value),
         'the first chunk, while the upstream is still writing',
@@ -364,7 +364,7 @@ describe('the gateway in front of the services', function () {
           },
         }),
         duplex: 'half',
-      } as RequestInit);
+      });
       expect(await upload.text()).to.equal('received');
     } finally {
       await streaming.stop();

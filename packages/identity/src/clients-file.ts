@@ -52,7 +52,7 @@ function client(entry: unknown, where: string, seen: Set<string>): IdentityClien
     throw new Error(`${named}: clientSecret must be 32 to 512 visible ASCII characters.`);
   if (!Array.isArray(scopes) || scopes.length === 0)
     throw new Error(`${named}: scopes must be a non-empty array of ${ALL_SCOPES.join(', ')}.`);
-  const unknownScope = scopes.find((scope) => typeof scope !== 'string' || !ALL_SCOPES.includes(scope));
+  const unknownScope: unknown = scopes.find((scope) => typeof scope !== 'string' || !ALL_SCOPES.includes(scope));
   if (unknownScope !== undefined)
     throw new Error(`${named}: unknown scope ${JSON.stringify(unknownScope)}; known: ${ALL_SCOPES.join(', ')}.`);
   return { clientId, clientSecret, scopes: [...new Set(scopes as string[])] };

@@ -104,7 +104,7 @@ export async function createProvider({
 }: ProviderOptions): Promise<Provider> {
   const configuration: Configuration = {
     adapter: NoStorageAdapter,
-    jwks: providerJwks(keys) as Configuration['jwks'],
+    jwks: providerJwks(keys),
     clients: clients.map((client) => ({
       client_id: client.clientId,
       client_secret: client.clientSecret,

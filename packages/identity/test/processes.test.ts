@@ -46,7 +46,7 @@ describe('the identity service as a process', function () {
       lines.every((line) => /^\{.*\}$/.test(line)),
       lines.join('\n'),
     ).to.equal(true);
-    expect(lines.map((line) => JSON.parse(line).message)).to.include.members([
+    expect(lines.map((line) => (JSON.parse(line) as { message?: string }).message)).to.include.members([
       'created the signing keys file',
       'access token issued',
       'stopped',

@@ -96,7 +96,10 @@ describe('main', function () {
 
   it('exits 1 with a message when PORT is invalid', async () => {
     const child = startMain('99999');
-    const [[code], message] = await Promise.all([once(child, 'exit'), firstLine(child.stderr)]);
+    const [[code], message] = await Promise.all([
+      once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>,
+      firstLine(child.stderr),
+    ]);
     expect(code).to.equal(1);
     expect(message).to.include('PORT must be an integer from 0 to 65535');
   });

@@ -28,7 +28,7 @@ export class Money {
   }
 
   /** Reads a JSON number, or answers why it is not an amount. */
-  static parse(value: number): Money | Invalid {
+  static parse(this: void, value: number): Money | Invalid {
     if (!Number.isFinite(value)) return new Invalid('must be a finite number');
     if (value < 0) return new Invalid('must not be negative');
     const text = value.toString();

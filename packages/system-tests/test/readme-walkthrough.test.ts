@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { docShellBlock, jsonAnswers, type OrderSystem, startOrderSystem } from './support';
+import { type CurlAnswer, docShellBlock, jsonAnswers, type OrderSystem, startOrderSystem } from './support';
 
 describe("the sales API page's order walkthrough", function () {
   this.timeout(120_000);
@@ -19,7 +19,7 @@ describe("the sales API page's order walkthrough", function () {
     const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', `${script}\n`], {
       timeout: 60_000,
     });
-    const answers = jsonAnswers(stdout);
+    const answers = jsonAnswers<CurlAnswer>(stdout);
     expect(answers.map((a) => a.status ?? `${a.quantityInStock}/${a.reservedQuantity}`)).to.deep.equal([
       'reserved',
       '3/2',

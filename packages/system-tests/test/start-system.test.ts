@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { docShellBlock, jsonAnswers } from './support';
+import { type CurlAnswer, docShellBlock, jsonAnswers } from './support';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const START_SYSTEM = join(ROOT, 'tools', 'system', 'src', 'start-system.ts');
@@ -64,7 +64,7 @@ describe('pnpm start:system', function () {
         .replaceAll('http://localhost:8000', gateway)
         .replaceAll('data/identity-clients.json', clients);
       const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { timeout: 60_000 });
-      const answers = jsonAnswers(stdout);
+      const answers = jsonAnswers<CurlAnswer>(stdout);
       expect(
         answers.map((answer) => answer.status ?? `${answer.quantityInStock}/${answer.reservedQuantity}`),
       ).to.deep.equal(['reserved', 'paid', '1/0', 401]);

@@ -181,10 +181,17 @@ export function docShellBlock(page: string, section: string): string {
   return block;
 }
 
-/** What a shell block printed: one JSON answer per curl that prints one. */
-export function jsonAnswers(stdout: string): Record<string, unknown>[] {
+/** What the documented walkthroughs' curls print: an order's status, a product's stock, or a problem's status. */
+export interface CurlAnswer {
+  readonly status?: string | number;
+  readonly quantityInStock?: number;
+  readonly reservedQuantity?: number;
+}
+
+/** What a shell block printed: one JSON answer per curl that prints one, of the shape the caller reads. */
+export function jsonAnswers<Answer = Record<string, unknown>>(stdout: string): Answer[] {
   return stdout
     .split(/(?<=\})(?=\{)|\n/)
     .filter(Boolean)
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+    .map((line) => JSON.parse(line) as Answer);
 }

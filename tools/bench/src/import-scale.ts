@@ -50,7 +50,7 @@ export async function importAtScale(rows: number, log: (line: string) => void): 
       headers: { 'content-type': 'text/csv' },
       body: Readable.toWeb(Readable.from(productsCsv(rows))) as ReadableStream,
       duplex: 'half',
-    } as RequestInit);
+    });
     const answer = (await response.json()) as { created?: number; failed?: number };
     const seconds = (performance.now() - started) / 1000;
     clearInterval(sampler);

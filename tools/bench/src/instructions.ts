@@ -72,7 +72,7 @@ async function count(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let errors = '';
-  child.stderr!.on('data', (chunk: Buffer) => (errors = (errors + String(chunk)).slice(-4000)));
+  child.stderr.on('data', (chunk: Buffer) => (errors = (errors + String(chunk)).slice(-4000)));
   try {
     const base = `http://127.0.0.1:${await waitForPort(child, () => errors)}`;
     if (target.storage === 'memory') await seedOverHttp(base, products);

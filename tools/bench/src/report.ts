@@ -82,7 +82,7 @@ export function summarise(measurements: Measurement[], targets: readonly Target[
  * What each added layer costs (the gateway's hop, the token check): throughput against its baseline, and p50 added at a
  * fixed rate.
  */
-export function addedCostTable(rows: Row[], meta: Record<string, unknown>): string {
+export function addedCostTable(rows: Row[], meta: Pick<RunMeta, 'rate'>): string {
   const layers = rows.filter((row) => row.addedP50Ms !== undefined);
   if (layers.length === 0) return '';
   const ms = (value: number) => value.toFixed(3);
@@ -101,9 +101,21 @@ export function addedCostTable(rows: Row[], meta: Record<string, unknown>): stri
   return `${lines.join('\n')}\n`;
 }
 
-export function markdownTable(rows: Row[], meta: Record<string, unknown>): string {
+/** What a run was, as its table's heading tells it (the figures as given on the command line, or counted). */
+export interface RunMeta {
+  readonly date: string;
+  readonly node: string;
+  readonly reps: number | string;
+  readonly seconds: number | string;
+  readonly connections: number | string;
+  readonly rate: number | string;
+  readonly pool: number | string;
+  readonly products: number | string;
+}
+
+export function markdownTable(rows: Row[], meta: RunMeta): string {
   const lines = [
-    `Run ${String(meta.date).slice(0, 16)}Z, Node ${meta.node}, ${meta.reps} interleaved repetitions (medians), ${meta.seconds} s per workload at ${meta.connections} connections, latency at a fixed ${meta.rate} req/s, pool ${meta.pool}, ${meta.products} products.`,
+    `Run ${meta.date.slice(0, 16)}Z, Node ${meta.node}, ${meta.reps} interleaved repetitions (medians), ${meta.seconds} s per workload at ${meta.connections} connections, latency at a fixed ${meta.rate} req/s, pool ${meta.pool}, ${meta.products} products.`,
     '',
     '| Workload | Target | req/s | CPU µs/req | ratio to baseline | p50 ms | p99 ms | server CPU | check |',
     '| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | --- |',

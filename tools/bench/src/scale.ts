@@ -91,7 +91,7 @@ async function streamAll(size: number, oldSpaceMiB?: number) {
     const decoder = new TextDecoder();
     const marker = '"quantityInStock"';
     let carry = ''; // shorter than the marker, so a marker split across chunks is counted once
-    for await (const chunk of response.body!) {
+    for await (const chunk of response.body! as AsyncIterable<Uint8Array>) {
       bytes += chunk.byteLength;
       const text = carry + decoder.decode(chunk, { stream: true });
       count += text.split(marker).length - 1;

@@ -46,13 +46,13 @@ export async function startTarget(
         if (!line.includes('"listening"')) continue;
         const message = JSON.parse(line) as { message?: string; port?: number; token?: string };
         if (message.message === 'listening' && message.port) {
-          child.stdout!.off('data', lookForListening);
-          child.stdout!.on('data', () => {});
+          child.stdout.off('data', lookForListening);
+          child.stdout.on('data', () => {});
           resolve({ port: message.port, ...(message.token && { token: message.token }) });
         }
       }
     };
-    child.stdout!.on('data', lookForListening);
+    child.stdout.on('data', lookForListening);
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before listening`)));
   });
   return { child, base: `http://127.0.0.1:${port}`, ...(token && { token }) };

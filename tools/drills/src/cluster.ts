@@ -76,11 +76,11 @@ export class Instance {
     this.starts++;
     LIVE.add(child);
     child.once('exit', () => LIVE.delete(child));
-    child.stdout!.on(
+    child.stdout.on(
       'data',
       lines((line) => this.read(line)),
     );
-    child.stderr!.on(
+    child.stderr.on(
       'data',
       lines((line) => this.read(line)),
     );

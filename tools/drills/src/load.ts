@@ -105,7 +105,7 @@ export async function inPool<T>(
     }),
   );
   const failed = results.find((result) => result.status === 'rejected');
-  if (failed) throw (failed as PromiseRejectedResult).reason;
+  if (failed) throw failed.reason;
 }
 
 /** How often a drill asks again while it waits: its checks query the databases and the services, so not every 50 ms. */

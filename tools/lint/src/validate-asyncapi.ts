@@ -19,7 +19,8 @@ function describe(file: string, finding: Finding): string {
 async function problemsIn(path: string): Promise<string[]> {
   const { diagnostics } = await new Parser().parse(readFileSync(path, 'utf8'), { source: path });
   const file = relative(process.cwd(), path);
-  return diagnostics.filter((finding) => finding.severity <= WARNING).map((f) => describe(file, f));
+  // A number: the parser's severity enum and the one it exports come from two versions of @stoplight/types.
+  return diagnostics.filter((finding) => Number(finding.severity) <= WARNING).map((f) => describe(file, f));
 }
 
 async function main(paths: string[]): Promise<void> {

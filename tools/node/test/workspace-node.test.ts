@@ -95,8 +95,8 @@ describe(`the workspace's Node (ADR 0017): v${PINNED}`, () => {
       detached: true,
     });
     let output = '';
-    run.stdout!.on('data', (chunk: Buffer) => (output += String(chunk)));
-    run.stderr!.on('data', (chunk: Buffer) => (output += String(chunk)));
+    run.stdout.on('data', (chunk: Buffer) => (output += String(chunk)));
+    run.stderr.on('data', (chunk: Buffer) => (output += String(chunk)));
     const exited = new Promise<number | null>((resolve) => run.once('exit', (code) => resolve(code)));
     try {
       const line = await eventually('the start line', 30_000, async () =>

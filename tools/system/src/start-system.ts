@@ -126,8 +126,8 @@ function start(name: keyof typeof PORTS, source: string, extra: Record<string, s
         }
       });
     };
-    relay(child.stdout!, process.stdout);
-    relay(child.stderr!, process.stderr);
+    relay(child.stdout, process.stdout);
+    relay(child.stderr, process.stderr);
     void exited.then((code) => {
       if (!listening)
         rejectStart(new Error(`the ${name} service exited (${code}) before it listened; its last lines are above`));

@@ -43,7 +43,8 @@ export interface HttpApp {
  */
 function outsideTheApi<State, Context>(middleware: Middleware<State, Context>): Middleware<State, Context> {
   return function outsideTheApi(ctx, next) {
-    return ctx.path.startsWith('/api/') ? next() : middleware(ctx, next);
+    // Koa types a middleware's result and next()'s as any: each is the promise of the rest of the chain.
+    return (ctx.path.startsWith('/api/') ? next() : middleware(ctx, next)) as Promise<void>;
   };
 }
 

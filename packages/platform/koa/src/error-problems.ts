@@ -35,7 +35,7 @@ export function problemsFor<Code extends string>(
     if (error instanceof ValidationError) return problem(400, error.code, error.message, error.errors);
     if (error instanceof UnavailableError) return problem(503, error.code, error.message);
     if (error instanceof RequestError) return requestProblem(error);
-    if (error instanceof DomainError && Object.hasOwn(statusByCode, error.code)) {
+    if (error instanceof DomainError && Object.hasOwn(statusByCode, (error as DomainError).code)) {
       const known = error as DomainError<Code>;
       return { ...problem(statusByCode[known.code], known.code, known.message), ...extension(known) };
     }

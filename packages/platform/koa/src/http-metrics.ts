@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Gauge, type Registry as PromRegistry, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
@@ -97,9 +97,9 @@ export class HttpMetrics {
    */
   record(route: string, method: string, status: number, seconds: number): void {
     let byMethod = this.series.get(route);
-    if (!byMethod) this.series.set(route, (byMethod = new Map()));
+    if (!byMethod) this.series.set(route, (byMethod = new Map<string, Map<number, Series>>()));
     let byStatus = byMethod.get(method);
-    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    if (!byStatus) byMethod.set(method, (byStatus = new Map<number, Series>()));
     let series = byStatus.get(status);
     if (!series)
       byStatus.set(
@@ -139,6 +139,6 @@ export class HttpMetrics {
       aggregator: 'sum',
       get: async () => ({ name, help, type, aggregator: 'sum', values: all().flatMap(values) }),
     };
-    (this.registry as PromRegistry).registerMetric(metric as never);
+    this.registry.registerMetric(metric as never);
   }
 }

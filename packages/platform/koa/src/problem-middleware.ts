@@ -4,9 +4,9 @@ import { INTERNAL_ERROR, type Problem, problem, problemFromHttpError } from './p
 
 export interface ProblemMiddlewareOptions {
   /** The problem for an error the application knows, or undefined. */
-  toProblem(error: unknown): Problem | undefined;
+  toProblem: (error: unknown) => Problem | undefined;
   /** Called once for each error nobody planned for; the client only learns it was a 500. */
-  logUnexpected(error: unknown, ctx: Context): void;
+  logUnexpected: (error: unknown, ctx: Context) => void;
 }
 
 export function sendProblem(ctx: Context, { status, ...rest }: Problem): void {

@@ -88,11 +88,12 @@ describe('clientErrorHandler', () => {
   });
 
   describe('on a connection it must not write to', () => {
-    const fakeSocket = (state: { writable: boolean; headersSent?: boolean }) =>
-      Object.assign(
-        { writable: state.writable, end: sinon.spy(), destroy: sinon.spy() },
-        state.headersSent !== undefined && { _httpMessage: { headersSent: state.headersSent } },
-      );
+    const fakeSocket = (state: { writable: boolean; headersSent?: boolean }) => ({
+      writable: state.writable,
+      end: sinon.spy(),
+      destroy: sinon.spy(),
+      ...(state.headersSent !== undefined && { _httpMessage: { headersSent: state.headersSent } }),
+    });
     const failure = (code: string) => Object.assign(new Error(code), { code });
 
     it('only closes a connection the client reset, or that cannot be written', () => {

@@ -31,12 +31,12 @@ describe('jsonObjectBody', () => {
     return {
       status: response.status,
       type: response.headers.get('content-type'),
-      json: JSON.parse(text) as Record<string, unknown>,
+      json: JSON.parse(text) as { readonly code?: string; readonly [field: string]: unknown },
     };
   };
   const codeOf = async (body: string | Buffer | undefined, headers: Record<string, string> = {}) => {
     const { status, json } = await post(body, headers);
-    return `${status} ${String(json.code ?? '')}`.trim();
+    return `${status} ${json.code ?? ''}`.trim();
   };
   /** A request fetch would not send: its own Transfer-Encoding header, chunks written as given. */
   const rawPost = (headers: string, ...chunks: (string | Buffer)[]) =>

@@ -12,15 +12,15 @@ export class InMemoryTransaction {
   /** The rows `table` has staged in this transaction. */
   stagedIn<K, V>(table: InMemoryTable<K, V>): Map<K, Staged<V>> {
     if (this.state !== 'open') throw new Error(`This transaction has ${this.state}: it cannot be used any more.`);
-    let rows = this.staged.get(table as InMemoryTable<unknown, unknown>);
-    if (!rows) this.staged.set(table as InMemoryTable<unknown, unknown>, (rows = new Map()));
+    let rows = this.staged.get(table);
+    if (!rows) this.staged.set(table, (rows = new Map()));
     return rows as Map<K, Staged<V>>;
   }
 
   /** Reads without creating a staging map for tables this transaction never wrote. */
   peek<K, V>(table: InMemoryTable<K, V>): Map<K, Staged<V>> | undefined {
     if (this.state !== 'open') throw new Error(`This transaction has ${this.state}: it cannot be used any more.`);
-    return this.staged.get(table as InMemoryTable<unknown, unknown>) as Map<K, Staged<V>> | undefined;
+    return this.staged.get(table) as Map<K, Staged<V>> | undefined;
   }
 
   commit(): void {
@@ -68,7 +68,7 @@ export class InMemoryTable<K, V> {
       else if (staged.get(key) !== DELETED) yield [key, staged.get(key) as V];
     }
     if (!staged) return;
-    for (const [key, value] of staged) if (!this.rows.has(key) && value !== DELETED) yield [key, value as V];
+    for (const [key, value] of staged) if (!this.rows.has(key) && value !== DELETED) yield [key, value];
   }
 
   *values(tx?: InMemoryTransaction): IterableIterator<V> {

@@ -124,7 +124,7 @@ export class OutboxRelay {
       outcomes[i]!.status === 'rejected' ? [[message, (outcomes[i] as PromiseRejectedResult).reason] as const] : [],
     );
     for (const [message, reason] of failed) await this.retryLater(message, reason);
-    this.reportHealth(failed.length === 0 ? undefined : failed[0]![1]);
+    this.reportHealth(failed.length === 0 ? undefined : String(failed[0]![1]));
     return claimed.length;
   }
 
@@ -174,11 +174,11 @@ export class OutboxRelay {
   }
 
   /** Logs the relay starting to fail and working again once each, not on every round. */
-  private reportHealth(error: unknown): void {
-    if (error !== undefined && !this.failing)
-      this.options.logger.warn('the outbox relay cannot publish; events wait in the outbox', { error: String(error) });
-    if (error === undefined && this.failing) this.options.logger.info('the outbox relay publishes again');
-    this.failing = error !== undefined;
+  private reportHealth(failure: string | undefined): void {
+    if (failure !== undefined && !this.failing)
+      this.options.logger.warn('the outbox relay cannot publish; events wait in the outbox', { error: failure });
+    if (failure === undefined && this.failing) this.options.logger.info('the outbox relay publishes again');
+    this.failing = failure !== undefined;
   }
 
   private async loop(): Promise<void> {
@@ -188,7 +188,7 @@ export class OutboxRelay {
         leased = await this.relayOnce();
       } catch (error) {
         // The store itself failed (the database is down): rows stay where they are, the next round tries again.
-        this.reportHealth(error);
+        this.reportHealth(String(error));
         await this.sleep(this.settings.pollMs * 4);
         continue;
       }

@@ -283,7 +283,10 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     expect(attempts, 'three deliveries, each counted by the quorum queue').to.deep.equal([0, 1, 2]);
     const deadLetter = await broker.connection.basicGet({ queue: deadLetterQueueOf('always-fails'), noAck: true });
     expect(deadLetter?.messageId).to.equal(poison.id);
-    expect(deadLetter?.headers?.['x-death']?.[0]).to.include({ queue: 'always-fails', exchange: 'commerce.events' });
+    expect((deadLetter?.headers?.['x-death'] as object[] | undefined)?.[0]).to.include({
+      queue: 'always-fails',
+      exchange: 'commerce.events',
+    });
     expect(await depth('always-fails')).to.equal(0);
     expect(await registry.getSingleMetricAsString('messaging_events_redelivered_total')).to.include(
       'messaging_events_redelivered_total{type="test.poison"} 2',
@@ -330,7 +333,10 @@ describe('RabbitMQ messaging: the relay and the consumer', function () {
     await eventually('the dead letter', 5_000, async () => (await depth(deadLetterQueueOf('dies-before-ack'))) === 1);
     const deadLetter = await broker.connection.basicGet({ queue: deadLetterQueueOf('dies-before-ack'), noAck: true });
     expect(deadLetter?.messageId).to.equal(crash.id);
-    expect(deadLetter?.headers?.['x-death']?.[0]).to.include({ queue: 'dies-before-ack', reason: 'delivery_limit' });
+    expect((deadLetter?.headers?.['x-death'] as object[] | undefined)?.[0]).to.include({
+      queue: 'dies-before-ack',
+      reason: 'delivery_limit',
+    });
   });
 
   it('consumes a queue declared earlier with another delivery limit as it stands, saying so in one line; the queue keeps its own limit', async () => {

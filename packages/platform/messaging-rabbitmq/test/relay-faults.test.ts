@@ -152,7 +152,7 @@ describe('RabbitMQ messaging: relays under faults, on PostgreSQL', function () {
     );
     try {
       let output = '';
-      child.stdout!.on('data', (chunk) => (output += String(chunk)));
+      child.stdout.on('data', (chunk) => (output += String(chunk)));
       await eventually('the relay process to have its confirms', 30_000, () => output.includes('confirmed 20'));
       child.kill('SIGKILL');
       await once(child, 'exit');

@@ -77,7 +77,7 @@ describe('the relay with tracing on', () => {
         });
         const [claimed] = await outbox.store.claim(1, 1_000, Date.now());
         await outbox.store.retryLater(claimed!.id, 0, 0);
-        expect(JSON.parse(claimed!.traceContext!).traceparent).to.include(writer!.traceId);
+        expect((JSON.parse(claimed!.traceContext!) as { traceparent: string }).traceparent).to.include(writer!.traceId);
         const sent: (Record<string, string> | undefined)[] = [];
         const publisher = { publish: async () => void sent.push(traceCarrier()) };
         await new OutboxRelay({ store: outbox.store, publisher, logger: quietLogger }).relayOnce();

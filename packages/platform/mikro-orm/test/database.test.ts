@@ -81,6 +81,7 @@ for (const dialect of ['sqlite', 'postgresql'] as const) {
 
     it('never switches AsyncLocalStorage on: its promise hooks would tax every await of every request from then on', async () => {
       const runs = { count: 0 };
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be put back, and called with their this
       const original = { run: AsyncLocalStorage.prototype.run, enterWith: AsyncLocalStorage.prototype.enterWith };
       AsyncLocalStorage.prototype.run = function (
         this: AsyncLocalStorage<unknown>,

@@ -28,6 +28,12 @@ export interface LineDestination {
 }
 
 type Entry = Readonly<Record<string, unknown>>;
+
+/** A field of a line as text: a string as it is, absent as `fallback`, anything else as JSON writes it. */
+function textOf(value: unknown, fallback = ''): string {
+  if (value === undefined || value === null) return fallback;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
 type Paint = (colour: number | undefined, text: string) => string;
 
 function colourOf(service: string): number {
@@ -85,10 +91,10 @@ function fieldsText(entry: Entry, shownElsewhere: ReadonlySet<string>, message: 
 export function prettyLine(entry: Entry, style: PrettyStyle): string {
   const paint: Paint = (colour, text) =>
     style.colours && colour !== undefined ? `\x1b[${colour}m${text}\x1b[0m` : text;
-  const service = String(entry.service ?? '');
-  const level = String(entry.level ?? 'info');
+  const service = textOf(entry.service);
+  const level = textOf(entry.level, 'info');
   const request = isRequest(entry);
-  const message = request ? requestText(entry, paint) : String(entry.message ?? '');
+  const message = request ? requestText(entry, paint) : textOf(entry.message);
   const name = paint(style.serviceColour ?? colourOf(service), service.padEnd(style.serviceWidth ?? 0));
   const parts = [clockTime(entry.timestamp), name];
   if (level !== 'info') parts.push(paint(LEVEL_COLOURS[level], level.toUpperCase()));

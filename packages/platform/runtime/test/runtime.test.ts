@@ -57,7 +57,9 @@ describe('readSettings', () => {
 describe('Logger', () => {
   function capture(level: 'info' | 'warn') {
     const lines: Record<string, unknown>[] = [];
-    const sink = new Writable({ write: (chunk, _encoding, done) => done(void lines.push(JSON.parse(String(chunk)))) });
+    const sink = new Writable({
+      write: (chunk, _encoding, done) => done(void lines.push(JSON.parse(String(chunk)) as Record<string, unknown>)),
+    });
     const transport = new winston.transports.Stream({ stream: sink });
     return { lines, transport, logger: createLogger('svc', level, [transport]) };
   }
@@ -169,7 +171,9 @@ describe('every', () => {
       const lines: string[] = [];
       const logger = createLogger('svc', 'info', [
         new winston.transports.Stream({
-          stream: new Writable({ write: (c, _e, d) => d(void lines.push(JSON.parse(String(c)).message as string)) }),
+          stream: new Writable({
+            write: (c, _e, d) => d(void lines.push((JSON.parse(String(c)) as { message: string }).message)),
+          }),
         }),
       ]);
       return { lines, logger };

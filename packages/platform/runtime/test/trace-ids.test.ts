@@ -8,7 +8,9 @@ import { createLogger } from '../src';
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({ write: (chunk, _encoding, done) => done(void lines.push(JSON.parse(String(chunk)))) });
+  const sink = new Writable({
+    write: (chunk, _encoding, done) => done(void lines.push(JSON.parse(String(chunk)) as Record<string, unknown>)),
+  });
   return { lines, logger: createLogger('svc', 'info', [new winston.transports.Stream({ stream: sink })]) };
 }
 

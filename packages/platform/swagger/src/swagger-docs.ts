@@ -165,7 +165,10 @@ export function swaggerDocs(options: SwaggerDocsOptions): Middleware {
   });
 
   return async function swaggerPages(ctx, next) {
-    if (ctx.path !== prefix && !ctx.path.startsWith(`${prefix}/`)) return next();
+    if (ctx.path !== prefix && !ctx.path.startsWith(`${prefix}/`)) {
+      await next();
+      return;
+    }
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.status = 405;
       ctx.set('Allow', ALLOWED_METHODS);
@@ -180,17 +183,24 @@ export function swaggerDocs(options: SwaggerDocsOptions): Middleware {
     }
     if (rest.startsWith('/assets/')) {
       const asset = ASSETS.get(rest.split('/').pop() ?? '');
-      if (!asset) return next();
+      if (!asset) {
+        await next();
+        return;
+      }
       ctx.type = asset.type;
       ctx.set('Cache-Control', 'public, max-age=86400');
       ctx.body = createReadStream(join(swaggerUiDist, asset.file));
       return;
     }
-    if (rest !== '' && rest !== '/') return next();
+    if (rest !== '' && rest !== '/') {
+      await next();
+      return;
+    }
     await page(ctx, next);
     if (typeof ctx.body === 'string') {
-      ctx.body = withoutInlineStyleAttributes(ctx.body.replace(WEB_FONTS, ''));
-      policy ??= contentSecurityPolicy(ctx.body);
+      const html = withoutInlineStyleAttributes(ctx.body.replace(WEB_FONTS, ''));
+      ctx.body = html;
+      policy ??= contentSecurityPolicy(html);
       ctx.set('Content-Security-Policy', policy);
     }
   };

@@ -142,7 +142,7 @@ export function contextFrom(headers: Readonly<Record<string, unknown>> | undefin
       const value = carrier[key];
       if (typeof value === 'string') return value;
       if (Buffer.isBuffer(value)) return value.toString('utf8');
-      return Array.isArray(value) && typeof value[0] === 'string' ? (value[0] as string) : undefined;
+      return Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined;
     },
   });
 }

@@ -13,16 +13,16 @@ export async function eventually<T>(
   intervalMs = 50,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  let last: unknown;
+  let last: string | undefined;
   for (;;) {
     try {
       const value = await check();
       if (value !== undefined && value !== false) return value;
     } catch (error) {
-      last = error;
+      last = String(error);
     }
     if (Date.now() > deadline)
-      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

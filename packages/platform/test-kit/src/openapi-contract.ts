@@ -28,7 +28,7 @@ export interface OpenApiContract {
    * documented status of the operation, its content type, a body matching its
    * schema. A request no operation describes may only get a 404 or 405 problem.
    */
-  assertMatches(method: string, url: string, response: Response): Promise<void>;
+  readonly assertMatches: (method: string, url: string, response: Response) => Promise<void>;
 }
 
 /**
@@ -46,7 +46,7 @@ export function openApiContract(specFile: string): OpenApiContract {
       definition: structuredClone(document) as never,
       strict: true,
       quick: true,
-      customizeAjv: (ajv) => addFormats(ajv as never) as never,
+      customizeAjv: (ajv) => addFormats(ajv),
     }).init());
   return {
     document,

@@ -48,7 +48,7 @@ export function scopesNamedIn(document: SecurityDescription): string[] {
 
 /** Scheme names a security requirement uses that `components.securitySchemes` does not define. */
 export function undefinedSecuritySchemes(document: SecurityDescription): string[] {
-  const defined = Object.keys((document.components?.securitySchemes ?? {}) as object);
+  const defined = Object.keys(document.components?.securitySchemes ?? {});
   const root = (document.security ?? []) as Requirement[];
   const ofOperations = operationsOf(document).flatMap(([, operation]) => requirementsOf(document, operation));
   const requirements = [...root, ...ofOperations];

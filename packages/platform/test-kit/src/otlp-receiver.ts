@@ -44,11 +44,11 @@ interface OtlpTraces {
   resourceSpans?: { resource?: { attributes?: OtlpAttribute[] }; scopeSpans?: { spans?: OtlpSpan[] }[] }[];
 }
 
-function valueOf(value: OtlpValue | undefined): unknown {
+function valueOf(value: OtlpValue | undefined): OtlpValue[keyof OtlpValue] {
   return value?.stringValue ?? value?.intValue ?? value?.boolValue ?? value?.doubleValue;
 }
 
-function attributesOf(attributes: OtlpAttribute[] | undefined): Record<string, unknown> {
+function attributesOf(attributes: OtlpAttribute[] | undefined): Record<string, OtlpValue[keyof OtlpValue]> {
   return Object.fromEntries((attributes ?? []).map(({ key, value }) => [key, valueOf(value)]));
 }
 

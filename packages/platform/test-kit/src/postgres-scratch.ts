@@ -8,7 +8,7 @@ export const postgresRequired = process.env.REQUIRE_POSTGRES === '1' || process.
 
 export interface ScratchDatabase {
   readonly url: string;
-  drop(): Promise<void>;
+  readonly drop: () => Promise<void>;
 }
 
 /**

@@ -21,7 +21,7 @@ export interface ScratchVhost {
   readonly url: string;
   /** Messages in each queue of the vhost, by queue name. */
   queueDepths(): Promise<Record<string, number>>;
-  drop(): Promise<void>;
+  readonly drop: () => Promise<void>;
 }
 
 /** `url` with another vhost. */

@@ -55,8 +55,8 @@ export function startServiceProcess(
   });
   const stdout: string[] = [];
   const stderr: string[] = [];
-  child.stdout!.on('data', lines(stdout));
-  child.stderr!.on('data', lines(stderr));
+  child.stdout.on('data', lines(stdout));
+  child.stderr.on('data', lines(stderr));
   const exited = new Promise<number | string>((resolve) =>
     child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
   );

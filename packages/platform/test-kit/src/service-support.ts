@@ -26,7 +26,7 @@ export async function scratchDatabaseFor(
   backend: Backend,
   context: Mocha.Context,
   name = 'service',
-): Promise<{ url: string; cleanUp(): Promise<void> }> {
+): Promise<{ url: string; cleanUp: () => Promise<void> }> {
   if (backend === 'memory') return { url: 'memory:', cleanUp: async () => {} };
   if (backend === 'sqlite') {
     const directory = mkdtempSync(join(tmpdir(), `${name}-`));

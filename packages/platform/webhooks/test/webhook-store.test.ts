@@ -71,17 +71,17 @@ function webhookStoreContract(name: string, open: HarnessFactory): void {
         anEvent('stock.level.changed', { productId: 1, sequence: 2 }),
         anEvent('stock.level.changed', { productId: 2, sequence: 1 }),
       ];
-      await h.write(first!, second!, other!);
+      await h.write(first, second, other);
       await h.store.fanOut(100, NOW);
       const claimed = await h.store.claim(100, LEASE, NOW);
-      expect(claimed.map((d) => d.event.id)).to.deep.equal([first!.id, other!.id]);
+      expect(claimed.map((d) => d.event.id)).to.deep.equal([first.id, other.id]);
       // Failed and due again at once: still the head of its key, the second waits behind it.
       const head = claimed[0]!;
       await h.store.recordAttempt(attemptOf(head.id, s.id, head.event.id), { kind: 'retry', nextAttemptAt: NOW });
-      expect((await h.store.claim(100, LEASE, NOW)).map((d) => d.event.id)).to.deep.equal([first!.id]);
+      expect((await h.store.claim(100, LEASE, NOW)).map((d) => d.event.id)).to.deep.equal([first.id]);
       await h.store.recordAttempt(attemptOf(head.id, s.id, head.event.id), { kind: 'delivered' });
       const next = await h.store.claim(100, LEASE, NOW);
-      expect(next.map((d) => [d.event.id, d.attempts])).to.deep.equal([[second!.id, 0]]);
+      expect(next.map((d) => [d.event.id, d.attempts])).to.deep.equal([[second.id, 0]]);
     });
 
     it('leases a claimed delivery: no other instance gets it until the lease ends', async () => {

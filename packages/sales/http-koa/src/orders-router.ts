@@ -1,5 +1,5 @@
 import { Scopes } from '@commerce/contracts';
-import Router from '@koa/router';
+import Router, { type RouterContext } from '@koa/router';
 import { ValidationError } from '@platform/kernel';
 import {
   type AccessControl,
@@ -77,7 +77,7 @@ export function ordersRouter({ useCases, access }: OrdersRouterOptions): Router 
   // Payments are confirmed by the payment provider alone, never by a buyer or an administrator (ADR 0016).
   const confirmPayment = access.require(Scopes.sales.pay);
   const noQuery = queryParameters();
-  const orderId = (ctx: Context) => uuidParameter('id', ctx.params.id);
+  const orderId = (ctx: Context) => uuidParameter('id', (ctx.params as RouterContext['params']).id);
   router.use(access.authenticate);
 
   router.post('/', write, noQuery, jsonObjectBody(BODY_LIMIT), async (ctx) => {

@@ -2,6 +2,9 @@ import { type Row, type SqlSession, timeOf } from '@platform/mikro-orm';
 import { orderFromSnapshot, orderSnapshot } from '@sales/application';
 import type { Order, OrderPageQuery, OrderRepository, OrderStatus, Viewer } from '@sales/domain';
 
+/** An order as its row's JSON columns hold it. */
+type Snapshot = Parameters<typeof orderFromSnapshot>[0];
+
 const COLUMNS =
   '"id", "buyer", "status", "lines", "total_cents", "reservation_id", "reservation_expires_at", "shortages", "failure_reason", "created_at", "updated_at", "version"';
 
@@ -94,13 +97,13 @@ export class MikroOrmOrderRepository implements OrderRepository {
       id: String(row.id),
       buyer: String(row.buyer),
       status: row.status as OrderStatus,
-      lines: JSON.parse(String(row.lines)),
-      ...(row.reservation_id != null && { reservationId: String(row.reservation_id) }),
+      lines: JSON.parse(row.lines as string) as Snapshot['lines'],
+      ...(row.reservation_id != null && { reservationId: row.reservation_id as string }),
       ...(row.reservation_expires_at != null && {
         reservationExpiresAt: timeOf(row.reservation_expires_at).toISOString(),
       }),
-      ...(row.shortages != null && { shortages: JSON.parse(String(row.shortages)) }),
-      ...(row.failure_reason != null && { failureReason: String(row.failure_reason) }),
+      ...(row.shortages != null && { shortages: JSON.parse(row.shortages as string) as Snapshot['shortages'] }),
+      ...(row.failure_reason != null && { failureReason: row.failure_reason as string }),
       createdAt: timeOf(row.created_at).toISOString(),
       updatedAt: timeOf(row.updated_at).toISOString(),
       version: Number(row.version),

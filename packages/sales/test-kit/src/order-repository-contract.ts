@@ -104,8 +104,8 @@ export function orderRepositoryContract(open: OpenSalesStore): void {
   it('counts orders by status, leaving out the statuses with none', async () => {
     expect(await store.orders.countByStatus()).to.deep.equal({});
     const [one, two, three] = [anOrder('a'), anOrder('b'), anOrder('a')];
-    for (const order of [one!, two!, three!]) await write((tx) => tx.orders.add(order));
-    await write((tx) => tx.orders.save(one!.cancel(new Date()).order, 1));
+    for (const order of [one, two, three]) await write((tx) => tx.orders.add(order));
+    await write((tx) => tx.orders.save(one.cancel(new Date()).order, 1));
     expect(await store.orders.countByStatus()).to.deep.equal({ pending: 2, cancelled: 1 });
   });
 }

@@ -172,7 +172,7 @@ export class ImportBatch {
     try {
       return stock ? this.planUpdate(numbered, stock, locationId, fail) : this.planCreate(input, locationId, fail);
     } catch (error) {
-      if (error instanceof DomainError) return fail(...problemsOf(error));
+      if (error instanceof DomainError) return fail(...problemsOf(error as DomainError));
       throw error;
     }
   }
@@ -275,7 +275,7 @@ export class ImportBatch {
             await this.tx.outbox.add(newEvent(signal.event, data, this.context.at));
           }
     } catch (error) {
-      if (error instanceof DomainError) throw new BatchRefused(error);
+      if (error instanceof DomainError) throw new BatchRefused(error as DomainError);
       throw error;
     }
   }

@@ -410,7 +410,7 @@ export class ImportProducts {
         ? await this.update(tx, stock, input, location, context, fail)
         : await this.create(tx, input, location, context, fail);
     } catch (error) {
-      if (error instanceof DomainError) throw new RowRefused(fail(...problemsOf(error)));
+      if (error instanceof DomainError) throw new RowRefused(fail(...problemsOf(error as DomainError)));
       throw error;
     }
   }

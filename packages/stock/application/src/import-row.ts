@@ -79,7 +79,7 @@ export function readImportRow(row: ImportRow): ProductRowInput | string[] {
     if (value instanceof Invalid) problems.push(`${column}: ${value.message}`);
     else input[column] = value;
   }
-  return problems.length > 0 ? problems : (input as ProductRowInput);
+  return problems.length > 0 ? problems : input;
 }
 
 /**

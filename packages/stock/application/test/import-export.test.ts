@@ -248,7 +248,9 @@ function importAndExport(open: OpenStockStore): void {
         rows.map((row) => row.id),
         Date.now(),
       );
-      return rows.filter((row) => row.type.startsWith('stock.level.')).map((row) => JSON.parse(row.payload).data);
+      return rows
+        .filter((row) => row.type.startsWith('stock.level.'))
+        .map((row) => (JSON.parse(row.payload) as { data: unknown }).data);
     };
     await events();
     await importRows([{ sku: 'LOW', name: 'Low', price: '1', lowStockThreshold: '4', onHand: '10' }]);

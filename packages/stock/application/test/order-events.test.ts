@@ -76,7 +76,7 @@ function orderEventUseCases(open: OpenStockStore): void {
 
   const event = <T extends EventType>(type: T, data: EventData<T>): Published => ({
     type,
-    data: data as Record<string, unknown>,
+    data,
   });
 
   before(async function () {

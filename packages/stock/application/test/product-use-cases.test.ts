@@ -13,7 +13,6 @@ import {
   InsufficientStockError,
   ProductNotFoundError,
   StockAdjustment,
-  type StockUnitOfWork,
   StockLimitExceededError,
   VersionMismatchError,
 } from '@stock/domain';
@@ -177,7 +176,7 @@ function productUseCases(open: OpenStockStore): void {
         await new AdjustStock(store.unitOfWork, clock).execute(id, StockAdjustment.create({ delta: -1 }), {
           idempotency: key('adjust-stock'),
         });
-        const atOnce = (store.unitOfWork as StockUnitOfWork).changesAtOnce === true;
+        const atOnce = store.unitOfWork.changesAtOnce === true;
         expect(run.args.map(([, options]) => options?.singleCall ?? false)).to.deep.equal([atOnce, false]);
       } finally {
         run.restore();

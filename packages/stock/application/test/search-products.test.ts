@@ -11,7 +11,7 @@ const { expect } = chai;
 
 /** The problems a ValidationError names, by field. */
 async function problemsOf(promise: Promise<unknown>): Promise<Record<string, string[]>> {
-  const error = await expect(promise).to.be.rejectedWith(ValidationError);
+  const error: unknown = await expect(promise).to.be.rejectedWith(ValidationError);
   return (error as ValidationError).errors;
 }
 

@@ -79,7 +79,7 @@ function stockByLocation(open: OpenStockStore): void {
       rows.map((row) => row.id),
       Date.now(),
     );
-    return rows.filter((row) => row.type === type).map((row) => JSON.parse(row.payload).data);
+    return rows.filter((row) => row.type === type).map((row) => (JSON.parse(row.payload) as { data: unknown }).data);
   };
 
   /** The ledger's invariant per location: for each (product, location), the deltas sum to the level. */

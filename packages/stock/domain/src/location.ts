@@ -33,14 +33,14 @@ export const LOCATION_NAME_MAX_LENGTH = 200;
 const nameText = text(LOCATION_NAME_MAX_LENGTH);
 
 export const locationFields = {
-  code(value: string): string | Invalid {
+  code: (value: string): string | Invalid => {
     return LOCATION_CODE_PATTERN.test(value) ? value : new Invalid('must be 1 to 50 characters of a-z, 0-9 and -');
   },
-  name(value: string): string | Invalid {
+  name: (value: string): string | Invalid => {
     const trimmed = value.trim();
     return trimmed.length === 0 ? new Invalid('is required and must not be blank') : nameText(trimmed);
   },
-  priority(value: number): number | Invalid {
+  priority: (value: number): number | Invalid => {
     if (!Number.isInteger(value) || value < -INT32_MAX - 1 || value > INT32_MAX)
       return new Invalid(`must be an integer from ${-INT32_MAX - 1} to ${INT32_MAX}`);
     return value;

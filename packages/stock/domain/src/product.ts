@@ -50,7 +50,7 @@ const nameText = text(NAME_MAX_LENGTH);
 
 /** The rule of each product field, each answering the value to keep or why it is refused. */
 export const productFields = {
-  name(value: string): string | Invalid {
+  name: (value: string): string | Invalid => {
     const trimmed = value.trim();
     return trimmed.length === 0 ? new Invalid('is required and must not be blank') : nameText(trimmed);
   },
@@ -62,7 +62,7 @@ export const productFields = {
   /** Below this many available the product is low on stock; 0 turns the alert off. */
   lowStockThreshold: quantity,
   /** The merchant's stock-keeping unit: unique whatever the case of its letters. */
-  sku(value: string): string | Invalid {
+  sku: (value: string): string | Invalid => {
     return SKU_PATTERN.test(value)
       ? value
       : new Invalid('must be 1 to 64 characters of A-Z, a-z, 0-9, ".", "_" and "-"');

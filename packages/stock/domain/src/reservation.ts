@@ -44,11 +44,11 @@ export const RESERVATION_MAX_TTL_SECONDS = 7 * 24 * 60 * 60;
 const referenceText = text(REFERENCE_MAX_LENGTH);
 
 export const reservationFields = {
-  reference(value: string): string | Invalid {
+  reference: (value: string): string | Invalid => {
     const trimmed = value.trim();
     return trimmed.length === 0 ? new Invalid('is required and must not be blank') : referenceText(trimmed);
   },
-  ttlSeconds(value: number): number | Invalid {
+  ttlSeconds: (value: number): number | Invalid => {
     if (!Number.isInteger(value) || value < 1 || value > RESERVATION_MAX_TTL_SECONDS)
       return new Invalid(`must be an integer from 1 to ${RESERVATION_MAX_TTL_SECONDS}`);
     return value;
@@ -57,7 +57,7 @@ export const reservationFields = {
    * Lines for the same product are summed, and the lines sorted by product id: that is the order rows are locked in.
    * Lines of one product name the same location, or none.
    */
-  lines(value: readonly ReservationLine[]): ReservationLine[] | Invalid {
+  lines: (value: readonly ReservationLine[]): ReservationLine[] | Invalid => {
     if (value.length === 0) return new Invalid('must hold at least one line');
     if (value.length > RESERVATION_MAX_LINES) return new Invalid(`must hold at most ${RESERVATION_MAX_LINES} lines`);
     const byProduct = new Map<number, ReservationLine>();

@@ -6,7 +6,7 @@ export const REASON_MAX_LENGTH = 200;
 
 export const stockAdjustmentFields = {
   /** A non-zero int32: positive restocks, negative sells or writes off. */
-  delta(value: number): number | Invalid {
+  delta: (value: number): number | Invalid => {
     if (!Number.isInteger(value)) return new Invalid('must be an integer');
     if (value === 0) return new Invalid('must not be 0');
     if (value < -INT32_MAX - 1 || value > INT32_MAX)
@@ -14,7 +14,7 @@ export const stockAdjustmentFields = {
     return value;
   },
   reason: text(REASON_MAX_LENGTH),
-  locationId(value: number): number | Invalid {
+  locationId: (value: number): number | Invalid => {
     return isLocationId(value) ? value : new Invalid(`must be an integer from 1 to ${INT32_MAX}`);
   },
 };

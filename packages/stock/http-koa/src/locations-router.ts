@@ -1,5 +1,5 @@
 import { Scopes } from '@commerce/contracts';
-import Router from '@koa/router';
+import Router, { type RouterContext } from '@koa/router';
 import { type AccessControl, decodeInteger, jsonObjectBody, logWith, queryParameters } from '@platform/koa';
 import type { Locations } from '@stock/application';
 import { LocationNotFoundError } from '@stock/domain';
@@ -16,7 +16,7 @@ const BODY_LIMIT = '64kb';
 type Handler = (ctx: Context) => Promise<void>;
 
 function locationId(ctx: Context): number {
-  return decodeInteger('id', ctx.params.id, 1);
+  return decodeInteger('id', (ctx.params as RouterContext['params']).id, 1);
 }
 
 /** GET /: every location, lower priority first, then lower id. */

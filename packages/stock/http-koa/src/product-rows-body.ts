@@ -33,7 +33,7 @@ const DECODERS: ReadonlyMap<string, (() => Transform) | undefined> = new Map([
 export interface RowsBody {
   readonly rows: AsyncIterable<ImportRow | UnreadableRow>;
   /** The digest of every byte read (decoded): complete once `rows` is. */
-  fingerprint(): string;
+  readonly fingerprint: () => string;
 }
 
 function unsupported(detail: string): RequestError {

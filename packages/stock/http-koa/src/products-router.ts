@@ -1,5 +1,5 @@
 import { Scopes } from '@commerce/contracts';
-import Router from '@koa/router';
+import Router, { type RouterContext } from '@koa/router';
 import { Invalid, ValidationError } from '@platform/kernel';
 import {
   type AccessControl,
@@ -149,7 +149,7 @@ function answer(ctx: Context, status: number, product: Product): void {
 type Handler = (ctx: Context) => Promise<void>;
 
 function pathId(ctx: Context): number {
-  return decodeInteger('id', ctx.params.id, 1);
+  return decodeInteger('id', (ctx.params as RouterContext['params']).id, 1);
 }
 
 interface PageQuery {

@@ -1,5 +1,5 @@
 import { Scopes } from '@commerce/contracts';
-import Router from '@koa/router';
+import Router, { type RouterContext } from '@koa/router';
 import { ValidationError } from '@platform/kernel';
 import {
   type AccessControl,
@@ -28,7 +28,7 @@ const BODY_LIMIT = '64kb';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function reservationId(ctx: Context): string {
-  const id = String(ctx.params.id).toLowerCase();
+  const id = String((ctx.params as RouterContext['params']).id).toLowerCase();
   if (!UUID.test(id)) throw new ValidationError({ id: ['must be a reservation id (a UUID)'] });
   return id;
 }

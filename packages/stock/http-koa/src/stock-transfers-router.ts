@@ -1,5 +1,5 @@
 import { Scopes } from '@commerce/contracts';
-import Router from '@koa/router';
+import Router, { type RouterContext } from '@koa/router';
 import { ValidationError } from '@platform/kernel';
 import { type AccessControl, jsonObjectBody, logWith, queryParameters, requestIdOf } from '@platform/koa';
 import type { StockTransfers } from '@stock/application';
@@ -19,7 +19,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 type Handler = (ctx: Context) => Promise<void>;
 
 function transferId(ctx: Context): string {
-  const id = String(ctx.params.id).toLowerCase();
+  const id = String((ctx.params as RouterContext['params']).id).toLowerCase();
   if (!UUID.test(id)) throw new ValidationError({ id: ['must be a stock transfer id (a UUID)'] });
   return id;
 }

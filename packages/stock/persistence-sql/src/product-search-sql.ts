@@ -57,7 +57,7 @@ function filters(dialect: Dialect, query: ProductSearch): { conditions: string[]
   if (query.q !== undefined) {
     if (dialect === 'postgresql') {
       conditions.push(`("name" ilike ? or "description" ilike ? or "sku" ilike ?)`);
-      params.push(...Array(3).fill(containing(query.q)));
+      params.push(...Array<string>(3).fill(containing(query.q)));
     } else {
       conditions.push(`"id" in (select "rowid" from "product_search" where "product_search" match ?)`);
       params.push(phrase(query.q));

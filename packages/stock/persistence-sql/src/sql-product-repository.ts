@@ -247,7 +247,7 @@ export const SKU_UNIQUE_INDEX = 'product_sku_unique';
  */
 function skuTakenAmong(skus: readonly (string | null | undefined)[]): (error: unknown) => never {
   return (error) => {
-    const detail = String((error as { detail?: unknown }).detail ?? '');
+    const detail = (error as { detail?: string }).detail ?? '';
     const named = /=\((.*)\) already exists/.exec(detail)?.[1];
     const sku = named && (skus.find((each) => each?.toLowerCase() === named.toLowerCase()) ?? named);
     return skuTaken(sku ?? skus.find((each) => each) ?? undefined)(error);

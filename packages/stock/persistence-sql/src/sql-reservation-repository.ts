@@ -246,7 +246,7 @@ function toReservation(row: Row): Reservation {
     id: String(row.id),
     reference: String(row.reference),
     origin: row.origin as ReservationOrigin,
-    ...(row.owner != null && { owner: String(row.owner) }),
+    ...(row.owner != null && { owner: row.owner as string }),
     status,
     lines: status === 'rejected' ? lines : lines.map(held),
     expiresAt: timeOf(row.expires_at),

@@ -73,7 +73,7 @@ type Dialect = 'sqlite' | 'postgresql';
 async function loadFixture(
   dialect: Dialect,
   context: Mocha.Context,
-): Promise<{ url: string; cleanUp(): Promise<void> }> {
+): Promise<{ url: string; cleanUp: () => Promise<void> }> {
   const scratch = await scratchUrl(dialect, context, 'stock-forward');
   const dump = readFileSync(join(import.meta.dirname, 'fixtures', `stock-at-20261125.${dialect}.sql`), 'utf8');
   try {

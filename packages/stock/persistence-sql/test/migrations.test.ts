@@ -417,7 +417,7 @@ describe('stock migrations', () => {
           const rows = await database.session.all<{ scope: string; key: string; result: string }>(
             'select "scope", "key", "result" from "idempotency_key" order by "key"',
           );
-          expect(rows.map((r) => [r.scope, r.key, JSON.parse(r.result)])).to.deep.equal([
+          expect(rows.map((r): unknown[] => [r.scope, r.key, JSON.parse(r.result)])).to.deep.equal([
             [
               'create-product',
               'k1',

@@ -579,7 +579,7 @@ describe('The stock rules rendered into SQL', () => {
           WIDE,
         ),
       ])
-        expect(String(ADJUST_AT_ONCE_ROUTINE.body)).to.include(rendered);
+        expect(ADJUST_AT_ONCE_ROUTINE.body as string, 'written as text').to.include(rendered);
     });
 
     it('REPLACE_AT_ONCE decides with LEVEL_IS_EMPTY and COVERS_HOLDS, and LOW_STOCK_STEADY widened', () => {

@@ -89,8 +89,16 @@ const SEARCHES: PlannedSearch[] = [
 ];
 
 /** Every node of a PostgreSQL JSON plan. */
-function nodesOf(plan: Record<string, unknown>): Record<string, unknown>[] {
-  const children = (plan.Plans as Record<string, unknown>[] | undefined) ?? [];
+/** A node of `explain (format json)`, with the fields read here. */
+interface PlanNode {
+  readonly 'Node Type': string;
+  readonly 'Relation Name'?: string;
+  readonly 'Index Name'?: string;
+  readonly Plans?: PlanNode[];
+}
+
+function nodesOf(plan: PlanNode): PlanNode[] {
+  const children = plan.Plans ?? [];
   return [plan, ...children.flatMap(nodesOf)];
 }
 
@@ -99,10 +107,9 @@ async function postgresPlan(database: Database, sql: string, params: unknown[]):
   return database.transaction(async (session: SqlSession) => {
     await session.run('set local enable_seqscan = off');
     const [row] = await session.all(`explain (format json) ${sql}`, params);
-    const plan = (row!['QUERY PLAN'] as [{ Plan: Record<string, unknown> }])[0].Plan;
+    const plan = (row!['QUERY PLAN'] as [{ Plan: PlanNode }])[0].Plan;
     return nodesOf(plan).map(
-      (node) =>
-        `${String(node['Node Type'])} ${String(node['Relation Name'] ?? '')} ${String(node['Index Name'] ?? '')}`,
+      (node) => `${node['Node Type']} ${node['Relation Name'] ?? ''} ${node['Index Name'] ?? ''}`,
     );
   });
 }

@@ -324,7 +324,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
           json(aProductBody(), { headers: { 'Idempotency-Key': 'x'.repeat(256) } }),
         );
         expect(response.status).to.equal(400);
-        expect((await response.json()) as object).to.have.nested.property('errors.Idempotency-Key');
+        expect(await response.json()).to.have.nested.property('errors.Idempotency-Key');
       });
     });
 

@@ -47,7 +47,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
 
     /** A POST as `clientId` with `key`, checked against docs/openapi.yaml. */
     async function post(clientId: string, path: string, body: unknown, key: string) {
-      const response = await callWith(`${stock.url}${path}`, tokens.get(clientId)!, {
+      const response = await callWith(`${stock.url}${path}`, tokens.get(clientId), {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'Idempotency-Key': key },
         body: JSON.stringify(body),

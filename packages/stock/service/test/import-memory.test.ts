@@ -51,7 +51,7 @@ describe('A large import in a small heap', function () {
       headers: { 'content-type': 'text/csv' },
       body: Readable.toWeb(Readable.from(generatedCsv(ROWS))) as ReadableStream,
       duplex: 'half',
-    } as RequestInit);
+    });
     expect(response.status, await response.clone().text()).to.equal(200);
     expect(await response.json()).to.deep.equal({ created: ROWS, updated: 0, unchanged: 0, failed: 0, errors: [] });
     expect(service.child.exitCode, service.stderr.join('\n')).to.equal(null);

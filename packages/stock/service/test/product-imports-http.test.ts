@@ -150,7 +150,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
       expect(csv.headers.get('content-type')).to.match(/^text\/csv/);
       const text = await csv.text();
       // Read back with a real CSV parser, as a spreadsheet would.
-      const records = parse(text, { columns: true }) as Record<string, string>[];
+      const records = parse<Record<string, string>>(text, { columns: true });
       expect(text.split('\n')[0]).to.equal(HEADER);
       expect(records.find((r) => r.sku === 'CSV-1' && r.locationCode === 'east')).to.include({
         name: 'Lamp, brass',

@@ -64,7 +64,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         headers: { ...headers, ...(body !== undefined && { 'content-type': 'application/json' }) },
         ...(body !== undefined && { body: JSON.stringify(body) }),
       };
-      const response = await callWith(`${stock.url}${path}`, tokens.get(clientId)!, init);
+      const response = await callWith(`${stock.url}${path}`, tokens.get(clientId), init);
       await assertMatchesContract(method, `${stock.url}${path}`, response);
       return response;
     }

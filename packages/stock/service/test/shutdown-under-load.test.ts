@@ -49,8 +49,8 @@ describe('stopping under load', function () {
       detached: true,
     });
     let output = '';
-    pnpm.stdout!.on('data', (chunk: Buffer) => (output += String(chunk)));
-    pnpm.stderr!.on('data', (chunk: Buffer) => (output += String(chunk)));
+    pnpm.stdout.on('data', (chunk: Buffer) => (output += String(chunk)));
+    pnpm.stderr.on('data', (chunk: Buffer) => (output += String(chunk)));
     const exited = new Promise<number | null>((resolve) => pnpm.once('exit', (code) => resolve(code)));
     for (let i = 0; i < 2400 && !output.includes('listening on'); i++)
       await new Promise((resolve) => setTimeout(resolve, 25));

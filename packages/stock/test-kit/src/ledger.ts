@@ -26,7 +26,7 @@ export async function expectLedgersToSum(
     for (
       let page = await movements.execute(id, { after: 0, limit: 1000 }, READER);
       ;
-      page = await movements.execute(id, { after: page.nextAfter!, limit: 1000 }, READER)
+      page = await movements.execute(id, { after: page.nextAfter, limit: 1000 }, READER)
     ) {
       for (const movement of page.items) {
         const sums = byLocation.get(movement.locationId) ?? { onHand: 0, reserved: 0 };

@@ -20,7 +20,7 @@ const stock = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(
 });
 const upstream = await new Promise<{ port: number; token?: string; issuer?: string }>((resolve, reject) => {
   let buffer = '';
-  stock.stdout!.on('data', (chunk: Buffer) => {
+  stock.stdout.on('data', (chunk: Buffer) => {
     const lines = (buffer + String(chunk)).split('\n');
     buffer = lines.pop()!;
     for (const line of lines)

@@ -107,7 +107,7 @@ function readJson(req: http.IncomingMessage): Promise<unknown> {
       try {
         resolve(JSON.parse(text));
       } catch (error) {
-        reject(error);
+        reject(error instanceof Error ? error : new Error(String(error)));
       }
     });
     req.on('error', reject);

@@ -11,8 +11,8 @@ if (!root) throw new Error('SERVICE_ROOT names the checkout to serve from');
 const { loadConfig, startStockService } = (await import(
   pathToFileURL(`${root}/packages/stock/service/src/index.ts`).href
 )) as {
-  loadConfig(env: NodeJS.ProcessEnv, cwd: string, files: { openApiFile: string }): unknown;
-  startStockService(config: unknown): Promise<{ url: string; close(): Promise<unknown> }>;
+  loadConfig: (env: NodeJS.ProcessEnv, cwd: string, files: { openApiFile: string }) => unknown;
+  startStockService: (config: unknown) => Promise<{ url: string; close(): Promise<unknown> }>;
 };
 // Its description too, as its main.ts hands it over and this checkout's service.ts does: /swagger is served, and a
 // service that serves it and one that does not are not the same request path.

@@ -258,7 +258,7 @@ export async function soakDrill({
           ),
         );
         const swept = published - Number(row!.published);
-        findings.figures[`${service}: published events swept / kept`] = `${swept} / ${row!.published}`;
+        findings.figures[`${service}: published events swept / kept`] = `${swept} / ${Number(row!.published)}`;
         findings.check(`${service}: its sweepers deleted published events past their retention`, swept > 0, {
           published,
           kept: row!.published,

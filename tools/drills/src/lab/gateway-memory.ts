@@ -69,8 +69,8 @@ function start(
     },
   );
   const logFile = join(out, `${name}.log`);
-  child.stdout!.on('data', (chunk) => appendFileSync(logFile, chunk));
-  child.stderr!.on('data', (chunk) => appendFileSync(logFile, chunk));
+  child.stdout.on('data', (chunk: Buffer) => appendFileSync(logFile, chunk));
+  child.stderr.on('data', (chunk: Buffer) => appendFileSync(logFile, chunk));
   children.push(child);
   return child;
 }

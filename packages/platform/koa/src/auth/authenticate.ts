@@ -41,7 +41,10 @@ export function isRefusal(outcome: Principal | BearerRefusal): outcome is Bearer
  */
 export function authenticate(verifier: TokenVerifier): Middleware {
   return async function bearerAuthentication(ctx, next) {
-    if (principalOf(ctx)) return next();
+    if (principalOf(ctx)) {
+      await next();
+      return;
+    }
     const outcome = await verifyBearer(ctx, verifier);
     if (isRefusal(outcome)) return sendBearerChallenge(ctx, outcome);
     ctx.state.principal = outcome;

@@ -18,7 +18,7 @@ export interface Health {
 /** The queue a service consumes (named after it), what handles what arrives there, and what stops without it. */
 export interface ServiceQueue {
   readonly queue: string;
-  handler(container: DependencyContainer): EventHandler<ConsumableEvent>;
+  readonly handler: (container: DependencyContainer) => EventHandler<ConsumableEvent>;
   /** The line logged when AMQP_URL is not set: what stops working. */
   readonly off: string;
 }

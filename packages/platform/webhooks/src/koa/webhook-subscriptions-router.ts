@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import Router, { type RouterContext } from '@koa/router';
 import {
   type AccessControl,
   decodeInteger,
@@ -72,7 +72,7 @@ function attemptJson(a: AttemptRecord) {
 
 /** A path id that is no UUID names no subscription: a 404 like any unknown one. */
 function subscriptionId(ctx: Context): string {
-  const id = String(ctx.params.id).toLowerCase();
+  const id = String((ctx.params as RouterContext['params']).id).toLowerCase();
   return UUID.test(id) ? id : '00000000-0000-0000-0000-000000000000';
 }
 

@@ -135,7 +135,7 @@ export function evaluate<N extends string>(term: Term<N>, values: Values<N>): nu
 
 /** Whether `condition` holds for `values`. */
 export function holds<N extends string>(condition: Condition<N>, values: Values<N>): boolean {
-  return compileCondition(condition as Condition<string>)(values);
+  return compileCondition(condition)(values);
 }
 
 /** Every name a condition reads, each once, in the order it first reads them. */

@@ -12,7 +12,7 @@ import {
   type StockChange,
   type StockPolicy,
 } from '@stock/domain';
-import { type ProductDbRow, priceOf, productStatements, toProduct } from '../tables/product';
+import { priceOf, productStatements, toProduct } from '../tables/product';
 import { LEVEL_STATEMENTS, levelsOfMany, toLevel } from '../tables/stock-level';
 import { MOVEMENT_STATEMENTS, movementValues } from '../tables/stock-movement';
 import { ADJUST_AT_ONCE } from './adjust-at-once';
@@ -212,7 +212,7 @@ export class SqlProductStockRepository implements ProductStockRepository {
     const [movement] = change.movements;
     const values = movement
       ? movementValues(change.productId, movement, context, traceId).slice(1)
-      : Array(14).fill(null);
+      : Array<null>(14).fill(null);
     const [row] = await this.session.rows(SAVE_ONE, [
       ...[after.product.quantityInStock, after.product.reservedQuantity, after.product.backorderedQuantity],
       ...[
@@ -315,7 +315,7 @@ export class SqlProductStockRepository implements ProductStockRepository {
       ...this.contextParams(context),
       ...(versioned ? [expectedVersion] : []),
     ]);
-    return row ? { status: 'changed', product: toProduct(this.session, row as ProductDbRow) } : NEEDS_PLAN;
+    return row ? { status: 'changed', product: toProduct(this.session, row) } : NEEDS_PLAN;
   }
 
   /** The movement context a one-statement path appends with: reason, request, actor, trace, time. */

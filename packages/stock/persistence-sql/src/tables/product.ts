@@ -198,7 +198,7 @@ export function toProduct(session: SqlSession, row: Row): Product {
     quantityInStock: Number(row.quantity_in_stock),
     backorderLimit: Number(row.backorder_limit),
     lowStockThreshold: Number(row.low_stock_threshold),
-    sku: row.sku == null ? null : String(row.sku),
+    sku: row.sku == null ? null : (row.sku as string),
   });
   return Product.of(Number(row.id), details, Number(row.version), Number(row.reserved_quantity), {
     backorderedQuantity: Number(row.backordered_quantity),
