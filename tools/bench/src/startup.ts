@@ -89,7 +89,7 @@ async function measure(way: Way): Promise<Sample> {
     detached: true,
   });
   // The access log is read and thrown away, as a log collector would read it.
-  child.stdout!.on('data', () => {});
+  child.stdout.on('data', () => {});
   try {
     await untilReady(child);
     const readyMs = performance.now() - started;
