@@ -7,7 +7,7 @@ import {
   startIdentity,
 } from '@commerce/identity-test-kit';
 import { DEFAULT_CONFIG as GATEWAY_DEFAULTS, startGateway } from '@commerce/gateway';
-import type { RunningService } from '@platform/service';
+import type { RunningService } from '@platform/http/service';
 import { createLogger } from '@platform/runtime';
 import { freePort } from '@platform/test-kit';
 import { DEFAULT_CONFIG as SALES_DEFAULTS, startSalesService } from '@sales/service';

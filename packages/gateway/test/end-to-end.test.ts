@@ -1,3 +1,4 @@
+import { capturingLogger } from '@platform/runtime';
 import {
   CLIENTS,
   callWith,
@@ -12,7 +13,7 @@ import {
 } from '@commerce/identity-test-kit';
 import { DEFAULT_CONFIG as SALES_DEFAULTS, type RunningSalesService, startSalesService } from '@sales/service';
 import { DEFAULT_CONFIG as STOCK_DEFAULTS, type RunningStockService, startStockService } from '@stock/service';
-import { capturingLogger, freePort } from '@platform/test-kit';
+import { freePort } from '@platform/test-kit';
 import { expect } from 'chai';
 import { type GatewayUnderTest, startTestGateway } from './support';
 

@@ -1,3 +1,4 @@
+import { capturingLogger } from '@platform/runtime';
 import { Apis, Scopes } from '@commerce/contracts';
 import {
   DEFAULT_CONFIG,
@@ -8,7 +9,6 @@ import {
   type SigningKey,
   startIdentityService,
 } from '@commerce/identity';
-import { capturingLogger } from '@platform/test-kit';
 import { importJWK, type JWTPayload, SignJWT } from 'jose';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

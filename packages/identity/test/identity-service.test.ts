@@ -1,4 +1,4 @@
-import { createTokenVerifier } from '@platform/koa';
+import { createTokenVerifier } from '@platform/http';
 import { expect } from 'chai';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { randomUUID } from 'node:crypto';

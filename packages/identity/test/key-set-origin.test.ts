@@ -1,4 +1,4 @@
-import { createTokenVerifier, type TokenVerifier } from '@platform/koa';
+import { createTokenVerifier, type TokenVerifier } from '@platform/http';
 import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

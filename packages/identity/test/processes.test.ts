@@ -1,4 +1,4 @@
-import { createTokenVerifier } from '@platform/koa';
+import { createTokenVerifier } from '@platform/http';
 import { expect } from 'chai';
 import { chmodSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';

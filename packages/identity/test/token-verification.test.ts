@@ -1,4 +1,4 @@
-import { createTokenVerifier } from '@platform/koa';
+import { createTokenVerifier } from '@platform/http';
 import { expect } from 'chai';
 import { generateKeyPair, type JWTPayload, SignJWT } from 'jose';
 import { createPublicKey } from 'node:crypto';

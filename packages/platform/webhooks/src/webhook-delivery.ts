@@ -1,5 +1,11 @@
-import { every, type Logger } from '@platform/runtime';
-import { abandonHttpClientSpan, contextFromStored, endHttpClientSpan, startHttpClientSpan } from '@platform/telemetry';
+import {
+  abandonHttpClientSpan,
+  contextFromStored,
+  endHttpClientSpan,
+  every,
+  type Logger,
+  startHttpClientSpan,
+} from '@platform/runtime';
 import { webhookIdOf } from './event-keys';
 import { RETRY_FOR_MS, retryDelayMs as defaultRetryDelayMs } from './retry-schedule';
 import type { SecretBox } from './secret-box';

@@ -1,6 +1,6 @@
 import type { OutboxEnvelope } from '@platform/kernel';
-import { InMemoryDatabase, InMemoryOutbox, InMemoryTable, type OutboxTable } from '@platform/memory';
-import { Database, type Dialect, MikroOrmOutbox, outboxMigrations, outboxMessageSchema } from '@platform/mikro-orm';
+import { InMemoryDatabase, InMemoryOutbox, InMemoryTable, type OutboxTable } from '@platform/persistence/memory';
+import { Database, type Dialect, MikroOrmOutbox, outboxMigrations, outboxMessageSchema } from '@platform/persistence';
 import { scratchUrl } from '@platform/test-kit';
 import { InMemoryWebhookStore } from '../src/memory';
 import {

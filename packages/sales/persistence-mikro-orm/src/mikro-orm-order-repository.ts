@@ -1,4 +1,4 @@
-import { type Row, type SqlSession, timeOf } from '@platform/mikro-orm';
+import { type Row, type SqlSession, timeOf } from '@platform/persistence';
 import { orderFromSnapshot, orderSnapshot } from '@sales/application';
 import type { Order, OrderPageQuery, OrderRepository, OrderStatus, Viewer } from '@sales/domain';
 

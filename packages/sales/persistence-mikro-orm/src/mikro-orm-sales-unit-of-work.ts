@@ -1,5 +1,5 @@
 import type { UnitOfWork } from '@platform/kernel';
-import { type Database, MikroOrmIdempotencyRecords, MikroOrmOutbox, retryingConflicts } from '@platform/mikro-orm';
+import { type Database, MikroOrmIdempotencyRecords, MikroOrmOutbox, retryingConflicts } from '@platform/persistence';
 import type { SalesTransaction } from '@sales/domain';
 import { MikroOrmOrderRepository } from './mikro-orm-order-repository';
 

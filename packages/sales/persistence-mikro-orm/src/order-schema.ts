@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core';
-import { type Dialect, idempotencyKeySchema, outboxMessageSchema } from '@platform/mikro-orm';
+import { type Dialect, idempotencyKeySchema, outboxMessageSchema } from '@platform/persistence';
 
 /** An order as a row; the repository turns it into the domain's Order. */
 export interface OrderRow {

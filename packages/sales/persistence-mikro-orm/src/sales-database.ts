@@ -1,4 +1,4 @@
-import { Database, type DatabaseLogger } from '@platform/mikro-orm';
+import { Database, type DatabaseLogger } from '@platform/persistence';
 import { salesMigrations } from './migrations';
 import { salesEntities } from './order-schema';
 

@@ -1,6 +1,6 @@
-import { MikroOrmOutbox } from '@platform/mikro-orm';
+import { MikroOrmOutbox } from '@platform/persistence';
 import { scratchUrl } from '@platform/test-kit';
-import type { SqlSession } from '@platform/mikro-orm';
+import type { SqlSession } from '@platform/persistence';
 import type { SalesStoreUnderTest } from '@sales/test-kit';
 import { MikroOrmOrderRepository, MikroOrmSalesUnitOfWork, openSalesDatabase } from '../src';
 

@@ -1,5 +1,4 @@
-import type { UnitOfWork } from '@platform/kernel';
-import type { OutboxStore } from '@platform/outbox';
+import type { OutboxStore, UnitOfWork } from '@platform/kernel';
 import type { OrderRepository, SalesTransaction } from '@sales/domain';
 
 /** One adapter's sales storage, as the contract suites drive it. */

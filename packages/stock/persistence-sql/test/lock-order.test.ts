@@ -1,5 +1,5 @@
 import { UnavailableError } from '@platform/kernel';
-import { type Database, MikroOrmOutbox } from '@platform/mikro-orm';
+import { type Database, MikroOrmOutbox } from '@platform/persistence';
 import { scratchUrl } from '@platform/test-kit';
 import {
   DEFAULT_LOCATION_ID,

@@ -1,5 +1,5 @@
 import { scratchUrl } from '@platform/test-kit';
-import { MikroOrmOutbox } from '@platform/mikro-orm';
+import { MikroOrmOutbox } from '@platform/persistence';
 import { CONTRACT_TTL_MS, type OpenStockStore } from '@stock/test-kit';
 import {
   SqlLocationRepository,

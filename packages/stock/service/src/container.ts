@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import { bind, createServiceContainer, single } from '@platform/service/container';
-import type { ServiceRoot, ServiceStorage } from '@platform/service/container';
+import { bind, createServiceContainer, single } from '@platform/http/service';
+import type { ServiceRoot, ServiceStorage } from '@platform/http/service';
 import type { Logger } from '@platform/runtime';
 import {
   AdjustStock,
@@ -40,7 +40,7 @@ import {
 } from '@stock/persistence-sql';
 import { InMemoryWebhookStore } from '@platform/webhooks/memory';
 import { MikroOrmWebhookStore } from '@platform/webhooks/mikro-orm';
-import { currentTraceId } from '@platform/telemetry';
+import { currentTraceId } from '@platform/runtime';
 import { randomUUID } from 'node:crypto';
 import type { DependencyContainer } from 'tsyringe';
 import { DEFAULT_DATABASE_URL, type StockServiceConfig } from './config';

@@ -1,4 +1,4 @@
-import { serviceTokens } from '@platform/service/container';
+import { serviceTokens } from '@platform/http/service';
 import type {
   ProductRepository,
   ReservationRepository,

@@ -1,7 +1,7 @@
 import { Scopes } from '@commerce/contracts';
-import type { AccessControl, HttpApp } from '@platform/koa';
+import type { AccessControl, HttpApp } from '@platform/http';
 import type { Logger } from '@platform/runtime';
-import { single } from '@platform/service/container';
+import { single } from '@platform/http/service';
 import {
   parseSecretsKey,
   SecretBox,

@@ -1,3 +1,4 @@
+import { capturingLogger } from '@platform/runtime';
 import {
   CLIENTS,
   callWith,
@@ -8,7 +9,6 @@ import {
   startIdentity,
   tokenChecksContract,
 } from '@commerce/identity-test-kit';
-import { capturingLogger } from '@platform/test-kit';
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_CONFIG, type RunningStockService, startStockService } from '../src';

@@ -1,5 +1,5 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { type AccessControl, type HttpMetrics, operationsRouter } from '@platform/koa';
+import { type AccessControl, type HttpMetrics, operationsRouter } from '@platform/http';
 import { Scopes } from '@commerce/contracts';
 import type { WebhookSubscriptions } from '@platform/webhooks';
 import { webhookSubscriptionsRouter } from '@platform/webhooks/koa';

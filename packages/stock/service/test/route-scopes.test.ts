@@ -1,5 +1,5 @@
 import { Scopes } from '@commerce/contracts';
-import { type HttpMetrics, operationsRouter } from '@platform/koa';
+import { type HttpMetrics, operationsRouter } from '@platform/http';
 import type { WebhookSubscriptions } from '@platform/webhooks';
 import { webhookSubscriptionsRouter } from '@platform/webhooks/koa';
 import { scopesByOperation, scopesByRoute } from '@platform/test-kit';

@@ -1,3 +1,4 @@
+import { capturingLogger } from '@platform/runtime';
 import {
   CLIENTS,
   type IdentityUnderTest,
@@ -6,7 +7,7 @@ import {
   scratchFolder,
   startIdentity,
 } from '@commerce/identity-test-kit';
-import { type Backend, capturingLogger, scratchDatabaseFor } from '@platform/test-kit';
+import { type Backend, scratchDatabaseFor } from '@platform/test-kit';
 import { writeFileSync } from 'node:fs';
 import { DEFAULT_CONFIG, type RunningStockService, startStockService } from '../src';
 import { OPENAPI_FILE } from './workspace-files';

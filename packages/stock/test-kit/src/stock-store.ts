@@ -1,4 +1,4 @@
-import type { OutboxStore } from '@platform/outbox';
+import type { OutboxStore } from '@platform/kernel';
 import type {
   LocationRepository,
   ProductRepository,

@@ -1,5 +1,5 @@
 import { Invalid, ValidationError } from '@platform/kernel';
-import { decodeBody, field, isNumber, isString, optional, required } from '@platform/koa';
+import { decodeBody, field, isNumber, isString, optional, required } from '@platform/http';
 import * as t from 'io-ts';
 import type { ReplayFrom } from '../webhook-store';
 import type { NewSubscription } from '../webhook-subscriptions';

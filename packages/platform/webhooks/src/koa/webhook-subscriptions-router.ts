@@ -6,7 +6,7 @@ import {
   problemsFor,
   queryParameters,
   sendProblem,
-} from '@platform/koa';
+} from '@platform/http';
 import type { Context, Next } from 'koa';
 import { webhookIdOf } from '../event-keys';
 import type { AttemptRecord, SubscriptionRecord } from '../webhook-store';

@@ -1,5 +1,5 @@
 import type { OutboxEnvelope } from '@platform/kernel';
-import type { OutboxTable } from '@platform/memory';
+import type { OutboxTable } from '@platform/persistence/memory';
 import { eventKeysOf, inSequenceOrder, productOrderingKey, subscribesTo } from '../event-keys';
 import type {
   AttemptRecord,

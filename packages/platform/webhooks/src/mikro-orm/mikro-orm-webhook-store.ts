@@ -1,5 +1,5 @@
 import type { OutboxEnvelope } from '@platform/kernel';
-import type { Database, SqlSession } from '@platform/mikro-orm';
+import type { Database, SqlSession } from '@platform/persistence';
 import { eventKeysOf, inSequenceOrder, productOrderingKey, subscribesTo } from '../event-keys';
 import type {
   AttemptRecord,

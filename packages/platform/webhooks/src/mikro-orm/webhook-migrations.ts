@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
-import type { Dialect } from '@platform/mikro-orm';
+import type { Dialect } from '@platform/persistence';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
 

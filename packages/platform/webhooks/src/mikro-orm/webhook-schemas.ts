@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core';
-import type { Dialect, OutboxMessageRow } from '@platform/mikro-orm';
+import type { Dialect, OutboxMessageRow } from '@platform/persistence';
 
 type Row = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
-import type { Dialect } from '@platform/mikro-orm';
+import type { Dialect } from '@platform/persistence';
 
 const STATUS_CHECK = `check ("status" in ('pending', 'reserved', 'paid', 'completed', 'rejected', 'cancelled', 'expired', 'unfulfilled'))`;
 

@@ -1,4 +1,4 @@
-import { type Dialect, idempotencyKeyMigration, outboxMigrations } from '@platform/mikro-orm';
+import { type Dialect, idempotencyKeyMigration, outboxMigrations } from '@platform/persistence';
 import { createOrders } from './create-orders';
 
 /** The sales service's migrations, in order, for one dialect. */

@@ -1,5 +1,5 @@
 import type { EntitySchema } from '@mikro-orm/core';
-import { type Dialect, idempotencyKeySchema, outboxMessageSchema } from '@platform/mikro-orm';
+import { type Dialect, idempotencyKeySchema, outboxMessageSchema } from '@platform/persistence';
 import { webhookSchemas, withWebhookFanOut } from '@platform/webhooks/mikro-orm';
 import { locationSchema } from './location';
 import { productSchema } from './product';

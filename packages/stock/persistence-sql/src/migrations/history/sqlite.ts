@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
-import { outboxMigrations } from '@platform/mikro-orm';
+import { outboxMigrations } from '@platform/persistence';
 import {
   outboxWebhookFanOutMigration,
   webhookTablesMigration,
