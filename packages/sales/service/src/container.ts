@@ -7,7 +7,7 @@ import type { ServiceRoot, ServiceStorage } from '@platform/http/service';
 import { CancelOrder, GetOrder, HandleStockEvent, ListOrders, PayOrder, PlaceOrder } from '@sales/application';
 import type { SalesTransaction } from '@sales/domain';
 import { createSalesApp } from '@sales/http-koa';
-import { SALES_QUEUE, stockEventsHandler } from '@sales/messaging';
+import { SALES_QUEUE, stockEventsHandler } from './stock-events-handler';
 import { InMemorySalesStore } from '@sales/persistence-memory';
 import { MikroOrmOrderRepository, MikroOrmSalesUnitOfWork, openSalesDatabase } from '@sales/persistence-mikro-orm';
 import { ClientCredentials, HttpProductCatalog } from '@sales/stock-client';

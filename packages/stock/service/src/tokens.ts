@@ -4,8 +4,8 @@ import type {
   ReservationRepository,
   StockMovementRepository,
   StockTransaction,
+  WebhookStore,
 } from '@stock/domain';
-import type { WebhookStore } from '@platform/webhooks';
 import type { InjectionToken } from 'tsyringe';
 
 /** Every service's tokens (the platform's), and stock's own. */

@@ -3,15 +3,15 @@ import type { AccessControl, HttpApp } from '@platform/http';
 import type { Logger } from '@platform/runtime';
 import { single } from '@platform/http/service';
 import {
+  levelChangedFromLedger,
   parseSecretsKey,
   SecretBox,
   undiciSender,
   WebhookDelivery,
   type WebhookSender,
   WebhookSubscriptions,
-} from '@platform/webhooks';
-import { webhookSubscriptionsRouter } from '@platform/webhooks/koa';
-import { levelChangedFromLedger } from '@stock/application';
+} from '@stock/application';
+import { webhookSubscriptionsRouter } from '@stock/http-koa';
 import type { ProductRepository, StockMovement, StockMovementRepository } from '@stock/domain';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import type { StockServiceConfig } from './config';

@@ -4,7 +4,7 @@ import {
   outboxWebhookFanOutMigration,
   webhookTablesMigration,
   webhookTraceContextMigration,
-} from '@platform/webhooks/mikro-orm';
+} from '../../webhooks/index';
 
 export class CreateProductTable extends Migration {
   override async up(): Promise<void> {

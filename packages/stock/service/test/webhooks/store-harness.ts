@@ -2,7 +2,7 @@ import type { OutboxEnvelope } from '@platform/kernel';
 import { InMemoryDatabase, InMemoryOutbox, InMemoryTable, type OutboxTable } from '@platform/persistence/memory';
 import { Database, type Dialect, MikroOrmOutbox, outboxMigrations, outboxMessageSchema } from '@platform/persistence';
 import { scratchUrl } from '@platform/test-kit';
-import { InMemoryWebhookStore } from '../src/memory';
+import { InMemoryWebhookStore } from '@stock/persistence-memory';
 import {
   MikroOrmWebhookStore,
   outboxWebhookFanOutMigration,
@@ -10,8 +10,8 @@ import {
   webhookTablesMigration,
   webhookTraceContextMigration,
   withWebhookFanOut,
-} from '../src/mikro-orm';
-import type { WebhookStore } from '../src';
+} from '@stock/persistence-sql';
+import type { WebhookStore } from '@stock/domain';
 
 /** A store with the outbox it fans out from, and a second handle on the same data (another instance). */
 export interface StoreHarness {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import type { SubscriptionRecord } from '../src';
+import type { SubscriptionRecord } from '@stock/domain';
 import { anEvent, databaseHarness, type HarnessFactory, memoryHarness, type StoreHarness } from './store-harness';
 
 const NOW = Date.parse('2026-12-01T10:00:00Z');

@@ -9,7 +9,7 @@ import {
   WebhookDelivery,
   type WebhookSender,
   WebhookSubscriptions,
-} from '../src';
+} from '@stock/application';
 import { Receiver } from './receiver';
 import { anEvent, type HarnessFactory, memoryHarness, type StoreHarness, databaseHarness } from './store-harness';
 

@@ -1,6 +1,6 @@
 import type { OutboxEnvelope } from '@platform/kernel';
 import type { Database, SqlSession } from '@platform/persistence';
-import { eventKeysOf, inSequenceOrder, productOrderingKey, subscribesTo } from '../event-keys';
+import { eventKeysOf, inSequenceOrder, productOrderingKey, subscribesTo } from '@stock/domain';
 import type {
   AttemptRecord,
   ClaimedDelivery,
@@ -9,7 +9,7 @@ import type {
   StoredEvent,
   SubscriptionRecord,
   WebhookStore,
-} from '../webhook-store';
+} from '@stock/domain';
 
 type SubscriptionRow = {
   id: string;

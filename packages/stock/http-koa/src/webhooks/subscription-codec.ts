@@ -1,8 +1,8 @@
 import { Invalid, ValidationError } from '@platform/kernel';
 import { decodeBody, field, isNumber, isString, optional, required } from '@platform/http';
 import * as t from 'io-ts';
-import type { ReplayFrom } from '../webhook-store';
-import type { NewSubscription } from '../webhook-subscriptions';
+import type { ReplayFrom } from '@stock/domain';
+import type { NewSubscription } from '@stock/application';
 
 const MAX_EVENTS = 50;
 const EVENT_TYPE = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;

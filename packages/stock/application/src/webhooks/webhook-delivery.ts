@@ -6,18 +6,11 @@ import {
   type Logger,
   startHttpClientSpan,
 } from '@platform/runtime';
-import { webhookIdOf } from './event-keys';
-import { RETRY_FOR_MS, retryDelayMs as defaultRetryDelayMs } from './retry-schedule';
+import { RETRY_FOR_MS, retryDelayMs as defaultRetryDelayMs, webhookIdOf } from '@stock/domain';
 import type { SecretBox } from './secret-box';
 import { deliveryBody, signMessage } from './signing';
 import type { SendResult, WebhookSender } from './webhook-sender';
-import type {
-  AttemptRecord,
-  ClaimedDelivery,
-  DeliveryOutcome,
-  SubscriptionRecord,
-  WebhookStore,
-} from './webhook-store';
+import type { AttemptRecord, ClaimedDelivery, DeliveryOutcome, SubscriptionRecord, WebhookStore } from '@stock/domain';
 
 export interface WebhookDeliveryOptions {
   readonly store: WebhookStore;

@@ -2,7 +2,7 @@ import { DomainError, type OutboxEnvelope, ValidationError } from '@platform/ker
 import { randomUUID } from 'node:crypto';
 import { checkTarget, TargetRefusedError } from './safe-target';
 import { newWebhookSecret, type SecretBox } from './secret-box';
-import type { AttemptRecord, ReplayFrom, SubscriptionRecord, WebhookStore } from './webhook-store';
+import type { AttemptRecord, ReplayFrom, SubscriptionRecord, WebhookStore } from '@stock/domain';
 
 export type WebhookErrorCode = 'VALIDATION_FAILED' | 'WEBHOOK_SUBSCRIPTION_NOT_FOUND';
 

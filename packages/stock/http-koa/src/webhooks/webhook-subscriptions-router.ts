@@ -8,9 +8,9 @@ import {
   sendProblem,
 } from '@platform/http';
 import type { Context, Next } from 'koa';
-import { webhookIdOf } from '../event-keys';
-import type { AttemptRecord, SubscriptionRecord } from '../webhook-store';
-import type { SubscriptionWithSecret, WebhookErrorCode, WebhookSubscriptions } from '../webhook-subscriptions';
+import { webhookIdOf } from '@stock/domain';
+import type { AttemptRecord, SubscriptionRecord } from '@stock/domain';
+import type { SubscriptionWithSecret, WebhookErrorCode, WebhookSubscriptions } from '@stock/application';
 import { decodeReplayBody, decodeSubscriptionBody } from './subscription-codec';
 
 const BODY_LIMIT = '16kb';
