@@ -9,7 +9,7 @@ import {
   scratchFolder,
   startIdentity,
   tokenChecksContract,
-} from '@commerce/identity-test-kit';
+} from '@commerce/identity/testing';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { addressKey } from '../src';

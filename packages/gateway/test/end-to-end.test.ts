@@ -10,7 +10,7 @@ import {
   scratchFolder,
   startIdentity,
   tokenChecksContract,
-} from '@commerce/identity-test-kit';
+} from '@commerce/identity/testing';
 import { DEFAULT_CONFIG as SALES_DEFAULTS, type RunningSalesService, startSalesService } from '@sales/service';
 import { DEFAULT_CONFIG as STOCK_DEFAULTS, type RunningStockService, startStockService } from '@stock/service';
 import { freePort } from '@platform/test-kit';

@@ -15,7 +15,7 @@ import {
   signingKeyOf,
   startIdentity,
   tokenFor,
-} from '@commerce/identity-test-kit';
+} from '@commerce/identity/testing';
 
 describe('the identity service', function () {
   let files: ReturnType<typeof scratchFolder>;

@@ -15,7 +15,7 @@ import {
   startIdentity,
   tokenChecksContract,
   tokenFor,
-} from '@commerce/identity-test-kit';
+} from '@commerce/identity/testing';
 import { type ResourceServer, startResourceServer } from './resource-server';
 
 const now = () => Math.floor(Date.now() / 1000);

@@ -9,7 +9,7 @@ import type { SalesTransaction } from '@sales/domain';
 import { createSalesApp } from '@sales/http-koa';
 import { SALES_QUEUE, stockEventsHandler } from './stock-events-handler';
 import { InMemorySalesStore } from '@sales/persistence-memory';
-import { MikroOrmOrderRepository, MikroOrmSalesUnitOfWork, openSalesDatabase } from '@sales/persistence-mikro-orm';
+import { MikroOrmOrderRepository, MikroOrmSalesUnitOfWork, openSalesDatabase } from '@sales/persistence-sql';
 import { ClientCredentials, HttpProductCatalog } from '@sales/stock-client';
 import type { DependencyContainer } from 'tsyringe';
 import { DEFAULT_DATABASE_URL, type SalesServiceConfig } from './config';

@@ -7,7 +7,7 @@ import {
   scratchFolder,
   startIdentity,
   tokenChecksContract,
-} from '@commerce/identity-test-kit';
+} from '@commerce/identity/testing';
 import { expect } from 'chai';
 import { DEFAULT_CONFIG, type RunningSalesService, startSalesService } from '../src';
 import { type StockUnderTest, startStock } from './support';

@@ -8,7 +8,7 @@ import {
   scratchFolder,
   startIdentity,
   tokenChecksContract,
-} from '@commerce/identity-test-kit';
+} from '@commerce/identity/testing';
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_CONFIG, type RunningStockService, startStockService } from '../src';

@@ -6,7 +6,7 @@ import {
   STOCK,
   scratchFolder,
   startIdentity,
-} from '@commerce/identity-test-kit';
+} from '@commerce/identity/testing';
 import { type Backend, scratchDatabaseFor } from '@platform/test-kit';
 import { writeFileSync } from 'node:fs';
 import { DEFAULT_CONFIG, type RunningStockService, startStockService } from '../src';
