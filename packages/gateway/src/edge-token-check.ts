@@ -1,4 +1,4 @@
-import { type BearerRefusal, isRefusal, sendBearerChallenge, type TokenVerifier, verifyBearer } from '@platform/koa';
+import { type BearerRefusal, isRefusal, sendBearerChallenge, type TokenVerifier, verifyBearer } from '@platform/http';
 import type { Middleware } from 'koa';
 import { keepFromCaches } from './no-store';
 

@@ -6,9 +6,9 @@ import {
   problemMiddleware,
   requestContext,
   requestIdOf,
+  swaggerDocs,
   type TokenVerifier,
-} from '@platform/koa';
-import { swaggerDocs } from '@platform/swagger';
+} from '@platform/http';
 import Koa, { type Middleware } from 'koa';
 import type { Agent } from 'undici';
 import { identifyCaller, refuseUnidentified } from './edge-token-check';

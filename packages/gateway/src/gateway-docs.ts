@@ -1,4 +1,4 @@
-import type { SwaggerDocument } from '@platform/swagger';
+import type { SwaggerDocument } from '@platform/http';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 

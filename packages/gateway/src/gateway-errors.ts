@@ -1,5 +1,5 @@
 import { DomainError } from '@platform/kernel';
-import { type Problem, problem, problemsFor } from '@platform/koa';
+import { type Problem, problem, problemsFor } from '@platform/http';
 import { BodyTooLargeError } from './replayable-body';
 
 /** Every code the gateway answers with of its own; the services' problems pass through as they are. */

@@ -1,6 +1,6 @@
 import { Apis } from '@commerce/contracts';
-import { createTokenVerifier } from '@platform/koa';
-import { type RunningService, startService } from '@platform/service';
+import { createTokenVerifier } from '@platform/http';
+import { type RunningService, startService } from '@platform/http/service';
 import { createLogger, type Logger, redactedUrl } from '@platform/runtime';
 import { Redis } from 'ioredis';
 import { once } from 'node:events';

@@ -1,6 +1,5 @@
-import { requestIdOf } from '@platform/koa';
-import { displayUrl } from '@platform/runtime';
-import { abandonHttpClientSpan, endHttpClientSpan, startHttpClientSpan } from '@platform/telemetry';
+import { requestIdOf } from '@platform/http';
+import { abandonHttpClientSpan, displayUrl, endHttpClientSpan, startHttpClientSpan } from '@platform/runtime';
 import type { Context, Middleware } from 'koa';
 import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';

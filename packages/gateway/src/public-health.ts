@@ -1,4 +1,4 @@
-import { HEALTH_PATHS, RequestError } from '@platform/koa';
+import { HEALTH_PATHS, RequestError } from '@platform/http';
 import type { Middleware } from 'koa';
 
 /**

@@ -1,4 +1,4 @@
-import { type Logger, principalOf, problem, sendProblem } from '@platform/koa';
+import { type Logger, principalOf, problem, sendProblem } from '@platform/http';
 import type { Redis } from 'ioredis';
 import type { Middleware } from 'koa';
 

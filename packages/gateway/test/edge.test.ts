@@ -1,4 +1,4 @@
-import { eventually } from '@platform/test-kit';
+import { eventually, freezableProxy } from '@platform/test-kit';
 import {
   callWith,
   decodePart,
@@ -9,10 +9,9 @@ import {
   scratchFolder,
   startIdentity,
   tokenChecksContract,
-} from '@commerce/identity-test-kit';
+} from '@commerce/identity/testing';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { freezableProxy } from '@platform/test-kit';
 import { addressKey } from '../src';
 import { deadPort, echo, type GatewayUnderTest, startTestGateway, startUpstream, type TestUpstream } from './support';
 

@@ -1,3 +1,4 @@
+import { capturingLogger } from '@platform/runtime';
 import {
   CLIENTS,
   callWith,
@@ -9,10 +10,10 @@ import {
   scratchFolder,
   startIdentity,
   tokenChecksContract,
-} from '@commerce/identity-test-kit';
+} from '@commerce/identity/testing';
 import { DEFAULT_CONFIG as SALES_DEFAULTS, type RunningSalesService, startSalesService } from '@sales/service';
 import { DEFAULT_CONFIG as STOCK_DEFAULTS, type RunningStockService, startStockService } from '@stock/service';
-import { capturingLogger, freePort } from '@platform/test-kit';
+import { freePort } from '@platform/test-kit';
 import { expect } from 'chai';
 import { type GatewayUnderTest, startTestGateway } from './support';
 

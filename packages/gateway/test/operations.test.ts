@@ -1,5 +1,4 @@
-import { eventually } from '@platform/test-kit';
-import { freePort, startServiceProcess } from '@platform/test-kit';
+import { eventually, freePort, startServiceProcess } from '@platform/test-kit';
 import { expect } from 'chai';
 import { createServer } from 'node:net';
 import { join } from 'node:path';

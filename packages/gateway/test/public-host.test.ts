@@ -1,4 +1,4 @@
-import { type IdentityUnderTest, scratchFolder, startIdentity } from '@commerce/identity-test-kit';
+import { type IdentityUnderTest, scratchFolder, startIdentity } from '@commerce/identity/testing';
 import { freePort, rawHttpRequest } from '@platform/test-kit';
 import { expect } from 'chai';
 import { echo, type GatewayUnderTest, startTestGateway, startUpstream, type TestUpstream } from './support';

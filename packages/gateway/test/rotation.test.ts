@@ -1,5 +1,4 @@
-import { eventually } from '@platform/test-kit';
-import { rawHttpRequest } from '@platform/test-kit';
+import { eventually, rawHttpRequest } from '@platform/test-kit';
 import { expect } from 'chai';
 import net from 'node:net';
 import {

@@ -1,4 +1,4 @@
-import { capturingLogger } from '@platform/test-kit';
+import { capturingLogger } from '@platform/runtime';
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';

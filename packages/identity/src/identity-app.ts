@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { createHttpApp, type HttpApp, problemsFor } from '@platform/koa';
+import { createHttpApp, type HttpApp, problemsFor } from '@platform/http';
 import type { Logger } from '@platform/runtime';
 import type Provider from 'oidc-provider';
 import { oidcEndpoint } from './oidc-endpoint';

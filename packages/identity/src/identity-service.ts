@@ -1,4 +1,4 @@
-import { type CloseOptions, listen, type RunningServer, serve } from '@platform/koa';
+import { type CloseOptions, listen, type RunningServer, serve } from '@platform/http';
 import { createLogger, type Logger } from '@platform/runtime';
 import { type FSWatcher, watch } from 'node:fs';
 import { basename, dirname } from 'node:path';

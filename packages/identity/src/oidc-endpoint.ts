@@ -1,4 +1,4 @@
-import { requestIdOf } from '@platform/koa';
+import { requestIdOf } from '@platform/http';
 import type { Middleware } from 'koa';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';

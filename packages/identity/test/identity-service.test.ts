@@ -1,4 +1,4 @@
-import { createTokenVerifier } from '@platform/koa';
+import { createTokenVerifier } from '@platform/http';
 import { expect } from 'chai';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { randomUUID } from 'node:crypto';
@@ -15,7 +15,7 @@ import {
   signingKeyOf,
   startIdentity,
   tokenFor,
-} from '@commerce/identity-test-kit';
+} from '@commerce/identity/testing';
 
 describe('the identity service', function () {
   let files: ReturnType<typeof scratchFolder>;

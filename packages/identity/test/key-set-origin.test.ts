@@ -1,8 +1,8 @@
-import { createTokenVerifier, type TokenVerifier } from '@platform/koa';
+import { createTokenVerifier, type TokenVerifier } from '@platform/http';
 import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { callWith } from '@commerce/identity-test-kit';
+import { callWith } from '@commerce/identity/testing';
 import { type FakeIssuer, startFakeIssuer } from './fake-issuer';
 import { startResourceServer } from './resource-server';
 

@@ -1,5 +1,5 @@
 import { eventually } from '@platform/test-kit';
-import { createTokenVerifier, InvalidTokenError, type TokenVerifier } from '@platform/koa';
+import { createTokenVerifier, InvalidTokenError, type TokenVerifier } from '@platform/http';
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type FakeIssuer, newKeyPair, startFakeIssuer } from './fake-issuer';

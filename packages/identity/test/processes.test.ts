@@ -1,11 +1,11 @@
-import { createTokenVerifier } from '@platform/koa';
+import { createTokenVerifier } from '@platform/http';
 import { expect } from 'chai';
 import { chmodSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { createKeysFileIfMissing } from '../src';
 import { eventually, type ServiceProcess } from '@platform/test-kit';
 import { issuerOf, runScript } from './process-support';
-import { callWith, CLIENTS, decodePart, kidsAt, scratchFolder, STOCK, tokenFor } from '@commerce/identity-test-kit';
+import { callWith, CLIENTS, decodePart, kidsAt, scratchFolder, STOCK, tokenFor } from '@commerce/identity/testing';
 import { startResourceServer } from './resource-server';
 
 describe('the identity service as a process', function () {

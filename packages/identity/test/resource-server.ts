@@ -1,6 +1,13 @@
 import { Scopes } from '@commerce/contracts';
 import Router from '@koa/router';
-import { authenticate, createHttpApp, principalOf, problemsFor, requireScope, type TokenVerifier } from '@platform/koa';
+import {
+  authenticate,
+  createHttpApp,
+  principalOf,
+  problemsFor,
+  requireScope,
+  type TokenVerifier,
+} from '@platform/http';
 import type { AddressInfo } from 'node:net';
 
 export interface ResourceServer {

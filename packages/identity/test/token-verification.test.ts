@@ -1,4 +1,4 @@
-import { createTokenVerifier } from '@platform/koa';
+import { createTokenVerifier } from '@platform/http';
 import { expect } from 'chai';
 import { generateKeyPair, type JWTPayload, SignJWT } from 'jose';
 import { createPublicKey } from 'node:crypto';
@@ -15,7 +15,7 @@ import {
   startIdentity,
   tokenChecksContract,
   tokenFor,
-} from '@commerce/identity-test-kit';
+} from '@commerce/identity/testing';
 import { type ResourceServer, startResourceServer } from './resource-server';
 
 const now = () => Math.floor(Date.now() / 1000);

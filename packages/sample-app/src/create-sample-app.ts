@@ -1,4 +1,4 @@
-import { swaggerDocs } from '@platform/swagger';
+import { swaggerDocs } from '@platform/http';
 import Koa from 'koa';
 import { errorMiddleware } from './error-middleware';
 import { sampleRouter } from './sample-router';

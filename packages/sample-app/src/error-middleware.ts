@@ -1,4 +1,4 @@
-import { problem, problemMiddleware } from '@platform/koa';
+import { problem, problemMiddleware } from '@platform/http';
 import type { Context, Middleware } from 'koa';
 import { ProblemError } from './problem-error';
 

@@ -1,4 +1,4 @@
-import { listen, type Logger, serve } from '@platform/koa';
+import { listen, type Logger, serve } from '@platform/http';
 import { displayUrl, isLoopback } from '@platform/runtime';
 import { fileURLToPath } from 'node:url';
 import { createSampleApp } from './create-sample-app';

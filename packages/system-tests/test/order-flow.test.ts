@@ -1,5 +1,5 @@
 import { newEvent } from '@commerce/contracts';
-import { Broker, EventPublisher } from '@platform/messaging-rabbitmq';
+import { Broker, EventPublisher } from '@platform/messaging';
 import { eventually } from '@platform/test-kit';
 import { expect } from 'chai';
 import {

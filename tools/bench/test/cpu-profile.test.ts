@@ -20,7 +20,7 @@ const profile: CpuProfile = {
 
 describe('the CPU profile summary', () => {
   it('names the area of a script: a workspace package, a dependency, or node', () => {
-    expect(areaOf('file:///work/main/packages/platform/koa/src/serve.ts')).to.equal('packages/platform/koa');
+    expect(areaOf('file:///work/main/packages/platform/http/src/serve.ts')).to.equal('packages/platform/http');
     expect(
       areaOf(
         'file:///work/main/node_modules/.pnpm/@koa+router@15.7.0_koa@3.3.0/node_modules/@koa/router/dist/index.mjs',

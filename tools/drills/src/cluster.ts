@@ -1,4 +1,4 @@
-import { CLIENTS, SALES, STOCK, tokenFor } from '@commerce/identity-test-kit';
+import { CLIENTS, SALES, STOCK, tokenFor } from '@commerce/identity/testing';
 import {
   adminQuery,
   databaseUrl,

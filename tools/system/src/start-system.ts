@@ -10,7 +10,7 @@
  * its traces there (the other OTEL_* variables pass too), each under its own service name.
  */
 import { Apis } from '@commerce/contracts';
-import { Broker, redactedAmqpUrl } from '@platform/messaging-rabbitmq';
+import { Broker, redactedAmqpUrl } from '@platform/messaging';
 import { chosenFormat, logFormatOf, SERVICE_COLOURS, showsColours } from '@platform/runtime';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';

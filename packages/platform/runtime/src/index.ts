@@ -4,3 +4,6 @@ export * from './settings';
 export * from './periodic';
 export * from './json-lines';
 export * from './pretty-lines';
+export * from './capturing-logger';
+export * from './issuer-endpoints';
+export * from './telemetry/index';

@@ -1,4 +1,4 @@
-import { traceFields, tracingIsOn } from '@platform/telemetry';
+import { traceFields, tracingIsOn } from './telemetry/index';
 import winston from 'winston';
 import { BatchedLines, jsonLine } from './json-lines';
 import { lineFormat } from './pretty-lines';

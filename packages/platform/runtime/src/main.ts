@@ -1,4 +1,4 @@
-import { startTracing, type Tracing } from '@platform/telemetry';
+import { startTracing, type Tracing } from './telemetry/index';
 import type { Logger } from './logger';
 
 export interface Started {

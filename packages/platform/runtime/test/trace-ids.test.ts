@@ -1,4 +1,4 @@
-import { inSpan, startTracing, traceFields, type Tracing } from '@platform/telemetry';
+import { inSpan, startTracing, traceFields, type Tracing } from '../src';
 import { expect } from 'chai';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,5 +1,4 @@
-import type { Outbox, OutboxEnvelope } from '@platform/kernel';
-import type { OutboxStore } from '@platform/outbox';
+import type { Outbox, OutboxEnvelope, OutboxStore } from '@platform/kernel';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 

@@ -1,25 +1,11 @@
-import { createLogger, type Logger } from '@platform/runtime';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import winston from 'winston';
 import { createScratchDatabase } from './postgres-scratch';
 
 export type Backend = 'memory' | 'sqlite' | 'postgresql';
 
 export const BACKENDS: readonly Backend[] = ['memory', 'sqlite', 'postgresql'];
-
-/** A logger whose lines land, parsed, in `logs`, for assertions on what a service logged. */
-export function capturingLogger(service: string, logs: Record<string, unknown>[], level = 'info'): Logger {
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      logs.push(JSON.parse(String(chunk)) as Record<string, unknown>);
-      done();
-    },
-  });
-  return createLogger(service, level as never, [new winston.transports.Stream({ stream: sink })]);
-}
 
 /** A fresh, empty database of the backend's kind, and how to remove it. */
 export async function scratchDatabaseFor(

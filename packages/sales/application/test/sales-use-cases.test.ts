@@ -21,7 +21,7 @@ import {
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { randomUUID } from 'node:crypto';
-import { FixedCatalog, type OpenSalesStore, type SalesStoreUnderTest } from '@sales/test-kit';
+import { FixedCatalog, type OpenSalesStore, type SalesStoreUnderTest } from '@sales/domain/testing';
 import { STORES } from './stores';
 
 chai.use(chaiAsPromised);

@@ -1,6 +1,6 @@
 import { openInMemorySalesStore } from '@sales/persistence-memory/testing';
-import { openScratchStore } from '@sales/persistence-mikro-orm/testing';
-import type { OpenSalesStore } from '@sales/test-kit';
+import { openScratchStore } from '@sales/persistence-sql/testing';
+import type { OpenSalesStore } from '@sales/domain/testing';
 
 /** Every store the use cases run on, named as the suites' titles say it: memory, SQLite and PostgreSQL. */
 export const STORES: readonly { name: string; open: OpenSalesStore }[] = [

@@ -1,5 +1,5 @@
-import type { AccessControl, HttpApp, HttpLogger, ReadinessChecks } from '@platform/koa';
-import { createHttpApp } from '@platform/koa';
+import type { AccessControl, HttpApp, HttpLogger, ReadinessChecks } from '@platform/http';
+import { createHttpApp } from '@platform/http';
 import type { OrderStatus } from '@sales/domain';
 import { type OrderUseCases, ordersRouter } from './orders-router';
 import { toProblem } from './problem';

@@ -1,5 +1,5 @@
 import { type FieldErrors, ValidationError } from '@platform/kernel';
-import { decodeBody, field, isNumber, required } from '@platform/koa';
+import { decodeBody, field, isNumber, required } from '@platform/http';
 import { type OrderLineRequest, OrderRequest } from '@sales/domain';
 import * as t from 'io-ts';
 

@@ -11,7 +11,7 @@ import {
   principalOf,
   queryParameters,
   singleQueryValue,
-} from '@platform/koa';
+} from '@platform/http';
 import type { CancelOrder, GetOrder, ListOrders, PayOrder, PlaceOrder } from '@sales/application';
 import type { Order, Viewer } from '@sales/domain';
 import type { Context } from 'koa';

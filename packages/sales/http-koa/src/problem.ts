@@ -1,4 +1,4 @@
-import { problemsFor } from '@platform/koa';
+import { problemsFor } from '@platform/http';
 import { OrderStateConflictError, type SalesErrorCode, UnknownProductsError } from '@sales/domain';
 
 /** The one table from the sales error codes to HTTP statuses: a code without a status does not compile. */

@@ -1,4 +1,4 @@
-import type { InMemoryTable, InMemoryTransaction } from '@platform/memory';
+import type { InMemoryTable, InMemoryTransaction } from '@platform/persistence/memory';
 import type { Order, OrderPageQuery, OrderRepository, OrderStatus, Viewer } from '@sales/domain';
 
 /**

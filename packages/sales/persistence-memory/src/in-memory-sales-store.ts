@@ -1,4 +1,4 @@
-import type { UnitOfWork } from '@platform/kernel';
+import type { OutboxStore, UnitOfWork } from '@platform/kernel';
 import {
   type IdempotencyTable,
   InMemoryDatabase,
@@ -7,8 +7,7 @@ import {
   InMemoryOutboxStore,
   InMemoryTable,
   type OutboxTable,
-} from '@platform/memory';
-import type { OutboxStore } from '@platform/outbox';
+} from '@platform/persistence/memory';
 import type { Order, OrderRepository, SalesTransaction } from '@sales/domain';
 import { InMemoryOrderRepository } from './in-memory-order-repository';
 

@@ -1,4 +1,4 @@
-import { orderRepositoryContract } from '@sales/test-kit';
+import { orderRepositoryContract } from '@sales/domain/testing';
 import { openInMemorySalesStore } from './memory-store';
 
 describe('InMemoryOrderRepository', () => orderRepositoryContract(openInMemorySalesStore));

@@ -1,4 +1,4 @@
-import type { OpenSalesStore } from '@sales/test-kit';
+import type { OpenSalesStore } from '@sales/domain/testing';
 import { InMemorySalesStore } from '../src';
 
 /** The suites' store in memory: a fresh InMemorySalesStore per suite, and again on every reset. */

@@ -1,4 +1,4 @@
-import { type RunningServiceContainer, type StartOptions, startServiceContainer } from '@platform/service/container';
+import { type RunningServiceContainer, type StartOptions, startServiceContainer } from '@platform/http/service';
 import type { SalesServiceConfig } from './config';
 import { salesRoot } from './container';
 import { Tokens } from './tokens';

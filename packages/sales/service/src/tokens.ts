@@ -1,5 +1,5 @@
 import type { OrderRepository, ProductCatalog, SalesTransaction } from '@sales/domain';
-import { serviceTokens } from '@platform/service/container';
+import { serviceTokens } from '@platform/http/service';
 import type { InjectionToken } from 'tsyringe';
 
 /** Every service's tokens (the platform's), and sales' own. */

@@ -1,3 +1,4 @@
+import { capturingLogger } from '@platform/runtime';
 import {
   callWith,
   type IdentityUnderTest,
@@ -6,8 +7,7 @@ import {
   scratchFolder,
   startIdentity,
   tokenChecksContract,
-} from '@commerce/identity-test-kit';
-import { capturingLogger } from '@platform/test-kit';
+} from '@commerce/identity/testing';
 import { expect } from 'chai';
 import { DEFAULT_CONFIG, type RunningSalesService, startSalesService } from '../src';
 import { type StockUnderTest, startStock } from './support';

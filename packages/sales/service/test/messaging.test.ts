@@ -1,5 +1,5 @@
 import { newEvent } from '@commerce/contracts';
-import { Broker, EventPublisher, EVENTS_EXCHANGE } from '@platform/messaging-rabbitmq';
+import { Broker, EventPublisher, EVENTS_EXCHANGE } from '@platform/messaging';
 import { createScratchVhost, eventually, type ScratchVhost, vhostUrl } from '@platform/test-kit';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';

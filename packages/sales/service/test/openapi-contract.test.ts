@@ -1,5 +1,5 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { type AccessControl, type HttpMetrics, operationsRouter } from '@platform/koa';
+import { type AccessControl, type HttpMetrics, operationsRouter } from '@platform/http';
 import { type OrderUseCases, ordersRouter } from '@sales/http-koa';
 import { expect } from 'chai';
 import { DEFAULT_CONFIG, loadConfig } from '../src';

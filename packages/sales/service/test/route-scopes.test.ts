@@ -1,4 +1,4 @@
-import { type HttpMetrics, operationsRouter } from '@platform/koa';
+import { type HttpMetrics, operationsRouter } from '@platform/http';
 import { scopesByOperation, scopesByRoute } from '@platform/test-kit';
 import { type OrderUseCases, ordersRouter } from '@sales/http-koa';
 import { expect } from 'chai';

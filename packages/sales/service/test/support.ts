@@ -1,4 +1,5 @@
-import { type Backend, capturingLogger, openApiContract, scratchDatabaseFor } from '@platform/test-kit';
+import { capturingLogger } from '@platform/runtime';
+import { type Backend, openApiContract, scratchDatabaseFor } from '@platform/test-kit';
 import { DEFAULT_CONFIG as STOCK_DEFAULTS, type RunningStockService, startStockService } from '@stock/service';
 import { join } from 'node:path';
 import {

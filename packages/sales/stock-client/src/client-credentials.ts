@@ -1,5 +1,11 @@
-import { issuerEndpoint, issuerOrigins, UnavailableError } from '@platform/kernel';
-import { abandonHttpClientSpan, endHttpClientSpan, startHttpClientSpan } from '@platform/telemetry';
+import { UnavailableError } from '@platform/kernel';
+import {
+  abandonHttpClientSpan,
+  endHttpClientSpan,
+  issuerEndpoint,
+  issuerOrigins,
+  startHttpClientSpan,
+} from '@platform/runtime';
 import { request } from 'undici';
 
 export interface ClientCredentialsOptions {

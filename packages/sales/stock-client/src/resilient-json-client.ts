@@ -5,7 +5,7 @@ import {
   type Context,
   endHttpClientSpan,
   startHttpClientSpan,
-} from '@platform/telemetry';
+} from '@platform/runtime';
 import {
   BrokenCircuitError,
   BulkheadRejectedError,

@@ -5,7 +5,7 @@ import {
   STOCK,
   scratchFolder,
   startIdentity,
-} from '@commerce/identity-test-kit';
+} from '@commerce/identity/testing';
 import { UnavailableError } from '@platform/kernel';
 import { expect } from 'chai';
 import { once } from 'node:events';

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
-import { createHttpApp, problemsFor } from '@platform/koa';
-import { inSpan, SpanKind, startTracing, type Tracing } from '@platform/telemetry';
-import { capturingLogger, type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '@platform/test-kit';
+import { createHttpApp, problemsFor } from '@platform/http';
+import { capturingLogger, inSpan, SpanKind, startTracing, type Tracing } from '@platform/runtime';
+import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '@platform/test-kit';
 import { expect } from 'chai';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -25,3 +25,4 @@ export * from './import-row';
 export * from './import-products';
 export * from './export-products';
 export * from './webhook-events';
+export * from './webhooks/index';

@@ -19,3 +19,4 @@ export * from './stock/movement';
 export * from './stock/product-stock';
 export * from './stock/rules';
 export * from './transfers/transfer';
+export * from './webhooks/index';

@@ -1,4 +1,4 @@
-import { principalOf } from '@platform/koa';
+import { principalOf } from '@platform/http';
 import { ANONYMOUS_CALLER } from '@stock/domain';
 import type { Context } from 'koa';
 

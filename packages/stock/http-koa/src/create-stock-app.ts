@@ -1,4 +1,4 @@
-import { type AccessControl, createHttpApp, type HttpApp, type HttpLogger, type ReadinessChecks } from '@platform/koa';
+import { type AccessControl, createHttpApp, type HttpApp, type HttpLogger, type ReadinessChecks } from '@platform/http';
 import { type LocationUseCases, locationsRouter } from './locations-router';
 import { toProblem } from './problem';
 import { type ProductImportUseCases, productImportsRouter } from './product-imports-router';

@@ -1,4 +1,4 @@
-import { decodeBody, field, isNumber, isString, optional, required } from '@platform/koa';
+import { decodeBody, field, isNumber, isString, optional, required } from '@platform/http';
 import { LocationDraft, locationFields } from '@stock/domain';
 import * as t from 'io-ts';
 

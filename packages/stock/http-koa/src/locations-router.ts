@@ -1,6 +1,6 @@
 import { Scopes } from '@commerce/contracts';
 import Router, { type RouterContext } from '@koa/router';
-import { type AccessControl, decodeInteger, jsonObjectBody, logWith, queryParameters } from '@platform/koa';
+import { type AccessControl, decodeInteger, jsonObjectBody, logWith, queryParameters } from '@platform/http';
 import type { Locations } from '@stock/application';
 import { LocationNotFoundError } from '@stock/domain';
 import type { Context } from 'koa';

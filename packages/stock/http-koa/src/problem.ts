@@ -1,4 +1,4 @@
-import { problemsFor } from '@platform/koa';
+import { problemsFor } from '@platform/http';
 import {
   BackorderNotFilledError,
   DefaultLocationError,

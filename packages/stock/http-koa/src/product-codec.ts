@@ -1,4 +1,4 @@
-import { decodeBody, field, isNumber, isString, optional, required } from '@platform/koa';
+import { decodeBody, field, isNumber, isString, optional, required } from '@platform/http';
 import { Invalid } from '@platform/kernel';
 import { Money, ProductDetails, productFields } from '@stock/domain';
 import * as t from 'io-ts';

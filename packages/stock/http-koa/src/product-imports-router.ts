@@ -11,7 +11,7 @@ import {
   RequestError,
   requestIdOf,
   singleQueryValue,
-} from '@platform/koa';
+} from '@platform/http';
 import {
   type ExportProducts,
   type ExportRow,

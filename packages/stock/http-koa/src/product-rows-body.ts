@@ -1,5 +1,5 @@
 import { ValidationError } from '@platform/kernel';
-import { RequestError } from '@platform/koa';
+import { RequestError } from '@platform/http';
 import { type ImportRow, PRODUCT_COLUMNS, type ProductColumn, UnreadableRow } from '@stock/application';
 import { CsvError, parse } from 'csv-parse';
 import type { Context } from 'koa';

@@ -13,7 +13,7 @@ import {
   queryParameters,
   requestIdOf,
   singleQueryValue,
-} from '@platform/koa';
+} from '@platform/http';
 import {
   type AdjustStock,
   type CreateProduct,

@@ -1,5 +1,5 @@
 import { type FieldErrors, ValidationError } from '@platform/kernel';
-import { decodeBody, field, isNumber, isString, optional, required } from '@platform/koa';
+import { decodeBody, field, isNumber, isString, optional, required } from '@platform/http';
 import { type ReservationLine, ReservationRequest, reservationFields } from '@stock/domain';
 import * as t from 'io-ts';
 

@@ -9,7 +9,7 @@ import {
   markReplayed,
   queryParameters,
   requestIdOf,
-} from '@platform/koa';
+} from '@platform/http';
 import type { CommitReservation, GetReservation, ReleaseReservation, ReserveStock } from '@stock/application';
 import type { Reservation } from '@stock/domain';
 import type { Context } from 'koa';

@@ -1,7 +1,7 @@
 import { Scopes } from '@commerce/contracts';
 import Router, { type RouterContext } from '@koa/router';
 import { ValidationError } from '@platform/kernel';
-import { type AccessControl, jsonObjectBody, logWith, queryParameters, requestIdOf } from '@platform/koa';
+import { type AccessControl, jsonObjectBody, logWith, queryParameters, requestIdOf } from '@platform/http';
 import type { StockTransfers } from '@stock/application';
 import type { StockTransfer } from '@stock/domain';
 import type { Context } from 'koa';

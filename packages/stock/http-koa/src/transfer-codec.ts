@@ -1,4 +1,4 @@
-import { decodeBody, field, isNumber, isString, required } from '@platform/koa';
+import { decodeBody, field, isNumber, isString, required } from '@platform/http';
 import { TransferRequest } from '@stock/domain';
 import * as t from 'io-ts';
 

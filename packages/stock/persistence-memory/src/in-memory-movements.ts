@@ -1,4 +1,4 @@
-import type { InMemoryTransaction } from '@platform/memory';
+import type { InMemoryTransaction } from '@platform/persistence/memory';
 import type { AppendedMovement, Movement, MovementContext, StockMovement } from '@stock/domain';
 import type { InMemoryStockTables } from './in-memory-stock-tables';
 

@@ -1,4 +1,4 @@
-import type { InMemoryTransaction } from '@platform/memory';
+import type { InMemoryTransaction } from '@platform/persistence/memory';
 import {
   type DetailsUpdate,
   DEFAULT_LOCATION_ID,

@@ -1,4 +1,4 @@
-import type { InMemoryTransaction } from '@platform/memory';
+import type { InMemoryTransaction } from '@platform/persistence/memory';
 import type { Product, ProductSearch, ProductSort, SearchPosition } from '@stock/domain';
 import { levelKey, type InMemoryStockTables } from './in-memory-stock-tables';
 

@@ -1,4 +1,4 @@
-import type { InMemoryTransaction } from '@platform/memory';
+import type { InMemoryTransaction } from '@platform/persistence/memory';
 import type { MovementPageQuery, StockMovement, StockMovementRepository } from '@stock/domain';
 import type { InMemoryStockTables } from './in-memory-stock-tables';
 

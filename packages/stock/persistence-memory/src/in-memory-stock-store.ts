@@ -6,8 +6,8 @@ import {
   InMemoryOutboxStore,
   InMemoryTable,
   type OutboxTable,
-} from '@platform/memory';
-import type { OutboxStore } from '@platform/outbox';
+} from '@platform/persistence/memory';
+import type { OutboxStore } from '@platform/kernel';
 import type {
   LocationRepository,
   ProductRepository,

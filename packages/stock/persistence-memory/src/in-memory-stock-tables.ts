@@ -1,4 +1,4 @@
-import { type IdempotencyTable, InMemoryTable, InMemoryTransaction } from '@platform/memory';
+import { type IdempotencyTable, InMemoryTable, InMemoryTransaction } from '@platform/persistence/memory';
 import {
   type Allocation,
   DEFAULT_LOCATION_CODE,

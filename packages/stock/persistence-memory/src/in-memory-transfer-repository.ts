@@ -1,4 +1,4 @@
-import type { InMemoryTransaction } from '@platform/memory';
+import type { InMemoryTransaction } from '@platform/persistence/memory';
 import type { StockTransfer, TransferRepository, TransferStatus } from '@stock/domain';
 import type { InMemoryStockTables } from './in-memory-stock-tables';
 

@@ -5,3 +5,4 @@ export * from './in-memory-reservation-repository';
 export * from './in-memory-stock-movement-repository';
 export * from './in-memory-stock-store';
 export * from './in-memory-transfer-repository';
+export * from './webhooks/in-memory-webhook-store';

@@ -8,7 +8,7 @@ import {
   reservationRepositoryContract,
   transferRepositoryContract,
   unitOfWorkContract,
-} from '@stock/test-kit';
+} from '@stock/domain/testing';
 import { openInMemoryStockStore as open } from './memory-store';
 
 describe('InMemoryProductRepository', () => productRepositoryContract(open));

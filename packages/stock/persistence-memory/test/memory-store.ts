@@ -1,4 +1,4 @@
-import { CONTRACT_TTL_MS, type OpenStockStore } from '@stock/test-kit';
+import { CONTRACT_TTL_MS, type OpenStockStore } from '@stock/domain/testing';
 import { InMemoryStockStore } from '../src';
 
 /** The suites' store in memory: a fresh InMemoryStockStore per suite, and again on every reset. */

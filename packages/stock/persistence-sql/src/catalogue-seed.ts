@@ -1,4 +1,4 @@
-import type { SqlSession } from '@platform/mikro-orm';
+import type { SqlSession } from '@platform/persistence';
 import { ProductStock } from '@stock/domain';
 
 /** One product in this many has the rare word of seeded names, so a search for it is selective at any size. */

@@ -30,3 +30,4 @@ export {
 } from './stock/product-stock-statements';
 export { LEVEL_STATEMENTS } from './tables/stock-level';
 export { MOVEMENT_STATEMENTS, type MovementValues } from './tables/stock-movement';
+export * from './webhooks/index';

@@ -1,4 +1,4 @@
-import { type Dialect, type PreparedStatement, prepared } from '@platform/mikro-orm';
+import { type Dialect, type PreparedStatement, prepared } from '@platform/persistence';
 import { Money, type ProductSearch, type ProductSort, type StockState } from '@stock/domain';
 import { MONEY_COLUMN } from './tables/columns';
 import { AVAILABLE_SQL, productColumns, STOCK_STATE_SQL } from './tables/product';

@@ -1,4 +1,4 @@
-import type { Row, SqlSession } from '@platform/mikro-orm';
+import type { Row, SqlSession } from '@platform/persistence';
 import type { Location, LocationDraft, LocationRepository } from '@stock/domain';
 import { levelIsEmpty } from './tables/stock-level';
 

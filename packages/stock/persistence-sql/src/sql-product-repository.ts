@@ -1,4 +1,4 @@
-import type { Row, SqlSession } from '@platform/mikro-orm';
+import type { Row, SqlSession } from '@platform/persistence';
 import {
   type DetailsUpdate,
   type MovementContext,

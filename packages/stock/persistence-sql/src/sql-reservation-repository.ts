@@ -1,4 +1,4 @@
-import { type Row, type SqlSession, timeOf } from '@platform/mikro-orm';
+import { type Row, type SqlSession, timeOf } from '@platform/persistence';
 import type {
   Allocation,
   Backorder,

@@ -1,4 +1,4 @@
-import type { SqlSession } from '@platform/mikro-orm';
+import type { SqlSession } from '@platform/persistence';
 import type { MovementPageQuery, StockMovement, StockMovementRepository } from '@stock/domain';
 import { MOVEMENT_STATEMENTS, toMovement } from './tables/stock-movement';
 

@@ -6,7 +6,7 @@ import {
   MikroOrmOutbox,
   retryingConflicts,
   type SqlSession,
-} from '@platform/mikro-orm';
+} from '@platform/persistence';
 import type { StockTransaction, StockUnitOfWork } from '@stock/domain';
 import { SqlLocationRepository } from './sql-location-repository';
 import { SqlProductRepository } from './sql-product-repository';

@@ -1,4 +1,4 @@
-import { Database, type DatabaseLogger } from '@platform/mikro-orm';
+import { Database, type DatabaseLogger } from '@platform/persistence';
 import { STOCK_MIGRATIONS } from './migrations';
 import { ADJUST_AT_ONCE_ROUTINE } from './stock/adjust-at-once';
 import { stockEntities } from './tables/stock-tables';

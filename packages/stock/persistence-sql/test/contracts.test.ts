@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import {
-  changesAtOnceContract,
   idempotencyContract,
   locationRepositoryContract,
   productRepositoryContract,
@@ -9,7 +8,8 @@ import {
   reservationRepositoryContract,
   transferRepositoryContract,
   unitOfWorkContract,
-} from '@stock/test-kit';
+} from '@stock/domain/testing';
+import { changesAtOnceContract } from '@stock/application/testing';
 import { openScratchStore } from './scratch-stores';
 
 for (const dialect of ['sqlite', 'postgresql'] as const) {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { type Database, parseDatabaseUrl, type SqlSession } from '@platform/mikro-orm';
+import { type Database, parseDatabaseUrl, type SqlSession } from '@platform/persistence';
 import { adminQuery, scratchUrl } from '@platform/test-kit';
 import { AdjustStock, CommitReservation, CreateProduct, Locations, ReserveStock } from '@stock/application';
 import { LocationDraft, Money, ProductDetails, ReservationRequest, StockAdjustment } from '@stock/domain';
@@ -16,7 +16,7 @@ import { STOCK_MIGRATIONS } from '../src/migrations';
  */
 
 /** The driver the platform opens SQLite with: the dump has many statements, which only its `exec` runs at once. */
-const BetterSqlite3 = createRequire(import.meta.resolve('@platform/mikro-orm'))('better-sqlite3') as new (
+const BetterSqlite3 = createRequire(import.meta.resolve('@platform/persistence'))('better-sqlite3') as new (
   file: string,
 ) => { exec(sql: string): unknown; close(): unknown };
 

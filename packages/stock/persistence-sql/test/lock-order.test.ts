@@ -1,5 +1,16 @@
+import {
+  aContext,
+  adjustStored,
+  aStoredLocation,
+  aStoredProduct,
+  changeOf,
+  CONTRACT_TTL_MS,
+  expectLedgersToSum,
+  levelsOf,
+  type StockStoreUnderTest,
+} from '@stock/domain/testing';
 import { UnavailableError } from '@platform/kernel';
-import { type Database, MikroOrmOutbox } from '@platform/mikro-orm';
+import { type Database, MikroOrmOutbox } from '@platform/persistence';
 import { scratchUrl } from '@platform/test-kit';
 import {
   DEFAULT_LOCATION_ID,
@@ -10,17 +21,6 @@ import {
   type ProductStock,
   type StockTransaction,
 } from '@stock/domain';
-import {
-  aContext,
-  adjustStored,
-  aStoredLocation,
-  aStoredProduct,
-  CONTRACT_TTL_MS,
-  changeOf,
-  expectLedgersToSum,
-  levelsOf,
-  type StockStoreUnderTest,
-} from '@stock/test-kit';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import {

@@ -1,3 +1,4 @@
+import { aLocation, aProduct, expectLedgersToSum, levelsOf, type StockStoreUnderTest } from '@stock/domain/testing';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +8,6 @@ import { createScratchDatabase, scratchUrl } from '@platform/test-kit';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { ANONYMOUS_CALLER, DEFAULT_LOCATION_ID, type Reservation } from '@stock/domain';
-import { aLocation, aProduct, expectLedgersToSum, levelsOf, type StockStoreUnderTest } from '@stock/test-kit';
 import {
   SqlLocationRepository,
   SqlProductRepository,

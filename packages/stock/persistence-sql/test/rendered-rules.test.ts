@@ -1,4 +1,4 @@
-import type { Database } from '@platform/mikro-orm';
+import type { Database } from '@platform/persistence';
 import { scratchUrl } from '@platform/test-kit';
 import * as domain from '@stock/domain';
 import {

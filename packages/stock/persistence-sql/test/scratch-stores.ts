@@ -1,6 +1,6 @@
 import { scratchUrl } from '@platform/test-kit';
-import { MikroOrmOutbox } from '@platform/mikro-orm';
-import { CONTRACT_TTL_MS, type OpenStockStore } from '@stock/test-kit';
+import { MikroOrmOutbox } from '@platform/persistence';
+import { CONTRACT_TTL_MS, type OpenStockStore } from '@stock/domain/testing';
 import {
   SqlLocationRepository,
   SqlProductRepository,

@@ -1,4 +1,4 @@
-import type { Database, SqlSession } from '@platform/mikro-orm';
+import type { Database, SqlSession } from '@platform/persistence';
 import { scratchUrl } from '@platform/test-kit';
 import { DEFAULT_LOCATION_ID, Money, type ProductSearch } from '@stock/domain';
 import { expect } from 'chai';

@@ -14,7 +14,7 @@ import {
   serverSettings,
   type Settings,
 } from '@platform/runtime';
-import { webhookSettings } from '@platform/webhooks';
+import { webhookSettings } from './webhook-settings';
 import { ALLOCATION_STRATEGIES, INT32_MAX } from '@stock/domain';
 
 /** The embedded database of the quick start: the one the service creates by itself when it is missing. */
@@ -25,7 +25,7 @@ export const STOCK_SETTINGS = {
   ...databaseSettings(DEFAULT_DATABASE_URL),
   ...messagingSettings(),
   ...authSettings(Apis.stock.audience),
-  /** Signed webhooks from the outbox (WEBHOOKS=on), with their key and limits: @platform/webhooks. */
+  /** Signed webhooks from the outbox (WEBHOOKS=on), with their key and limits: see webhook-settings.ts. */
   ...webhookSettings(),
   /** How long a reservation holds its stock when the request does not say. */
   reservationTtlSeconds: integer('RESERVATION_TTL_SECONDS', 900, 1, 7 * 86_400),

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import { bind, createServiceContainer, single } from '@platform/service/container';
-import type { ServiceRoot, ServiceStorage } from '@platform/service/container';
+import { bind, createServiceContainer, single } from '@platform/http/service';
+import type { ServiceRoot, ServiceStorage } from '@platform/http/service';
 import type { Logger } from '@platform/runtime';
 import {
   AdjustStock,
@@ -29,18 +29,17 @@ import {
 } from '@stock/application';
 import type { StockTransaction } from '@stock/domain';
 import { createStockApp } from '@stock/http-koa';
-import { orderEventsHandler, STOCK_QUEUE } from '@stock/messaging';
-import { InMemoryStockStore } from '@stock/persistence-memory';
+import { orderEventsHandler, STOCK_QUEUE } from './order-events-handler';
+import { InMemoryStockStore, InMemoryWebhookStore } from '@stock/persistence-memory';
 import {
+  MikroOrmWebhookStore,
+  openStockDatabase,
   SqlProductRepository,
   SqlReservationRepository,
   SqlStockMovementRepository,
   SqlUnitOfWork,
-  openStockDatabase,
 } from '@stock/persistence-sql';
-import { InMemoryWebhookStore } from '@platform/webhooks/memory';
-import { MikroOrmWebhookStore } from '@platform/webhooks/mikro-orm';
-import { currentTraceId } from '@platform/telemetry';
+import { currentTraceId } from '@platform/runtime';
 import { randomUUID } from 'node:crypto';
 import type { DependencyContainer } from 'tsyringe';
 import { DEFAULT_DATABASE_URL, type StockServiceConfig } from './config';

@@ -1,4 +1,4 @@
-import { type RunningServiceContainer, type StartOptions, startServiceContainer } from '@platform/service/container';
+import { type RunningServiceContainer, type StartOptions, startServiceContainer } from '@platform/http/service';
 import { every, type Logger } from '@platform/runtime';
 import { ExpireReservations } from '@stock/application';
 import type { DependencyContainer } from 'tsyringe';

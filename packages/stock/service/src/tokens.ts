@@ -1,11 +1,11 @@
-import { serviceTokens } from '@platform/service/container';
+import { serviceTokens } from '@platform/http/service';
 import type {
   ProductRepository,
   ReservationRepository,
   StockMovementRepository,
   StockTransaction,
+  WebhookStore,
 } from '@stock/domain';
-import type { WebhookStore } from '@platform/webhooks';
 import type { InjectionToken } from 'tsyringe';
 
 /** Every service's tokens (the platform's), and stock's own. */

@@ -1,17 +1,17 @@
 import { Scopes } from '@commerce/contracts';
-import type { AccessControl, HttpApp } from '@platform/koa';
+import type { AccessControl, HttpApp } from '@platform/http';
 import type { Logger } from '@platform/runtime';
-import { single } from '@platform/service/container';
+import { single } from '@platform/http/service';
 import {
+  levelChangedFromLedger,
   parseSecretsKey,
   SecretBox,
   undiciSender,
   WebhookDelivery,
   type WebhookSender,
   WebhookSubscriptions,
-} from '@platform/webhooks';
-import { webhookSubscriptionsRouter } from '@platform/webhooks/koa';
-import { levelChangedFromLedger } from '@stock/application';
+} from '@stock/application';
+import { webhookSubscriptionsRouter } from '@stock/http-koa';
 import type { ProductRepository, StockMovement, StockMovementRepository } from '@stock/domain';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import type { StockServiceConfig } from './config';

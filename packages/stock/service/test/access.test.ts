@@ -1,3 +1,4 @@
+import { capturingLogger } from '@platform/runtime';
 import {
   CLIENTS,
   callWith,
@@ -7,8 +8,7 @@ import {
   scratchFolder,
   startIdentity,
   tokenChecksContract,
-} from '@commerce/identity-test-kit';
-import { capturingLogger } from '@platform/test-kit';
+} from '@commerce/identity/testing';
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_CONFIG, type RunningStockService, startStockService } from '../src';

@@ -1,5 +1,5 @@
 import { createScratchDatabase, type FreezableProxy, freezableProxy, type ScratchDatabase } from '@platform/test-kit';
-import { aProductBody } from '@stock/test-kit';
+import { aProductBody } from '@stock/domain/testing';
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ServiceProcess, startProcess } from './process-support';

@@ -5,7 +5,7 @@ import {
   freezableProxy,
   type ScratchDatabase,
 } from '@platform/test-kit';
-import { aProductBody } from '@stock/test-kit';
+import { aProductBody } from '@stock/domain/testing';
 import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
 import { Apis } from '@commerce/contracts';
-import * as platformKoa from '@platform/koa';
+import * as platformKoa from '@platform/http';
 import { type ServiceProcess, startServiceProcess } from '@platform/test-kit';
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
@@ -197,7 +197,7 @@ describe("the stock API page's examples", function () {
 });
 
 describe("the identity page's code sample", () => {
-  it('calls only what @platform/koa exports, with an audience and a scope of the security contract', () => {
+  it('calls only what @platform/http exports, with an audience and a scope of the security contract', () => {
     const [sample] = fencedBlocks('docs/identity.md', 'ts');
     const called = [...sample!.matchAll(/(?<![.\w])([a-zA-Z]\w*)\(/g)].map((match) => match[1]!);
     expect(called).to.include.members(['createTokenVerifier', 'authenticate', 'requireScope']);

@@ -1,7 +1,7 @@
 import type { UnitOfWork } from '@platform/kernel';
 import { eventually } from '@platform/test-kit';
 import type { StockTransaction } from '@stock/domain';
-import { aProductBody } from '@stock/test-kit';
+import { aProductBody } from '@stock/domain/testing';
 import { expect } from 'chai';
 import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';

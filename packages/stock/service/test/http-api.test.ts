@@ -1,5 +1,5 @@
 import { rawHttpRequest } from '@platform/test-kit';
-import { aProductBody } from '@stock/test-kit';
+import { aProductBody } from '@stock/domain/testing';
 import { expect } from 'chai';
 import { type Backend, json, type ServiceUnderTest, startServiceUnderTest } from './support';
 

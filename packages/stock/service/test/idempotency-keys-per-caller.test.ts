@@ -1,4 +1,4 @@
-import { type CLIENTS, callWith } from '@commerce/identity-test-kit';
+import { type CLIENTS, callWith } from '@commerce/identity/testing';
 import type { Backend } from '@platform/test-kit';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';

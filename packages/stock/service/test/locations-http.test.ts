@@ -1,4 +1,4 @@
-import { aProductBody } from '@stock/test-kit';
+import { aProductBody } from '@stock/domain/testing';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { type Backend, json, type ServiceUnderTest, startServiceUnderTest } from './support';

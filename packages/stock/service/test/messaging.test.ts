@@ -1,4 +1,4 @@
-import { Broker, EventPublisher } from '@platform/messaging-rabbitmq';
+import { Broker, EventPublisher } from '@platform/messaging';
 import { createScratchVhost, eventually, type ScratchVhost, vhostUrl } from '@platform/test-kit';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';

@@ -1,5 +1,5 @@
-import { callWith, type IdentityUnderTest, STOCK, scratchFolder, startIdentity } from '@commerce/identity-test-kit';
-import { capturingLogger } from '@platform/test-kit';
+import { capturingLogger } from '@platform/runtime';
+import { callWith, type IdentityUnderTest, STOCK, scratchFolder, startIdentity } from '@commerce/identity/testing';
 import { expect } from 'chai';
 import { DEFAULT_CONFIG, type RunningStockService, startStockService } from '../src';
 

@@ -1,19 +1,19 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { type AccessControl, type HttpMetrics, operationsRouter } from '@platform/koa';
+import { type AccessControl, type HttpMetrics, operationsRouter } from '@platform/http';
 import { Scopes } from '@commerce/contracts';
-import type { WebhookSubscriptions } from '@platform/webhooks';
-import { webhookSubscriptionsRouter } from '@platform/webhooks/koa';
+import type { WebhookSubscriptions } from '@stock/application';
 import {
-  type LocationUseCases,
   locationsRouter,
+  type LocationUseCases,
   productImportsRouter,
   type ProductImportUseCases,
   productsRouter,
   type ProductUseCases,
-  type ReservationUseCases,
   reservationsRouter,
+  type ReservationUseCases,
   stockTransfersRouter,
   type TransferUseCases,
+  webhookSubscriptionsRouter,
 } from '@stock/http-koa';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';

@@ -1,4 +1,4 @@
-import { CLIENTS, callWith } from '@commerce/identity-test-kit';
+import { CLIENTS, callWith } from '@commerce/identity/testing';
 import { ReserveForOrder } from '@stock/application';
 import type { Backend } from '@platform/test-kit';
 import { expect } from 'chai';

@@ -1,20 +1,20 @@
 import { Scopes } from '@commerce/contracts';
-import { type HttpMetrics, operationsRouter } from '@platform/koa';
-import type { WebhookSubscriptions } from '@platform/webhooks';
-import { webhookSubscriptionsRouter } from '@platform/webhooks/koa';
-import { scopesByOperation, scopesByRoute } from '@platform/test-kit';
+import { type HttpMetrics, operationsRouter } from '@platform/http';
+import type { WebhookSubscriptions } from '@stock/application';
 import {
-  type LocationUseCases,
   locationsRouter,
-  type ProductUseCases,
+  type LocationUseCases,
   productImportsRouter,
   type ProductImportUseCases,
   productsRouter,
-  type ReservationUseCases,
+  type ProductUseCases,
   reservationsRouter,
+  type ReservationUseCases,
   stockTransfersRouter,
   type TransferUseCases,
+  webhookSubscriptionsRouter,
 } from '@stock/http-koa';
+import { scopesByOperation, scopesByRoute } from '@platform/test-kit';
 import { expect } from 'chai';
 import { openApiDocument } from './openapi-contract';
 

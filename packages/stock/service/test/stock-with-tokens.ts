@@ -1,3 +1,4 @@
+import { capturingLogger } from '@platform/runtime';
 import {
   CLIENTS,
   type IdentityUnderTest,
@@ -5,8 +6,8 @@ import {
   STOCK,
   scratchFolder,
   startIdentity,
-} from '@commerce/identity-test-kit';
-import { type Backend, capturingLogger, scratchDatabaseFor } from '@platform/test-kit';
+} from '@commerce/identity/testing';
+import { type Backend, scratchDatabaseFor } from '@platform/test-kit';
 import { writeFileSync } from 'node:fs';
 import { DEFAULT_CONFIG, type RunningStockService, startStockService } from '../src';
 import { OPENAPI_FILE } from './workspace-files';

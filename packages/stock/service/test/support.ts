@@ -1,5 +1,5 @@
-import { type Backend, capturingLogger as capture, rawHttpRequest, scratchDatabaseFor } from '@platform/test-kit';
-import type { Logger } from '@platform/runtime';
+import { capturingLogger as capture, type Logger } from '@platform/runtime';
+import { type Backend, rawHttpRequest, scratchDatabaseFor } from '@platform/test-kit';
 import { assertMatchesContract } from './openapi-contract';
 import { OPENAPI_FILE } from './workspace-files';
 import {

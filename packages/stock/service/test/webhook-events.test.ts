@@ -1,12 +1,11 @@
-import { levelChangedEventId } from '@stock/application';
-import { startTracing, type Tracing } from '@platform/telemetry';
+import { ExpireReservations, levelChangedEventId } from '@stock/application';
+import { startTracing, type Tracing } from '@platform/runtime';
 import { BACKENDS, eventually, type OtlpReceiver, startOtlpReceiver } from '@platform/test-kit';
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { ExpireReservations } from '@stock/application';
 import { WebhookTokens } from '../src/webhooks';
 import { json, type ServiceUnderTest, startServiceUnderTest } from './support';
 

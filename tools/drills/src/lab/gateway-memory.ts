@@ -14,7 +14,7 @@
  * plus memory-sampler.ts; every 10 s its VmRSS is written to rss.csv and the
  * sampler's heap figures to heap.jsonl. No PostgreSQL, RabbitMQ or Redis.
  */
-import { CLIENTS, SALES, STOCK, tokenFor } from '@commerce/identity-test-kit';
+import { CLIENTS, SALES, STOCK, tokenFor } from '@commerce/identity/testing';
 import { freePort } from '@platform/test-kit';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';

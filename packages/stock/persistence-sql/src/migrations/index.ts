@@ -1,5 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
-import type { Dialect } from '@platform/mikro-orm';
+import type { Dialect } from '@platform/persistence';
 import { postgresqlMigrations as postgresqlHistory } from './history/postgresql';
 import { sqliteMigrations as sqliteHistory } from './history/sqlite';
 import { Postgresql20261129AdjustAtOnceFunction } from './generated/20261129-adjust-at-once-function.postgresql';

@@ -1,6 +1,6 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration } from '@mikro-orm/migrations';
-import type { Dialect } from '@platform/mikro-orm';
+import type { Dialect } from '@platform/persistence';
 
 /**
  * The ledger is written by the code that moves stock, in the same statement

@@ -1,5 +1,5 @@
 import { Routine } from '@mikro-orm/core';
-import { query } from '@platform/mikro-orm';
+import { query } from '@platform/persistence';
 import {
   ARRIVAL_FILLS,
   AVAILABLE,

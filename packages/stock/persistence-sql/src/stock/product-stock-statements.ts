@@ -1,4 +1,4 @@
-import { query } from '@platform/mikro-orm';
+import { query } from '@platform/persistence';
 import { AVAILABLE, COVERS_HOLDS, DEFAULT_LOCATION_ID, LOW_STOCK_STEADY } from '@stock/domain';
 import { renderCondition, renderTerm } from '../render-condition';
 import { MONEY_COLUMN } from '../tables/columns';

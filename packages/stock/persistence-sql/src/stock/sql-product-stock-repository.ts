@@ -1,4 +1,4 @@
-import type { SqlSession } from '@platform/mikro-orm';
+import type { SqlSession } from '@platform/persistence';
 import {
   type AppendedMovement,
   type AtOnceOutcome,

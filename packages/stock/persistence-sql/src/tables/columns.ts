@@ -1,5 +1,5 @@
 import { type Platform, Type } from '@mikro-orm/core';
-import type { Dialect } from '@platform/mikro-orm';
+import type { Dialect } from '@platform/persistence';
 import { Money } from '@stock/domain';
 
 /** PostgreSQL keeps money as numeric(15,2), exchanged as text so no double is ever involved. */

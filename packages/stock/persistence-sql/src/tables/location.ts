@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core';
-import type { Dialect } from '@platform/mikro-orm';
+import type { Dialect } from '@platform/persistence';
 import { identity } from './columns';
 
 /** The location table: the places stock is kept. */

@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core';
-import { type Dialect, type Query, query, type Row, type SqlSession } from '@platform/mikro-orm';
+import { type Dialect, type Query, query, type Row, type SqlSession } from '@platform/persistence';
 import {
   AVAILABLE,
   type Money,

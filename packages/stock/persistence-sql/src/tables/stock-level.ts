@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core';
-import { query, type Row, type SqlSession } from '@platform/mikro-orm';
+import { query, type Row, type SqlSession } from '@platform/persistence';
 import { LEVEL_HAS_AVAILABLE, LEVEL_IS_EMPTY, type LevelName, type LevelView, type LocationLevel } from '@stock/domain';
 import { renderCondition } from '../render-condition';
 import type { LocationRow } from './location';

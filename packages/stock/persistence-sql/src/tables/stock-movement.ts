@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core';
-import { type Dialect, query, type Row, timeOf } from '@platform/mikro-orm';
+import { type Dialect, query, type Row, timeOf } from '@platform/persistence';
 import type { Movement, MovementContext, MovementKind, StockMovement } from '@stock/domain';
 import { identity, timeColumn as time } from './columns';
 

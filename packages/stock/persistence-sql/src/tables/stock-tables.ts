@@ -1,6 +1,6 @@
 import type { EntitySchema } from '@mikro-orm/core';
-import { type Dialect, idempotencyKeySchema, outboxMessageSchema } from '@platform/mikro-orm';
-import { webhookSchemas, withWebhookFanOut } from '@platform/webhooks/mikro-orm';
+import { type Dialect, idempotencyKeySchema, outboxMessageSchema } from '@platform/persistence';
+import { webhookSchemas, withWebhookFanOut } from '../webhooks/index';
 import { locationSchema } from './location';
 import { productSchema } from './product';
 import { reservationAllocationSchema, reservationBackorderSchema, reservationSchema } from './reservation';
@@ -29,7 +29,7 @@ export function stockEntities(dialect: Dialect): EntitySchema[] {
     reservationAllocationSchema(reservation),
     reservationBackorderSchema(dialect, reservation),
     idempotencyKeySchema(dialect),
-    // The outbox carries the webhook fan-out's mark, and the webhook tables sit beside it (@platform/webhooks).
+    // The outbox carries the webhook fan-out's mark, and the webhook tables sit beside it (stock's webhooks/ folders).
     withWebhookFanOut(outboxMessageSchema(dialect), dialect),
     ...webhookSchemas(dialect),
   ] as EntitySchema[];

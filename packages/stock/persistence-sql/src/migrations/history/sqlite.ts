@@ -1,10 +1,10 @@
 import { Migration } from '@mikro-orm/migrations';
-import { outboxMigrations } from '@platform/mikro-orm';
+import { outboxMigrations } from '@platform/persistence';
 import {
   outboxWebhookFanOutMigration,
   webhookTablesMigration,
   webhookTraceContextMigration,
-} from '@platform/webhooks/mikro-orm';
+} from '../../webhooks/index';
 
 export class CreateProductTable extends Migration {
   override async up(): Promise<void> {

@@ -1,0 +1,17 @@
+export * from './auth/index';
+export * from './body-codec';
+export * from './client-errors';
+export * from './create-http-app';
+export * from './error-problems';
+export * from './http-metrics';
+export * from './idempotency-key';
+export * from './json-body';
+export * from './operations-router';
+export type { HttpLogger, LogEntry, Logger } from './logger';
+export * from './problem';
+export * from './problem-middleware';
+export * from './query-parameters';
+export * from './request-context';
+export * from './request-error';
+export * from './serve';
+export * from './swagger-docs';

@@ -1,0 +1,2 @@
+export * from './start-service';
+export * from './container/index';

@@ -1,0 +1,11 @@
+import { type Dialect, idempotencyKeyMigration, outboxMigrations } from '@platform/persistence';
+import { createOrders } from './create-orders';
+
+/** The sales service's migrations, in order, for one dialect. */
+export function salesMigrations(dialect: Dialect) {
+  return [
+    { name: '20261124-create-orders', class: createOrders(dialect) },
+    { name: '20261124-idempotency-keys', class: idempotencyKeyMigration(dialect) },
+    ...outboxMigrations(dialect),
+  ];
+}

@@ -1,0 +1,112 @@
+import { type Row, type SqlSession, timeOf } from '@platform/persistence';
+import { orderFromSnapshot, orderSnapshot } from '@sales/domain';
+import type { Order, OrderPageQuery, OrderRepository, OrderStatus, Viewer } from '@sales/domain';
+
+/** An order as its row's JSON columns hold it. */
+type Snapshot = Parameters<typeof orderFromSnapshot>[0];
+
+const COLUMNS =
+  '"id", "buyer", "status", "lines", "total_cents", "reservation_id", "reservation_expires_at", "shortages", "failure_reason", "created_at", "updated_at", "version"';
+
+/** Orders through MikroORM, one statement per call on the session handed over. */
+export class MikroOrmOrderRepository implements OrderRepository {
+  constructor(private readonly session: SqlSession) {}
+
+  async add(order: Order): Promise<void> {
+    await this.session.run(
+      `insert into "sales_order" (${COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      this.values(order),
+    );
+  }
+
+  async findById(id: string): Promise<Order | undefined> {
+    const [row] = await this.session.all(`select ${COLUMNS} from "sales_order" where "id" = ?`, [id]);
+    return row && this.toOrder(row);
+  }
+
+  async list(viewer: Viewer, { after, limit }: OrderPageQuery): Promise<Order[]> {
+    const conditions = [
+      ...(viewer.kind === 'buyer' ? ['"buyer" = ?'] : []),
+      ...(after !== undefined ? ['"id" > ?'] : []),
+    ];
+    const params = [...(viewer.kind === 'buyer' ? [viewer.buyer] : []), ...(after !== undefined ? [after] : []), limit];
+    const rows = await this.session.all(
+      `select ${COLUMNS} from "sales_order"${conditions.length ? ` where ${conditions.join(' and ')}` : ''} order by "id" limit ?`,
+      params,
+    );
+    return rows.map((row) => this.toOrder(row));
+  }
+
+  async countByStatus(): Promise<Partial<Record<OrderStatus, number>>> {
+    const rows = await this.session.all<{ status: OrderStatus; n: number | string }>(
+      'select "status", count(*) as "n" from "sales_order" group by "status"',
+    );
+    return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
+  }
+
+  /** One conditional update: the row changes only if it is still at `expectedVersion`. */
+  async save(order: Order, expectedVersion: number): Promise<boolean> {
+    const [id, buyer, status, lines, total, reservationId, expiresAt, shortages, failureReason, , updatedAt, version] =
+      this.values(order);
+    const changed = await this.session.run(
+      `update "sales_order" set "buyer" = ?, "status" = ?, "lines" = ?, "total_cents" = ?, "reservation_id" = ?, "reservation_expires_at" = ?, "shortages" = ?, "failure_reason" = ?, "updated_at" = ?, "version" = ?
+       where "id" = ? and "version" = ?`,
+      [
+        buyer,
+        status,
+        lines,
+        total,
+        reservationId,
+        expiresAt,
+        shortages,
+        failureReason,
+        updatedAt,
+        version,
+        id,
+        expectedVersion,
+      ],
+    );
+    return changed > 0;
+  }
+
+  private values(order: Order): unknown[] {
+    const snapshot = orderSnapshot(order);
+    return [
+      order.id,
+      order.buyer,
+      order.status,
+      JSON.stringify(snapshot.lines),
+      order.total.cents,
+      order.reservationId ?? null,
+      order.reservationExpiresAt ? this.time(order.reservationExpiresAt) : null,
+      order.shortages ? JSON.stringify(order.shortages) : null,
+      order.failureReason ?? null,
+      this.time(order.createdAt),
+      this.time(order.updatedAt),
+      order.version,
+    ];
+  }
+
+  /** timestamptz on PostgreSQL (sent as ISO text), epoch milliseconds on SQLite. */
+  private time(date: Date): string | number {
+    return this.session.dialect === 'postgresql' ? date.toISOString() : date.getTime();
+  }
+
+  private toOrder(row: Row): Order {
+    return orderFromSnapshot({
+      id: String(row.id),
+      buyer: String(row.buyer),
+      status: row.status as OrderStatus,
+      lines: JSON.parse(row.lines as string) as Snapshot['lines'],
+      ...(row.reservation_id != null && { reservationId: row.reservation_id as string }),
+      ...(row.reservation_expires_at != null && {
+        reservationExpiresAt: timeOf(row.reservation_expires_at).toISOString(),
+      }),
+      ...(row.shortages != null && { shortages: JSON.parse(row.shortages as string) as Snapshot['shortages'] }),
+      ...(row.failure_reason != null && { failureReason: row.failure_reason as string }),
+      createdAt: timeOf(row.created_at).toISOString(),
+      updatedAt: timeOf(row.updated_at).toISOString(),
+      version: Number(row.version),
+    });
+  }
+}

@@ -1,0 +1,6 @@
+export * from './safe-target';
+export * from './secret-box';
+export * from './signing';
+export * from './webhook-delivery';
+export * from './webhook-sender';
+export * from './webhook-subscriptions';

@@ -1,0 +1,156 @@
+import {
+  abandonHttpClientSpan,
+  contextFromStored,
+  endHttpClientSpan,
+  every,
+  type Logger,
+  startHttpClientSpan,
+} from '@platform/runtime';
+import { RETRY_FOR_MS, retryDelayMs as defaultRetryDelayMs, webhookIdOf } from '@stock/domain';
+import type { SecretBox } from './secret-box';
+import { deliveryBody, signMessage } from './signing';
+import type { SendResult, WebhookSender } from './webhook-sender';
+import type { AttemptRecord, ClaimedDelivery, DeliveryOutcome, SubscriptionRecord, WebhookStore } from '@stock/domain';
+
+export interface WebhookDeliveryOptions {
+  readonly store: WebhookStore;
+  readonly secrets: SecretBox;
+  readonly sender: WebhookSender;
+  readonly logger: Logger;
+  /** Epoch milliseconds; tests move it instead of waiting for back-off. */
+  readonly now?: () => number;
+  readonly retryDelayMs?: (failedAttempts: number) => number;
+  readonly retryForMs?: number;
+  /** How long a claimed delivery stays this worker's: longer than a connect and an answer may take. */
+  readonly leaseMs?: number;
+  readonly batch?: number;
+}
+
+export interface BackgroundWork {
+  stop(): Promise<void>;
+}
+
+/** The Standard Webhooks secrets that sign now: the current one, and a replaced one until its time is up. */
+function signingSecrets(subscription: SubscriptionRecord, secrets: SecretBox, now: number): string[] {
+  const current = secrets.open(subscription.secret, subscription.id);
+  const previous =
+    subscription.previousSecret && (subscription.previousSecretUntil ?? 0) > now
+      ? [secrets.open(subscription.previousSecret, subscription.id)]
+      : [];
+  return [current, ...previous];
+}
+
+/**
+ * Fans the outbox out to subscriptions and delivers, at least once: a 2xx is delivered; a 410 gives the delivery up
+ * and disables the subscription; anything else (another status, a timeout, a refused connection, a forbidden
+ * address) is retried on the back-off schedule until three days after the delivery was made, then given up. Any
+ * number of workers may run: each sends only what it leased.
+ */
+export class WebhookDelivery {
+  private readonly now: () => number;
+  private readonly retryDelayMs: (failedAttempts: number) => number;
+  private readonly retryForMs: number;
+  private readonly leaseMs: number;
+  private readonly batch: number;
+
+  constructor(private readonly options: WebhookDeliveryOptions) {
+    this.now = options.now ?? Date.now;
+    this.retryDelayMs = options.retryDelayMs ?? defaultRetryDelayMs;
+    this.retryForMs = options.retryForMs ?? RETRY_FOR_MS;
+    this.leaseMs = options.leaseMs ?? 120_000;
+    this.batch = options.batch ?? 50;
+  }
+
+  /** One batch of outbox events to deliveries; answers how many events it took. */
+  fanOut(): Promise<number> {
+    return this.options.store.fanOut(this.batch * 4, this.now());
+  }
+
+  /** Claims one batch of due deliveries and attempts each (they are of distinct keys, so at once); answers how many. */
+  async deliverDue(): Promise<number> {
+    const claimed = await this.options.store.claim(this.batch, this.leaseMs, this.now());
+    await Promise.all(claimed.map((delivery) => this.attempt(delivery)));
+    return claimed.length;
+  }
+
+  /** Fans out and delivers until nothing is left that is due now. */
+  async drain(): Promise<void> {
+    while ((await this.fanOut()) > 0);
+    while ((await this.deliverDue()) > 0) while ((await this.fanOut()) > 0);
+  }
+
+  /** Polls every `pollMs` until stopped. */
+  start(pollMs: number): BackgroundWork {
+    return every(pollMs, 'webhook delivery', () => this.drain(), this.options.logger);
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const { subscription, event } = delivery;
+    const startedAt = this.now();
+    const started = performance.now();
+    // A client span per attempt, continuing the trace that wrote the event (stored with its outbox row); the receiver
+    // gets its traceparent. With tracing off, nothing.
+    const client = startHttpClientSpan('POST', subscription.url, contextFromStored(event.traceContext), {
+      orNewTrace: true,
+    });
+    client?.span.setAttributes({ 'webhook.id': webhookIdOf(event.id), 'webhook.event.type': event.type });
+    let result: SendResult;
+    try {
+      const message = signMessage(
+        signingSecrets(subscription, this.options.secrets, startedAt),
+        webhookIdOf(event.id),
+        new Date(startedAt),
+        deliveryBody(event.payload),
+      );
+      result = await this.options.sender.send(
+        subscription.url,
+        client ? { ...message, headers: { ...message.headers, ...client.headers } } : message,
+      );
+    } catch (error) {
+      result = { statusCode: null, error: error instanceof Error ? error.message : String(error) };
+    }
+    if (client && result.statusCode !== null) endHttpClientSpan(client.span, result.statusCode);
+    else if (client) abandonHttpClientSpan(client.span, new Error('error' in result ? result.error : 'no answer'));
+    const attempt: AttemptRecord = {
+      deliveryId: delivery.id,
+      subscriptionId: subscription.id,
+      eventId: event.id,
+      eventType: event.type,
+      attemptedAt: startedAt,
+      statusCode: result.statusCode,
+      durationMs: Math.round(performance.now() - started),
+      error: 'error' in result ? result.error : result.statusCode >= 300 ? result.body.slice(0, 200) || null : null,
+    };
+    const outcome = this.outcomeOf(delivery, result.statusCode);
+    await this.options.store.recordAttempt(attempt, outcome);
+    this.log(delivery, attempt, outcome);
+  }
+
+  private outcomeOf(delivery: ClaimedDelivery, statusCode: number | null): DeliveryOutcome {
+    if (statusCode !== null && statusCode >= 200 && statusCode < 300) return { kind: 'delivered' };
+    if (statusCode === 410) return { kind: 'failed', disableSubscription: true };
+    const nextAttemptAt = this.now() + this.retryDelayMs(delivery.attempts + 1);
+    if (nextAttemptAt > delivery.createdAt + this.retryForMs) return { kind: 'failed', disableSubscription: false };
+    return { kind: 'retry', nextAttemptAt };
+  }
+
+  private log(delivery: ClaimedDelivery, attempt: AttemptRecord, outcome: DeliveryOutcome): void {
+    const fields = {
+      subscriptionId: attempt.subscriptionId,
+      eventId: attempt.eventId,
+      type: attempt.eventType,
+      statusCode: attempt.statusCode,
+      attempts: delivery.attempts + 1,
+      ...(attempt.error && { error: attempt.error }),
+    };
+    if (outcome.kind === 'delivered') this.options.logger.debug('webhook delivered', fields);
+    else if (outcome.kind === 'retry')
+      this.options.logger.info('webhook delivery failed; it will be retried', {
+        ...fields,
+        nextAttemptAt: new Date(outcome.nextAttemptAt).toISOString(),
+      });
+    else if (outcome.disableSubscription)
+      this.options.logger.warn('webhook receiver answered 410 Gone: its subscription is disabled', fields);
+    else this.options.logger.warn('webhook delivery given up after three days of retries', fields);
+  }
+}

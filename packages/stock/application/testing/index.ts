@@ -1,0 +1,1 @@
+export * from './changes-at-once-contract';

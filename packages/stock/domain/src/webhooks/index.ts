@@ -1,0 +1,3 @@
+export * from './event-keys';
+export * from './retry-schedule';
+export * from './webhook-store';

@@ -1,0 +1,369 @@
+import type { OutboxEnvelope } from '@platform/kernel';
+import type { Database, SqlSession } from '@platform/persistence';
+import { eventKeysOf, inSequenceOrder, productOrderingKey, subscribesTo } from '@stock/domain';
+import type {
+  AttemptRecord,
+  ClaimedDelivery,
+  DeliveryOutcome,
+  ReplayFrom,
+  StoredEvent,
+  SubscriptionRecord,
+  WebhookStore,
+} from '@stock/domain';
+
+type SubscriptionRow = {
+  id: string;
+  url: string;
+  events: string;
+  description: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: number | string | null;
+  created_at: number | string;
+  disabled_at: number | string | null;
+};
+type EventRow = {
+  id: string;
+  type: string;
+  payload: string;
+  occurred_at: number | string;
+  ordering_key: string;
+  sequence: number | string | null;
+  trace_context?: string | null;
+};
+type ClaimedRow = {
+  id: number | string;
+  subscription_id: string;
+  event_id: string;
+  attempts: number;
+  created_at: number | string;
+};
+type AttemptRow = {
+  delivery_id: number | string;
+  subscription_id: string;
+  event_id: string;
+  event_type: string;
+  attempted_at: number | string;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+};
+
+/** Any PostgreSQL advisory lock number that is the fan-out's alone: "whfo". */
+const FAN_OUT_LOCK = 0x7768666f;
+
+const list = (count: number) => Array.from({ length: count }, () => '?').join(', ');
+const orNull = (value: number | string | null) => (value === null ? null : Number(value));
+
+function subscriptionOf(row: SubscriptionRow): SubscriptionRecord {
+  return {
+    id: String(row.id),
+    url: row.url,
+    events: JSON.parse(row.events) as string[],
+    description: row.description,
+    secret: row.secret,
+    previousSecret: row.previous_secret,
+    previousSecretUntil: orNull(row.previous_secret_until),
+    createdAt: Number(row.created_at),
+    disabledAt: orNull(row.disabled_at),
+  };
+}
+
+function eventOf(row: EventRow): StoredEvent {
+  return {
+    id: row.id,
+    type: row.type,
+    payload: row.payload,
+    occurredAt: Number(row.occurred_at),
+    orderingKey: row.ordering_key,
+    sequence: orNull(row.sequence),
+    traceContext: row.trace_context ?? null,
+  };
+}
+
+const SUBSCRIPTION_COLUMNS =
+  '"id", "url", "events", "description", "secret", "previous_secret", "previous_secret_until", "created_at", "disabled_at"';
+
+/**
+ * The webhook tables in the service's database, fanned out from its outbox table. The fan-out is one transaction:
+ * the events it takes, their deliveries and the outbox's mark commit together. Claims lease rows in one statement,
+ * skipping rows another worker is leasing right now on PostgreSQL, as the outbox relay does.
+ */
+export class MikroOrmWebhookStore implements WebhookStore {
+  constructor(private readonly database: Database) {}
+
+  private get session(): SqlSession {
+    return this.database.session;
+  }
+
+  async addSubscription(s: SubscriptionRecord): Promise<void> {
+    await this.session.run(
+      `insert into "webhook_subscription" (${SUBSCRIPTION_COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        s.id,
+        s.url,
+        JSON.stringify(s.events),
+        s.description,
+        s.secret,
+        s.previousSecret,
+        s.previousSecretUntil,
+        s.createdAt,
+        s.disabledAt,
+      ],
+    );
+  }
+
+  async subscriptions(): Promise<SubscriptionRecord[]> {
+    const rows = await this.session.all<SubscriptionRow>(
+      `select ${SUBSCRIPTION_COLUMNS} from "webhook_subscription" order by "created_at", "id"`,
+    );
+    return rows.map(subscriptionOf);
+  }
+
+  async subscription(id: string): Promise<SubscriptionRecord | undefined> {
+    const [row] = await this.session.all<SubscriptionRow>(
+      `select ${SUBSCRIPTION_COLUMNS} from "webhook_subscription" where "id" = ?`,
+      [id],
+    );
+    return row && subscriptionOf(row);
+  }
+
+  removeSubscription(id: string): Promise<boolean> {
+    return this.database.transaction(async (tx) => {
+      await tx.run('delete from "webhook_attempt" where "subscription_id" = ?', [id]);
+      await tx.run('delete from "webhook_delivery" where "subscription_id" = ?', [id]);
+      return (await tx.run('delete from "webhook_subscription" where "id" = ?', [id])) > 0;
+    });
+  }
+
+  async rotateSecret(id: string, secret: string, previousSecret: string, previousSecretUntil: number) {
+    const changed = await this.session.run(
+      'update "webhook_subscription" set "secret" = ?, "previous_secret" = ?, "previous_secret_until" = ? where "id" = ?',
+      [secret, previousSecret, previousSecretUntil, id],
+    );
+    return changed > 0;
+  }
+
+  fanOut(batch: number, now: number): Promise<number> {
+    return this.database.transaction(async (tx) => {
+      // One fan-out at a time: two taking neighbouring batches at once could commit the later events' deliveries
+      // first, and those would then overtake the earlier ones of the same key. SQLite has one writer anyway.
+      if (tx.dialect === 'postgresql') {
+        const [lock] = await tx.all<{ locked: boolean }>('select pg_try_advisory_xact_lock(?) as "locked"', [
+          FAN_OUT_LOCK,
+        ]);
+        if (!lock?.locked) return 0;
+      }
+      const rows = await tx.all<{
+        id: string;
+        type: string;
+        payload: string;
+        occurred_at: number | string;
+        trace_context: string | null;
+      }>(
+        `select "id", "type", "payload", "occurred_at", "trace_context" from "outbox_message" where "webhooks_fanned_out_at" is null
+         order by "occurred_at", "id" limit ?`,
+        [batch],
+      );
+      if (rows.length === 0) return 0;
+      const enabled = (
+        await tx.all<SubscriptionRow>(
+          `select ${SUBSCRIPTION_COLUMNS} from "webhook_subscription" where "disabled_at" is null order by "created_at", "id"`,
+        )
+      ).map(subscriptionOf);
+      const keysOf = (row: { id: string; payload: string }) => eventKeysOf(JSON.parse(row.payload) as OutboxEnvelope);
+      for (const row of inSequenceOrder(rows, keysOf)) {
+        const takers = enabled.filter((s) => subscribesTo(s.events, row.type));
+        if (takers.length === 0) continue;
+        const { orderingKey, sequence } = keysOf(row);
+        await insertEvent(tx, {
+          id: String(row.id),
+          type: row.type,
+          payload: row.payload,
+          occurredAt: Number(row.occurred_at),
+          orderingKey,
+          sequence,
+          traceContext: row.trace_context ?? null,
+        });
+        for (const subscription of takers) await queue(tx, subscription.id, String(row.id), orderingKey, now);
+      }
+      const ids = rows.map((row) => String(row.id));
+      await tx.run(`update "outbox_message" set "webhooks_fanned_out_at" = ? where "id" in (${list(ids.length)})`, [
+        now,
+        ...ids,
+      ]);
+      return rows.length;
+    });
+  }
+
+  async claim(batch: number, leaseMs: number, now: number): Promise<ClaimedDelivery[]> {
+    const lock = this.session.dialect === 'postgresql' ? ' for update of "d" skip locked' : '';
+    const rows = await this.session.all<ClaimedRow>(
+      `update "webhook_delivery" set "locked_until" = ?
+       where "id" in (select "d"."id" from "webhook_delivery" "d"
+         join "webhook_subscription" "s" on "s"."id" = "d"."subscription_id" and "s"."disabled_at" is null
+         where "d"."state" = 'pending' and "d"."next_attempt_at" <= ? and "d"."locked_until" <= ?
+           and not exists (select 1 from "webhook_delivery" "e" where "e"."subscription_id" = "d"."subscription_id"
+             and "e"."ordering_key" = "d"."ordering_key" and "e"."state" = 'pending' and "e"."id" < "d"."id")
+         order by "d"."id" limit ?${lock})
+       returning "id", "subscription_id", "event_id", "attempts", "created_at"`,
+      [now + leaseMs, now, now, batch],
+    );
+    if (rows.length === 0) return [];
+    const subscriptions = new Map(
+      (
+        await this.session.all<SubscriptionRow>(
+          `select ${SUBSCRIPTION_COLUMNS} from "webhook_subscription" where "id" in (${list(rows.length)})`,
+          rows.map((row) => row.subscription_id),
+        )
+      ).map((row) => [String(row.id), subscriptionOf(row)]),
+    );
+    const events = new Map(
+      (
+        await this.session.all<EventRow>(
+          `select "id", "type", "payload", "occurred_at", "ordering_key", "sequence", "trace_context" from "webhook_event" where "id" in (${list(rows.length)})`,
+          rows.map((row) => row.event_id),
+        )
+      ).map((row) => [row.id, eventOf(row)]),
+    );
+    return rows
+      .sort((a, b) => Number(a.id) - Number(b.id))
+      .flatMap((row) => {
+        const subscription = subscriptions.get(String(row.subscription_id));
+        const event = events.get(row.event_id);
+        // Removed between the claim and this read: nothing to send.
+        if (!subscription || !event) return [];
+        return [
+          {
+            id: String(row.id),
+            subscription,
+            event,
+            attempts: Number(row.attempts),
+            createdAt: Number(row.created_at),
+          },
+        ];
+      });
+  }
+
+  recordAttempt(attempt: AttemptRecord, outcome: DeliveryOutcome): Promise<void> {
+    return this.database.transaction(async (tx) => {
+      const settled =
+        outcome.kind === 'delivered'
+          ? await tx.run(
+              `update "webhook_delivery" set "state" = 'delivered', "locked_until" = 0 where "id" = ? and "state" = 'pending'`,
+              [attempt.deliveryId],
+            )
+          : outcome.kind === 'retry'
+            ? await tx.run(
+                `update "webhook_delivery" set "attempts" = "attempts" + 1, "next_attempt_at" = ?, "locked_until" = 0 where "id" = ? and "state" = 'pending'`,
+                [outcome.nextAttemptAt, attempt.deliveryId],
+              )
+            : await tx.run(
+                `update "webhook_delivery" set "state" = 'failed', "attempts" = "attempts" + 1, "locked_until" = 0 where "id" = ? and "state" = 'pending'`,
+                [attempt.deliveryId],
+              );
+      // Gone with its subscription meanwhile: there is nothing to record it against.
+      if (settled === 0) return;
+      await tx.run(
+        `insert into "webhook_attempt" ("delivery_id", "subscription_id", "event_id", "event_type", "attempted_at", "status_code", "duration_ms", "error")
+         values (?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          attempt.deliveryId,
+          attempt.subscriptionId,
+          attempt.eventId,
+          attempt.eventType,
+          attempt.attemptedAt,
+          attempt.statusCode,
+          attempt.durationMs,
+          attempt.error?.slice(0, 500) ?? null,
+        ],
+      );
+      if (outcome.kind === 'failed' && outcome.disableSubscription)
+        await tx.run('update "webhook_subscription" set "disabled_at" = ? where "id" = ? and "disabled_at" is null', [
+          attempt.attemptedAt,
+          attempt.subscriptionId,
+        ]);
+    });
+  }
+
+  async attempts(subscriptionId: string, limit: number): Promise<AttemptRecord[]> {
+    const rows = await this.session.all<AttemptRow>(
+      `select "delivery_id", "subscription_id", "event_id", "event_type", "attempted_at", "status_code", "duration_ms", "error"
+       from "webhook_attempt" where "subscription_id" = ? order by "attempted_at" desc, "id" desc limit ?`,
+      [subscriptionId, limit],
+    );
+    return rows.map((row) => ({
+      deliveryId: String(row.delivery_id),
+      subscriptionId: String(row.subscription_id),
+      eventId: row.event_id,
+      eventType: row.event_type,
+      attemptedAt: Number(row.attempted_at),
+      statusCode: row.status_code === null ? null : Number(row.status_code),
+      durationMs: Number(row.duration_ms),
+      error: row.error,
+    }));
+  }
+
+  replay(
+    subscriptionId: string,
+    from: ReplayFrom,
+    now: number,
+    rebuilt: readonly OutboxEnvelope[] = [],
+  ): Promise<number> {
+    return this.database.transaction(async (tx) => {
+      const [row] = await tx.all<SubscriptionRow>(
+        `select ${SUBSCRIPTION_COLUMNS} from "webhook_subscription" where "id" = ?`,
+        [subscriptionId],
+      );
+      if (!row) return 0;
+      for (const envelope of rebuilt)
+        await insertEvent(tx, {
+          id: envelope.id,
+          type: envelope.type,
+          payload: JSON.stringify(envelope),
+          occurredAt: Date.parse(envelope.occurredAt),
+          ...eventKeysOf(envelope),
+          traceContext: null,
+        });
+      const subscription = subscriptionOf(row);
+      const events =
+        'since' in from
+          ? await tx.all<EventRow>(
+              'select "id", "type", "ordering_key" from "webhook_event" where "occurred_at" >= ? order by "occurred_at", "id"',
+              [from.since],
+            )
+          : await tx.all<EventRow>(
+              'select "id", "type", "ordering_key" from "webhook_event" where "ordering_key" = ? and "sequence" >= ? order by "sequence", "occurred_at", "id"',
+              [productOrderingKey(from.productId), from.sinceSequence],
+            );
+      const chosen = events.filter((event) => subscribesTo(subscription.events, event.type));
+      for (const event of chosen) await queue(tx, subscriptionId, event.id, event.ordering_key, now);
+      return chosen.length;
+    });
+  }
+}
+
+/** Stores an event once: an event of the same id stored before (by the fan-out, or an earlier replay) stays. */
+async function insertEvent(tx: SqlSession, event: StoredEvent): Promise<void> {
+  await tx.run(
+    `insert into "webhook_event" ("id", "type", "payload", "occurred_at", "ordering_key", "sequence", "trace_context") values (?, ?, ?, ?, ?, ?, ?)
+     on conflict ("id") do nothing`,
+    [
+      event.id,
+      event.type,
+      event.payload,
+      event.occurredAt,
+      event.orderingKey,
+      event.sequence,
+      event.traceContext ?? null,
+    ],
+  );
+}
+
+async function queue(tx: SqlSession, subscriptionId: string, eventId: string, orderingKey: string, now: number) {
+  await tx.run(
+    `insert into "webhook_delivery" ("subscription_id", "event_id", "ordering_key", "state", "attempts", "next_attempt_at", "locked_until", "created_at")
+     values (?, ?, ?, 'pending', 0, 0, 0, ?)`,
+    [subscriptionId, eventId, orderingKey, now],
+  );
+}
