@@ -21,12 +21,17 @@ export interface OpenApiDocument {
   components?: Record<string, unknown>;
 }
 
+/** The methods an OpenAPI path item can describe, bar HEAD (GET's) and OPTIONS (HTTP's own answer). */
+const DESCRIBED_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'TRACE'];
+
 export interface OpenApiContract {
   readonly document: OpenApiDocument;
   /**
    * Throws unless a response is what the description says it can be: a
-   * documented status of the operation, its content type, a body matching its
-   * schema. A request no operation describes may only get a 404 or 405 problem.
+   * documented status of the operation (or its `4XX` range, or `default`), its
+   * content type, a body matching its schema. HEAD is checked as the path's
+   * GET; OPTIONS on a described path must answer the methods described there in
+   * `Allow`. A request no operation describes may only get a 404 or 405 problem.
    */
   assertMatches(method: string, url: string, response: Response): Promise<void>;
 }
@@ -55,18 +60,31 @@ export function openApiContract(specFile: string): OpenApiContract {
       const { pathname, searchParams } = new URL(url);
       const where = `${method} ${pathname} → ${response.status}`;
       const contentType = response.headers.get('content-type')?.split(';')[0] ?? null;
-      const operation = backend.matchOperation({
-        method,
-        path: pathname,
-        query: Object.fromEntries(searchParams),
-        headers: {},
-      });
+      const described = (as: string) =>
+        backend.matchOperation({ method: as, path: pathname, query: Object.fromEntries(searchParams), headers: {} });
+      if (method === 'OPTIONS') {
+        // HTTP's own answer (RFC 9110), not an operation: on a described path, the methods the description lists there.
+        const listed = DESCRIBED_METHODS.filter((each) => described(each));
+        if (listed.length > 0) {
+          const allow = (response.headers.get('allow') ?? '').split(/,\s*/).filter((each) => each !== 'HEAD');
+          if (response.status !== 200 && response.status !== 204)
+            throw new Error(`${where}: OPTIONS on a described path answers 200 or 204 with Allow`);
+          if (allow.toSorted().join(', ') !== listed.toSorted().join(', '))
+            throw new Error(`${where}: Allow is ${allow.join(', ')}, ${name} lists ${listed.join(', ')}`);
+          if ((await response.clone().text()) !== '') throw new Error(`${where}: OPTIONS answered a body`);
+          return;
+        }
+      }
+      // HEAD is GET without the body (RFC 9110): described by the GET of the path.
+      const operation = described(method === 'HEAD' ? 'GET' : method);
       if (!operation) {
         if ((response.status === 404 || response.status === 405) && contentType === 'application/problem+json') return;
         throw new Error(`${where}: no operation in ${name} describes this request`);
       }
-      const documented = operation.responses?.[String(response.status)] as
-        { content?: Record<string, unknown> } | undefined;
+      // The exact status, else its range (`4XX`), else `default`, as OpenAPI reads a responses object.
+      const responses = (operation.responses ?? {}) as Record<string, { content?: Record<string, unknown> }>;
+      const status = String(response.status);
+      const documented = responses[status] ?? responses[`${status[0]}XX`] ?? responses.default;
       if (!documented)
         throw new Error(`${where}: status ${response.status} is not documented for ${operation.operationId}`);
       const mediaTypes = Object.keys(documented.content ?? {});

@@ -17,6 +17,7 @@ import {
 } from '@stock/http-koa';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
+import { checkedFetch, uncheckedFetch } from './checked-fetch';
 import { assertMatchesContract, openApiDocument } from './openapi-contract';
 import { type ServiceUnderTest, startServiceUnderTest } from './support';
 import { OPENAPI_FILE } from './workspace-files';
@@ -162,7 +163,7 @@ describe('GET /swagger', () => {
   });
   after(async () => api?.stop());
 
-  const get = (path: string) => fetch(`${api.service.url}${path}`);
+  const get = (path: string) => uncheckedFetch(`${api.service.url}${path}`, undefined, 'the page is no API operation');
 
   it('serves the interactive page, pointing only at this server', async () => {
     const response = await get('/swagger');
@@ -216,7 +217,7 @@ describe('GET /swagger', () => {
       ['DELETE', '/swagger/openapi.yaml'],
       ['PUT', '/swagger/assets/1.0.0/favicon.png'],
     ]) {
-      const response = await fetch(`${api.service.url}${path}`, { method });
+      const response = await checkedFetch(`${api.service.url}${path}`, { method });
       expect(response.status, `${method} ${path}`).to.equal(405);
       expect(response.headers.get('allow'), `${method} ${path}`).to.equal('GET, HEAD');
       expect(response.headers.get('content-type')).to.equal('application/problem+json');
