@@ -1,5 +1,4 @@
 import {
-  callWith,
   type IdentityUnderTest,
   SALES,
   STOCK,
@@ -10,6 +9,7 @@ import {
 import { capturingLogger } from '@platform/test-kit';
 import { expect } from 'chai';
 import { DEFAULT_CONFIG, type RunningSalesService, startSalesService } from '../src';
+import { callWith } from './checked-fetch';
 import { type StockUnderTest, startStock } from './support';
 
 /** The sales service in memory, checking tokens of `identity`, pricing from an open stock service. */

@@ -16,6 +16,8 @@ export const SALES_OPENAPI_FILE = join(import.meta.dirname, '..', '..', '..', '.
 
 const contract = openApiContract(SALES_OPENAPI_FILE);
 export const salesOpenApi = contract.document;
+/** Throws unless a response is what docs/sales.openapi.yaml says it can be (@platform/test-kit's openApiContract). */
+export const assertMatchesSalesContract = contract.assertMatches;
 
 export interface SalesUnderTest {
   readonly service: RunningSalesService;
