@@ -10,7 +10,7 @@ const contract = openApiContract(SPEC_FILE);
  */
 export async function checkedFetch(url: string, init?: RequestInit): Promise<Response> {
   const response = await fetch(url, init);
-  await contract.assertMatches(init?.method ?? 'GET', url, response);
+  await contract.assertMatches(init?.method ?? 'GET', url, response, init?.headers);
   return response;
 }
 

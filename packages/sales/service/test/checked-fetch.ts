@@ -7,6 +7,6 @@ import { assertMatchesSalesContract } from './support';
  */
 export async function callWith(url: string, token?: string, init: RequestInit = {}): Promise<Response> {
   const response = await uncheckedCallWith(url, token, init);
-  await assertMatchesSalesContract(init.method ?? 'GET', url, response);
+  await assertMatchesSalesContract(init.method ?? 'GET', url, response, init.headers);
   return response;
 }

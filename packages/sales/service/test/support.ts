@@ -58,7 +58,7 @@ export async function startSales(
   );
   const request = async (path: string, init?: RequestInit) => {
     const response = await fetch(`${service.url}${path}`, init);
-    await contract.assertMatches(init?.method ?? 'GET', `${service.url}${path}`, response);
+    await contract.assertMatches(init?.method ?? 'GET', `${service.url}${path}`, response, init?.headers);
     return response;
   };
   return {

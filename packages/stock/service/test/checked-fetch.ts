@@ -8,14 +8,14 @@ import { assertMatchesContract } from './openapi-contract';
  */
 export async function checkedFetch(url: string, init?: RequestInit): Promise<Response> {
   const response = await fetch(url, init);
-  await assertMatchesContract(init?.method ?? 'GET', url, response);
+  await assertMatchesContract(init?.method ?? 'GET', url, response, init?.headers);
   return response;
 }
 
 /** identity-test-kit's callWith (fetch with a bearer token), its response checked as checkedFetch's is. */
 export async function callWith(url: string, token?: string, init: RequestInit = {}): Promise<Response> {
   const response = await uncheckedCallWith(url, token, init);
-  await assertMatchesContract(init.method ?? 'GET', url, response);
+  await assertMatchesContract(init.method ?? 'GET', url, response, init.headers);
   return response;
 }
 

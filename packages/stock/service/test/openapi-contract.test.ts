@@ -147,6 +147,42 @@ describe('docs/openapi.yaml', () => {
       ).to.be.rejectedWith(/does not match the schema/);
     });
 
+    it('rejects a request the description forbids that was taken, and takes it refused', async () => {
+      const list = 'http://127.0.0.1/api/products?ids=1,%202';
+      await expect(assertMatchesContract('GET', list, json([], 200))).to.be.rejectedWith(/forbids this request/);
+      const problem = {
+        type: 'about:blank',
+        title: 'Bad Request',
+        status: 400,
+        detail: 'ids',
+        code: 'VALIDATION_FAILED',
+      };
+      await assertMatchesContract('GET', list, json(problem, 400, 'application/problem+json'));
+      await expect(
+        assertMatchesContract('GET', 'http://127.0.0.1/health/live?verbose=1', json({ status: 'live' }, 200)),
+      ).to.be.rejectedWith(/forbids this request/);
+    });
+
+    it('reads HEAD as its GET, and OPTIONS as the Allow of the methods described', async () => {
+      await assertMatchesContract('HEAD', url, new Response(null, { status: 200 }));
+      const options = (allow: string) => new Response(null, { status: 200, headers: { allow } });
+      await assertMatchesContract('OPTIONS', url, options('HEAD, GET, PUT, DELETE'));
+      await expect(assertMatchesContract('OPTIONS', url, options('HEAD, GET, PUT'))).to.be.rejectedWith(/Allow is/);
+    });
+
+    it('checks a problem+json body against the Problem schema too', async () => {
+      const problem = (code: string) =>
+        json(
+          { type: 'about:blank', title: 'Not Found', status: 404, detail: '-', code },
+          404,
+          'application/problem+json',
+        );
+      await assertMatchesContract('GET', url, problem('PRODUCT_NOT_FOUND'));
+      await expect(assertMatchesContract('GET', url, problem('NO_SUCH_CODE'))).to.be.rejectedWith(
+        /does not match the schema/,
+      );
+    });
+
     it('rejects an undocumented status and a wrong content type', async () => {
       await expect(assertMatchesContract('GET', url, json({}, 418))).to.be.rejectedWith(/not documented/);
       await expect(assertMatchesContract('GET', url, json({ id: 1 }, 200, 'text/plain'))).to.be.rejectedWith(
