@@ -183,6 +183,14 @@ describe('docs/openapi.yaml', () => {
       );
     });
 
+    it('rejects a field the description lacks, also where its schema says nothing of other fields', async () => {
+      const live = 'http://127.0.0.1/health/live';
+      await assertMatchesContract('GET', live, json({ status: 'live' }, 200));
+      await expect(assertMatchesContract('GET', live, json({ status: 'live', uptime: 1 }, 200))).to.be.rejectedWith(
+        /additionalProperty.*uptime/,
+      );
+    });
+
     it('rejects an undocumented status and a wrong content type', async () => {
       await expect(assertMatchesContract('GET', url, json({}, 418))).to.be.rejectedWith(/not documented/);
       await expect(assertMatchesContract('GET', url, json({ id: 1 }, 200, 'text/plain'))).to.be.rejectedWith(
