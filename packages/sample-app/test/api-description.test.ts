@@ -3,6 +3,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import type Koa from 'koa';
 import { SPEC_FILE, type SampleServer, startSampleServer } from './sample-server';
+import { uncheckedFetch } from './checked-fetch';
 
 interface OpenApi {
   openapi: string;
@@ -26,7 +27,13 @@ describe('the API description', () => {
   let description: OpenApi;
   before(async () => {
     server = await startSampleServer();
-    description = (await (await fetch(`${server.url}/swagger/openapi.json`)).json()) as OpenApi;
+    description = (await (
+      await uncheckedFetch(
+        `${server.url}/swagger/openapi.json`,
+        undefined,
+        'the page and the description are no API operation',
+      )
+    ).json()) as OpenApi;
   });
   after(() => server.close());
 
@@ -38,14 +45,22 @@ describe('the API description', () => {
   });
 
   it('serves the swagger page as HTML', async () => {
-    const response = await fetch(`${server.url}/swagger`);
+    const response = await uncheckedFetch(
+      `${server.url}/swagger`,
+      undefined,
+      'the page and the description are no API operation',
+    );
     expect(response.status).to.equal(200);
     expect(response.headers.get('content-type')).to.match(/^text\/html/);
     expect(await response.text()).to.include('Sample app');
   });
 
   it('serves the description as OpenAPI 3.1 JSON, relative to this server', async () => {
-    const response = await fetch(`${server.url}/swagger/openapi.json`);
+    const response = await uncheckedFetch(
+      `${server.url}/swagger/openapi.json`,
+      undefined,
+      'the page and the description are no API operation',
+    );
     expect(response.status).to.equal(200);
     expect(response.headers.get('content-type')).to.match(/^application\/json/);
     expect(description.openapi).to.equal('3.1.0');

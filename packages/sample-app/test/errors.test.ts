@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
 import { type SampleServer, startSampleServer } from './sample-server';
+import { checkedFetch, uncheckedFetch } from './checked-fetch';
 
 async function problemOf(response: Response): Promise<Record<string, unknown>> {
   expect(response.headers.get('content-type')).to.equal('application/problem+json');
@@ -17,7 +18,7 @@ describe('errors', () => {
     });
 
     it('answers 404 ROUTE_NOT_FOUND for an unknown path', async () => {
-      const response = await fetch(`${server.url}/nope`);
+      const response = await checkedFetch(`${server.url}/nope`);
       expect(response.status).to.equal(404);
       expect(await problemOf(response)).to.deep.equal({
         type: 'about:blank',
@@ -31,7 +32,7 @@ describe('errors', () => {
 
     it('answers 404 for an unknown path whatever the method', async () => {
       for (const method of ['POST', 'PATCH', 'PROPFIND']) {
-        const response = await fetch(`${server.url}/nope`, { method });
+        const response = await checkedFetch(`${server.url}/nope`, { method });
         expect(response.status, method).to.equal(404);
         expect(response.headers.get('allow'), method).to.equal(null);
         expect(await problemOf(response)).to.include({ code: 'ROUTE_NOT_FOUND' });
@@ -39,7 +40,7 @@ describe('errors', () => {
     });
 
     it('answers 405 METHOD_NOT_ALLOWED with Allow for POST /weatherforecast', async () => {
-      const response = await fetch(`${server.url}/weatherforecast`, { method: 'POST' });
+      const response = await checkedFetch(`${server.url}/weatherforecast`, { method: 'POST' });
       expect(response.status).to.equal(405);
       expect(response.headers.get('allow')).to.equal('HEAD, GET');
       expect(await problemOf(response)).to.deep.equal({
@@ -60,7 +61,7 @@ describe('errors', () => {
         ['DELETE', '/api/user/greet/Ada'],
         ['PUT', '/api/user/greet/Ada'],
       ] as const) {
-        const response = await fetch(`${server.url}${path}`, { method });
+        const response = await checkedFetch(`${server.url}${path}`, { method });
         expect(response.status, `${method} ${path}`).to.equal(405);
         expect(response.headers.get('allow'), `${method} ${path}`).to.equal('HEAD, GET');
         expect(await problemOf(response)).to.include({ code: 'METHOD_NOT_ALLOWED', status: 405 });
@@ -69,7 +70,7 @@ describe('errors', () => {
 
     it('answers 404 for a swagger asset named like a property every object has', async () => {
       for (const name of ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty']) {
-        const response = await fetch(`${server.url}/swagger/assets/1.0.0/${name}`);
+        const response = await checkedFetch(`${server.url}/swagger/assets/1.0.0/${name}`);
         expect(response.status, name).to.equal(404);
         expect(await problemOf(response)).to.include({ code: 'ROUTE_NOT_FOUND' });
       }
@@ -80,7 +81,7 @@ describe('errors', () => {
         ['POST', '/swagger'],
         ['DELETE', '/swagger/openapi.json'],
       ]) {
-        const response = await fetch(`${server.url}${path}`, { method });
+        const response = await checkedFetch(`${server.url}${path}`, { method });
         expect(response.status, `${method} ${path}`).to.equal(405);
         expect(response.headers.get('allow')).to.equal('GET, HEAD');
         expect(await problemOf(response)).to.include({ code: 'METHOD_NOT_ALLOWED', status: 405 });
@@ -99,14 +100,16 @@ describe('errors', () => {
         ['HEAD', '/weatherforecast', 200],
       ] as const;
       for (const [method, path, status] of answers) {
-        const response = await fetch(`${server.url}${path}`, { method });
+        const response = path.startsWith('/swagger')
+          ? await uncheckedFetch(`${server.url}${path}`, { method }, 'the page is no API operation')
+          : await checkedFetch(`${server.url}${path}`, { method });
         expect(response.status, `${method} ${path}`).to.equal(status);
         expect(response.headers.get('x-content-type-options'), `${method} ${path}`).to.equal('nosniff');
       }
     });
 
     it('answers HEAD like GET, without a body', async () => {
-      const response = await fetch(`${server.url}/weatherforecast`, { method: 'HEAD' });
+      const response = await checkedFetch(`${server.url}/weatherforecast`, { method: 'HEAD' });
       expect(response.status).to.equal(200);
       expect(await response.text()).to.equal('');
     });
@@ -125,7 +128,7 @@ describe('errors', () => {
           throw new Error('the dice fell off the table');
         },
       });
-      const response = await fetch(`${server.url}/weatherforecast`);
+      const response = await checkedFetch(`${server.url}/weatherforecast`);
 
       expect(response.status).to.equal(500);
       const text = await response.clone().text();

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { type SampleServer, startSampleServer } from './sample-server';
+import { checkedFetch } from './checked-fetch';
 
 describe('GET /api/user/greet/{name}', () => {
   let server: SampleServer;
@@ -10,7 +11,7 @@ describe('GET /api/user/greet/{name}', () => {
 
   /** `segment` goes into the path as given: encode it yourself, or not, on purpose. */
   async function greet(segment: string): Promise<{ status: number; type: string | null; text: string }> {
-    const response = await fetch(`${server.url}/api/user/greet/${segment}`);
+    const response = await checkedFetch(`${server.url}/api/user/greet/${segment}`);
     return { status: response.status, type: response.headers.get('content-type'), text: await response.text() };
   }
 

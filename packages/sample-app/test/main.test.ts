@@ -4,6 +4,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { DEFAULT_HOST, DEFAULT_PORT, parseHost, parsePort } from '../src';
+import { checkedFetch } from './checked-fetch';
 
 const MAIN = join(import.meta.dirname, '../src/main.ts');
 
@@ -58,7 +59,7 @@ describe('main', function () {
       const line = await firstLine(child.stdout);
       const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1];
       expect(url, line).to.be.a('string');
-      expect((await fetch(`${url}/weatherforecast`)).status).to.equal(200);
+      expect((await checkedFetch(`${url}/weatherforecast`)).status).to.equal(200);
       const garbage = await rawHttpRequest(url!, 'NOT HTTP\r\n\r\n');
       expect(garbage.status).to.equal(400);
       expect(garbage.headers['content-type']).to.equal('application/problem+json');

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { forecastWeather, MAX_TEMPERATURE_C, MIN_TEMPERATURE_C, SUMMARIES, toFahrenheit } from '../src';
 import { type SampleServer, startSampleServer } from './sample-server';
+import { checkedFetch } from './checked-fetch';
 
 /** A fixed sequence, cycled, so that each test knows what it will get. */
 function sequence(...values: number[]): () => number {
@@ -65,7 +66,7 @@ describe('GET /weatherforecast', () => {
       now: () => now,
       random: sequence(0.1, 0.2, 0.9, 0.95, 0.42, 0.01, 0.77, 0.5, 0.3, 0.66),
     });
-    const response = await fetch(`${server.url}/weatherforecast`);
+    const response = await checkedFetch(`${server.url}/weatherforecast`);
 
     expect(response.status).to.equal(200);
     expect(response.headers.get('content-type')).to.equal('application/json; charset=utf-8');
@@ -93,7 +94,7 @@ describe('GET /weatherforecast', () => {
 
   it('uses the real clock and Math.random when none is injected', async () => {
     server = await startSampleServer();
-    const body = (await (await fetch(`${server.url}/weatherforecast`)).json()) as { date: string }[];
+    const body = (await (await checkedFetch(`${server.url}/weatherforecast`)).json()) as { date: string }[];
     const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
     const afterMidnight = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
     expect([tomorrow, afterMidnight]).to.include(body[0]!.date);

@@ -21,9 +21,11 @@ const OPEN_SERVICE_CALLER = 'anonymous';
  * fingerprint is known only once it is read.
  */
 export function idempotencyScopeOf(ctx: Context, scope: string): { scope: string; key: string } | undefined {
-  const key = ctx.get('Idempotency-Key');
-  if (!key) return undefined;
-  if (!KEY.test(key)) throw new ValidationError({ 'Idempotency-Key': ['must be 1 to 255 visible ASCII characters'] });
+  // An empty header is a key that breaks the rule, not the absence of one: the client meant one.
+  const key = ctx.headers['idempotency-key'];
+  if (key === undefined) return undefined;
+  if (typeof key !== 'string' || !KEY.test(key))
+    throw new ValidationError({ 'Idempotency-Key': ['must be 1 to 255 visible ASCII characters'] });
   const caller = principalOf(ctx)?.subject ?? OPEN_SERVICE_CALLER;
   return { scope: `${scope}:${createHash('sha256').update(caller).digest('base64url')}`, key };
 }

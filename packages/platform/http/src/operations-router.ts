@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type { HttpMetrics } from './http-metrics';
+import { queryParameters } from './query-parameters';
 import { RequestError } from './request-error';
 
 /**
@@ -22,10 +23,12 @@ export const HEALTH_PATHS: ReadonlySet<string> = new Set(['/health/live', '/heal
 /** Health checks for the orchestrator and metrics for Prometheus. */
 export function operationsRouter({ isReady, checks, metrics }: OperationsRouterOptions): Router {
   const router = new Router();
-  router.get('/health/live', (ctx) => {
+  // They take no parameter, like any operation that takes none: `?verbose=1` is a 400, not silently ignored.
+  const noQuery = queryParameters();
+  router.get('/health/live', noQuery, (ctx) => {
     ctx.body = { status: 'live' };
   });
-  router.get('/health/ready', async (ctx) => {
+  router.get('/health/ready', noQuery, async (ctx) => {
     const [ready, states] = await Promise.all([isReady(), checks?.()]);
     if (!ready)
       throw new RequestError(
@@ -35,7 +38,7 @@ export function operationsRouter({ isReady, checks, metrics }: OperationsRouterO
       );
     ctx.body = { status: 'ready', ...(states && { checks: states }) };
   });
-  router.get('/metrics', async (ctx) => {
+  router.get('/metrics', noQuery, async (ctx) => {
     ctx.type = metrics.registry.contentType;
     ctx.body = await metrics.registry.metrics();
   });

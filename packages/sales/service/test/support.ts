@@ -17,6 +17,8 @@ export const SALES_OPENAPI_FILE = join(import.meta.dirname, '..', '..', '..', '.
 
 const contract = openApiContract(SALES_OPENAPI_FILE);
 export const salesOpenApi = contract.document;
+/** Throws unless a response is what docs/sales.openapi.yaml says it can be (@platform/test-kit's openApiContract). */
+export const assertMatchesSalesContract = contract.assertMatches;
 
 export interface SalesUnderTest {
   readonly service: RunningSalesService;
@@ -57,7 +59,7 @@ export async function startSales(
   );
   const request = async (path: string, init?: RequestInit) => {
     const response = await fetch(`${service.url}${path}`, init);
-    await contract.assertMatches(init?.method ?? 'GET', `${service.url}${path}`, response);
+    await contract.assertMatches(init?.method ?? 'GET', `${service.url}${path}`, response, init?.headers);
     return response;
   };
   return {

@@ -123,7 +123,7 @@ function decodeIds(raw: string): number[] {
   if (parts.length > MAX_BATCH_IDS) throw new ValidationError({ ids: [`must list at most ${MAX_BATCH_IDS} ids`] });
   return parts.map((part) => {
     try {
-      return decodeInteger('ids', part.trim(), 1);
+      return decodeInteger('ids', part, 1);
     } catch {
       throw new ValidationError({ ids: [`must be a comma-separated list of integers from 1 to ${INT32_MAX}`] });
     }

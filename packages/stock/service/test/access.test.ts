@@ -1,7 +1,6 @@
 import { capturingLogger } from '@platform/runtime';
 import {
   CLIENTS,
-  callWith,
   type IdentityUnderTest,
   SALES,
   STOCK,
@@ -12,6 +11,7 @@ import {
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_CONFIG, type RunningStockService, startStockService } from '../src';
+import { callWith, checkedFetch, uncheckedFetch } from './checked-fetch';
 import { openApiDocument } from './openapi-contract';
 import { OPENAPI_FILE } from './workspace-files';
 
@@ -179,8 +179,13 @@ describe('the stock service with tokens on', function () {
   });
 
   it('keeps health, metrics and /swagger open', async () => {
-    for (const path of ['/health/live', '/health/ready', '/metrics', '/swagger', '/swagger/openapi.json'])
-      expect((await fetch(`${stock.url}${path}`)).status, path).to.equal(200);
+    for (const path of ['/health/live', '/health/ready', '/metrics'])
+      expect((await checkedFetch(`${stock.url}${path}`)).status, path).to.equal(200);
+    for (const path of ['/swagger', '/swagger/openapi.json'])
+      expect(
+        (await uncheckedFetch(`${stock.url}${path}`, undefined, 'the page is no API operation')).status,
+        path,
+      ).to.equal(200);
   });
 
   it('does not warn that it runs open', () => {

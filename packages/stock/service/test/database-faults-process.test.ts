@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ServiceProcess, startProcess } from './process-support';
 import { json } from './support';
+import { checkedFetch } from './checked-fetch';
 
 /** The scratch database's URL, with the connection going through the proxy. */
 function throughProxy(database: ScratchDatabase, proxy: FreezableProxy): string {
@@ -60,10 +61,10 @@ describe('the service process on a stalled or failing PostgreSQL', function () {
       SHUTDOWN_GRACE_MS: String(graceMs),
     });
     const url = `http://127.0.0.1:${await service.port()}`;
-    expect((await fetch(`${url}/api/products`, json(aProductBody()))).status).to.equal(201);
+    expect((await checkedFetch(`${url}/api/products`, json(aProductBody()))).status).to.equal(201);
 
     proxy.freeze();
-    const inFlight = fetch(`${url}/api/products`, json(aProductBody({ name: 'Never written' }))).then(
+    const inFlight = checkedFetch(`${url}/api/products`, json(aProductBody({ name: 'Never written' }))).then(
       (response) => response.status,
       () => 'cut' as const,
     );
@@ -94,24 +95,24 @@ describe('the service process on a stalled or failing PostgreSQL', function () {
       SHUTDOWN_DELAY_MS: '0',
     });
     const url = `http://127.0.0.1:${await service.port()}`;
-    const created = (await (await fetch(`${url}/api/products`, json(aProductBody()))).json()) as { id: number };
+    const created = (await (await checkedFetch(`${url}/api/products`, json(aProductBody()))).json()) as { id: number };
 
     await proxy.down();
     const outage = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
         (i % 2 === 0
-          ? fetch(`${url}/api/products/${created.id}`)
-          : fetch(`${url}/api/products`, json(aProductBody()))
+          ? checkedFetch(`${url}/api/products/${created.id}`)
+          : checkedFetch(`${url}/api/products`, json(aProductBody()))
         ).then((r) => r.status),
       ),
     );
     expect(outage).to.deep.equal(Array(30).fill(503));
-    expect((await fetch(`${url}/health/ready`)).status).to.equal(503);
+    expect((await checkedFetch(`${url}/health/ready`)).status).to.equal(503);
 
     await proxy.up();
     let status = 0;
     for (let i = 0; i < 100 && status !== 200; i++) {
-      status = (await fetch(`${url}/api/products/${created.id}`)).status;
+      status = (await checkedFetch(`${url}/api/products/${created.id}`)).status;
       if (status !== 200) await sleep(100);
     }
     expect(status).to.equal(200);

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_CONFIG, type RunningStockService, startStockService, Tokens } from '../src';
 import { capturingLogger, json } from './support';
+import { checkedFetch } from './checked-fetch';
 
 /** The scratch database's URL, with the connection going through the proxy. */
 function throughProxy(database: ScratchDatabase, proxy: FreezableProxy): string {
@@ -47,7 +48,7 @@ describe('a stalled or failing PostgreSQL', function () {
     await database?.drop();
   });
 
-  const request = (path: string, init?: RequestInit) => fetch(`${service.url}${path}`, init);
+  const request = (path: string, init?: RequestInit) => checkedFetch(`${service.url}${path}`, init);
   const stateLines = () =>
     logs.filter((l) => /^database (unavailable|reachable again)/.test(String(l.message))).map((l) => l.message);
 
@@ -210,7 +211,7 @@ describe('a SQLite database that stops taking writes', function () {
     rmSync(directory, { recursive: true, force: true });
   });
   const session = () => service.container.resolve(Tokens.Database).session;
-  const post = () => fetch(`${service.url}/api/products`, json(aProductBody()));
+  const post = () => checkedFetch(`${service.url}/api/products`, json(aProductBody()));
 
   // SQLite's own switches stand in for a file made read-only and a disk that filled up: the errors are the real
   // SQLITE_READONLY and SQLITE_FULL.
@@ -234,9 +235,9 @@ describe('a SQLite database that stops taking writes', function () {
       }
       expect(refused.status).to.equal(503);
       expect(await refused.json()).to.include({ code: 'DATABASE_UNAVAILABLE' });
-      expect((await fetch(`${service.url}/health/ready`)).status).to.equal(503);
+      expect((await checkedFetch(`${service.url}/health/ready`)).status).to.equal(503);
       await session().run(allow);
-      expect((await fetch(`${service.url}/health/ready`)).status).to.equal(200);
+      expect((await checkedFetch(`${service.url}/health/ready`)).status).to.equal(200);
       expect((await post()).status).to.equal(201);
     });
   }

@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_CONFIG, type RunningStockService, startStockService } from '../src';
 import { capturingLogger } from './support';
 import { OPENAPI_FILE } from './workspace-files';
+import { checkedFetch } from './checked-fetch';
 
 // The examples of the docs pages, run as a newcomer would: in order, on a fresh start. The order walkthroughs
 // (docs/sales-api.md, the README's whole system) run in packages/system-tests, which starts the services and RabbitMQ
@@ -186,7 +187,7 @@ describe("the stock API page's examples", function () {
   it('show the problem an invalid body gets, as the service answers it', async () => {
     const [sample] = fencedBlocks(STOCK_API, 'json');
     const shown = JSON.parse(sample!) as Record<string, unknown>;
-    const answer = await fetch(`${service.url}/api/products`, {
+    const answer = await checkedFetch(`${service.url}/api/products`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ price: 1.234, quantityInStock: 1 }),

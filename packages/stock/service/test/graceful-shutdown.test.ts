@@ -12,6 +12,7 @@ import sinon from 'sinon';
 import type { DependencyContainer } from 'tsyringe';
 import { DEFAULT_CONFIG, startStockService, Tokens } from '../src';
 import { capturingLogger, json } from './support';
+import { checkedFetch } from './checked-fetch';
 
 /** Units of work that wait until the test opens the gate: requests stay in flight as long as it likes. */
 function gate(container: DependencyContainer) {
@@ -55,11 +56,13 @@ describe('graceful shutdown', function () {
       },
     );
     try {
-      const inFlight = Array.from({ length: 10 }, () => fetch(`${service.url}/api/products`, json(aProductBody())));
+      const inFlight = Array.from({ length: 10 }, () =>
+        checkedFetch(`${service.url}/api/products`, json(aProductBody())),
+      );
       await eventually('ten requests in flight', 30_000, () => gated.waiting() === 10);
 
       const closed = service.close();
-      const ready = await fetch(`${service.url}/health/ready`);
+      const ready = await checkedFetch(`${service.url}/health/ready`);
       expect(ready.status).to.equal(503);
       expect(await ready.json()).to.include({ code: 'NOT_READY' });
       sinon.assert.notCalled(databaseClose);
@@ -69,7 +72,7 @@ describe('graceful shutdown', function () {
       expect(responses.map((r) => r.status)).to.deep.equal(Array(10).fill(201));
       await closed;
       sinon.assert.calledOnce(databaseClose);
-      const refused = await fetch(`${service.url}/health/live`).then(
+      const refused = await checkedFetch(`${service.url}/health/live`).then(
         () => 'answered',
         () => 'refused',
       );
@@ -86,7 +89,7 @@ describe('graceful shutdown', function () {
       { ...DEFAULT_CONFIG, port: 0, databaseUrl: 'memory:', shutdownGraceMs: 200 },
       { logger: capturingLogger([]), configure: (container) => (gated = gate(container)) },
     );
-    const stuck = fetch(`${service.url}/api/products`, json(aProductBody())).then(
+    const stuck = checkedFetch(`${service.url}/api/products`, json(aProductBody())).then(
       (r) => r.status,
       () => 'cut',
     );

@@ -1,9 +1,9 @@
-import { type CLIENTS, callWith } from '@commerce/identity/testing';
+import type { CLIENTS } from '@commerce/identity/testing';
 import type { Backend } from '@platform/test-kit';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { RunningStockService } from '../src';
-import { assertMatchesContract } from './openapi-contract';
+import { callWith } from './checked-fetch';
 import { type StockWithTokens, startStockWithTokens } from './stock-with-tokens';
 
 /** Two integrations that each manage products: two token subjects with the same scopes. */
@@ -52,7 +52,6 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         headers: { 'content-type': 'application/json', 'Idempotency-Key': key },
         body: JSON.stringify(body),
       });
-      await assertMatchesContract('POST', `${stock.url}${path}`, response);
       return {
         status: response.status,
         replayed: response.headers.get('idempotent-replayed'),

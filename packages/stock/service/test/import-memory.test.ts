@@ -2,6 +2,7 @@ import { eventually, scratchDatabaseFor } from '@platform/test-kit';
 import { expect } from 'chai';
 import { Readable } from 'node:stream';
 import { type ServiceProcess, startProcess } from './process-support';
+import { checkedFetch } from './checked-fetch';
 
 const ROWS = 200_000;
 const HEAP_MIB = 128;
@@ -46,7 +47,7 @@ describe('A large import in a small heap', function () {
       REQUEST_TIMEOUT_MS: '2000',
     });
     const url = `http://127.0.0.1:${await service.port()}`;
-    const response = await fetch(`${url}/api/product-imports`, {
+    const response = await checkedFetch(`${url}/api/product-imports`, {
       method: 'POST',
       headers: { 'content-type': 'text/csv' },
       body: Readable.toWeb(Readable.from(generatedCsv(ROWS))) as ReadableStream,
@@ -61,7 +62,7 @@ describe('A large import in a small heap', function () {
       10_000,
       () => service!.stdout.filter((line) => line.includes('product import progress')).length === ROWS / 10_000,
     );
-    const count = await fetch(`${url}/api/products?after=${ROWS - 1}&limit=10`);
+    const count = await checkedFetch(`${url}/api/products?after=${ROWS - 1}&limit=10`);
     expect(((await count.json()) as unknown[]).length).to.equal(1);
   });
 });

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_CONFIG, type RunningStockService, type StockServiceConfig, startStockService } from '../src';
 import { capturingLogger } from './support';
+import { checkedFetch } from './checked-fetch';
 
 const quiet = { info() {}, warn() {}, error() {} };
 
@@ -20,7 +21,7 @@ async function start(
 }
 
 const readiness = async (service: RunningStockService) => {
-  const response = await fetch(`${service.url}/health/ready`);
+  const response = await checkedFetch(`${service.url}/health/ready`);
   return { status: response.status, body: (await response.json()) as Readiness };
 };
 
@@ -41,7 +42,7 @@ describe('The stock service on RabbitMQ', function () {
   });
 
   it('logs each order event it handles with the order id and the outcome', async () => {
-    const created = await fetch(`${service.url}/api/products`, {
+    const created = await checkedFetch(`${service.url}/api/products`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'Lamp', price: 10, quantityInStock: 5 }),

@@ -1,7 +1,8 @@
 import { capturingLogger } from '@platform/runtime';
-import { callWith, type IdentityUnderTest, STOCK, scratchFolder, startIdentity } from '@commerce/identity/testing';
+import { type IdentityUnderTest, STOCK, scratchFolder, startIdentity } from '@commerce/identity/testing';
 import { expect } from 'chai';
 import { DEFAULT_CONFIG, type RunningStockService, startStockService } from '../src';
+import { callWith, checkedFetch } from './checked-fetch';
 
 describe('the stock service’s answers to a token are no-store, and its conditional GETs still work', function () {
   this.timeout(30_000);
@@ -64,9 +65,9 @@ describe('the stock service’s answers to a token are no-store, and its conditi
   it('leaves the answers of a service without tokens as they were: nothing in them depends on a caller', async () => {
     const created = await create(open.url);
     const { id } = (await created.json()) as { id: number };
-    const read = await fetch(`${open.url}/api/products/${id}`);
+    const read = await checkedFetch(`${open.url}/api/products/${id}`);
     expect([read.status, read.headers.get('cache-control')]).to.deep.equal([200, null]);
-    const notModified = await fetch(`${open.url}/api/products/${id}`, {
+    const notModified = await checkedFetch(`${open.url}/api/products/${id}`, {
       headers: { 'if-none-match': read.headers.get('etag')! },
     });
     expect(notModified.status).to.equal(304);

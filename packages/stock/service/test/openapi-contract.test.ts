@@ -17,6 +17,7 @@ import {
 } from '@stock/http-koa';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
+import { checkedFetch, uncheckedFetch } from './checked-fetch';
 import { assertMatchesContract, openApiDocument } from './openapi-contract';
 import { type ServiceUnderTest, startServiceUnderTest } from './support';
 import { OPENAPI_FILE } from './workspace-files';
@@ -146,6 +147,50 @@ describe('docs/openapi.yaml', () => {
       ).to.be.rejectedWith(/does not match the schema/);
     });
 
+    it('rejects a request the description forbids that was taken, and takes it refused', async () => {
+      const list = 'http://127.0.0.1/api/products?ids=1,%202';
+      await expect(assertMatchesContract('GET', list, json([], 200))).to.be.rejectedWith(/forbids this request/);
+      const problem = {
+        type: 'about:blank',
+        title: 'Bad Request',
+        status: 400,
+        detail: 'ids',
+        code: 'VALIDATION_FAILED',
+      };
+      await assertMatchesContract('GET', list, json(problem, 400, 'application/problem+json'));
+      await expect(
+        assertMatchesContract('GET', 'http://127.0.0.1/health/live?verbose=1', json({ status: 'live' }, 200)),
+      ).to.be.rejectedWith(/forbids this request/);
+    });
+
+    it('reads HEAD as its GET, and OPTIONS as the Allow of the methods described', async () => {
+      await assertMatchesContract('HEAD', url, new Response(null, { status: 200 }));
+      const options = (allow: string) => new Response(null, { status: 200, headers: { allow } });
+      await assertMatchesContract('OPTIONS', url, options('HEAD, GET, PUT, DELETE'));
+      await expect(assertMatchesContract('OPTIONS', url, options('HEAD, GET, PUT'))).to.be.rejectedWith(/Allow is/);
+    });
+
+    it('checks a problem+json body against the Problem schema too', async () => {
+      const problem = (code: string) =>
+        json(
+          { type: 'about:blank', title: 'Not Found', status: 404, detail: '-', code },
+          404,
+          'application/problem+json',
+        );
+      await assertMatchesContract('GET', url, problem('PRODUCT_NOT_FOUND'));
+      await expect(assertMatchesContract('GET', url, problem('NO_SUCH_CODE'))).to.be.rejectedWith(
+        /does not match the schema/,
+      );
+    });
+
+    it('rejects a field the description lacks, also where its schema says nothing of other fields', async () => {
+      const live = 'http://127.0.0.1/health/live';
+      await assertMatchesContract('GET', live, json({ status: 'live' }, 200));
+      await expect(assertMatchesContract('GET', live, json({ status: 'live', uptime: 1 }, 200))).to.be.rejectedWith(
+        /additionalProperty.*uptime/,
+      );
+    });
+
     it('rejects an undocumented status and a wrong content type', async () => {
       await expect(assertMatchesContract('GET', url, json({}, 418))).to.be.rejectedWith(/not documented/);
       await expect(assertMatchesContract('GET', url, json({ id: 1 }, 200, 'text/plain'))).to.be.rejectedWith(
@@ -162,7 +207,7 @@ describe('GET /swagger', () => {
   });
   after(async () => api?.stop());
 
-  const get = (path: string) => fetch(`${api.service.url}${path}`);
+  const get = (path: string) => uncheckedFetch(`${api.service.url}${path}`, undefined, 'the page is no API operation');
 
   it('serves the interactive page, pointing only at this server', async () => {
     const response = await get('/swagger');
@@ -216,7 +261,7 @@ describe('GET /swagger', () => {
       ['DELETE', '/swagger/openapi.yaml'],
       ['PUT', '/swagger/assets/1.0.0/favicon.png'],
     ]) {
-      const response = await fetch(`${api.service.url}${path}`, { method });
+      const response = await checkedFetch(`${api.service.url}${path}`, { method });
       expect(response.status, `${method} ${path}`).to.equal(405);
       expect(response.headers.get('allow'), `${method} ${path}`).to.equal('GET, HEAD');
       expect(response.headers.get('content-type')).to.equal('application/problem+json');

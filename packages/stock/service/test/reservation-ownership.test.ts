@@ -1,10 +1,10 @@
-import { CLIENTS, callWith } from '@commerce/identity/testing';
+import { CLIENTS } from '@commerce/identity/testing';
 import { ReserveForOrder } from '@stock/application';
 import type { Backend } from '@platform/test-kit';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { type RunningStockService, Tokens } from '../src';
-import { assertMatchesContract } from './openapi-contract';
+import { callWith } from './checked-fetch';
 import { type StockWithTokens, startStockWithTokens } from './stock-with-tokens';
 
 /** Two integrations that each hold stock for their own orders: two token subjects with the same scopes. */
@@ -64,9 +64,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         headers: { ...headers, ...(body !== undefined && { 'content-type': 'application/json' }) },
         ...(body !== undefined && { body: JSON.stringify(body) }),
       };
-      const response = await callWith(`${stock.url}${path}`, tokens.get(clientId), init);
-      await assertMatchesContract(method, `${stock.url}${path}`, response);
-      return response;
+      return callWith(`${stock.url}${path}`, tokens.get(clientId)!, init);
     }
     const product = async (quantityInStock: number) =>
       (

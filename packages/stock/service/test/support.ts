@@ -57,7 +57,7 @@ export async function startServiceUnderTest(
     logs,
     async request(path, init) {
       const response = await fetch(`${service.url}${path}`, init);
-      await assertMatchesContract(init?.method ?? 'GET', `${service.url}${path}`, response);
+      await assertMatchesContract(init?.method ?? 'GET', `${service.url}${path}`, response, init?.headers);
       return response;
     },
     async raw(method, path, headers, ...body) {
@@ -70,7 +70,7 @@ export async function startServiceUnderTest(
         body: text,
       } = await rawHttpRequest(service.url, `${method} ${path} HTTP/1.1\r\n${head}\r\n`, ...body);
       const response = new Response(status === 204 || status === 304 ? null : text, { status, headers: answered });
-      await assertMatchesContract(method, `${service.url}${path}`, response);
+      await assertMatchesContract(method, `${service.url}${path}`, response, headers);
       return response;
     },
     async stop() {

@@ -6,6 +6,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { DEFAULT_CONFIG, startStockService, Tokens } from '../src';
+import { uncheckedFetch } from './checked-fetch';
 import { json, type ServiceUnderTest, startServiceUnderTest } from './support';
 
 const WEBHOOKS_ON = {
@@ -180,7 +181,12 @@ describe("stock's webhook settings", () => {
   it('serves no subscription API with webhooks off', async function () {
     const stock = await startServiceUnderTest('memory', this);
     try {
-      expect((await fetch(`${stock.service.url}/api/webhook-subscriptions`)).status).to.equal(404);
+      const response = await uncheckedFetch(
+        `${stock.service.url}/api/webhook-subscriptions`,
+        undefined,
+        'the description describes the service with webhooks on',
+      );
+      expect(response.status).to.equal(404);
     } finally {
       await stock.stop();
     }

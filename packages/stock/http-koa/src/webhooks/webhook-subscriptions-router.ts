@@ -13,7 +13,7 @@ import type { AttemptRecord, SubscriptionRecord } from '@stock/domain';
 import type { SubscriptionWithSecret, WebhookErrorCode, WebhookSubscriptions } from '@stock/application';
 import { decodeReplayBody, decodeSubscriptionBody } from './subscription-codec';
 
-const BODY_LIMIT = '16kb';
+const BODY_LIMIT = '64kb';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const DEFAULT_ATTEMPTS = 100;
 const MAX_ATTEMPTS = 1000;
