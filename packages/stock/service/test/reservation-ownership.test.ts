@@ -64,7 +64,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         headers: { ...headers, ...(body !== undefined && { 'content-type': 'application/json' }) },
         ...(body !== undefined && { body: JSON.stringify(body) }),
       };
-      return callWith(`${stock.url}${path}`, tokens.get(clientId)!, init);
+      return callWith(`${stock.url}${path}`, tokens.get(clientId), init);
     }
     const product = async (quantityInStock: number) =>
       (
