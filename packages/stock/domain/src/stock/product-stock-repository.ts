@@ -1,7 +1,7 @@
-import type { Product, ProductDetails } from '../product';
-import type { LocationLevel } from '../stock/levels';
-import type { AppendedMovement, MovementContext } from '../stock/movement';
-import type { ProductStock, StockChange, StockPolicy } from '../stock/product-stock';
+import type { Product, ProductDetails } from '../products/product';
+import type { LocationLevel } from './levels';
+import type { AppendedMovement, MovementContext } from './movement';
+import type { ProductStock, StockChange, StockPolicy } from './product-stock';
 
 /** A product's level at a location, as the API shows it. */
 export interface LevelView extends LocationLevel {

@@ -1,8 +1,8 @@
 import { isProductId, ORDER_MAX_LINES } from '@commerce/shared-kernel';
-import { isLocationId } from './location';
+import { isLocationId } from '../locations/location';
 import { allValid, INT32_MAX, Invalid } from '@platform/kernel';
-import { text } from './product';
-import type { Allocation } from './stock/levels';
+import { text } from '../products/product';
+import type { Allocation } from '../stock/levels';
 
 /**
  * held → committed | released | expired. `rejected` never held anything: it

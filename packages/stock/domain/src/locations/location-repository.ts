@@ -1,4 +1,4 @@
-import type { Location, LocationDraft } from '../location';
+import type { Location, LocationDraft } from './location';
 
 /** The locations, in one transaction or in none (reads). */
 export interface LocationRepository {

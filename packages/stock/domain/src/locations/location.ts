@@ -1,5 +1,5 @@
 import { allValid, INT32_MAX, Invalid } from '@platform/kernel';
-import { text } from './product';
+import { text } from '../products/product';
 
 /**
  * A place stock is kept: a warehouse, a shop floor, a 3PL. Every product's

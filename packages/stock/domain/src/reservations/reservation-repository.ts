@@ -1,4 +1,4 @@
-import type { Reservation, ReservationStatus } from '../reservation';
+import type { Reservation, ReservationStatus } from './reservation';
 import type { Backorder, Fill, LineHold } from '../stock/levels';
 
 /** Reservations of one transaction, or of none (reads). */

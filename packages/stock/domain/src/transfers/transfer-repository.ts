@@ -1,4 +1,4 @@
-import type { StockTransfer, TransferStatus } from '../transfers/transfer';
+import type { StockTransfer, TransferStatus } from './transfer';
 
 /** Stock transfers, in one transaction or in none (reads). */
 export interface TransferRepository {

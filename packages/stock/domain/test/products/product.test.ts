@@ -1,6 +1,6 @@
 import { ValidationError } from '@platform/kernel';
 import { expect } from 'chai';
-import { longerThan, Money, ProductDetails, StockAdjustment } from '../src';
+import { longerThan, Money, ProductDetails, StockAdjustment } from '../../src';
 
 const refusal = (make: () => unknown) => {
   try {

@@ -1,7 +1,7 @@
 import { isProductId, Money } from '@commerce/shared-kernel';
 import { allValid, INT32_MAX, Invalid, type Parser } from '@platform/kernel';
-import { evaluate, holds, type Values } from './stock/condition';
-import { AVAILABLE, type ProductName, STOCK_STATE } from './stock/rules';
+import { evaluate, holds, type Values } from '../stock/condition';
+import { AVAILABLE, type ProductName, STOCK_STATE } from '../stock/rules';
 
 export const NAME_MAX_LENGTH = 200;
 export const SKU_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;

@@ -1,10 +1,10 @@
 import type { IdempotencyRecords, Outbox, UnitOfWork } from '@platform/kernel';
-import type { LocationRepository } from './location-repository';
-import type { ProductRepository } from './product-repository';
-import type { ProductStockRepository } from './product-stock-repository';
-import type { ReservationRepository } from './reservation-repository';
-import type { StockMovementRepository } from './stock-movement-repository';
-import type { TransferRepository } from './transfer-repository';
+import type { LocationRepository } from './locations/location-repository';
+import type { ProductRepository } from './products/product-repository';
+import type { ProductStockRepository } from './stock/product-stock-repository';
+import type { ReservationRepository } from './reservations/reservation-repository';
+import type { StockMovementRepository } from './ledger/stock-movement-repository';
+import type { TransferRepository } from './transfers/transfer-repository';
 
 /** What a stock use case reaches inside one unit of work (`UnitOfWork<StockTransaction>`). */
 export interface StockTransaction {

@@ -1,6 +1,6 @@
 import { allValid, INT32_MAX, Invalid } from '@platform/kernel';
-import { isLocationId } from './location';
-import { text } from './product';
+import { isLocationId } from '../locations/location';
+import { text } from '../products/product';
 
 export const REASON_MAX_LENGTH = 200;
 

@@ -1,5 +1,5 @@
 import type { Money } from '@commerce/shared-kernel';
-import type { Product, ProductDetails, StockState } from '../product';
+import type { Product, ProductDetails, StockState } from './product';
 import type { MovementContext } from '../stock/movement';
 
 export interface ProductPageQuery {

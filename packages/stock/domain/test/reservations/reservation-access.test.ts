@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ANONYMOUS_CALLER, isReachableBy, movementSeenBy, type Reservation, type StockMovement } from '../src';
+import { ANONYMOUS_CALLER, isReachableBy, movementSeenBy, type Reservation, type StockMovement } from '../../src';
 
 const at = new Date('2026-11-25T10:00:00Z');
 const hold = (origin: Reservation['origin'], owner?: string): Reservation => ({
