@@ -34,7 +34,7 @@ import {
   saveChange,
   type StockChangeSettings,
   withFills,
-} from './stock-changes';
+} from '../stock/stock-changes';
 
 export type { RowError } from './import-batch';
 

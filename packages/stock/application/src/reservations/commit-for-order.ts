@@ -3,7 +3,7 @@ import { inboxEntry, runOnce, textResult, type UnitOfWork } from '@platform/kern
 import { ReservationNotHeldError, type StockTransaction } from '@stock/domain';
 import type { OrderEvent, OrderEventOutcome, OrderEventSettings } from './order-events';
 import { settleReservation } from './settle-reservation';
-import { DEFAULT_STOCK_CHANGE_SETTINGS, type StockChangeSettings } from './stock-changes';
+import { DEFAULT_STOCK_CHANGE_SETTINGS, type StockChangeSettings } from '../stock/stock-changes';
 
 export class CommitForOrder {
   constructor(

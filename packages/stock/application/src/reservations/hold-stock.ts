@@ -14,8 +14,8 @@ import {
   type StockTransaction,
   UnknownProductsError,
 } from '@stock/domain';
-import { saveChange, type StockChangeSettings } from './stock-changes';
-import { reservationHeldEvent } from './webhook-events';
+import { saveChange, type StockChangeSettings } from '../stock/stock-changes';
+import { reservationHeldEvent } from '../webhooks/webhook-events';
 
 export interface ReservationOutcome {
   readonly reservation: Reservation;

@@ -1,7 +1,7 @@
 import { type OnceResult, runOnce, type UnitOfWork } from '@platform/kernel';
 import type { ReservationRequest, StockTransaction } from '@stock/domain';
 import { holdStock, type ReservationOutcome, type ReserveStockSettings } from './hold-stock';
-import type { WriteOptions } from './options';
+import type { WriteOptions } from '../options';
 import { reservationRecord } from './reservation-record';
 
 export type { ReservationOutcome, ReserveStockSettings };

@@ -11,7 +11,7 @@ import {
   type StockUnitOfWork,
   VersionMismatchError,
 } from '@stock/domain';
-import { decided, DEFAULT_STOCK_CHANGE_SETTINGS, saveChange, type StockChangeSettings } from './stock-changes';
+import { decided, DEFAULT_STOCK_CHANGE_SETTINGS, saveChange, type StockChangeSettings } from '../stock/stock-changes';
 
 export interface UpdateOptions {
   /** Update only if nobody changed the product since this version was read. */

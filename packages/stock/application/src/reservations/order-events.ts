@@ -1,7 +1,7 @@
 import type { EventData, EventEnvelope } from '@commerce/contracts';
 import type { Clock } from '@platform/kernel';
 import type { AllocationStrategy } from '@stock/domain';
-import type { StockChangeSettings } from './stock-changes';
+import type { StockChangeSettings } from '../stock/stock-changes';
 
 /** An event sales publishes about an order, as stock consumes it. */
 export type OrderEvent<T extends 'sales.order.placed' | 'sales.order.cancelled' | 'sales.order.paid'> = EventEnvelope<

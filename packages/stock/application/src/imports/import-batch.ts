@@ -13,9 +13,9 @@ import {
   type StockChange,
   type StockTransaction,
 } from '@stock/domain';
-import { decided } from './stock-changes';
+import { decided } from '../stock/stock-changes';
 import { newProductDetails, type ProductRowInput } from './import-row';
-import type { StockChangeSettings } from './stock-changes';
+import type { StockChangeSettings } from '../stock/stock-changes';
 
 export type RowOutcome = 'created' | 'updated' | 'unchanged';
 

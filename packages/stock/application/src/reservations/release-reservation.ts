@@ -1,7 +1,7 @@
 import type { Clock, UnitOfWork } from '@platform/kernel';
 import type { Reservation, StockTransaction } from '@stock/domain';
 import { settleReservation } from './settle-reservation';
-import { DEFAULT_STOCK_CHANGE_SETTINGS, type StockChangeSettings } from './stock-changes';
+import { DEFAULT_STOCK_CHANGE_SETTINGS, type StockChangeSettings } from '../stock/stock-changes';
 
 export class ReleaseReservation {
   constructor(

@@ -14,8 +14,8 @@ import {
   type StockTransaction,
   transitionFrom,
 } from '@stock/domain';
-import { DEFAULT_STOCK_CHANGE_SETTINGS, saveChange, type StockChangeSettings } from './stock-changes';
-import { reservationEndedEvent } from './webhook-events';
+import { DEFAULT_STOCK_CHANGE_SETTINGS, saveChange, type StockChangeSettings } from '../stock/stock-changes';
+import { reservationEndedEvent } from '../webhooks/webhook-events';
 
 /**
  * Who settles: an API caller, who reaches its own holds only, or the order flow (sales' events), which settles its

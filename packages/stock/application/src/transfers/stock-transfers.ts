@@ -11,8 +11,8 @@ import {
   type TransferRequest,
   transferTransition,
 } from '@stock/domain';
-import type { WriteOptions } from './options';
-import { DEFAULT_STOCK_CHANGE_SETTINGS, saveChange, type StockChangeSettings, withFills } from './stock-changes';
+import type { WriteOptions } from '../options';
+import { DEFAULT_STOCK_CHANGE_SETTINGS, saveChange, type StockChangeSettings, withFills } from '../stock/stock-changes';
 
 export interface TransferSettings extends Partial<StockChangeSettings> {
   readonly clock: Clock;

@@ -13,8 +13,8 @@ import {
   type StockTransaction,
   type StockUnitOfWork,
 } from '@stock/domain';
-import type { WriteOptions } from './options';
-import { productRecord } from './product-record';
+import type { WriteOptions } from '../options';
+import { productRecord } from '../products/product-record';
 import { DEFAULT_STOCK_CHANGE_SETTINGS, saveChange, type StockChangeSettings, withFills } from './stock-changes';
 
 export class AdjustStock {

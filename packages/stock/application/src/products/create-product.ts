@@ -1,8 +1,8 @@
 import { type Clock, type OnceResult, runOnce, type UnitOfWork } from '@platform/kernel';
 import type { Product, ProductDetails, StockTransaction } from '@stock/domain';
-import type { WriteOptions } from './options';
+import type { WriteOptions } from '../options';
 import { productRecord } from './product-record';
-import { addProduct, DEFAULT_STOCK_CHANGE_SETTINGS, type StockChangeSettings } from './stock-changes';
+import { addProduct, DEFAULT_STOCK_CHANGE_SETTINGS, type StockChangeSettings } from '../stock/stock-changes';
 
 export class CreateProduct {
   constructor(

@@ -9,7 +9,7 @@ import {
   type StockPolicy,
   type StockTransaction,
 } from '@stock/domain';
-import { levelChangedEvent } from './webhook-events';
+import { levelChangedEvent } from '../webhooks/webhook-events';
 
 /** How stock changes behave beside the rules: the aggregate's policy, and the events for webhooks. */
 export interface StockChangeSettings extends StockPolicy {
