@@ -22,7 +22,7 @@ import {
 import { stringify } from 'csv-stringify';
 import type { Context } from 'koa';
 import { pipeline, Readable } from 'node:stream';
-import { callerOf } from './caller';
+import { callerOf } from '../caller';
 import { CSV, NDJSON, rowsBody } from './product-rows-body';
 
 export interface ProductImportUseCases {

@@ -5,7 +5,7 @@ import type { Locations } from '@stock/application';
 import { LocationNotFoundError } from '@stock/domain';
 import type { Context } from 'koa';
 import { decodeLocationBody } from './location-codec';
-import { locationJson } from './product-json';
+import { locationJson } from './location-json';
 
 export interface LocationUseCases {
   readonly locations: Locations;

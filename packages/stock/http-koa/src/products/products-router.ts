@@ -43,11 +43,11 @@ import {
 } from '@stock/domain';
 import type { Context } from 'koa';
 import { Readable } from 'node:stream';
-import { callerOf } from './caller';
+import { callerOf } from '../caller';
 import { etagOf, matches, parsePreconditions } from './etag';
 import { movementJson, productJson, stockLevelJson } from './product-json';
 import { decodeProductBody } from './product-codec';
-import type { AdjustmentOutcome, StockMetrics } from './stock-metrics';
+import type { AdjustmentOutcome, StockMetrics } from '../stock-metrics';
 import { decodeStockAdjustmentBody } from './stock-adjustment-codec';
 
 export interface ProductUseCases {

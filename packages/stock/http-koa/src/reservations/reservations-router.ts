@@ -13,8 +13,8 @@ import {
 import type { CommitReservation, GetReservation, ReleaseReservation, ReserveStock } from '@stock/application';
 import type { Reservation } from '@stock/domain';
 import type { Context } from 'koa';
-import { callerOf } from './caller';
-import { reservationJson } from './product-json';
+import { callerOf } from '../caller';
+import { reservationJson } from './reservation-json';
 import { decodeReservationBody } from './reservation-codec';
 
 export interface ReservationUseCases {

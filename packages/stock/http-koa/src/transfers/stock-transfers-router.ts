@@ -5,8 +5,8 @@ import { type AccessControl, jsonObjectBody, logWith, queryParameters, requestId
 import type { StockTransfers } from '@stock/application';
 import type { StockTransfer } from '@stock/domain';
 import type { Context } from 'koa';
-import { callerOf } from './caller';
-import { transferJson } from './product-json';
+import { callerOf } from '../caller';
+import { transferJson } from './transfer-json';
 import { decodeTransferBody } from './transfer-codec';
 
 export interface TransferUseCases {
