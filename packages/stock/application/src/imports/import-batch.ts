@@ -1,5 +1,5 @@
 import { newEvent } from '@commerce/contracts';
-import { DomainError } from '@platform/kernel';
+import { DomainError, ValidationError } from '@platform/kernel';
 import {
   DEFAULT_LOCATION_ID,
   type DetailsUpdate,
@@ -13,9 +13,8 @@ import {
   type StockChange,
   type StockTransaction,
 } from '@stock/domain';
-import { decided } from '../stock/stock-changes';
-import { newProductDetails, type ProductRowInput } from './import-row';
-import type { StockChangeSettings } from '../stock/stock-changes';
+import { decided, type StockChangeSettings } from '../stock/stock-changes';
+import { newProductDetails, problemsOf, type ProductRowInput } from './import-row';
 
 export type RowOutcome = 'created' | 'updated' | 'unchanged';
 
@@ -29,15 +28,46 @@ export interface RowError {
   readonly problems: readonly string[];
 }
 
-/** A store refused one of a batch's set-based writes (a SKU taken meanwhile): the batch runs again row by row. */
-export class BatchRefused extends Error {
-  constructor(readonly refusal: DomainError) {
-    super('A set-based write of the batch was refused.');
+/** What a batch's rows did: how many of each outcome, and the rows that failed. */
+export interface BatchOutcome {
+  readonly counts: Record<RowOutcome, number>;
+  readonly failures: RowError[];
+}
+
+/**
+ * A store refused a row while its batch ran (a SKU taken meanwhile). Its error may leave the transaction unusable (as
+ * on PostgreSQL): the transaction rolls back, the row is reported, and the batch runs again without it.
+ */
+export interface RowRefused {
+  readonly refused: 'row';
+  readonly failure: RowError;
+}
+
+/** A store refused one of a batch's set-based writes, naming no row: it rolls back and runs again a row at a time. */
+export interface BatchRefused {
+  readonly refused: 'batch';
+}
+
+/** A store's refusal (a DomainError its write throws, such as a SKU taken meanwhile), as a value. */
+export class StoreRefusal {
+  constructor(readonly error: DomainError) {}
+}
+
+/**
+ * The write's answer, or the store's refusal of it as a value: the ports refuse by throwing, and this is the one place
+ * the import turns that into the row's (or the batch's) answer. Any other failure goes on as it is.
+ */
+export async function refusedByStore<T>(write: Promise<T>): Promise<T | StoreRefusal> {
+  try {
+    return await write;
+  } catch (error) {
+    if (error instanceof DomainError) return new StoreRefusal(error as DomainError);
+    throw error;
   }
 }
 
 /** One row's answer when it goes through the one-row path (applyRow), after the batch's set-based writes. */
-export type ApplyRow = (row: NumberedRow) => Promise<RowOutcome | RowError>;
+export type ApplyRow = (row: NumberedRow) => Promise<RowOutcome | RowError | RowRefused>;
 
 /** An on-hand change the batch will make at a location, decided once the product's details are written. */
 interface PlannedChange {
@@ -64,13 +94,20 @@ export function sameDetails(product: Product, input: ProductRowInput): boolean {
   );
 }
 
-export function problemsOf(error: DomainError): string[] {
-  const errors = (error as { errors?: Record<string, string[]> }).errors;
-  if (errors) return Object.entries(errors).flatMap(([field, messages]) => messages.map((m) => `${field}: ${m}`));
-  return [`${error.code}: ${error.message}`];
+/** Why a planned on-hand change at a location is refused, in a row's words. */
+/** A product's details as a row changes them (an absent field left as it is), or why they cannot be. */
+export function updatedDetails(product: Product, input: ProductRowInput): ProductDetails | ValidationError {
+  return ProductDetails.check({
+    name: input.name ?? product.name,
+    description: input.description ?? product.description,
+    price: input.price ?? product.price,
+    quantityInStock: product.quantityInStock,
+    backorderLimit: input.backorderLimit ?? product.backorderLimit,
+    lowStockThreshold: input.lowStockThreshold ?? product.lowStockThreshold,
+    sku: input.sku ?? product.sku,
+  });
 }
 
-/** Why a planned on-hand change at a location is refused, in a row's words. */
 export function onHandProblem(stock: ProductStock, locationId: number, status: string): string {
   return status === 'below-minimum'
     ? `onHand: must be at least ${stock.levelAt(locationId).reserved}, the units held there`
@@ -110,7 +147,8 @@ export class ImportBatch {
     private readonly settings: StockChangeSettings,
   ) {}
 
-  async run(rows: readonly NumberedRow[], applyRow: ApplyRow) {
+  /** What the batch did, or the store's refusal that ends its transaction. */
+  async run(rows: readonly NumberedRow[], applyRow: ApplyRow): Promise<BatchOutcome | RowRefused | BatchRefused> {
     await this.read(rows);
     for (const row of rows) {
       const outcome = this.plan(row);
@@ -118,10 +156,11 @@ export class ImportBatch {
       if (typeof outcome === 'string') this.counts[outcome] += 1;
       else this.failures.push(outcome);
     }
-    await this.write();
+    if ((await refusedByStore(this.write())) instanceof StoreRefusal) return { refused: 'batch' };
     for (const row of this.deferred) {
       const outcome = await applyRow(row);
       if (typeof outcome === 'string') this.counts[outcome] += 1;
+      else if ('refused' in outcome) return outcome;
       else this.failures.push(outcome);
     }
     return { counts: this.counts, failures: this.failures };
@@ -169,12 +208,7 @@ export class ImportBatch {
       if (owner === 'new' || (owner === undefined && this.freed.has(sku))) return this.defer(numbered);
       stock = owner === undefined ? undefined : this.stocks.get(owner);
     }
-    try {
-      return stock ? this.planUpdate(numbered, stock, locationId, fail) : this.planCreate(input, locationId, fail);
-    } catch (error) {
-      if (error instanceof DomainError) return fail(...problemsOf(error as DomainError));
-      throw error;
-    }
+    return stock ? this.planUpdate(numbered, stock, locationId, fail) : this.planCreate(input, locationId, fail);
   }
 
   private planCreate(
@@ -216,15 +250,8 @@ export class ImportBatch {
     // Stock arriving where backorders wait fills them (ProductStock.fill): the one-row path does that.
     if (imported && stock.fillsOnArrival(delta)) return this.defer(numbered, stock);
     if (!same) {
-      const details = ProductDetails.create({
-        name: input.name ?? product.name,
-        description: input.description ?? product.description,
-        price: input.price ?? product.price,
-        quantityInStock: product.quantityInStock,
-        backorderLimit: input.backorderLimit ?? product.backorderLimit,
-        lowStockThreshold: input.lowStockThreshold ?? product.lowStockThreshold,
-        sku: input.sku ?? product.sku,
-      });
+      const details = updatedDetails(product, input);
+      if (details instanceof ValidationError) return fail(...problemsOf(details));
       this.updates.push({ id: product.id, details, expectedVersion: product.version });
       if (skuChanges) {
         const before = product.sku?.toLowerCase();
@@ -247,36 +274,31 @@ export class ImportBatch {
    * details now are: its low-stock threshold may be a new one) and the low-stock events they cause.
    */
   private async write(): Promise<void> {
-    try {
-      const updated = new Map((await this.tx.products.updateDetailsMany(this.updates)).map((p) => [p.id, p]));
-      if (updated.size !== this.updates.length)
-        throw new Error('A product locked for the import was not at the version its lock read.');
-      const created = await this.tx.products.addMany(
-        this.creates.map(({ details }) => details),
-        this.context,
-      );
-      const changes: StockChange[] = [];
-      for (const { stock, locationId, delta } of this.changes.values()) {
-        const current = stock.withProduct(updated.get(stock.product.id) ?? stock.product);
-        changes.push(decided(current.adjust(locationId, delta, this.settings, 'imported')));
-      }
-      for (const [index, product] of created.entries()) {
-        const { locationId, onHand } = this.creates[index]!;
-        if (onHand === 0) continue;
-        const imported = ProductStock.ofNew(product).adjust(locationId, onHand, this.settings, 'imported');
-        if (isRefusal(imported)) throw new Error(`A new product refused ${onHand} units: ${imported.status}.`);
-        changes.push(imported);
-      }
-      await this.tx.stock.saveMany(changes, this.context);
-      for (const change of changes)
-        for (const { signal } of change.steps)
-          if (signal) {
-            const data = { productId: change.productId, available: signal.available, threshold: signal.threshold };
-            await this.tx.outbox.add(newEvent(signal.event, data, this.context.at));
-          }
-    } catch (error) {
-      if (error instanceof DomainError) throw new BatchRefused(error as DomainError);
-      throw error;
+    const updated = new Map((await this.tx.products.updateDetailsMany(this.updates)).map((p) => [p.id, p]));
+    if (updated.size !== this.updates.length)
+      throw new Error('A product locked for the import was not at the version its lock read.');
+    const created = await this.tx.products.addMany(
+      this.creates.map(({ details }) => details),
+      this.context,
+    );
+    const changes: StockChange[] = [];
+    for (const { stock, locationId, delta } of this.changes.values()) {
+      const current = stock.withProduct(updated.get(stock.product.id) ?? stock.product);
+      changes.push(decided(current.adjust(locationId, delta, this.settings, 'imported')));
     }
+    for (const [index, product] of created.entries()) {
+      const { locationId, onHand } = this.creates[index]!;
+      if (onHand === 0) continue;
+      const imported = ProductStock.ofNew(product).adjust(locationId, onHand, this.settings, 'imported');
+      if (isRefusal(imported)) throw new Error(`A new product refused ${onHand} units: ${imported.status}.`);
+      changes.push(imported);
+    }
+    await this.tx.stock.saveMany(changes, this.context);
+    for (const change of changes)
+      for (const { signal } of change.steps)
+        if (signal) {
+          const data = { productId: change.productId, available: signal.available, threshold: signal.threshold };
+          await this.tx.outbox.add(newEvent(signal.event, data, this.context.at));
+        }
   }
 }

@@ -1,32 +1,42 @@
 import {
   type Clock,
-  DomainError,
   IdempotencyKeyReusedError,
   type IdempotentRequest,
   type OnceResult,
   UnavailableError,
   type UnitOfWork,
+  ValidationError,
 } from '@platform/kernel';
 import {
   DEFAULT_LOCATION_ID,
   isRefusal,
   type Location,
   type MovementContext,
-  ProductDetails,
   ProductStock,
   type StockTransaction,
 } from '@stock/domain';
 import {
-  BatchRefused,
+  type BatchOutcome,
+  type BatchRefused,
   ImportBatch,
   type NumberedRow,
   onHandProblem,
-  problemsOf,
+  refusedByStore,
   type RowError,
   type RowOutcome,
+  type RowRefused,
   sameDetails,
+  StoreRefusal,
+  updatedDetails,
 } from './import-batch';
-import { type ImportRow, newProductDetails, type ProductRowInput, readImportRow, UnreadableRow } from './import-row';
+import {
+  type ImportRow,
+  newProductDetails,
+  problemsOf,
+  type ProductRowInput,
+  readImportRow,
+  UnreadableRow,
+} from './import-row';
 import {
   addProduct,
   decided,
@@ -91,30 +101,40 @@ export interface ImportOptions {
   onProgress?(progress: ImportProgress): void;
 }
 
-/** A row a store refused while its batch ran (a SKU taken meanwhile): the batch runs again without it. */
-class RowRefused extends Error {
-  constructor(readonly failure: RowError) {
-    super(`Row ${failure.row} was refused.`);
-  }
+/** The result another import with the same idempotency key recorded while this one ran: this one answers it. */
+interface Recorded {
+  readonly recorded: ImportResult;
 }
 
-/** Ends a transaction that must change nothing (a dry run, a failed atomic import) once its rows are planned. */
-class RollBack extends Error {
-  constructor(readonly outcome: BatchOutcome) {
+/** How a transaction ends: it commits what its work did, or rolls back with why (a dry run, a refusal, a record). */
+type Ending<Committed, RolledBack> = { readonly commit: Committed } | { readonly rollBack: RolledBack };
+
+/** Carries a roll-back's answer out of the unit of work, which rolls back only on a throw; `inTransaction`'s own. */
+class RollBack<T> extends Error {
+  constructor(readonly answer: T) {
     super('Rolled back on purpose.');
   }
 }
 
-/** An idempotency key another import with the same key recorded while this one ran. */
-class AlreadyRecorded extends Error {
-  constructor(readonly recorded: ImportResult) {
-    super('Recorded by another import.');
+/**
+ * Runs `work` in one transaction and answers how it ended. What the work answers decides: a roll-back is thrown (the
+ * unit of work rolls back only on a throw) and caught here at once, so refusals travel as values everywhere else.
+ */
+async function inTransaction<C, R>(
+  unitOfWork: UnitOfWork<StockTransaction>,
+  work: (tx: StockTransaction) => Promise<Ending<C, R>>,
+): Promise<Ending<C, R>> {
+  let rollBack: RollBack<R> | undefined;
+  try {
+    return await unitOfWork.run(async (tx) => {
+      const ending = await work(tx);
+      if ('rollBack' in ending) throw (rollBack = new RollBack(ending.rollBack));
+      return ending;
+    });
+  } catch (error) {
+    if (rollBack === undefined || error !== rollBack) throw error;
+    return { rollBack: rollBack.answer };
   }
-}
-
-interface BatchOutcome {
-  readonly counts: Record<RowOutcome, number>;
-  readonly failures: RowError[];
 }
 
 /** The running totals of an import. */
@@ -188,12 +208,8 @@ export class ImportProducts {
       const recorded = await this.recorded(rows, idempotency);
       if (recorded) return { value: recorded, replayed: true };
     }
-    try {
-      return { value: await this.run(rows, options, idempotency), replayed: false };
-    } catch (error) {
-      if (error instanceof AlreadyRecorded) return { value: error.recorded, replayed: true };
-      throw error;
-    }
+    const answer = await this.run(rows, options, idempotency);
+    return 'recorded' in answer ? { value: answer.recorded, replayed: true } : { value: answer, replayed: false };
   }
 
   /**
@@ -217,26 +233,32 @@ export class ImportProducts {
     rows: AsyncIterable<ImportRow | UnreadableRow>,
     options: ImportOptions,
     idempotency: ImportIdempotency | undefined,
-  ): Promise<ImportResult> {
+  ): Promise<ImportResult | Recorded> {
     const { batchSize, progressEvery, maxReportedErrors } = this.settings;
     const tally = new Tally(maxReportedErrors);
     if (options.atomic) return this.runAtomic(rows, options, this.contextOf(options), idempotency);
     const batch: NumberedRow[] = [];
     let row = 0;
-    const flush = async (last: boolean) => {
+    /** Applies the rows read so far; an import's last batch with a key records the result, or finds it recorded. */
+    const flush = async (last: boolean): Promise<Recorded | undefined> => {
       const done = last && idempotency ? tally : undefined;
-      tally.add(await this.applyBatch(batch.splice(0), options, this.contextOf(options), done, idempotency));
+      const outcome = await this.applyBatch(batch.splice(0), options, this.contextOf(options), done, idempotency);
+      if ('recorded' in outcome) return outcome;
+      tally.add(outcome);
+      return undefined;
     };
     for await (const cells of rows) {
       row += 1;
       const input = cells instanceof UnreadableRow ? [...cells.problems] : readImportRow(cells);
       if (Array.isArray(input)) tally.fail({ row, problems: input });
       else batch.push({ row, input });
-      if (batch.length >= batchSize) await flush(false);
+      if (batch.length >= batchSize) {
+        const recorded = await flush(false);
+        if (recorded) return recorded;
+      }
       if (row % progressEvery === 0) options.onProgress?.({ rows: row, ...tally.result() });
     }
-    await flush(true);
-    return tally.result();
+    return (await flush(true)) ?? tally.result();
   }
 
   /** Every row in one transaction: any failure rolls all of them back, and the answer counts none applied. */
@@ -245,11 +267,11 @@ export class ImportProducts {
     options: ImportOptions,
     context: MovementContext,
     idempotency: ImportIdempotency | undefined,
-  ): Promise<ImportResult> {
+  ): Promise<ImportResult | Recorded> {
     const { progressEvery, maxReportedErrors } = this.settings;
     const tally = new Tally(maxReportedErrors);
     let attempts = 0;
-    const work = async (tx: StockTransaction): Promise<ImportResult> => {
+    const work = async (tx: StockTransaction): Promise<Ending<ImportResult, Recorded | undefined>> => {
       // A store that runs a transaction again (a deadlock victim) would find the rows already read.
       if (++attempts > 1)
         throw new UnavailableError(
@@ -265,30 +287,25 @@ export class ImportProducts {
         if (Array.isArray(input)) tally.fail({ row, problems: input });
         // After a store refused a row the transaction may be unusable: the rest are only read.
         else if (!refused) {
-          try {
-            const outcome = await this.applyRow(tx, { row, input }, locations, context);
-            if (typeof outcome === 'string') tally[outcome] += 1;
-            else tally.fail(outcome);
-          } catch (error) {
-            if (!(error instanceof RowRefused)) throw error;
-            tally.fail(error.failure);
+          const outcome = await this.applyRow(tx, { row, input }, locations, context);
+          if (typeof outcome === 'string') tally[outcome] += 1;
+          else if ('refused' in outcome) {
+            tally.fail(outcome.failure);
             refused = true;
-          }
+          } else tally.fail(outcome);
         }
         if (row % progressEvery === 0) options.onProgress?.({ rows: row, ...tally.result() });
       }
       const result = tally.result();
-      if (result.failed > 0 || options.dryRun) throw new RollBack({ counts: tally, failures: [] });
-      if (idempotency) await this.record(tx, idempotency, result);
-      return result;
+      if (result.failed > 0 || options.dryRun) return { rollBack: undefined };
+      const recorded = idempotency && (await this.record(tx, idempotency, result));
+      return recorded ? { rollBack: recorded } : { commit: result };
     };
-    try {
-      return await this.unitOfWork.run(work);
-    } catch (error) {
-      if (!(error instanceof RollBack)) throw error;
-      const result = tally.result();
-      return result.failed > 0 ? { ...result, created: 0, updated: 0, unchanged: 0 } : result;
-    }
+    const ending = await inTransaction(this.unitOfWork, work);
+    if ('commit' in ending) return ending.commit;
+    if (ending.rollBack) return ending.rollBack;
+    const result = tally.result();
+    return result.failed > 0 ? { ...result, created: 0, updated: 0, unchanged: 0 } : result;
   }
 
   /**
@@ -303,34 +320,35 @@ export class ImportProducts {
     context: MovementContext,
     totals: Tally | undefined,
     idempotency: ImportIdempotency | undefined,
-  ): Promise<BatchOutcome> {
+  ): Promise<BatchOutcome | Recorded> {
     const refused: RowError[] = [];
     let rows = batch;
     // With webhook events on, each movement writes its stock.level.changed: the one-row path writes them, the
     // set-based one (a statement per batch) does not, so it is not taken.
     let setBased = !this.settings.webhookEvents;
     for (;;) {
-      try {
-        const outcome = await this.unitOfWork.run(async (tx) => {
+      const ending = await inTransaction(
+        this.unitOfWork,
+        async (tx): Promise<Ending<BatchOutcome, BatchOutcome | RowRefused | BatchRefused | Recorded>> => {
           const outcome = setBased
             ? await this.applyRowsAtOnce(tx, rows, context)
             : await this.applyRows(tx, rows, context);
+          if ('refused' in outcome) return { rollBack: outcome };
           outcome.failures.push(...refused);
-          if (options.dryRun) throw new RollBack(outcome);
-          if (totals && idempotency) await this.record(tx, idempotency, totals.with(outcome));
-          return outcome;
-        });
-        return outcome;
-      } catch (error) {
-        if (error instanceof RollBack) return error.outcome;
-        // A set-based write refused names no row: the batch runs again a row at a time, which does.
-        if (error instanceof BatchRefused) {
-          setBased = false;
-          continue;
-        }
-        if (!(error instanceof RowRefused)) throw error;
-        refused.push(error.failure);
-        rows = rows.filter(({ row }) => row !== error.failure.row);
+          if (options.dryRun) return { rollBack: outcome };
+          const recorded = totals && idempotency && (await this.record(tx, idempotency, totals.with(outcome)));
+          return recorded ? { rollBack: recorded } : { commit: outcome };
+        },
+      );
+      if ('commit' in ending) return ending.commit;
+      const ended = ending.rollBack;
+      if (!('refused' in ended)) return ended;
+      // A set-based write refused names no row: the batch runs again a row at a time, which does.
+      if (ended.refused === 'batch') setBased = false;
+      else {
+        const { failure } = ended;
+        refused.push(failure);
+        rows = rows.filter(({ row }) => row !== failure.row);
       }
     }
   }
@@ -340,7 +358,7 @@ export class ImportProducts {
     tx: StockTransaction,
     rows: readonly NumberedRow[],
     context: MovementContext,
-  ): Promise<BatchOutcome & { failures: RowError[] }> {
+  ): Promise<BatchOutcome | RowRefused | BatchRefused> {
     if (rows.length === 0) return { counts: { created: 0, updated: 0, unchanged: 0 }, failures: [] };
     const locations = await this.locationsByCode(tx);
     const batch = new ImportBatch(tx, locations, context, this.settings);
@@ -351,7 +369,7 @@ export class ImportProducts {
     tx: StockTransaction,
     rows: readonly NumberedRow[],
     context: MovementContext,
-  ): Promise<BatchOutcome & { failures: RowError[] }> {
+  ): Promise<BatchOutcome | RowRefused> {
     const counts = { created: 0, updated: 0, unchanged: 0 };
     const failures: RowError[] = [];
     if (rows.length === 0) return { counts, failures };
@@ -359,20 +377,26 @@ export class ImportProducts {
     for (const row of rows) {
       const outcome = await this.applyRow(tx, row, locations, context);
       if (typeof outcome === 'string') counts[outcome] += 1;
+      else if ('refused' in outcome) return outcome;
       else failures.push(outcome);
     }
     return { counts, failures };
   }
 
-  /** Records the import's result under its key, unless another import with the key recorded first. */
-  private async record(tx: StockTransaction, idempotency: ImportIdempotency, result: ImportResult): Promise<void> {
+  /** Records the import's result under its key, or answers what another import with the key recorded first. */
+  private async record(
+    tx: StockTransaction,
+    idempotency: ImportIdempotency,
+    result: ImportResult,
+  ): Promise<Recorded | undefined> {
     const request: IdempotentRequest = { ...idempotency, fingerprint: idempotency.fingerprint() };
     const claim = await tx.idempotency.claim(request);
     if (claim.status === 'recorded') {
       if (claim.fingerprint !== request.fingerprint) throw new IdempotencyKeyReusedError(request.key);
-      throw new AlreadyRecorded(importResultFormat.deserialise(claim.result));
+      return { recorded: importResultFormat.deserialise(claim.result) };
     }
     if (claim.status === 'claimed') await tx.idempotency.complete(request, importResultFormat.serialise(result));
+    return undefined;
   }
 
   /** The movements' context: the time each batch is applied, the request and the caller. */
@@ -387,14 +411,14 @@ export class ImportProducts {
   /**
    * One row: its product found (by id, else by SKU) and locked, everything
    * planned, then written. A problem found before any write is answered as the
-   * row's failure; a store's refusal after one throws RowRefused.
+   * row's failure; a store's refusal after one as RowRefused, which ends the transaction.
    */
   private async applyRow(
     tx: StockTransaction,
     { row, input }: NumberedRow,
     locations: ReadonlyMap<string, Location>,
     context: MovementContext,
-  ): Promise<RowOutcome | RowError> {
+  ): Promise<RowOutcome | RowError | RowRefused> {
     const fail = (...problems: string[]): RowError => ({ row, problems });
     const location = input.locationCode === undefined ? DEFAULT_LOCATION_ID : locations.get(input.locationCode)?.id;
     if (location === undefined) return fail(`locationCode: no location has the code '${input.locationCode}'`);
@@ -405,14 +429,10 @@ export class ImportProducts {
       const owner = await tx.products.findBySku(input.sku);
       if (owner) return fail(`sku: product ${owner.id} has the SKU '${owner.sku}' (SKUs are compared ignoring case)`);
     }
-    try {
-      return stock
-        ? await this.update(tx, stock, input, location, context, fail)
-        : await this.create(tx, input, location, context, fail);
-    } catch (error) {
-      if (error instanceof DomainError) throw new RowRefused(fail(...problemsOf(error as DomainError)));
-      throw error;
-    }
+    const written = await refusedByStore(
+      stock ? this.update(tx, stock, input, location, context, fail) : this.create(tx, input, location, context, fail),
+    );
+    return written instanceof StoreRefusal ? { refused: 'row', failure: fail(...problemsOf(written.error)) } : written;
   }
 
   /** The product a row names, locked with its levels: by id, by SKU, none (a new one), or why the row names none. */
@@ -458,15 +478,8 @@ export class ImportProducts {
     if (same && !imported) return 'unchanged';
     let current = product;
     if (!same) {
-      const details = ProductDetails.create({
-        name: input.name ?? product.name,
-        description: input.description ?? product.description,
-        price: input.price ?? product.price,
-        quantityInStock: product.quantityInStock,
-        backorderLimit: input.backorderLimit ?? product.backorderLimit,
-        lowStockThreshold: input.lowStockThreshold ?? product.lowStockThreshold,
-        sku: input.sku ?? product.sku,
-      });
+      const details = updatedDetails(product, input);
+      if (details instanceof ValidationError) return fail(...problemsOf(details));
       const outcome = await tx.products.updateDetails(product.id, details, product.version);
       if (outcome.status !== 'updated') return fail(`id: product ${product.id} changed while it was imported`);
       current = outcome.product;

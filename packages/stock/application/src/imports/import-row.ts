@@ -1,4 +1,4 @@
-import { Invalid } from '@platform/kernel';
+import { type DomainError, Invalid, ValidationError } from '@platform/kernel';
 import { isProductId, Money, ProductDetails, productFields, quantity } from '@stock/domain';
 
 /** The columns of an import and an export, in the order an export writes them. */
@@ -92,7 +92,7 @@ export function newProductDetails(input: ProductRowInput): ProductDetails | stri
     const missing = [...(name === undefined ? ['name'] : []), ...(price === undefined ? ['price'] : [])];
     return missing.map((field) => `${field}: is required for a new product`);
   }
-  return ProductDetails.create({
+  const details = ProductDetails.check({
     name,
     description,
     price,
@@ -101,4 +101,12 @@ export function newProductDetails(input: ProductRowInput): ProductDetails | stri
     ...(lowStockThreshold !== undefined && { lowStockThreshold }),
     ...(sku !== undefined && { sku }),
   });
+  return details instanceof ValidationError ? problemsOf(details) : details;
+}
+
+/** A refusal in a row's words: each field's problem ("price: must …"), or the code and message of any other. */
+export function problemsOf(error: DomainError): string[] {
+  const errors = (error as { errors?: Record<string, string[]> }).errors;
+  if (errors) return Object.entries(errors).flatMap(([field, messages]) => messages.map((m) => `${field}: ${m}`));
+  return [`${error.code}: ${error.message}`];
 }

@@ -1,5 +1,5 @@
 import { isProductId, Money } from '@commerce/shared-kernel';
-import { allValid, INT32_MAX, Invalid, type Parser } from '@platform/kernel';
+import { type FieldErrors, INT32_MAX, Invalid, type Parser, ValidationError } from '@platform/kernel';
 import { evaluate, holds, type Values } from '../stock/condition';
 import { AVAILABLE, type ProductName, STOCK_STATE } from '../stock/rules';
 
@@ -85,6 +85,13 @@ export interface ProductDetailsInput {
 /** Whether a product is in stock, low (0 < available < its threshold) or out (nothing available). */
 export type StockState = 'in' | 'low' | 'out';
 
+/** The parsed fields, or one ValidationError naming every field that failed: `allValid`, answering, not throwing. */
+function validFields<T extends object>(fields: { readonly [K in keyof T]: T[K] | Invalid }): T | ValidationError {
+  const errors: FieldErrors = {};
+  for (const [name, value] of Object.entries(fields)) if (value instanceof Invalid) errors[name] = [value.message];
+  return Object.keys(errors).length > 0 ? new ValidationError(errors) : (fields as T);
+}
+
 /** What a client may set on a product: everything but its id. Only `create` makes one, so every instance is valid. */
 export class ProductDetails implements ProductDetailsInput {
   private constructor(
@@ -102,7 +109,17 @@ export class ProductDetails implements ProductDetailsInput {
    * Checks every field and answers the details (name trimmed), or throws one ValidationError naming every broken field.
    */
   static create(input: ProductDetailsInput): ProductDetails {
-    const { name, description, quantityInStock, backorderLimit, lowStockThreshold, sku } = allValid({
+    const details = ProductDetails.check(input);
+    if (details instanceof ValidationError) throw details;
+    return details;
+  }
+
+  /**
+   * As `create`, answering the ValidationError instead of throwing it: for a caller that reports a refusal as a value
+   * (an import's row).
+   */
+  static check(input: ProductDetailsInput): ProductDetails | ValidationError {
+    const fields = validFields({
       name: productFields.name(input.name),
       description: productFields.description(input.description),
       quantityInStock: productFields.quantityInStock(input.quantityInStock),
@@ -112,6 +129,8 @@ export class ProductDetails implements ProductDetailsInput {
         input.lowStockThreshold === undefined ? undefined : productFields.lowStockThreshold(input.lowStockThreshold),
       sku: input.sku == null ? input.sku : productFields.sku(input.sku),
     });
+    if (fields instanceof ValidationError) return fields;
+    const { name, description, quantityInStock, backorderLimit, lowStockThreshold, sku } = fields;
     return new ProductDetails(name, description, input.price, quantityInStock, backorderLimit, lowStockThreshold, sku);
   }
 
