@@ -177,8 +177,11 @@ export function servicesAt(
   // Tracing and webhooks are this checkout's: an earlier one has neither to turn on (its webhook routes answer 404).
   const sameFeatures = (t: Target) => !Object.keys(t.env ?? {}).some((name) => /^(OTEL_|WEBHOOK)/.test(name));
   const rows = TARGETS.filter((t) => t.script === 'service.ts' && sameFeatures(t) && (!only || only.includes(t.name)));
-  // Stock by location came with its routes (commit 6137472): a checkout that has them runs the workloads that need it.
-  const hasLocations = existsSync(join(checkout, 'packages/stock/http-koa/src/locations-router.ts'));
+  // Stock by location came with its routes (commit 6137472), later in a feature folder: a checkout that has them runs
+  // the workloads that need it.
+  const hasLocations = ['src/locations-router.ts', 'src/locations/locations-router.ts'].some((router) =>
+    existsSync(join(checkout, 'packages/stock/http-koa', router)),
+  );
   return rows.map((t) => ({
     ...t,
     name: `${t.name} @ ${label}`,

@@ -1,11 +1,11 @@
 import { type AccessControl, createHttpApp, type HttpApp, type HttpLogger, type ReadinessChecks } from '@platform/http';
-import { type LocationUseCases, locationsRouter } from './locations-router';
+import { type LocationUseCases, locationsRouter } from './locations/locations-router';
 import { toProblem } from './problem';
-import { type ProductImportUseCases, productImportsRouter } from './product-imports-router';
-import { type ProductUseCases, productsRouter } from './products-router';
-import { type ReservationUseCases, reservationsRouter } from './reservations-router';
+import { type ProductImportUseCases, productImportsRouter } from './imports/product-imports-router';
+import { type ProductUseCases, productsRouter } from './products/products-router';
+import { type ReservationUseCases, reservationsRouter } from './reservations/reservations-router';
 import { StockMetrics } from './stock-metrics';
-import { stockTransfersRouter, type TransferUseCases } from './stock-transfers-router';
+import { stockTransfersRouter, type TransferUseCases } from './transfers/stock-transfers-router';
 
 export interface StockAppOptions {
   readonly useCases: ProductUseCases &

@@ -17,13 +17,13 @@ import type {
   StockTransaction,
   TransferRepository,
 } from '@stock/domain';
-import { InMemoryLocationRepository } from './in-memory-location-repository';
-import { InMemoryProductRepository } from './in-memory-product-repository';
-import { InMemoryProductStockRepository } from './in-memory-product-stock-repository';
-import { InMemoryReservationRepository } from './in-memory-reservation-repository';
-import { InMemoryStockMovementRepository } from './in-memory-stock-movement-repository';
+import { InMemoryLocationRepository } from './locations/in-memory-location-repository';
+import { InMemoryProductRepository } from './products/in-memory-product-repository';
+import { InMemoryProductStockRepository } from './stock/in-memory-product-stock-repository';
+import { InMemoryReservationRepository } from './reservations/in-memory-reservation-repository';
+import { InMemoryStockMovementRepository } from './ledger/in-memory-stock-movement-repository';
 import { InMemoryStockTables } from './in-memory-stock-tables';
-import { InMemoryTransferRepository } from './in-memory-transfer-repository';
+import { InMemoryTransferRepository } from './transfers/in-memory-transfer-repository';
 
 export interface InMemoryStockStoreOptions {
   /** How long an idempotency record is kept. */

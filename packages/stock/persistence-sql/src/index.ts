@@ -1,14 +1,14 @@
-export * from './catalogue-seed';
-export * from './product-search-sql';
-export * from './render-condition';
-export * from './sql-location-repository';
-export * from './sql-product-repository';
-export * from './sql-reservation-repository';
-export * from './sql-stock-movement-repository';
-export * from './sql-transfer-repository';
-export * from './sql-unit-of-work';
 export * from './stock-database';
+export * from './sql-unit-of-work';
+export * from './stock/render-condition';
 export * from './stock/sql-product-stock-repository';
+export * from './products/catalogue-seed';
+export * from './products/product-search-sql';
+export * from './products/sql-product-repository';
+export * from './reservations/sql-reservation-repository';
+export * from './locations/sql-location-repository';
+export * from './transfers/sql-transfer-repository';
+export * from './ledger/sql-stock-movement-repository';
 export {
   AVAILABLE_SQL,
   PRODUCT_NAMES,

@@ -8,11 +8,11 @@ import {
   type SqlSession,
 } from '@platform/persistence';
 import type { StockTransaction, StockUnitOfWork } from '@stock/domain';
-import { SqlLocationRepository } from './sql-location-repository';
-import { SqlProductRepository } from './sql-product-repository';
-import { SqlReservationRepository } from './sql-reservation-repository';
-import { SqlStockMovementRepository } from './sql-stock-movement-repository';
-import { SqlTransferRepository } from './sql-transfer-repository';
+import { SqlLocationRepository } from './locations/sql-location-repository';
+import { SqlProductRepository } from './products/sql-product-repository';
+import { SqlReservationRepository } from './reservations/sql-reservation-repository';
+import { SqlStockMovementRepository } from './ledger/sql-stock-movement-repository';
+import { SqlTransferRepository } from './transfers/sql-transfer-repository';
 import { SqlProductStockRepository, type TraceIdProvider } from './stock/sql-product-stock-repository';
 
 /**

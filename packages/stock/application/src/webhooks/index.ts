@@ -1,3 +1,4 @@
+export * from './webhook-events';
 export * from './safe-target';
 export * from './secret-box';
 export * from './signing';

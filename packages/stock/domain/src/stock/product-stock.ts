@@ -1,5 +1,5 @@
-import { DEFAULT_LOCATION_ID, type Location } from '../location';
-import { Product, type ProductDetails } from '../product';
+import { DEFAULT_LOCATION_ID, type Location } from '../locations/location';
+import { Product, type ProductDetails } from '../products/product';
 import type { StockTransfer } from '../transfers/transfer';
 import { evaluate, holds } from './condition';
 import {

@@ -1,7 +1,7 @@
 import { isProductId } from '@commerce/shared-kernel';
 import { allValid, INT32_MAX, Invalid } from '@platform/kernel';
-import { isLocationId } from '../location';
-import { text } from '../product';
+import { isLocationId } from '../locations/location';
+import { text } from '../products/product';
 
 export type TransferStatus = 'in-transit' | 'received' | 'cancelled';
 

@@ -11,7 +11,7 @@ import {
   value,
   WITHIN_STOCK_MAX,
 } from '@stock/domain';
-import { renderCondition, renderTerm } from '../render-condition';
+import { renderCondition, renderTerm } from './render-condition';
 import { type ProductDbRow, productColumns } from '../tables/product';
 import { MOVEMENT_COLUMNS } from '../tables/stock-movement';
 

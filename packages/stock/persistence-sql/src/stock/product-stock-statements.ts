@@ -1,6 +1,6 @@
 import { query } from '@platform/persistence';
 import { AVAILABLE, COVERS_HOLDS, DEFAULT_LOCATION_ID, LOW_STOCK_STEADY } from '@stock/domain';
-import { renderCondition, renderTerm } from '../render-condition';
+import { renderCondition, renderTerm } from './render-condition';
 import { MONEY_COLUMN } from '../tables/columns';
 import { type ProductDbRow, productColumns } from '../tables/product';
 import { levelIsEmpty } from '../tables/stock-level';

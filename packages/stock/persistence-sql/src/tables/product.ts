@@ -9,7 +9,7 @@ import {
   STOCK_STATE,
   type StockState,
 } from '@stock/domain';
-import { renderCondition, renderTerm } from '../render-condition';
+import { renderCondition, renderTerm } from '../stock/render-condition';
 import { identity, MONEY_COLUMN } from './columns';
 
 /**

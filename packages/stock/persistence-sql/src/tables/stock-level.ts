@@ -1,7 +1,7 @@
 import { EntitySchema } from '@mikro-orm/core';
 import { query, type Row, type SqlSession } from '@platform/persistence';
 import { LEVEL_HAS_AVAILABLE, LEVEL_IS_EMPTY, type LevelName, type LevelView, type LocationLevel } from '@stock/domain';
-import { renderCondition } from '../render-condition';
+import { renderCondition } from '../stock/render-condition';
 import type { LocationRow } from './location';
 import type { ProductRow } from './product';
 

@@ -1,0 +1,136 @@
+import { type Dialect, type PreparedStatement, prepared } from '@platform/persistence';
+import { Money, type ProductSearch, type ProductSort, type StockState } from '@stock/domain';
+import { MONEY_COLUMN } from '../tables/columns';
+import { AVAILABLE_SQL, productColumns, STOCK_STATE_SQL } from '../tables/product';
+import { levelHasAvailable } from '../tables/stock-level';
+
+const STATE_LITERALS: Readonly<Record<StockState, string>> = { in: 'in', low: 'low', out: 'out' };
+
+/** A price as its column takes it: PostgreSQL's numeric as exact text (cast), SQLite's integer cents. */
+function moneyParam(dialect: Dialect, cents: number): { readonly value: string | number; readonly cast: string } {
+  return dialect === 'postgresql'
+    ? { value: Money.fromCents(cents).toString(), cast: '::numeric' }
+    : { value: cents, cast: '' };
+}
+
+/** Each sort's key expression and direction; `id` is every sort's tie-breaker, ascending. */
+function sortKey(dialect: Dialect, sort: ProductSort) {
+  const descending = sort.startsWith('-');
+  const field = descending ? sort.slice(1) : sort;
+  const key =
+    field === 'name'
+      ? '"name"'
+      : field === 'price'
+        ? `"${MONEY_COLUMN[dialect].name}"`
+        : field === 'available'
+          ? AVAILABLE_SQL
+          : '"id"';
+  return { key, descending, isPrice: field === 'price' };
+}
+
+/** The search's shape: which filters it has, its sort, and whether it starts after a position (one statement each). */
+function shapeOf(query: ProductSearch): string {
+  const has = (value: unknown) => (value === undefined ? '0' : '1');
+  const { q, minPrice, maxPrice, stockState, locationId, sort, after } = query;
+  return [q, minPrice, maxPrice, locationId, after].map(has).join('') + (stockState ?? '') + sort;
+}
+
+/** `%text%` for LIKE, its wildcards and escape character taken literally. */
+function containing(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** An FTS5 phrase of the text: with the trigram tokenizer, the text anywhere in a column, whatever its case. */
+function phrase(text: string): string {
+  return `"${text.replaceAll('"', '""')}"`;
+}
+
+/**
+ * The filters' conditions and their parameters. The text is matched through the trigram index of each database
+ * (PostgreSQL: pg_trgm's GIN index on each of name, description and SKU, which ILIKE uses; SQLite: the FTS5 table
+ * "product_search" with the trigram tokenizer, kept by triggers).
+ */
+function filters(dialect: Dialect, query: ProductSearch): { conditions: string[]; params: unknown[] } {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  const price = MONEY_COLUMN[dialect].name;
+  if (query.q !== undefined) {
+    if (dialect === 'postgresql') {
+      conditions.push(`("name" ilike ? or "description" ilike ? or "sku" ilike ?)`);
+      params.push(...Array<string>(3).fill(containing(query.q)));
+    } else {
+      conditions.push(`"id" in (select "rowid" from "product_search" where "product_search" match ?)`);
+      params.push(phrase(query.q));
+    }
+  }
+  for (const [bound, operator] of [
+    [query.minPrice, '>='],
+    [query.maxPrice, '<='],
+  ] as const) {
+    if (!bound) continue;
+    const { value, cast } = moneyParam(dialect, bound.cents);
+    conditions.push(`"${price}" ${operator} ?${cast}`);
+    params.push(value);
+  }
+  // The state as a literal, one statement per state: SQLite's planner then weighs the state's index by its value.
+  if (query.stockState) conditions.push(`${STOCK_STATE_SQL} = '${STATE_LITERALS[query.stockState]}'`);
+  if (query.locationId !== undefined) {
+    conditions.push(
+      `exists (select 1 from "stock_level" where "stock_level"."product_id" = "product"."id" and "stock_level"."location_id" = ? and ${levelHasAvailable()})`,
+    );
+    params.push(query.locationId);
+  }
+  return { conditions, params };
+}
+
+/**
+ * Where the page starts: after the position in the sort's order. `key >= ? and (key > ? or id > ?)` (`<=`, `<` when
+ * descending) bounds the index range by the key and leaves the tie to the id. With no position, SQLite's id sort still
+ * starts at `id > 0`, so that it searches its primary key rather than walking the table (PostgreSQL would take the
+ * bound for a reason to scan an index by id alone).
+ */
+function keyset(dialect: Dialect, query: ProductSearch): { conditions: string[]; params: unknown[] } {
+  const { key, descending, isPrice } = sortKey(dialect, query.sort);
+  const { after } = query;
+  if (query.sort === 'id')
+    return after || dialect === 'sqlite'
+      ? { conditions: ['"id" > ?'], params: [after?.id ?? 0] }
+      : { conditions: [], params: [] };
+  if (!after) return { conditions: [], params: [] };
+  const { value, cast } = isPrice ? moneyParam(dialect, Number(after.key)) : { value: after.key, cast: '' };
+  const [bound, strict] = descending ? ['<=', '<'] : ['>=', '>'];
+  return {
+    conditions: [`${key} ${bound} ?${cast} and (${key} ${strict} ?${cast} or "id" > ?)`],
+    params: [value, value, after.id],
+  };
+}
+
+const cache = new Map<string, PreparedStatement>();
+
+/**
+ * One search as a statement and its parameters. Each shape's text is prepared once, except a text search on
+ * PostgreSQL: a named statement may settle on a generic plan, which cannot know how rare the text is and would walk
+ * an index in the sort's order; unnamed, it is planned with the text each time and takes the trigram indexes when the
+ * text is rare.
+ */
+export function searchStatement(
+  dialect: Dialect,
+  query: ProductSearch,
+): { readonly sql: string; readonly statement: string | PreparedStatement; readonly params: unknown[] } {
+  const filtered = filters(dialect, query);
+  const page = keyset(dialect, query);
+  const params = [...filtered.params, ...page.params, query.limit];
+  const cacheKey = `${dialect}:${shapeOf(query)}`;
+  let statement = cache.get(cacheKey);
+  if (!statement) {
+    const { key, descending } = sortKey(dialect, query.sort);
+    const where = [...filtered.conditions, ...page.conditions];
+    const order = query.sort === 'id' ? '"id"' : `${key}${descending ? ' desc' : ''}, "id"`;
+    statement = prepared(
+      `select ${productColumns(dialect)} from "product"${where.length ? ` where ${where.join(' and ')}` : ''} order by ${order} limit ?`,
+    );
+    cache.set(cacheKey, statement);
+  }
+  const unnamed = dialect === 'postgresql' && query.q !== undefined;
+  return { sql: statement.sql, statement: unnamed ? statement.sql : statement, params };
+}
