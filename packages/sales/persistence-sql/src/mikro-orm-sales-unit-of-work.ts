@@ -1,7 +1,7 @@
 import type { UnitOfWork } from '@platform/kernel';
 import { type Database, MikroOrmIdempotencyRecords, MikroOrmOutbox, retryingConflicts } from '@platform/persistence';
 import type { SalesTransaction } from '@sales/domain';
-import { MikroOrmOrderRepository } from './mikro-orm-order-repository';
+import { MikroOrmOrderRepository } from './orders/mikro-orm-order-repository';
 
 /**
  * Sales transactions on MikroORM: the orders, the idempotency records (and

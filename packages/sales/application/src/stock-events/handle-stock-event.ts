@@ -1,7 +1,7 @@
 import type { EventData, EventEnvelope } from '@commerce/contracts';
 import { type Clock, inboxEntry, runOnce, textResult, type UnitOfWork } from '@platform/kernel';
 import type { Order, Outcome, SalesTransaction } from '@sales/domain';
-import { changeOrder } from './change-order';
+import { changeOrder } from '../orders/change-order';
 
 type StockEventType =
   | 'stock.reservation.confirmed'
