@@ -9,7 +9,7 @@ import {
 } from '@commerce/identity/testing';
 import { expect } from 'chai';
 import { DEFAULT_CONFIG, type RunningSalesService, startSalesService } from '../src';
-import { callWith } from './checked-fetch';
+import { callWith } from '@sales/http-koa/testing';
 import { type StockUnderTest, startStock } from './support';
 
 /** The sales service in memory, checking tokens of `identity`, pricing from an open stock service. */

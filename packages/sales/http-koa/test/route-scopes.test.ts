@@ -1,8 +1,8 @@
 import { type HttpMetrics, operationsRouter } from '@platform/http';
 import { scopesByOperation, scopesByRoute } from '@platform/test-kit';
-import { type OrderUseCases, ordersRouter } from '@sales/http-koa';
+import { type OrderUseCases, ordersRouter } from '../src';
 import { expect } from 'chai';
-import { salesOpenApi } from './support';
+import { salesOpenApi } from './sales-contract';
 
 describe("docs/sales.openapi.yaml's security, route by route", () => {
   it('asks each operation for the scopes its route guards with, and leaves open the unguarded ones', () => {
