@@ -1,4 +1,6 @@
+import { newEvent } from '@commerce/contracts';
 import { Money } from '@commerce/shared-kernel';
+import { HandleStockEvent } from '@sales/application';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { type SalesAppUnderTest, startSalesApp } from './sales-app';
@@ -148,6 +150,19 @@ describe('The orders router', function () {
     const paid = await sales.json<ProblemJson>('POST', `/api/orders/${body.id}/payment`);
     expect(paid.status).to.equal(409);
     expect(paid.body).to.include({ code: 'ORDER_STATE_CONFLICT', orderStatus: 'cancelled' });
+  });
+
+  it('takes the payment of an order stock holds: 200, paid, its ETag moved on', async () => {
+    const { body } = await place([{ productId: lamp, quantity: 1 }]);
+    const confirmed = newEvent(
+      'stock.reservation.confirmed',
+      { orderId: body.id, reservationId: randomUUID(), expiresAt: new Date(Date.now() + 60_000).toISOString() },
+      new Date(),
+    );
+    const handle = new HandleStockEvent(sales.store.unitOfWork, { clock: () => new Date(), consumer: 'sales-service' });
+    expect(await handle.execute(confirmed)).to.equal('applied');
+    const paid = await sales.json<OrderJson>('POST', `/api/orders/${body.id}/payment`);
+    expect([paid.status, paid.body.status, paid.headers.get('etag')]).to.deep.equal([200, 'paid', '"3"']);
   });
 
   it('refuses to pay a pending order: stock has not held it yet', async () => {
