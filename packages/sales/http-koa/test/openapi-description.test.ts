@@ -1,34 +1,16 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { type AccessControl, type HttpMetrics, operationsRouter } from '@platform/http';
+import { type HttpMetrics, operationsRouter } from '@platform/http';
+import { type RecordingAccess, scopesByOperation, scopesByRoute } from '@platform/test-kit';
 import { expect } from 'chai';
 import { type OrderUseCases, ordersRouter } from '../src';
 import { SALES_OPENAPI_FILE, salesOpenApi } from './sales-contract';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
-const open: AccessControl = {
-  enabled: false,
-  authenticate: (_ctx, next) => next(),
-  require: () => (_ctx, next) => next(),
-};
-
-function servedOperations(): string[] {
-  const routers = [
-    ordersRouter({ useCases: {} as OrderUseCases, access: open }),
-    operationsRouter({ isReady: async () => true, metrics: {} as HttpMetrics }),
-  ];
-  return routers
-    .flatMap((router) => router.stack)
-    .flatMap((layer) =>
-      layer.methods
-        .filter((method) => method !== 'HEAD')
-        .map(
-          (method) =>
-            `${method} ${String(layer.path)
-              .replace(/:(\w+)/g, '{$1}')
-              .replace(/\/$/, '')}`,
-        ),
-    );
-}
+/** The routers createSalesApp mounts, with the access control they are given. */
+const salesRouters = (access: RecordingAccess) => [
+  ordersRouter({ useCases: {} as OrderUseCases, access }),
+  operationsRouter({ isReady: async () => true, metrics: {} as HttpMetrics }),
+];
 
 describe('docs/sales.openapi.yaml', () => {
   it('is a valid OpenAPI 3.1 description', async () => {
@@ -39,12 +21,8 @@ describe('docs/sales.openapi.yaml', () => {
   });
 
   it('describes every route the Koa router serves, and nothing it does not', () => {
-    const described = Object.entries(salesOpenApi.paths).flatMap(([path, item]) =>
-      Object.keys(item)
-        .filter((key) => HTTP_METHODS.includes(key))
-        .map((method) => `${method.toUpperCase()} ${path}`),
-    );
-    expect(servedOperations()).to.have.members(described);
+    const served = Object.keys(scopesByRoute(salesRouters));
+    expect(served).to.have.members(Object.keys(scopesByOperation(salesOpenApi)));
   });
 
   it('groups the operations under Orders and Operations; only the operations are open without a token', () => {
@@ -65,5 +43,13 @@ describe('docs/sales.openapi.yaml', () => {
         if (api) expect(Object.keys(operation.responses ?? {}), path).to.include.members(['401', '403', '503']);
       }
     }
+  });
+});
+
+describe("docs/sales.openapi.yaml's security, route by route", () => {
+  it('asks each operation for the scopes its route guards with, and leaves open the unguarded ones', () => {
+    const routes = scopesByRoute(salesRouters);
+    expect(routes['POST /api/orders/{id}/payment']).to.deep.equal([['orders:pay']]);
+    expect(scopesByOperation(salesOpenApi)).to.deep.equal(routes);
   });
 });
