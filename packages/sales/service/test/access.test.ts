@@ -1,4 +1,5 @@
 import { capturingLogger } from '@platform/runtime';
+import { IN_THIS_PROCESS } from '@platform/test-kit';
 import {
   type IdentityUnderTest,
   SALES,
@@ -17,10 +18,7 @@ function startGuardedSales(identity: IdentityUnderTest, stockUrl: string): Promi
   return startSalesService(
     {
       ...DEFAULT_CONFIG,
-      port: 0,
-      host: '127.0.0.1',
-      databaseUrl: 'memory:',
-      shutdownDelayMs: 0,
+      ...IN_THIS_PROCESS,
       authIssuer: identity.service.issuer,
       stockUrl,
     },

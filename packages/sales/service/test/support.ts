@@ -1,5 +1,5 @@
 import { capturingLogger } from '@platform/runtime';
-import { type Backend, scratchDatabaseFor } from '@platform/test-kit';
+import { type Backend, scratchDatabaseFor, IN_THIS_PROCESS } from '@platform/test-kit';
 import { SALES_OPENAPI_FILE, type SalesClient, salesClient } from '@sales/http-koa/testing';
 import { DEFAULT_CONFIG as STOCK_DEFAULTS, type RunningStockService, startStockService } from '@stock/service';
 import {
@@ -64,10 +64,7 @@ export interface StockUnderTest {
 export async function startStock(config: Partial<typeof STOCK_DEFAULTS> = {}): Promise<StockUnderTest> {
   const service = await startStockService({
     ...STOCK_DEFAULTS,
-    port: 0,
-    host: '127.0.0.1',
-    databaseUrl: 'memory:',
-    shutdownDelayMs: 0,
+    ...IN_THIS_PROCESS,
     logLevel: 'error',
     ...config,
   });
