@@ -1,5 +1,5 @@
 import { capturingLogger } from '@platform/runtime';
-import { type Backend, scratchDatabaseFor, IN_THIS_PROCESS } from '@platform/test-kit';
+import { type Backend, IN_THIS_PROCESS, scratchDatabaseFor } from '@platform/test-kit';
 import { SALES_OPENAPI_FILE, type SalesClient, salesClient } from '@sales/http-koa/testing';
 import { DEFAULT_CONFIG as STOCK_DEFAULTS, type RunningStockService, startStockService } from '@stock/service';
 import {
@@ -31,11 +31,9 @@ export async function startSales(
   const service = await startSalesService(
     {
       ...DEFAULT_CONFIG,
-      port: 0,
-      host: '127.0.0.1',
+      ...IN_THIS_PROCESS,
       databaseUrl: database.url,
       dbCreateDatabase: 'true',
-      shutdownDelayMs: 0,
       openApiFile: SALES_OPENAPI_FILE,
       ...config,
     },
