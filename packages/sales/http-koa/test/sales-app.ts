@@ -1,4 +1,5 @@
-import { accessControl, type AccessControl } from '@platform/http';
+import { Apis } from '@commerce/contracts';
+import { accessControl, tokenVerifierFor } from '@platform/http';
 import { timeOrderedId } from '@platform/kernel';
 import { capturingLogger } from '@platform/runtime';
 import { CancelOrder, GetOrder, ListOrders, PayOrder, PlaceOrder } from '@sales/application';
@@ -19,12 +20,15 @@ export interface SalesAppUnderTest extends SalesClient {
 export interface SalesAppOptions {
   /** What stock's catalogue quotes. */
   readonly products?: readonly QuotedProduct[];
-  /** Token checks; open (no verifier) when not given. */
-  readonly access?: AccessControl;
+  /** The issuer whose tokens for the sales API it checks, as the service does with AUTH_ISSUER; open without one. */
+  readonly authIssuer?: string;
 }
 
 /** createSalesApp over the use cases on the in-memory store, on a real server on loopback and an ephemeral port. */
-export async function startSalesApp({ products = [], access }: SalesAppOptions = {}): Promise<SalesAppUnderTest> {
+export async function startSalesApp({
+  products = [],
+  authIssuer = '',
+}: SalesAppOptions = {}): Promise<SalesAppUnderTest> {
   const logs: Record<string, unknown>[] = [];
   const logger = capturingLogger('sales-service', logs);
   const store = new InMemorySalesStore({ idempotencyTtlMs: 60_000 });
@@ -37,7 +41,10 @@ export async function startSalesApp({ products = [], access }: SalesAppOptions =
       cancelOrder: new CancelOrder(store.unitOfWork, clock),
       payOrder: new PayOrder(store.unitOfWork, clock),
     },
-    access: access ?? accessControl(undefined, logger),
+    access: accessControl(
+      tokenVerifierFor({ authIssuer, authAudience: Apis.sales.audience, authDiscoveryUrl: '' }, logger),
+      logger,
+    ),
     logger,
     openApiFile: SALES_OPENAPI_FILE,
     countOrders: () => store.orders.countByStatus(),
