@@ -13,7 +13,15 @@ import {
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { addressKey } from '../src';
-import { deadPort, echo, type GatewayUnderTest, startTestGateway, startUpstream, type TestUpstream } from './support';
+import {
+  deadPort,
+  echo,
+  type GatewayUnderTest,
+  startTestGateway,
+  startUpstream,
+  type TestUpstream,
+  upstreams,
+} from './support';
 
 const REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
 /** In CI (or with REQUIRE_REDIS=1) a missing Redis fails the run instead of skipping. */
@@ -22,9 +30,7 @@ const redisRequired = process.env.REQUIRE_REDIS === '1' || process.env.CI === 't
 tokenChecksContract('the gateway at the edge', { scopes: false }, async (identity) => {
   const upstream = await startUpstream(echo('stock'));
   const gateway = await startTestGateway({
-    stockUrl: [upstream.url],
-    salesUrl: [upstream.url],
-    identityUrl: [upstream.url],
+    ...upstreams([upstream.url], upstream.url),
     authIssuer: identity.service.issuer,
   });
   return {
@@ -49,9 +55,7 @@ describe('the gateway checking tokens', function () {
     identity = await startIdentity(files);
     upstream = await startUpstream(echo('any'));
     gateway = await startTestGateway({
-      stockUrl: [upstream.url],
-      salesUrl: [upstream.url],
-      identityUrl: [upstream.url],
+      ...upstreams([upstream.url], upstream.url),
       authIssuer: identity.service.issuer,
     });
   });
@@ -117,9 +121,7 @@ describe('the gateway checking tokens', function () {
 
   it('tells caches to keep none of its 503 when the issuer’s keys cannot be had', async () => {
     const blind = await startTestGateway({
-      stockUrl: [upstream.url],
-      salesUrl: [upstream.url],
-      identityUrl: [upstream.url],
+      ...upstreams([upstream.url], upstream.url),
       authIssuer: identity.service.issuer,
       authDiscoveryUrl: `${await deadPort()}/.well-known/openid-configuration`,
     });
@@ -148,9 +150,7 @@ describe('the gateway’s rate limit', function () {
 
   it('answers 429 with Retry-After beyond RATE_LIMIT_PER_MINUTE, counting in this process', async () => {
     const gateway = await startTestGateway({
-      stockUrl: [upstream.url],
-      salesUrl: [upstream.url],
-      identityUrl: [upstream.url],
+      ...upstreams([upstream.url], upstream.url),
       rateLimitPerMinute: 5,
     });
     try {
@@ -171,9 +171,7 @@ describe('the gateway’s rate limit', function () {
     const files = scratchFolder();
     const identity = await startIdentity(files);
     const gateway = await startTestGateway({
-      stockUrl: [upstream.url],
-      salesUrl: [upstream.url],
-      identityUrl: [upstream.url],
+      ...upstreams([upstream.url], upstream.url),
       authIssuer: identity.service.issuer,
       rateLimitPerMinute: 3,
     });
@@ -236,9 +234,7 @@ describe('the gateway’s rate limit', function () {
       // Redis database 15, emptied of the gateway's keys before and after: no other user of this Redis shares the
       // counts.
       const config = {
-        stockUrl: [upstream.url],
-        salesUrl: [upstream.url],
-        identityUrl: [upstream.url],
+        ...upstreams([upstream.url], upstream.url),
         rateLimitPerMinute: 6,
         redisUrl: `${REDIS_URL}/${15}`,
       };
@@ -273,9 +269,7 @@ describe('the gateway’s rate limit', function () {
     it('counts in this process while Redis does not answer, and says so once', async () => {
       // A closed port on loopback: the real Redis goes on serving everybody else.
       const gateway = await startTestGateway({
-        stockUrl: [upstream.url],
-        salesUrl: [upstream.url],
-        identityUrl: [upstream.url],
+        ...upstreams([upstream.url], upstream.url),
         rateLimitPerMinute: 2,
         redisUrl: 'redis://127.0.0.1:1',
       });
@@ -300,9 +294,7 @@ describe('the gateway’s rate limit', function () {
       const link = await freezableProxy(Number(new URL(REDIS_URL).port || 6379), new URL(REDIS_URL).hostname);
       await link.down();
       const gateway = await startTestGateway({
-        stockUrl: [upstream.url],
-        salesUrl: [upstream.url],
-        identityUrl: [upstream.url],
+        ...upstreams([upstream.url], upstream.url),
         rateLimitPerMinute: 1000,
         redisUrl: `redis://127.0.0.1:${link.port}/15`,
       });

@@ -13,7 +13,7 @@ import {
 } from '@commerce/identity/testing';
 import { DEFAULT_CONFIG as SALES_DEFAULTS, type RunningSalesService, startSalesService } from '@sales/service';
 import { DEFAULT_CONFIG as STOCK_DEFAULTS, type RunningStockService, startStockService } from '@stock/service';
-import { freePort } from '@platform/test-kit';
+import { freePort, IN_THIS_PROCESS } from '@platform/test-kit';
 import { expect } from 'chai';
 import { type GatewayUnderTest, startTestGateway } from './support';
 
@@ -32,10 +32,7 @@ function startGuardedStock(
   return startStockService(
     {
       ...STOCK_DEFAULTS,
-      port: 0,
-      host: '127.0.0.1',
-      databaseUrl: 'memory:',
-      shutdownDelayMs: 0,
+      ...IN_THIS_PROCESS,
       authIssuer: issuer,
       authDiscoveryUrl,
     },
@@ -100,10 +97,7 @@ describe('the gateway in front of identity, stock and sales, as start:system run
     sales = await startSalesService(
       {
         ...SALES_DEFAULTS,
-        port: 0,
-        host: '127.0.0.1',
-        databaseUrl: 'memory:',
-        shutdownDelayMs: 0,
+        ...IN_THIS_PROCESS,
         authIssuer: issuer,
         authDiscoveryUrl,
         stockUrl: stock.url,
@@ -193,16 +187,13 @@ describe('the services and the gateway with AUTH_ISSUER unset', function () {
   it('run open, and each says so at start in one warning, not one a request', async () => {
     const logs = { stock: [] as Record<string, unknown>[], sales: [] as Record<string, unknown>[] };
     const stock = await startStockService(
-      { ...STOCK_DEFAULTS, port: 0, host: '127.0.0.1', databaseUrl: 'memory:', shutdownDelayMs: 0 },
+      { ...STOCK_DEFAULTS, ...IN_THIS_PROCESS },
       { logger: capturingLogger('stock-service', logs.stock) },
     );
     const sales = await startSalesService(
       {
         ...SALES_DEFAULTS,
-        port: 0,
-        host: '127.0.0.1',
-        databaseUrl: 'memory:',
-        shutdownDelayMs: 0,
+        ...IN_THIS_PROCESS,
         stockUrl: stock.url,
       },
       { logger: capturingLogger('sales-service', logs.sales) },

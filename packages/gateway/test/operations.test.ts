@@ -2,7 +2,7 @@ import { eventually, freePort, startServiceProcess } from '@platform/test-kit';
 import { expect } from 'chai';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { echo, type GatewayUnderTest, startTestGateway, startUpstream, type TestUpstream } from './support';
+import { echo, type GatewayUnderTest, startTestGateway, startUpstream, type TestUpstream, upstreams } from './support';
 
 const MAIN = join(import.meta.dirname, '..', 'src', 'main.ts');
 
@@ -13,11 +13,7 @@ describe('the gateway’s own endpoints: metrics, health and docs', function () 
 
   before(async () => {
     upstream = await startUpstream(echo('any'));
-    gateway = await startTestGateway({
-      stockUrl: [upstream.url],
-      salesUrl: [upstream.url],
-      identityUrl: [upstream.url],
-    });
+    gateway = await startTestGateway(upstreams([upstream.url], upstream.url));
   });
   after(async () => {
     await gateway?.stop();
@@ -54,11 +50,7 @@ describe('the gateway’s own endpoints: metrics, health and docs', function () 
 
   it('says nothing of the services behind it when it is not ready, on the public port', async () => {
     const gone = await startUpstream(echo('gone'));
-    const lonely = await startTestGateway({
-      stockUrl: [gone.url],
-      salesUrl: [upstream.url],
-      identityUrl: [upstream.url],
-    });
+    const lonely = await startTestGateway(upstreams([gone.url], upstream.url));
     try {
       await gone.kill();
       await eventually(
@@ -85,9 +77,7 @@ describe('the gateway’s own endpoints: metrics, health and docs', function () 
 
   it('rate-limits everything it answers on the public port: health, docs, metrics, unknown paths, the issuer', async () => {
     const limited = await startTestGateway({
-      stockUrl: [upstream.url],
-      salesUrl: [upstream.url],
-      identityUrl: [upstream.url],
+      ...upstreams([upstream.url], upstream.url),
       rateLimitPerMinute: 2,
     });
     try {

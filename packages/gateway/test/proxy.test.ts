@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UNANSWERED_PROBES_TO_OUT } from '../src/upstream-group';
 import {
+  breaksConnections,
   deadPort,
   echo,
   type GatewayUnderTest,
@@ -11,6 +12,7 @@ import {
   startTestGateway,
   startUpstream,
   type TestUpstream,
+  upstreams,
 } from './support';
 
 describe('the gateway in front of the services', function () {
@@ -421,16 +423,9 @@ describe('the gateway balancing the instances of a service', function () {
     const refused = await served(4, { method: 'POST' });
     expect(refused, 'never sent: safe to send elsewhere').to.deep.equal([200, 200, 200, 200]);
 
-    const breaker = await startUpstream((request, response) => {
-      if (request.url === '/health/ready') return void response.writeHead(200).end();
-      request.socket.destroy();
-    });
+    const breaker = await startUpstream(breaksConnections);
     const survivor = await startUpstream(echo('survivor'));
-    const risky = await startTestGateway({
-      stockUrl: [breaker.url, survivor.url],
-      salesUrl: [survivor.url],
-      identityUrl: [survivor.url],
-    });
+    const risky = await startTestGateway(upstreams([breaker.url, survivor.url], survivor.url));
     try {
       const outcomes: number[] = [];
       for (let i = 0; i < 4; i++)
@@ -458,9 +453,7 @@ describe('the gateway balancing the instances of a service', function () {
     const [live, dead] = await Promise.all([startUpstream(echo('live')), startUpstream(echo('dead'))]);
     // Readiness asked once, at start: the gateway learns of the death only from the refused connection.
     const unwatched = await startTestGateway({
-      stockUrl: [live.url, dead.url],
-      salesUrl: [live.url],
-      identityUrl: [live.url],
+      ...upstreams([live.url, dead.url], live.url),
       upstreamCheckMs: 60_000,
     });
     try {
@@ -496,16 +489,9 @@ describe('the gateway balancing the instances of a service', function () {
   });
 
   it('never sends a POST twice: one whose connection broke after it left is a 502, and no other instance gets it', async () => {
-    const breaker = await startUpstream((request, response) => {
-      if (request.url === '/health/ready') return void response.writeHead(200).end();
-      request.socket.destroy();
-    });
+    const breaker = await startUpstream(breaksConnections);
     const survivor = await startUpstream(echo('survivor'));
-    const risky = await startTestGateway({
-      stockUrl: [breaker.url, survivor.url],
-      salesUrl: [survivor.url],
-      identityUrl: [survivor.url],
-    });
+    const risky = await startTestGateway(upstreams([breaker.url, survivor.url], survivor.url));
     try {
       const bodies = Array.from({ length: 6 }, (_, i) => JSON.stringify({ order: i }));
       const outcomes = new Map<string, number>();
@@ -543,11 +529,7 @@ describe('the gateway balancing the instances of a service', function () {
       return echo('draining')(request, response, '');
     });
     const steady = await startUpstream(echo('steady'));
-    const balanced = await startTestGateway({
-      stockUrl: [draining.url, steady.url],
-      salesUrl: [steady.url],
-      identityUrl: [steady.url],
-    });
+    const balanced = await startTestGateway(upstreams([draining.url, steady.url], steady.url));
     const sent = async (count: number) => {
       for (let i = 0; i < count; i++) expect((await fetch(`${balanced.url}/api/products/${i}`)).status).to.equal(200);
     };
@@ -583,11 +565,7 @@ describe('the gateway balancing the instances of a service', function () {
       response.writeHead(200).end();
     });
     const steady = await startUpstream(echo('steady'));
-    const balanced = await startTestGateway({
-      stockUrl: [busy.url, steady.url],
-      salesUrl: [steady.url],
-      identityUrl: [steady.url],
-    });
+    const balanced = await startTestGateway(upstreams([busy.url, steady.url], steady.url));
     const stateOfBusy = async () => (await readinessChecks(balanced))[`stock ${busy.url}`];
     try {
       await eventually('the first readiness check', 5_000, () => busy.readinessChecks > 0);

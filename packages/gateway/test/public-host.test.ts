@@ -1,7 +1,7 @@
 import { type IdentityUnderTest, scratchFolder, startIdentity } from '@commerce/identity/testing';
 import { freePort, rawHttpRequest } from '@platform/test-kit';
 import { expect } from 'chai';
-import { echo, type GatewayUnderTest, startTestGateway, startUpstream, type TestUpstream } from './support';
+import { echo, type GatewayUnderTest, startTestGateway, startUpstream, type TestUpstream, upstreams } from './support';
 
 const get = (gateway: GatewayUnderTest, path: string, host: string) =>
   rawHttpRequest(gateway.url, `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
@@ -17,9 +17,7 @@ describe('the host the gateway tells the services', function () {
 
   it('is PUBLIC_URL’s, with its scheme, whatever Host the client sends', async () => {
     const gateway = await startTestGateway({
-      stockUrl: [upstream.url],
-      salesUrl: [upstream.url],
-      identityUrl: [upstream.url],
+      ...upstreams([upstream.url], upstream.url),
       publicUrl: 'https://api.example.test',
     });
     try {
@@ -39,11 +37,7 @@ describe('the host the gateway tells the services', function () {
   });
 
   it('is the address the gateway listens on when PUBLIC_URL is not set', async () => {
-    const gateway = await startTestGateway({
-      stockUrl: [upstream.url],
-      salesUrl: [upstream.url],
-      identityUrl: [upstream.url],
-    });
+    const gateway = await startTestGateway(upstreams([upstream.url], upstream.url));
     const own = new URL(gateway.url).host;
     try {
       for (const host of CLAIMED) {

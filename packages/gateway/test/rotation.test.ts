@@ -8,6 +8,7 @@ import {
   startTestGateway,
   startUpstream,
   type TestUpstream,
+  upstreams,
 } from './support';
 
 const UNREACHABLE = 'an upstream instance cannot be reached; it gets no traffic until it answers again';
@@ -119,9 +120,7 @@ describe('what takes an upstream instance out of the gateway’s rotation', func
         .end('{"status":503,"code":"DATABASE_UNAVAILABLE"}');
     });
     const mixed = await startTestGateway({
-      stockUrl: [failing.url, a.url],
-      salesUrl: [a.url],
-      identityUrl: [a.url],
+      ...upstreams([failing.url, a.url], a.url),
       upstreamCheckMs: 60_000,
     });
     try {
@@ -141,9 +140,7 @@ describe('what takes an upstream instance out of the gateway’s rotation', func
   it('keeps an instance whose answer is not valid HTTP in rotation: each GET it fails goes to the other, and the next comes back to it', async () => {
     const garbled = await startGarbledUpstream();
     const mixed = await startTestGateway({
-      stockUrl: [garbled.url, a.url],
-      salesUrl: [a.url],
-      identityUrl: [a.url],
+      ...upstreams([garbled.url, a.url], a.url),
       upstreamCheckMs: 60_000,
     });
     try {
@@ -170,9 +167,7 @@ describe('what takes an upstream instance out of the gateway’s rotation', func
   it('answers 502 when the only instance answers what is not HTTP, and keeps it: readiness stays 200', async () => {
     const garbled = await startGarbledUpstream();
     const alone = await startTestGateway({
-      stockUrl: [garbled.url],
-      salesUrl: [a.url],
-      identityUrl: [a.url],
+      ...upstreams([garbled.url], a.url),
       upstreamCheckMs: 60_000,
     });
     try {

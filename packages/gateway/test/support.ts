@@ -39,6 +39,12 @@ export const echo =
       .end(JSON.stringify({ upstream: name, path: request.url }));
   };
 
+/** Ready on /health/ready, and cuts the connection of every other request once it has arrived whole. */
+export const breaksConnections: Handler = (request, response) => {
+  if (request.url === '/health/ready') return void response.writeHead(200).end();
+  request.socket.destroy();
+};
+
 /** A real HTTP server on an ephemeral port of loopback that records what reaches it. */
 export async function startUpstream(handler: Handler, port = 0): Promise<TestUpstream> {
   const seen: SeenRequest[] = [];
@@ -128,6 +134,11 @@ export async function startTestGateway(config: Partial<GatewayConfig>): Promise<
     logs,
     stop: async () => void (await gateway.close({ immediate: true })),
   };
+}
+
+/** Stock's instances in rotation as given, and sales and identity on `others`: what most gateway tests route to. */
+export function upstreams(stock: readonly string[], others: string): Partial<GatewayConfig> {
+  return { stockUrl: stock, salesUrl: [others], identityUrl: [others] };
 }
 
 /** What readiness names on the metrics listener: each service (up, down) and each instance (ready, not ready). */

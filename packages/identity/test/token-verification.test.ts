@@ -1,7 +1,6 @@
 import { createTokenVerifier } from '@platform/http';
 import { expect } from 'chai';
 import { generateKeyPair, type JWTPayload, SignJWT } from 'jose';
-import { createPublicKey } from 'node:crypto';
 import {
   callWith,
   decodePart,
@@ -10,6 +9,7 @@ import {
   type IdentityUnderTest,
   SALES,
   scratchFolder,
+  signedWithThePublicKey,
   STOCK,
   signingKeyOf,
   startIdentity,
@@ -97,18 +97,8 @@ describe('a service checking access tokens, beyond the contract', function () {
   });
 
   it('refuses an HS256 token whose secret is the issuer’s public key (as bytes)', async () => {
-    const key = signingKeyOf(files.keysFile);
-    const publicPem = createPublicKey({
-      key: { kty: key.kty, crv: key.crv, x: key.x, y: key.y },
-      format: 'jwk',
-    }).export({ type: 'spki', format: 'pem' });
-    for (const secret of [
-      Buffer.from(publicPem),
-      Buffer.from(JSON.stringify({ kty: key.kty, crv: key.crv, x: key.x, y: key.y })),
-    ]) {
-      const token = await new SignJWT(claims)
-        .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: key.kid })
-        .sign(new Uint8Array(secret));
+    for (const as of ['pem', 'jwk'] as const) {
+      const token = await signedWithThePublicKey(files.keysFile, claims, as);
       await expectInvalidToken(await callWith(products, token), 'The access token is not signed with ES256.');
     }
   });

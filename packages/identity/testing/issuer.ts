@@ -10,6 +10,7 @@ import {
   startIdentityService,
 } from '../src';
 import { importJWK, type JWTPayload, SignJWT } from 'jose';
+import { createPublicKey } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -139,6 +140,26 @@ export function decodePart(token: string, part: 0 | 1): Record<string, unknown> 
 /** The keys file's signing key, private part included: tests forge tokens with it to isolate one check at a time. */
 export function signingKeyOf(keysFile: string): SigningKey {
   return (JSON.parse(readFileSync(keysFile, 'utf8')) as { keys: SigningKey[] }).keys[0]!;
+}
+
+/**
+ * A token signed HS256 under the issuer's signing kid with its public key as the secret (as PEM, or as its JWK's
+ * JSON): the algorithm confusion a verifier that trusts the header's `alg` would take.
+ */
+export function signedWithThePublicKey(
+  keysFile: string,
+  claims: JWTPayload,
+  as: 'pem' | 'jwk' = 'pem',
+): Promise<string> {
+  const { kty, crv, x, y, kid } = signingKeyOf(keysFile);
+  const publicJwk = { kty, crv, x, y };
+  const secret =
+    as === 'pem'
+      ? createPublicKey({ key: publicJwk, format: 'jwk' }).export({ type: 'spki', format: 'pem' })
+      : JSON.stringify(publicJwk);
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid })
+    .sign(new Uint8Array(Buffer.from(secret)));
 }
 
 export async function kidsAt(issuer: string): Promise<string[]> {

@@ -1,7 +1,13 @@
 import { expect } from 'chai';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
-import { createPublicKey } from 'node:crypto';
-import { decodePart, forgedToken, type IdentityUnderTest, scratchFolder, signingKeyOf, startIdentity } from './issuer';
+import {
+  decodePart,
+  forgedToken,
+  type IdentityUnderTest,
+  scratchFolder,
+  signedWithThePublicKey,
+  startIdentity,
+} from './issuer';
 
 /** What a guarded API under test offers the contract. */
 export interface GuardedApi {
@@ -128,15 +134,10 @@ export function tokenChecksContract(
     });
 
     it('refuses an HS256 token whose secret is the issuer’s public key', async () => {
-      const key = signingKeyOf(files.keysFile);
-      const publicPem = createPublicKey({
-        key: { kty: key.kty, crv: key.crv, x: key.x, y: key.y },
-        format: 'jwk',
-      }).export({ type: 'spki', format: 'pem' });
-      const token = await new SignJWT(claims)
-        .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: key.kid })
-        .sign(new Uint8Array(Buffer.from(publicPem)));
-      await expectInvalidToken(await api.call(token), 'The access token is not signed with ES256.');
+      await expectInvalidToken(
+        await api.call(await signedWithThePublicKey(files.keysFile, claims)),
+        'The access token is not signed with ES256.',
+      );
     });
 
     it('refuses a token signed by a key the issuer does not publish', async () => {

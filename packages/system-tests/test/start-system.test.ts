@@ -1,14 +1,9 @@
-import { createScratchVhost, eventually, freePort, type ScratchVhost, startServiceProcess } from '@platform/test-kit';
+import { createScratchVhost, eventually, type ScratchVhost, startServiceProcess } from '@platform/test-kit';
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { type CurlAnswer, docShellBlock, jsonAnswers } from './support';
-
-const ROOT = join(import.meta.dirname, '..', '..', '..');
-const START_SYSTEM = join(ROOT, 'tools', 'system', 'src', 'start-system.ts');
+import { type CurlAnswer, jsonAnswers, runReadmeWalkthrough, START_SYSTEM, startWholeSystem } from './support';
 
 describe('pnpm start:system', function () {
   this.timeout(180_000);
@@ -32,25 +27,8 @@ describe('pnpm start:system', function () {
     });
 
   it('starts the four services, serves the README walkthrough, and stops them one at a time on Ctrl-C', async () => {
-    const ports = {
-      GATEWAY_PORT: await freePort(),
-      STOCK_PORT: await freePort(),
-      SALES_PORT: await freePort(),
-      IDENTITY_PORT: await freePort(),
-      GATEWAY_METRICS_PORT: await freePort(),
-    };
-    const portSettings = Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)]));
-    const settings = { ...portSettings, AMQP_URL: vhost.url, DATA_DIR: data };
-    const system = startServiceProcess(START_SYSTEM, settings, { detached: true });
+    const { process: system, ports, gateway } = await startWholeSystem({ AMQP_URL: vhost.url, DATA_DIR: data });
     try {
-      await eventually(
-        'the system to be up',
-        90_000,
-        async () =>
-          system.stdout.some((line) => line.startsWith('The system is up')) ||
-          (system.child.exitCode !== null ? Promise.reject(new Error(system.stderr.join('\n'))) : false),
-      );
-      const gateway = `http://localhost:${ports.GATEWAY_PORT}`;
       expect(system.stdout.join('\n')).to.include(`Everything goes through the gateway: ${gateway}`);
       for (const service of ['identity', 'stock', 'sales', 'gateway'])
         expect(
@@ -60,11 +38,7 @@ describe('pnpm start:system', function () {
       const clients = join(data, 'identity-clients.json');
       expect(statSync(clients).mode & 0o777).to.equal(0o600);
 
-      const script = docShellBlock('README.md', 'The whole system in one command')
-        .replaceAll('http://localhost:8000', gateway)
-        .replaceAll('data/identity-clients.json', clients);
-      const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { timeout: 60_000 });
-      const answers = jsonAnswers<CurlAnswer>(stdout);
+      const answers = jsonAnswers<CurlAnswer>(await runReadmeWalkthrough(gateway, data));
       expect(
         answers.map((answer) => answer.status ?? `${answer.quantityInStock}/${answer.reservedQuantity}`),
       ).to.deep.equal(['reserved', 'paid', '1/0', 401]);

@@ -1,13 +1,17 @@
 import {
   type Backend,
   createScratchVhost,
+  eventually,
+  freePort,
   type ScratchVhost,
   type ServiceProcess,
   scratchDatabaseFor,
   startServiceProcess,
 } from '@platform/test-kit';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 
 const PACKAGES = join(import.meta.dirname, '..', '..');
 export const MAINS = {
@@ -194,4 +198,53 @@ export function jsonAnswers<Answer = Record<string, unknown>>(stdout: string): A
     .split(/(?<=\})(?=\{)|\n/)
     .filter(Boolean)
     .map((line) => JSON.parse(line) as Answer);
+}
+
+export const START_SYSTEM = join(PACKAGES, '..', 'tools', 'system', 'src', 'start-system.ts');
+
+/** `pnpm start:system` as a test runs it, once it said the system is up. */
+export interface WholeSystem {
+  readonly process: ServiceProcess;
+  /** Each port it was given, free when it started. */
+  readonly ports: Readonly<Record<string, number>>;
+  /** The gateway's URL: everything goes through it. */
+  readonly gateway: string;
+}
+
+/**
+ * start:system on free ports, in a process group of its own (as a terminal runs it), with `settings` on top, waited
+ * for until it says the system is up; a start that fails rejects with what it wrote to stderr.
+ */
+export async function startWholeSystem(settings: Record<string, string>): Promise<WholeSystem> {
+  const ports = {
+    GATEWAY_PORT: await freePort(),
+    STOCK_PORT: await freePort(),
+    SALES_PORT: await freePort(),
+    IDENTITY_PORT: await freePort(),
+    GATEWAY_METRICS_PORT: await freePort(),
+  };
+  const portSettings = Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)]));
+  const system = startServiceProcess(START_SYSTEM, { ...portSettings, ...settings }, { detached: true });
+  try {
+    await eventually(
+      'the system to be up',
+      90_000,
+      async () =>
+        system.stdout.some((line) => line.startsWith('The system is up')) ||
+        (system.child.exitCode !== null ? Promise.reject(new Error(system.stderr.join('\n'))) : false),
+    );
+  } catch (error) {
+    await system.stop('SIGTERM');
+    throw error;
+  }
+  return { process: system, ports, gateway: `http://localhost:${ports.GATEWAY_PORT}` };
+}
+
+/** The README's walkthrough of the whole system, run in bash against `gateway` with the clients file in `data`. */
+export async function runReadmeWalkthrough(gateway: string, data: string): Promise<string> {
+  const script = docShellBlock('README.md', 'The whole system in one command')
+    .replaceAll('http://localhost:8000', gateway)
+    .replaceAll('data/identity-clients.json', join(data, 'identity-clients.json'));
+  const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { timeout: 60_000 });
+  return stdout;
 }

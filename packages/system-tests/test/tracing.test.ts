@@ -1,23 +1,17 @@
 import {
   createScratchVhost,
   eventually,
-  freePort,
   type OtlpReceiver,
   type ReceivedSpan,
   type ScratchVhost,
   startOtlpReceiver,
-  startServiceProcess,
 } from '@platform/test-kit';
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { docShellBlock, jsonAnswers } from './support';
+import { jsonAnswers, runReadmeWalkthrough, startWholeSystem } from './support';
 
-const ROOT = join(import.meta.dirname, '..', '..', '..');
-const START_SYSTEM = join(ROOT, 'tools', 'system', 'src', 'start-system.ts');
 const KIND = { internal: 1, server: 2, client: 3, producer: 4, consumer: 5 } as const;
 
 /** The one span of `trace` that `matches`, failing with what the trace holds when there is none or more than one. */
@@ -45,36 +39,16 @@ describe('tracing across the system (start:system with OTEL_EXPORTER_OTLP_ENDPOI
   });
 
   it("holds an order placed through the gateway in one trace: the gateway's spans, sales', its read of stock's catalogue, the relay's publish, stock's consume and sales' consume of the confirmation, each under its parent", async () => {
-    const ports = {
-      GATEWAY_PORT: await freePort(),
-      STOCK_PORT: await freePort(),
-      SALES_PORT: await freePort(),
-      IDENTITY_PORT: await freePort(),
-      GATEWAY_METRICS_PORT: await freePort(),
-    };
-    const settings = {
-      ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+    const { process: system, gateway } = await startWholeSystem({
       AMQP_URL: vhost.url,
       DATA_DIR: data,
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       // Exported within a tenth of a second rather than five, so the test need not stop the system to see its spans.
       OTEL_BSP_SCHEDULE_DELAY: '100',
-    };
-    const system = startServiceProcess(START_SYSTEM, settings, { detached: true });
+    });
     try {
-      await eventually(
-        'the system to be up',
-        90_000,
-        async () =>
-          system.stdout.some((line) => line.startsWith('The system is up')) ||
-          (system.child.exitCode !== null ? Promise.reject(new Error(system.stderr.join('\n'))) : false),
-      );
-      const gateway = `http://localhost:${ports.GATEWAY_PORT}`;
-      const script = docShellBlock('README.md', 'The whole system in one command')
-        .replaceAll('http://localhost:8000', gateway)
-        .replaceAll('data/identity-clients.json', join(data, 'identity-clients.json'));
-      const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { timeout: 60_000 });
+      const stdout = await runReadmeWalkthrough(gateway, data);
       expect(jsonAnswers(stdout)[0]).to.include({ status: 'reserved' });
 
       const orderPlaced = (span: ReceivedSpan) =>

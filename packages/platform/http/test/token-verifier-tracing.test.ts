@@ -1,5 +1,5 @@
 import { inSpan, SpanKind, startTracing, type Tracing } from '@platform/runtime';
-import { eventually, type OtlpReceiver, startOtlpReceiver } from '@platform/test-kit';
+import { eventually, type ExportingReceiver, exportToOtlpReceiver } from '@platform/test-kit';
 import { expect } from 'chai';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { randomUUID } from 'node:crypto';
@@ -10,7 +10,6 @@ import { createTokenVerifier, type TokenVerifier } from '../src';
 
 const KIND = { client: 3 } as const;
 const AUDIENCE = 'urn:test:api';
-const OTEL_VARIABLES = ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_BSP_SCHEDULE_DELAY'];
 
 /** An issuer on loopback that serves its metadata and one key, and keeps the path and headers of every request. */
 async function issuerOnLoopback() {
@@ -65,27 +64,16 @@ describe("the token verifier's fetches from the issuer, traced (ADR 0021)", () =
   });
 
   describe('with an OTLP endpoint', () => {
-    let receiver: OtlpReceiver;
+    let receiver: ExportingReceiver;
     let tracing: Tracing;
-    const saved: Record<string, string | undefined> = {};
     beforeEach(async () => {
-      receiver = await startOtlpReceiver();
-      for (const name of OTEL_VARIABLES) saved[name] = process.env[name];
-      Object.assign(process.env, {
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-        OTEL_BSP_SCHEDULE_DELAY: '50',
-      });
+      receiver = await exportToOtlpReceiver();
       tracing = await startTracing('service-like');
     });
     afterEach(async () => {
       sinon.restore();
       await tracing.shutdown();
-      for (const name of OTEL_VARIABLES) {
-        if (saved[name] === undefined) delete process.env[name];
-        else process.env[name] = saved[name];
-      }
-      await receiver.close();
+      await receiver.restore();
     });
 
     it('makes the discovery and key set reads a request waits for client spans of its trace, and sends their traceparent', async () => {

@@ -1,5 +1,5 @@
 import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
-import { eventually, type OtlpReceiver, startOtlpReceiver } from '@platform/test-kit';
+import { eventually, type ExportingReceiver, exportToOtlpReceiver } from '@platform/test-kit';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import {
@@ -18,13 +18,6 @@ import {
 
 chai.use(chaiAsPromised);
 const { expect } = chai;
-
-const OTEL_VARIABLES = [
-  'OTEL_EXPORTER_OTLP_ENDPOINT',
-  'OTEL_EXPORTER_OTLP_PROTOCOL',
-  'OTEL_SERVICE_NAME',
-  'OTEL_BSP_SCHEDULE_DELAY',
-];
 
 describe('tracing', () => {
   describe('without OTEL_EXPORTER_OTLP_ENDPOINT', () => {
@@ -46,29 +39,16 @@ describe('tracing', () => {
   });
 
   describe('with an OTLP endpoint (http/json)', () => {
-    let receiver: OtlpReceiver;
+    let receiver: ExportingReceiver;
     let tracing: Tracing;
-    const saved: Record<string, string | undefined> = {};
-
     beforeEach(async () => {
-      receiver = await startOtlpReceiver();
-      for (const name of OTEL_VARIABLES) saved[name] = process.env[name];
-      Object.assign(process.env, {
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-        OTEL_BSP_SCHEDULE_DELAY: '50',
-      });
-      delete process.env.OTEL_SERVICE_NAME;
+      receiver = await exportToOtlpReceiver();
       tracing = await startTracing('test-service');
     });
 
     afterEach(async () => {
       await tracing.shutdown();
-      for (const name of OTEL_VARIABLES) {
-        if (saved[name] === undefined) delete process.env[name];
-        else process.env[name] = saved[name];
-      }
-      await receiver.close();
+      await receiver.restore();
     });
 
     it('exports spans under the default service name, children under their parent, flushed by shutdown', async () => {

@@ -110,3 +110,42 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       }),
   };
 }
+
+/** The OTLP settings exportToOtlpReceiver sets, and puts back. */
+const OTEL_VARIABLES = [
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_PROTOCOL',
+  'OTEL_SERVICE_NAME',
+  'OTEL_BSP_SCHEDULE_DELAY',
+] as const;
+
+export interface ExportingReceiver extends OtlpReceiver {
+  /** Puts this process's OTLP settings back as they were, and closes the receiver. */
+  restore(): Promise<void>;
+}
+
+/**
+ * A fresh receiver, and this process's exporter settings pointed at it (http/json, a 50 ms batch delay, no
+ * OTEL_SERVICE_NAME, so the name a test starts tracing with is the one exported): what a test of tracing in this
+ * process sets up before startTracing, and restores after its shutdown.
+ */
+export async function exportToOtlpReceiver(): Promise<ExportingReceiver> {
+  const receiver = await startOtlpReceiver();
+  const saved = Object.fromEntries(OTEL_VARIABLES.map((name) => [name, process.env[name]]));
+  Object.assign(process.env, {
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_BSP_SCHEDULE_DELAY: '50',
+  });
+  delete process.env.OTEL_SERVICE_NAME;
+  return {
+    ...receiver,
+    async restore() {
+      for (const name of OTEL_VARIABLES) {
+        if (saved[name] === undefined) delete process.env[name];
+        else process.env[name] = saved[name];
+      }
+      await receiver.close();
+    },
+  };
+}

@@ -24,3 +24,6 @@ export async function scratchDatabaseFor(
   const database = await createScratchDatabase(context);
   return { url: database.url, cleanUp: database.drop };
 }
+
+/** A service a test starts in its own process: an ephemeral port on loopback, everything in memory, no drain delay. */
+export const IN_THIS_PROCESS = { port: 0, host: '127.0.0.1', databaseUrl: 'memory:', shutdownDelayMs: 0 } as const;

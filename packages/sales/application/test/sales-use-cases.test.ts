@@ -59,7 +59,7 @@ function salesUseCases(open: OpenSalesStore): void {
     list: new ListOrders(store.orders),
     cancel: new CancelOrder(store.unitOfWork, clock),
     pay: new PayOrder(store.unitOfWork, clock),
-    handle: new HandleStockEvent(store.unitOfWork, clock),
+    handle: new HandleStockEvent(store.unitOfWork, { clock, consumer: 'sales-service' }),
   });
   const request = (
     lines = [

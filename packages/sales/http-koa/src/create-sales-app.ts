@@ -1,7 +1,7 @@
 import type { AccessControl, HttpApp, HttpLogger, ReadinessChecks } from '@platform/http';
 import { createHttpApp } from '@platform/http';
 import type { OrderStatus } from '@sales/domain';
-import { type OrderUseCases, ordersRouter } from './orders-router';
+import { type OrderUseCases, ordersRouter } from './orders/orders-router';
 import { toProblem } from './problem';
 
 export interface SalesAppOptions {

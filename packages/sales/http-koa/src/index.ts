@@ -1,4 +1,4 @@
 export * from './create-sales-app';
-export * from './order-json';
-export { type OrderUseCases, ordersRouter } from './orders-router';
+export * from './orders/order-json';
+export { type OrderUseCases, ordersRouter } from './orders/orders-router';
 export { STATUS_BY_CODE, toProblem } from './problem';

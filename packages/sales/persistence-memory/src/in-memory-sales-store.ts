@@ -9,7 +9,7 @@ import {
   type OutboxTable,
 } from '@platform/persistence/memory';
 import type { Order, OrderRepository, SalesTransaction } from '@sales/domain';
-import { InMemoryOrderRepository } from './in-memory-order-repository';
+import { InMemoryOrderRepository } from './orders/in-memory-order-repository';
 
 export interface InMemorySalesStoreOptions {
   readonly idempotencyTtlMs: number;

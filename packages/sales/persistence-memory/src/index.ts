@@ -1,2 +1,2 @@
-export * from './in-memory-order-repository';
+export * from './orders/in-memory-order-repository';
 export * from './in-memory-sales-store';

@@ -1,6 +1,6 @@
 import { Database, type DatabaseLogger } from '@platform/persistence';
 import { salesMigrations } from './migrations';
-import { salesEntities } from './order-schema';
+import { salesEntities } from './orders/order-schema';
 
 export interface SalesDatabaseOptions {
   readonly poolSize?: number;

@@ -14,7 +14,7 @@ export function openScratchStore(
     await database.migrate();
     return {
       session: database.session,
-      unitOfWork: new MikroOrmSalesUnitOfWork(database, 60_000),
+      unitOfWork: new MikroOrmSalesUnitOfWork(database, { idempotencyTtlMs: 60_000 }),
       orders: new MikroOrmOrderRepository(database.session),
       outbox: new MikroOrmOutbox(database.session),
       reset: async () => {

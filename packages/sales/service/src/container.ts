@@ -31,7 +31,7 @@ const STORAGE: ServiceStorage<SalesTransaction> = {
   },
   open: openSalesDatabase,
   database: (database, idempotencyTtlMs) => ({
-    unitOfWork: new MikroOrmSalesUnitOfWork(database, idempotencyTtlMs),
+    unitOfWork: new MikroOrmSalesUnitOfWork(database, { idempotencyTtlMs }),
     repositories: [bind(Tokens.OrderRepository, new MikroOrmOrderRepository(database.session))],
   }),
 };
@@ -59,18 +59,38 @@ function productCatalog(config: SalesServiceConfig, logger: Logger): HttpProduct
   });
 }
 
+/**
+ * Sales' own registrations, each once, each built by the container on first use from what it resolves: the stock
+ * catalogue client and the use cases. The order use cases are also registered together, as the router takes them.
+ */
 function registerOwn(container: DependencyContainer, config: SalesServiceConfig): void {
-  const logger = container.resolve(Tokens.Logger);
-  single(container, Tokens.ProductCatalog, () => productCatalog(config, logger));
-  const writes = (c: DependencyContainer) => [c.resolve(Tokens.UnitOfWork), c.resolve(Tokens.Clock)] as const;
-  const placing = (c: DependencyContainer) => ({ clock: c.resolve(Tokens.Clock), newId: () => timeOrderedId() });
-  const catalog = (c: DependencyContainer) => c.resolve(Tokens.ProductCatalog);
-  single(container, PlaceOrder, (c) => new PlaceOrder(c.resolve(Tokens.UnitOfWork), catalog(c), placing(c)));
+  single(container, Tokens.ProductCatalog, (c) => productCatalog(config, c.resolve(Tokens.Logger)));
+  single(
+    container,
+    PlaceOrder,
+    (c) =>
+      new PlaceOrder(c.resolve(Tokens.UnitOfWork), c.resolve(Tokens.ProductCatalog), {
+        clock: c.resolve(Tokens.Clock),
+        newId: () => timeOrderedId(),
+      }),
+  );
   single(container, GetOrder, (c) => new GetOrder(c.resolve(Tokens.OrderRepository)));
   single(container, ListOrders, (c) => new ListOrders(c.resolve(Tokens.OrderRepository)));
-  single(container, CancelOrder, (c) => new CancelOrder(...writes(c)));
-  single(container, PayOrder, (c) => new PayOrder(...writes(c)));
-  single(container, HandleStockEvent, (c) => new HandleStockEvent(...writes(c), SALES_QUEUE));
+  single(container, CancelOrder, (c) => new CancelOrder(c.resolve(Tokens.UnitOfWork), c.resolve(Tokens.Clock)));
+  single(container, PayOrder, (c) => new PayOrder(c.resolve(Tokens.UnitOfWork), c.resolve(Tokens.Clock)));
+  single(
+    container,
+    HandleStockEvent,
+    (c) =>
+      new HandleStockEvent(c.resolve(Tokens.UnitOfWork), { clock: c.resolve(Tokens.Clock), consumer: SALES_QUEUE }),
+  );
+  single(container, Tokens.OrderUseCases, (c) => ({
+    placeOrder: c.resolve(PlaceOrder),
+    getOrder: c.resolve(GetOrder),
+    listOrders: c.resolve(ListOrders),
+    cancelOrder: c.resolve(CancelOrder),
+    payOrder: c.resolve(PayOrder),
+  }));
 }
 
 /** Stock's reservation events, applied to the orders they answer. */
@@ -87,15 +107,8 @@ export function salesRoot(config: SalesServiceConfig): ServiceRoot<SalesTransact
     messaging: { queue: SALES_QUEUE, handler: stockEvents, off: MESSAGING_OFF },
     http: (c, health) => {
       const orders = c.resolve(Tokens.OrderRepository);
-      const useCases = {
-        placeOrder: c.resolve(PlaceOrder),
-        getOrder: c.resolve(GetOrder),
-        listOrders: c.resolve(ListOrders),
-        cancelOrder: c.resolve(CancelOrder),
-        payOrder: c.resolve(PayOrder),
-      };
       return createSalesApp({
-        useCases,
+        useCases: c.resolve(Tokens.OrderUseCases),
         access: c.resolve(Tokens.Access),
         logger: c.resolve(Tokens.Logger),
         openApiFile: config.openApiFile,

@@ -1,4 +1,5 @@
 import type { OrderRepository, ProductCatalog, SalesTransaction } from '@sales/domain';
+import type { OrderUseCases } from '@sales/http-koa';
 import { serviceTokens } from '@platform/http/service';
 import type { InjectionToken } from 'tsyringe';
 
@@ -9,4 +10,6 @@ export const Tokens = {
   OrderRepository: Symbol('OrderRepository') as InjectionToken<OrderRepository>,
   /** Stock's catalogue, over HTTP. */
   ProductCatalog: Symbol('ProductCatalog') as InjectionToken<ProductCatalog & { close(): Promise<void> }>,
+  /** The use cases the orders router serves. */
+  OrderUseCases: Symbol('OrderUseCases') as InjectionToken<OrderUseCases>,
 };

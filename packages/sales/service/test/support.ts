@@ -1,7 +1,7 @@
 import { capturingLogger } from '@platform/runtime';
-import { type Backend, openApiContract, scratchDatabaseFor } from '@platform/test-kit';
+import { type Backend, IN_THIS_PROCESS, scratchDatabaseFor } from '@platform/test-kit';
+import { SALES_OPENAPI_FILE, type SalesClient, salesClient } from '@sales/http-koa/testing';
 import { DEFAULT_CONFIG as STOCK_DEFAULTS, type RunningStockService, startStockService } from '@stock/service';
-import { join } from 'node:path';
 import {
   DEFAULT_CONFIG,
   type RunningSalesService,
@@ -12,26 +12,10 @@ import {
 
 export type { Backend };
 
-/** This workspace's sales contract, which main.ts hands the service. */
-export const SALES_OPENAPI_FILE = join(import.meta.dirname, '..', '..', '..', '..', 'docs', 'sales.openapi.yaml');
-
-const contract = openApiContract(SALES_OPENAPI_FILE);
-export const salesOpenApi = contract.document;
-/** Throws unless a response is what docs/sales.openapi.yaml says it can be (@platform/test-kit's openApiContract). */
-export const assertMatchesSalesContract = contract.assertMatches;
-
-export interface SalesUnderTest {
+/** The service, and requests to it checked against docs/sales.openapi.yaml (@sales/http-koa/testing). */
+export interface SalesUnderTest extends SalesClient {
   readonly service: RunningSalesService;
   readonly logs: Record<string, unknown>[];
-  /** fetch() against the service; throws if the response breaks docs/sales.openapi.yaml. */
-  request(path: string, init?: RequestInit): Promise<Response>;
-  /** A JSON request, its body parsed. */
-  json<T = Record<string, unknown>>(
-    method: string,
-    path: string,
-    body?: unknown,
-    headers?: Record<string, string>,
-  ): Promise<{ status: number; headers: Headers; body: T }>;
   stop(): Promise<void>;
 }
 
@@ -47,38 +31,18 @@ export async function startSales(
   const service = await startSalesService(
     {
       ...DEFAULT_CONFIG,
-      port: 0,
-      host: '127.0.0.1',
+      ...IN_THIS_PROCESS,
       databaseUrl: database.url,
       dbCreateDatabase: 'true',
-      shutdownDelayMs: 0,
       openApiFile: SALES_OPENAPI_FILE,
       ...config,
     },
     { logger: capturingLogger('sales-service', logs), ...options },
   );
-  const request = async (path: string, init?: RequestInit) => {
-    const response = await fetch(`${service.url}${path}`, init);
-    await contract.assertMatches(init?.method ?? 'GET', `${service.url}${path}`, response, init?.headers);
-    return response;
-  };
   return {
+    ...salesClient(service.url),
     service,
     logs,
-    request,
-    async json(method, path, body, headers = {}) {
-      const response = await request(path, {
-        method,
-        headers: { ...(body !== undefined && { 'content-type': 'application/json' }), ...headers },
-        ...(body !== undefined && { body: JSON.stringify(body) }),
-      });
-      const text = await response.text();
-      return {
-        status: response.status,
-        headers: response.headers,
-        body: (text ? JSON.parse(text) : undefined) as never,
-      };
-    },
     async stop() {
       await service.close({ immediate: true });
       await database.cleanUp();
@@ -98,10 +62,7 @@ export interface StockUnderTest {
 export async function startStock(config: Partial<typeof STOCK_DEFAULTS> = {}): Promise<StockUnderTest> {
   const service = await startStockService({
     ...STOCK_DEFAULTS,
-    port: 0,
-    host: '127.0.0.1',
-    databaseUrl: 'memory:',
-    shutdownDelayMs: 0,
+    ...IN_THIS_PROCESS,
     logLevel: 'error',
     ...config,
   });

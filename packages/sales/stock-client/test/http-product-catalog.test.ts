@@ -1,4 +1,5 @@
 import { UnavailableError } from '@platform/kernel';
+import { IN_THIS_PROCESS } from '@platform/test-kit';
 import { DEFAULT_CONFIG, type RunningStockService, startStockService } from '@stock/service';
 import { expect } from 'chai';
 import { once } from 'node:events';
@@ -226,10 +227,7 @@ describe('HttpProductCatalog against the stock service', () => {
   before(async () => {
     service = await startStockService({
       ...DEFAULT_CONFIG,
-      port: 0,
-      host: '127.0.0.1',
-      databaseUrl: 'memory:',
-      shutdownDelayMs: 0,
+      ...IN_THIS_PROCESS,
       logLevel: 'error',
     });
     catalog = new HttpProductCatalog({ stockUrl: service.url });

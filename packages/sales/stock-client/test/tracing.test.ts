@@ -1,14 +1,13 @@
 import Router from '@koa/router';
 import { createHttpApp, problemsFor } from '@platform/http';
 import { capturingLogger, inSpan, SpanKind, startTracing, type Tracing } from '@platform/runtime';
-import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '@platform/test-kit';
+import { type ExportingReceiver, exportToOtlpReceiver, type ReceivedSpan } from '@platform/test-kit';
 import { expect } from 'chai';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ClientCredentials, HttpProductCatalog } from '../src';
 
 const KIND = { server: 2, client: 3 } as const;
-const OTEL_VARIABLES = ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_BSP_SCHEDULE_DELAY'];
 
 /**
  * Stock's product read on the house's Koa platform, on loopback: its server span continues the `traceparent` it is
@@ -88,26 +87,15 @@ describe('HttpProductCatalog, traced (ADR 0021)', () => {
   });
 
   describe('with an OTLP endpoint', () => {
-    let receiver: OtlpReceiver;
+    let receiver: ExportingReceiver;
     let tracing: Tracing;
-    const saved: Record<string, string | undefined> = {};
     beforeEach(async () => {
-      receiver = await startOtlpReceiver();
-      for (const name of OTEL_VARIABLES) saved[name] = process.env[name];
-      Object.assign(process.env, {
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-        OTEL_BSP_SCHEDULE_DELAY: '50',
-      });
+      receiver = await exportToOtlpReceiver();
       tracing = await startTracing('sales-like');
     });
     afterEach(async () => {
       await tracing.shutdown();
-      for (const name of OTEL_VARIABLES) {
-        if (saved[name] === undefined) delete process.env[name];
-        else process.env[name] = saved[name];
-      }
-      await receiver.close();
+      await receiver.restore();
     });
 
     /** Places an "order" (a server span) that reads the catalogue, and answers every span exported, flushed. */

@@ -1,3 +1,4 @@
+import { expect } from 'chai';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -60,4 +61,12 @@ export async function watchForTrouble(context: BrowserContext, page: Page): Prom
   });
   page.on('pageerror', (error) => pageErrors.push(error.message));
   return { consoleErrors, pageErrors, violations: () => page.evaluate<string[]>('window.cspViolations') };
+}
+
+/** A page that did nothing wrong: it reached no other host, threw nothing, broke no CSP directive, logged no error. */
+export async function expectNoTrouble(trouble: PageTrouble, foreign: readonly string[]): Promise<void> {
+  expect(foreign, 'requests to other hosts').to.deep.equal([]);
+  expect(trouble.pageErrors).to.deep.equal([]);
+  expect(await trouble.violations(), 'Content-Security-Policy violations').to.deep.equal([]);
+  expect(trouble.consoleErrors).to.deep.equal([]);
 }

@@ -7,7 +7,7 @@ import { DEFAULT_CONFIG, type RunningStockService, startStockService } from '@st
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS, launchChromium, watchForTrouble } from './chromium';
+import { ARTIFACTS, expectNoTrouble, launchChromium, watchForTrouble } from './chromium';
 
 /** What the callbacks run in the page touch of the DOM, which the project compiles without (no lib.dom). */
 interface PageElement {
@@ -36,7 +36,6 @@ async function openOffline(browser: Browser, origin: string) {
   return { page, foreign, trouble, close: () => context.close() };
 }
 
-/** Expands an operation, presses "Try it out", lets `fill` edit it, presses "Execute", and answers the shown result. */
 /** The groups ("tags") the page lists, in order. */
 function groups(page: Page): Promise<(string | null)[]> {
   return page
@@ -44,6 +43,7 @@ function groups(page: Page): Promise<(string | null)[]> {
     .evaluateAll((tags: PageElement[]) => tags.map((tag) => tag.getAttribute('data-tag')));
 }
 
+/** Expands an operation, presses "Try it out", lets `fill` edit it, presses "Execute", and answers the shown result. */
 async function tryItOut(page: Page, operation: string, fill: (block: ReturnType<Page['locator']>) => Promise<void>) {
   const block = page.locator(operation);
   await block.locator('.opblock-summary').first().click();
@@ -167,10 +167,7 @@ describe('the /swagger pages in headless Chromium', function () {
           height: Math.min(1600 - top.y, bottom.y + bottom.height - top.y),
         },
       });
-      expect(foreign, 'requests to other hosts').to.deep.equal([]);
-      expect(trouble.pageErrors).to.deep.equal([]);
-      expect(await trouble.violations(), 'Content-Security-Policy violations').to.deep.equal([]);
-      expect(trouble.consoleErrors).to.deep.equal([]);
+      await expectNoTrouble(trouble, foreign);
     } finally {
       await close();
     }
@@ -191,10 +188,7 @@ describe('the /swagger pages in headless Chromium', function () {
       expect(greeted.body).to.contain('Zoë');
 
       await page.screenshot({ path: join(ARTIFACTS, 'sample-swagger.png'), fullPage: true });
-      expect(foreign, 'requests to other hosts').to.deep.equal([]);
-      expect(trouble.pageErrors).to.deep.equal([]);
-      expect(await trouble.violations(), 'Content-Security-Policy violations').to.deep.equal([]);
-      expect(trouble.consoleErrors).to.deep.equal([]);
+      await expectNoTrouble(trouble, foreign);
     } finally {
       await close();
     }

@@ -1,6 +1,6 @@
 import { isProductId, LINE_MAX_QUANTITY, Money, ORDER_MAX_LINES } from '@commerce/shared-kernel';
 import { allValid, INT32_MAX, Invalid } from '@platform/kernel';
-import { OrderStateConflictError } from './errors';
+import { OrderStateConflictError } from '../errors';
 
 /**
  * pending → reserved (stock held) → paid → completed (stock committed).

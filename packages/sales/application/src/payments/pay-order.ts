@@ -1,7 +1,7 @@
 import { newEvent } from '@commerce/contracts';
 import type { Clock, UnitOfWork } from '@platform/kernel';
 import type { Order, SalesTransaction, Viewer } from '@sales/domain';
-import { changeOrder } from './change-order';
+import { changeOrder } from '../orders/change-order';
 
 /** The payment provider is not the order's buyer: its confirmation names the order, whoever placed it. */
 const EVERY_ORDER: Viewer = { kind: 'admin' };

@@ -7,7 +7,7 @@ import {
   type SalesTransaction,
   UnknownProductsError,
 } from '@sales/domain';
-import type { WriteOptions } from './options';
+import type { WriteOptions } from '../options';
 import { orderRecord } from './order-record';
 
 export interface PlaceOrderSettings {

@@ -1,7 +1,7 @@
 import type { EventData, EventEnvelope } from '@commerce/contracts';
 import { type Clock, inboxEntry, runOnce, textResult, type UnitOfWork } from '@platform/kernel';
 import type { Order, Outcome, SalesTransaction } from '@sales/domain';
-import { changeOrder } from './change-order';
+import { changeOrder } from '../orders/change-order';
 
 type StockEventType =
   | 'stock.reservation.confirmed'
@@ -44,12 +44,16 @@ function transition(order: Order, event: StockEvent, at: Date): Outcome {
   }
 }
 
+export interface HandleStockEventSettings {
+  readonly clock: Clock;
+  /** The consumer the inbox records messages for (the queue's name). */
+  readonly consumer: string;
+}
+
 export class HandleStockEvent {
   constructor(
     private readonly unitOfWork: UnitOfWork<SalesTransaction>,
-    private readonly clock: Clock,
-    /** The consumer the inbox records messages for (the queue's name). */
-    private readonly consumer = 'sales-service',
+    private readonly settings: HandleStockEventSettings,
   ) {}
 
   /**
@@ -61,12 +65,12 @@ export class HandleStockEvent {
   async execute(event: StockEvent): Promise<StockEventOutcome> {
     const { value, replayed } = await runOnce(
       this.unitOfWork,
-      inboxEntry(this.consumer, event),
+      inboxEntry(this.settings.consumer, event),
       textResult,
       async (tx): Promise<StockEventOutcome> => {
         const order = await tx.orders.findById(event.data.orderId);
         if (!order) return 'unknown-order';
-        const after = await changeOrder(tx, order.id, SYSTEM, this.clock, (current, at) =>
+        const after = await changeOrder(tx, order.id, SYSTEM, this.settings.clock, (current, at) =>
           transition(current, event, at),
         );
         return after.version !== order.version ? 'applied' : 'unchanged';

@@ -1,4 +1,4 @@
-import type { Order, OrderStatus } from '../order';
+import type { Order, OrderStatus } from './order';
 
 /** Who is asking: a buyer sees and acts on their own orders only; an admin on all. */
 export type Viewer = { readonly kind: 'buyer'; readonly buyer: string } | { readonly kind: 'admin' };

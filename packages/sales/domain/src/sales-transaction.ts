@@ -1,5 +1,5 @@
 import type { IdempotencyRecords, Outbox } from '@platform/kernel';
-import type { OrderRepository } from './order-repository';
+import type { OrderRepository } from './orders/order-repository';
 
 /** What a sales use case reaches inside one unit of work (`UnitOfWork<SalesTransaction>`). */
 export interface SalesTransaction {

@@ -1,0 +1,213 @@
+import { newEvent } from '@commerce/contracts';
+import { Money } from '@commerce/shared-kernel';
+import { HandleStockEvent } from '@sales/application';
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { type SalesAppUnderTest, startSalesApp } from './sales-app';
+
+type OrderJson = {
+  id: string;
+  status: string;
+  buyer: string;
+  total: number;
+  lines: {
+    productId: number;
+    name: string;
+    unitPrice: number;
+    quantity: number;
+    lineTotal: number;
+    allocations: { locationId: number; quantity: number }[];
+  }[];
+  createdAt: string;
+  updatedAt: string;
+};
+type ProblemJson = {
+  code: string;
+  detail: string;
+  productIds?: number[];
+  orderStatus?: string;
+  errors?: Record<string, string[]>;
+};
+
+describe('The orders router', function () {
+  let sales: SalesAppUnderTest;
+  const lamp = 1;
+  const pen = 2;
+
+  before(async () => {
+    sales = await startSalesApp({
+      products: [
+        { id: lamp, name: 'Desk lamp', price: Money.fromDecimalString('39.9') },
+        { id: pen, name: 'Pen', price: Money.fromDecimalString('0.1') },
+      ],
+    });
+  });
+  after(async () => sales?.close());
+
+  const place = (lines: unknown, headers: Record<string, string> = {}) =>
+    sales.json<OrderJson & ProblemJson>('POST', '/api/orders', { lines }, headers);
+
+  it('places an order: 202, Location, pending, each line priced by stock, money exact', async () => {
+    const { status, headers, body } = await place([
+      { productId: pen, quantity: 3 },
+      { productId: lamp, quantity: 2 },
+      { productId: pen, quantity: 4 },
+    ]);
+    expect(status).to.equal(202);
+    expect(headers.get('location')).to.equal(`/api/orders/${body.id}`);
+    expect(headers.get('etag')).to.equal('"1"');
+    expect(body).to.deep.include({ status: 'pending', buyer: 'anonymous', total: 80.5 });
+    expect(body.lines).to.deep.equal(
+      [
+        { productId: lamp, name: 'Desk lamp', unitPrice: 39.9, quantity: 2, lineTotal: 79.8, allocations: [] },
+        { productId: pen, name: 'Pen', unitPrice: 0.1, quantity: 7, lineTotal: 0.7, allocations: [] },
+      ].sort((a, b) => a.productId - b.productId),
+    );
+    expect(body.createdAt).to.equal(body.updatedAt);
+    const read = await sales.json<OrderJson>('GET', `/api/orders/${body.id}`);
+    expect(read.body).to.deep.equal(body);
+  });
+
+  it('refuses unknown products with 422 naming them, and records nothing', async () => {
+    const before = (await sales.json<OrderJson[]>('GET', '/api/orders?limit=1000')).body.length;
+    const { status, body } = await place([
+      { productId: lamp, quantity: 1 },
+      { productId: 999_998, quantity: 1 },
+      { productId: 999_999, quantity: 1 },
+    ]);
+    expect(status).to.equal(422);
+    expect(body).to.include({ code: 'UNKNOWN_PRODUCTS' });
+    expect(body.productIds).to.deep.equal([999_998, 999_999]);
+    expect((await sales.json<OrderJson[]>('GET', '/api/orders?limit=1000')).body).to.have.length(before);
+  });
+
+  for (const [name, lines, field] of [
+    ['no lines', [], 'lines'],
+    ['101 lines', Array.from({ length: 101 }, (_, i) => ({ productId: i + 1, quantity: 1 })), 'lines'],
+    ['a quantity of 0', [{ productId: 1, quantity: 0 }], 'lines'],
+    ['a quantity of 1.5', [{ productId: 1, quantity: 1.5 }], 'lines'],
+    [
+      'one product summing past 10000',
+      [
+        { productId: 1, quantity: 6000 },
+        { productId: 1, quantity: 5000 },
+      ],
+      'lines',
+    ],
+    ['a product id of 0', [{ productId: 0, quantity: 1 }], 'lines'],
+    ['a quantity given as text', [{ productId: 1, quantity: '2' }], 'lines[0].quantity'],
+    ['a line that is not an object', [7], 'lines[0]'],
+    ['an unknown property in a line', [{ productId: 1, quantity: 1, colour: 'red' }], 'lines[0].colour'],
+    ['lines that are not an array', { productId: 1 }, 'lines'],
+  ] as const) {
+    it(`refuses ${name} with a 400 naming ${field}`, async () => {
+      const { status, body } = await place(lines);
+      expect(status).to.equal(400);
+      expect(body.code).to.equal('VALIDATION_FAILED');
+      expect(body.errors).to.have.property(field);
+    });
+  }
+
+  it('refuses a body that is not an object, and an unknown property', async () => {
+    expect((await sales.json('POST', '/api/orders', [])).status).to.equal(400);
+    const { status, body } = await sales.json<ProblemJson>('POST', '/api/orders', {
+      lines: [{ productId: lamp, quantity: 1 }],
+      coupon: 'X',
+    });
+    expect(status).to.equal(400);
+    expect(body.errors).to.have.property('coupon');
+  });
+
+  it('places once per Idempotency-Key, and refuses the key with other lines', async () => {
+    const key = randomUUID();
+    const first = await place([{ productId: lamp, quantity: 1 }], { 'Idempotency-Key': key });
+    const again = await place([{ productId: lamp, quantity: 1 }], { 'Idempotency-Key': key });
+    expect(again.status).to.equal(202);
+    expect(again.headers.get('idempotent-replayed')).to.equal('true');
+    expect(again.body).to.deep.equal(first.body);
+    const other = await place([{ productId: lamp, quantity: 2 }], { 'Idempotency-Key': key });
+    expect(other.status).to.equal(422);
+    expect(other.body.code).to.equal('IDEMPOTENCY_KEY_REUSED');
+  });
+
+  it('answers 304 to If-None-Match with the current ETag', async () => {
+    const { body } = await place([{ productId: pen, quantity: 1 }]);
+    const response = await sales.request(`/api/orders/${body.id}`, { headers: { 'If-None-Match': '"1"' } });
+    expect(response.status).to.equal(304);
+    expect(response.headers.get('etag')).to.equal('"1"');
+    expect((await sales.request(`/api/orders/${body.id}`, { headers: { 'If-None-Match': '"7"' } })).status).to.equal(
+      200,
+    );
+  });
+
+  it('cancels a pending order once, and then refuses to pay it with 409 naming the state', async () => {
+    const { body } = await place([{ productId: pen, quantity: 1 }]);
+    const cancelled = await sales.json<OrderJson>('POST', `/api/orders/${body.id}/cancel`);
+    expect(cancelled.status).to.equal(200);
+    expect(cancelled.body.status).to.equal('cancelled');
+    expect(cancelled.headers.get('etag')).to.equal('"2"');
+    expect((await sales.json<OrderJson>('POST', `/api/orders/${body.id}/cancel`)).body.status).to.equal('cancelled');
+    const paid = await sales.json<ProblemJson>('POST', `/api/orders/${body.id}/payment`);
+    expect(paid.status).to.equal(409);
+    expect(paid.body).to.include({ code: 'ORDER_STATE_CONFLICT', orderStatus: 'cancelled' });
+  });
+
+  it('takes the payment of an order stock holds: 200, paid, its ETag moved on', async () => {
+    const { body } = await place([{ productId: lamp, quantity: 1 }]);
+    const confirmed = newEvent(
+      'stock.reservation.confirmed',
+      { orderId: body.id, reservationId: randomUUID(), expiresAt: new Date(Date.now() + 60_000).toISOString() },
+      new Date(),
+    );
+    const handle = new HandleStockEvent(sales.store.unitOfWork, { clock: () => new Date(), consumer: 'sales-service' });
+    expect(await handle.execute(confirmed)).to.equal('applied');
+    const paid = await sales.json<OrderJson>('POST', `/api/orders/${body.id}/payment`);
+    expect([paid.status, paid.body.status, paid.headers.get('etag')]).to.deep.equal([200, 'paid', '"3"']);
+  });
+
+  it('refuses to pay a pending order: stock has not held it yet', async () => {
+    const { body } = await place([{ productId: pen, quantity: 1 }]);
+    const paid = await sales.json<ProblemJson>('POST', `/api/orders/${body.id}/payment`);
+    expect(paid.status).to.equal(409);
+    expect(paid.body).to.include({ code: 'ORDER_STATE_CONFLICT', orderStatus: 'pending' });
+  });
+
+  it('answers 404 for an order that does not exist and 400 for an id that is not one', async () => {
+    expect((await sales.json<ProblemJson>('GET', `/api/orders/${randomUUID()}`)).body.code).to.equal('ORDER_NOT_FOUND');
+    expect((await sales.json<ProblemJson>('POST', `/api/orders/${randomUUID()}/cancel`)).status).to.equal(404);
+    const bad = await sales.json<ProblemJson>('GET', '/api/orders/42');
+    expect(bad.status).to.equal(400);
+    expect(bad.body.errors).to.have.property('id');
+  });
+
+  it('pages orders oldest first by keyset, with a Link to the next page', async () => {
+    const placed: string[] = [];
+    for (let i = 0; i < 5; i++) placed.push((await place([{ productId: pen, quantity: 1 }])).body.id);
+    const all = (await sales.json<OrderJson[]>('GET', '/api/orders?limit=1000')).body.map((o) => o.id);
+    expect(all.slice(-5)).to.deep.equal(placed);
+    expect([...all].sort()).to.deep.equal(all);
+    const start = all[all.length - 6]!;
+    const first = await sales.json<OrderJson[]>('GET', `/api/orders?limit=2&after=${start}`);
+    expect(first.body.map((o) => o.id)).to.deep.equal(placed.slice(0, 2));
+    expect(first.headers.get('link')).to.equal(`</api/orders?limit=2&after=${placed[1]}>; rel="next"`);
+    const last = await sales.json<OrderJson[]>('GET', `/api/orders?limit=3&after=${placed[1]}`);
+    expect(last.body.map((o) => o.id)).to.deep.equal(placed.slice(2));
+    expect(last.headers.get('link')).to.equal(null);
+  });
+
+  it('refuses bad paging parameters and unknown ones', async () => {
+    for (const query of ['limit=0', 'limit=1001', 'after=7', 'offset=3', 'limit=1&limit=2']) {
+      expect((await sales.json('GET', `/api/orders?${query}`)).status, query).to.equal(400);
+    }
+  });
+
+  it('counts orders by status in /metrics', async () => {
+    const text = await (await sales.request('/metrics')).text();
+    const pending = Number(/^sales_orders\{status="pending"\} (\d+)$/m.exec(text)?.[1]);
+    const cancelled = Number(/^sales_orders\{status="cancelled"\} (\d+)$/m.exec(text)?.[1]);
+    expect(pending).to.be.greaterThan(0);
+    expect(cancelled).to.be.greaterThan(0);
+    const orders = (await sales.json<OrderJson[]>('GET', '/api/orders?limit=1000')).body;
+    expect(pending).to.equal(orders.filter((o) => o.status === 'pending').length);
+  });
+});
