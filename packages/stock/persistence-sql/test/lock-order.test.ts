@@ -56,7 +56,10 @@ describe('Lock order and conflicts on PostgreSQL', function () {
   const storeOf = (attempts?: number): StockStoreUnderTest => {
     const session = database.session;
     return {
-      unitOfWork: new SqlUnitOfWork(database, CONTRACT_TTL_MS, Date.now, attempts === undefined ? {} : { attempts }),
+      unitOfWork: new SqlUnitOfWork(database, {
+        idempotencyTtlMs: CONTRACT_TTL_MS,
+        ...(attempts !== undefined && { conflictRetry: { attempts } }),
+      }),
       products: new SqlProductRepository(session),
       locations: new SqlLocationRepository(session),
       stock: new SqlProductStockRepository(session),

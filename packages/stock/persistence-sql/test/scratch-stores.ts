@@ -34,7 +34,7 @@ export function openScratchStore(dialect: 'sqlite' | 'postgresql'): OpenStockSto
     const session = database.session;
     let trace: string | undefined;
     return {
-      unitOfWork: new SqlUnitOfWork(database, CONTRACT_TTL_MS, now, {}, () => trace),
+      unitOfWork: new SqlUnitOfWork(database, { idempotencyTtlMs: CONTRACT_TTL_MS, now, traceId: () => trace }),
       products: new SqlProductRepository(session),
       locations: new SqlLocationRepository(session),
       stock: new SqlProductStockRepository(session),

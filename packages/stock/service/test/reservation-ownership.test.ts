@@ -1,5 +1,4 @@
 import { CLIENTS } from '@commerce/identity/testing';
-import { ReserveForOrder } from '@stock/application';
 import type { Backend } from '@platform/test-kit';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
@@ -107,7 +106,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         occurredAt: new Date().toISOString(),
         data: { orderId, lines: [{ productId, quantity: 1 }] },
       };
-      expect(await stock.container.resolve(ReserveForOrder).execute(placed)).to.equal('held');
+      expect(await stock.container.resolve(Tokens.UseCases).reserveForOrder.execute(placed)).to.equal('held');
       const reservations = stock.container.resolve(Tokens.ReservationRepository);
       return {
         orderId,

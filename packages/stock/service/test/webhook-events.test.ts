@@ -1,4 +1,4 @@
-import { ExpireReservations, levelChangedEventId } from '@stock/application';
+import { levelChangedEventId } from '@stock/application';
 import { startTracing, type Tracing } from '@platform/runtime';
 import { BACKENDS, eventually, type OtlpReceiver, startOtlpReceiver } from '@platform/test-kit';
 import { expect } from 'chai';
@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { Tokens } from '../src';
 import { WebhookTokens } from '../src/webhooks';
 import { json, type ServiceUnderTest, startServiceUnderTest } from './support';
 
@@ -160,7 +161,7 @@ for (const backend of BACKENDS) {
       const released = await hold('cart-2');
       expect((await stock.request(`/api/reservations/${released}/release`, { method: 'POST' })).status).to.equal(200);
       const expired = await hold('cart-3', 1);
-      const expire = stock.service.container.resolve(ExpireReservations);
+      const expire = stock.service.container.resolve(Tokens.UseCases).expireReservations;
       await eventually('the hold to expire', 10_000, async () => (await expire.execute()).length > 0);
       await eventually('every reservation event', 20_000, () => receiver.received.length >= 6);
 
