@@ -18,9 +18,8 @@ import {
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { checkedFetch, uncheckedFetch } from './checked-fetch';
-import { assertMatchesContract, openApiDocument } from './openapi-contract';
+import { assertMatchesContract, OPENAPI_FILE, openApiDocument } from '@stock/http-koa/testing';
 import { type ServiceUnderTest, startServiceUnderTest } from './support';
-import { OPENAPI_FILE } from './workspace-files';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;

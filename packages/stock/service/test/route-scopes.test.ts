@@ -16,7 +16,7 @@ import {
 } from '@stock/http-koa';
 import { scopesByOperation, scopesByRoute } from '@platform/test-kit';
 import { expect } from 'chai';
-import { openApiDocument } from './openapi-contract';
+import { openApiDocument } from '@stock/http-koa/testing';
 
 describe("docs/openapi.yaml's security, route by route", () => {
   it('asks each operation for the scopes its route guards with, and leaves open the unguarded ones', () => {

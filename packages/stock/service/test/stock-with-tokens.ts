@@ -10,7 +10,7 @@ import {
 import { type Backend, scratchDatabaseFor } from '@platform/test-kit';
 import { writeFileSync } from 'node:fs';
 import { DEFAULT_CONFIG, type RunningStockService, startStockService } from '../src';
-import { OPENAPI_FILE } from './workspace-files';
+import { OPENAPI_FILE } from '@stock/http-koa/testing';
 
 type Client = (typeof CLIENTS)[number];
 

@@ -1,7 +1,6 @@
 import { capturingLogger as capture, type Logger } from '@platform/runtime';
-import { type Backend, rawHttpRequest, scratchDatabaseFor } from '@platform/test-kit';
-import { assertMatchesContract } from './openapi-contract';
-import { OPENAPI_FILE } from './workspace-files';
+import { type Backend, scratchDatabaseFor } from '@platform/test-kit';
+import { type ApiUnderTest, checkedApi, OPENAPI_FILE } from '@stock/http-koa/testing';
 import {
   DEFAULT_CONFIG,
   type RunningStockService,
@@ -11,19 +10,11 @@ import {
 } from '../src';
 
 export type { Backend };
+export { json } from '@stock/http-koa/testing';
 
-export interface ServiceUnderTest {
+/** The whole service, with the HTTP suites' ApiUnderTest over it (every response checked against docs/openapi.yaml). */
+export interface ServiceUnderTest extends ApiUnderTest {
   readonly service: RunningStockService;
-  /** Every log line the service wrote, parsed. */
-  readonly logs: Record<string, unknown>[];
-  /** fetch() against the service; throws if the response breaks docs/openapi.yaml. */
-  request(path: string, init?: RequestInit): Promise<Response>;
-  /**
-   * A request fetch would not send (its own Transfer-Encoding…), on a connection the server closes; checked against
-   * docs/openapi.yaml too.
-   */
-  raw(method: string, path: string, headers: Record<string, string>, ...body: (string | Buffer)[]): Promise<Response>;
-  stop(): Promise<void>;
 }
 
 /** A log transport that keeps parsed lines in memory, for assertions. */
@@ -52,39 +43,9 @@ export async function startServiceUnderTest(
     },
     { logger: capturingLogger(logs), ...options },
   );
-  return {
-    service,
-    logs,
-    async request(path, init) {
-      const response = await fetch(`${service.url}${path}`, init);
-      await assertMatchesContract(init?.method ?? 'GET', `${service.url}${path}`, response, init?.headers);
-      return response;
-    },
-    async raw(method, path, headers, ...body) {
-      const head = Object.entries({ Host: 'test', Connection: 'close', ...headers })
-        .map(([name, value]) => `${name}: ${value}\r\n`)
-        .join('');
-      const {
-        status,
-        headers: answered,
-        body: text,
-      } = await rawHttpRequest(service.url, `${method} ${path} HTTP/1.1\r\n${head}\r\n`, ...body);
-      const response = new Response(status === 204 || status === 304 ? null : text, { status, headers: answered });
-      await assertMatchesContract(method, `${service.url}${path}`, response, headers);
-      return response;
-    },
-    async stop() {
-      await service.close({ immediate: true });
-      await database.cleanUp();
-    },
+  const stop = async () => {
+    await service.close({ immediate: true });
+    await database.cleanUp();
   };
-}
-
-export function json(body: unknown, init: RequestInit = {}): RequestInit {
-  return {
-    method: 'POST',
-    ...init,
-    headers: { 'content-type': 'application/json', ...init.headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  };
+  return { service, ...checkedApi(service.url, logs, stop) };
 }
