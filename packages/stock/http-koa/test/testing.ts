@@ -8,3 +8,4 @@ export * from './suites/product-imports-http';
 export * from './suites/products-http';
 export * from './suites/reservations-http';
 export * from './suites/stock-integrity-http';
+export * from './suites/webhook-subscriptions-http';

@@ -6,9 +6,10 @@ import {
   productsHttpSuite,
   reservationsHttpSuite,
   stockIntegrityHttpSuite,
+  webhookSubscriptionsHttpSuite,
 } from '@stock/http-koa/testing';
 import { BACKENDS } from '@platform/test-kit';
-import { startServiceUnderTest } from './support';
+import { startServiceUnderTest, WEBHOOKS_ON } from './support';
 
 // @stock/http-koa's HTTP suites, which it runs over the bare app on the in-memory store: here through the whole
 // service, on memory, SQLite and PostgreSQL.
@@ -21,4 +22,5 @@ for (const backend of BACKENDS) {
   productImportsHttpSuite(backend, start);
   stockIntegrityHttpSuite(backend, start);
   anyRequestHttpSuite(backend, start);
+  webhookSubscriptionsHttpSuite(backend, (context) => startServiceUnderTest(backend, context, {}, WEBHOOKS_ON));
 }

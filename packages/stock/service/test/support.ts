@@ -1,6 +1,7 @@
 import { capturingLogger as capture, type Logger } from '@platform/runtime';
 import { type Backend, scratchDatabaseFor } from '@platform/test-kit';
 import { type ApiUnderTest, checkedApi, OPENAPI_FILE } from '@stock/http-koa/testing';
+import { randomBytes } from 'node:crypto';
 import {
   DEFAULT_CONFIG,
   type RunningStockService,
@@ -10,6 +11,14 @@ import {
 } from '../src';
 
 export type { Backend };
+
+/** Webhooks on, with a fresh key, loopback receivers allowed, and a worker that polls often. */
+export const WEBHOOKS_ON = {
+  webhooks: 'on',
+  webhookSecretsKey: randomBytes(32).toString('base64'),
+  webhookAllowPrivateTargets: 'true',
+  webhookPollMs: 20,
+} as const;
 export { json } from '@stock/http-koa/testing';
 
 /** The whole service, with the HTTP suites' ApiUnderTest over it (every response checked against docs/openapi.yaml). */

@@ -2,20 +2,12 @@ import { levelChangedEventId } from '@stock/application';
 import { startTracing, type Tracing } from '@platform/runtime';
 import { BACKENDS, eventually, type OtlpReceiver, startOtlpReceiver } from '@platform/test-kit';
 import { expect } from 'chai';
-import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { Tokens } from '../src';
 import { WebhookTokens } from '../src/webhooks';
-import { json, type ServiceUnderTest, startServiceUnderTest } from './support';
-
-const WEBHOOKS_ON = {
-  webhooks: 'on',
-  webhookSecretsKey: randomBytes(32).toString('base64'),
-  webhookAllowPrivateTargets: 'true',
-  webhookPollMs: 20,
-} as const;
+import { json, type ServiceUnderTest, startServiceUnderTest, WEBHOOKS_ON } from './support';
 
 interface Delivery {
   readonly headers: IncomingHttpHeaders;

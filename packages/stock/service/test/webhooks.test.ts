@@ -1,20 +1,13 @@
 import { BACKENDS, eventually } from '@platform/test-kit';
 import { newEvent } from '@commerce/contracts';
 import { expect } from 'chai';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { DEFAULT_CONFIG, startStockService, Tokens } from '../src';
 import { uncheckedFetch } from './checked-fetch';
-import { json, type ServiceUnderTest, startServiceUnderTest } from './support';
-
-const WEBHOOKS_ON = {
-  webhooks: 'on',
-  webhookSecretsKey: randomBytes(32).toString('base64'),
-  webhookAllowPrivateTargets: 'true',
-  webhookPollMs: 20,
-} as const;
+import { json, type ServiceUnderTest, startServiceUnderTest, WEBHOOKS_ON } from './support';
 
 /** A receiver on loopback that records what arrives and answers 204. */
 async function startReceiver(): Promise<{
@@ -47,48 +40,6 @@ for (const backend of BACKENDS) {
     afterEach(async () => {
       await stock.stop();
       receiver.server.close();
-    });
-
-    it('manages subscriptions: 201 with the secret once, reads without it, 404 for an unknown id, 400 for a bad body', async () => {
-      const created = await stock.request(
-        '/api/webhook-subscriptions',
-        json({ url: receiver.url, events: ['*'], description: 'ERP' }),
-      );
-      expect(created.status).to.equal(201);
-      const body = (await created.json()) as { id: string; secret: string; url: string; events: string[] };
-      expect(body).to.include({ url: receiver.url, description: 'ERP' });
-      expect(body.secret).to.match(/^whsec_/);
-      expect(created.headers.get('location')).to.equal(`/api/webhook-subscriptions/${body.id}`);
-
-      const list = (await (await stock.request('/api/webhook-subscriptions')).json()) as Record<string, unknown>[];
-      expect(list.map((s) => s.id)).to.deep.equal([body.id]);
-      expect(list[0]).to.not.have.property('secret');
-      const one = (await (await stock.request(`/api/webhook-subscriptions/${body.id}`)).json()) as Record<
-        string,
-        unknown
-      >;
-      expect(one).to.not.have.property('secret');
-
-      const unknown = await stock.request(`/api/webhook-subscriptions/${randomUUID()}`);
-      expect(unknown.status).to.equal(404);
-      expect(unknown.headers.get('content-type')).to.match(/^application\/problem\+json/);
-      expect(await unknown.json()).to.include({ code: 'WEBHOOK_SUBSCRIPTION_NOT_FOUND' });
-
-      const bad = await stock.request(
-        '/api/webhook-subscriptions',
-        json({ url: 'ftp://x', events: [], colour: 'red' }),
-      );
-      expect(bad.status).to.equal(400);
-      const problem = (await bad.json()) as { errors: Record<string, string[]> };
-      expect(Object.keys(problem.errors).sort()).to.deep.equal(['colour', 'events', 'url']);
-
-      const rotated = await stock.request(`/api/webhook-subscriptions/${body.id}/rotate-secret`, { method: 'POST' });
-      expect(((await rotated.json()) as { secret: string }).secret)
-        .to.match(/^whsec_/)
-        .and.not.equal(body.secret);
-      expect((await stock.request(`/api/webhook-subscriptions/${body.id}`, { method: 'DELETE' })).status).to.equal(204);
-      expect((await stock.request(`/api/webhook-subscriptions/${body.id}`, { method: 'DELETE' })).status).to.equal(404);
-      expect(receiver.received).to.deep.equal([]);
     });
 
     it('delivers what a use case writes to the outbox, without AMQP_URL, signed as standardwebhooks verifies', async () => {

@@ -1,3 +1,4 @@
+import { Scopes } from '@commerce/contracts';
 import { accessControl, listen, serve } from '@platform/http';
 import { capturingLogger } from '@platform/runtime';
 import {
@@ -13,16 +14,19 @@ import {
   ListProducts,
   ListStockMovements,
   Locations,
+  parseSecretsKey,
   ReleaseReservation,
   ReserveStock,
   SearchProducts,
+  SecretBox,
   StockTransfers,
   StreamProducts,
   UpdateProduct,
+  WebhookSubscriptions,
 } from '@stock/application';
-import { createStockApp, type StockAppOptions } from '@stock/http-koa';
-import { InMemoryStockStore } from '@stock/persistence-memory';
-import { randomUUID } from 'node:crypto';
+import { createStockApp, type StockAppOptions, webhookSubscriptionsRouter } from '@stock/http-koa';
+import { InMemoryStockStore, InMemoryWebhookStore } from '@stock/persistence-memory';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { type ApiUnderTest, checkedApi } from './api-under-test';
 import { OPENAPI_FILE } from './contract';
 
@@ -57,17 +61,31 @@ export function inMemoryUseCases(store: InMemoryStockStore): StockAppOptions['us
  * The stock HTTP app alone (createStockApp, without the service around it) over an in-memory store, served on an
  * ephemeral port as the service serves it, with tokens off.
  */
-export async function startStockAppUnderTest(): Promise<ApiUnderTest> {
+export const startStockAppUnderTest = () => startApp({ webhooks: false });
+
+/** The same, with the webhook subscriptions' router mounted, as the service mounts it with WEBHOOKS=on. */
+export const startStockAppWithWebhooks = () => startApp({ webhooks: true });
+
+async function startApp({ webhooks }: { readonly webhooks: boolean }): Promise<ApiUnderTest> {
   const logs: Record<string, unknown>[] = [];
   const logger = capturingLogger('stock-service', logs);
   const store = new InMemoryStockStore({ idempotencyTtlMs: 24 * 3_600_000 });
+  const access = accessControl(undefined, logger);
   const http = createStockApp({
     useCases: inMemoryUseCases(store),
-    access: accessControl(undefined, logger),
+    access,
     logger,
     openApiFile: OPENAPI_FILE,
     readinessChecks: async () => ({ database: 'memory', broker: 'off' }),
   });
+  if (webhooks) {
+    const subscriptions = new WebhookSubscriptions({
+      store: new InMemoryWebhookStore(store.outboxRows),
+      secrets: new SecretBox(parseSecretsKey(randomBytes(32).toString('base64'))),
+      allowPrivateTargets: true,
+    });
+    http.route(webhookSubscriptionsRouter({ subscriptions, access, scope: Scopes.stock.webhooks }));
+  }
   const listener = await listen({ port: 0, host: '127.0.0.1', requestTimeoutMs: 30_000, headersTimeoutMs: 10_000 });
   const server = serve(listener, http, { shutdownDelayMs: 0, shutdownGraceMs: 1_000 }, logger);
   return checkedApi(listener.url, logs, async () => void (await server.close({ immediate: true })));

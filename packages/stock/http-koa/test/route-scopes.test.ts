@@ -16,7 +16,7 @@ import {
 } from '@stock/http-koa';
 import { scopesByOperation, scopesByRoute } from '@platform/test-kit';
 import { expect } from 'chai';
-import { openApiDocument } from '@stock/http-koa/testing';
+import { openApiDocument } from './support/contract';
 
 describe("docs/openapi.yaml's security, route by route", () => {
   it('asks each operation for the scopes its route guards with, and leaves open the unguarded ones', () => {
