@@ -2,6 +2,7 @@ import { capturingLogger as capture, type Logger } from '@platform/runtime';
 import { type Backend, scratchDatabaseFor } from '@platform/test-kit';
 import { type ApiUnderTest, checkedApi, OPENAPI_FILE } from '@stock/http-koa/testing';
 import { randomBytes } from 'node:crypto';
+import { Receiver } from './webhooks/receiver';
 import {
   DEFAULT_CONFIG,
   type RunningStockService,
@@ -57,4 +58,18 @@ export async function startServiceUnderTest(
     await database.cleanUp();
   };
   return { service, ...checkedApi(service.url, logs, stop) };
+}
+
+/** For each test of the calling describe: the whole service with WEBHOOKS_ON on `backend`, and a loopback receiver. */
+export function eachWithWebhooks(backend: Backend): { readonly stock: ServiceUnderTest; readonly receiver: Receiver } {
+  const parts = {} as { stock: ServiceUnderTest; receiver: Receiver };
+  beforeEach(async function () {
+    parts.stock = await startServiceUnderTest(backend, this, {}, WEBHOOKS_ON);
+    parts.receiver = await new Receiver().start();
+  });
+  afterEach(async () => {
+    await parts.stock?.stop();
+    await parts.receiver?.stop();
+  });
+  return parts;
 }

@@ -1,29 +1,7 @@
 import { Scopes } from '@commerce/contracts';
 import { accessControl, listen, serve } from '@platform/http';
 import { capturingLogger } from '@platform/runtime';
-import {
-  AdjustStock,
-  CommitReservation,
-  CreateProduct,
-  DeleteProduct,
-  ExportProducts,
-  GetProduct,
-  GetProducts,
-  GetReservation,
-  ImportProducts,
-  ListProducts,
-  ListStockMovements,
-  Locations,
-  parseSecretsKey,
-  ReleaseReservation,
-  ReserveStock,
-  SearchProducts,
-  SecretBox,
-  StockTransfers,
-  StreamProducts,
-  UpdateProduct,
-  WebhookSubscriptions,
-} from '@stock/application';
+import * as application from '@stock/application';
 import { createStockApp, type StockAppOptions, webhookSubscriptionsRouter } from '@stock/http-koa';
 import { InMemoryStockStore, InMemoryWebhookStore } from '@stock/persistence-memory';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -36,24 +14,24 @@ export function inMemoryUseCases(store: InMemoryStockStore): StockAppOptions['us
   const clock = () => new Date();
   const ids = { clock, newId: randomUUID };
   return {
-    createProduct: new CreateProduct(unitOfWork, clock),
-    updateProduct: new UpdateProduct(unitOfWork, clock),
-    deleteProduct: new DeleteProduct(unitOfWork),
-    adjustStock: new AdjustStock(unitOfWork, clock),
-    getProduct: new GetProduct(products),
-    getProducts: new GetProducts(products),
-    listProducts: new ListProducts(products),
-    streamProducts: new StreamProducts(products),
-    searchProducts: new SearchProducts(products),
-    importProducts: new ImportProducts(unitOfWork, clock),
-    exportProducts: new ExportProducts(unitOfWork),
-    listStockMovements: new ListStockMovements(products, store.movements),
-    reserveStock: new ReserveStock(unitOfWork, { ...ids, defaultTtlSeconds: 900 }),
-    getReservation: new GetReservation(store.reservations),
-    commitReservation: new CommitReservation(unitOfWork, clock),
-    releaseReservation: new ReleaseReservation(unitOfWork, clock),
-    locations: new Locations(unitOfWork),
-    stockTransfers: new StockTransfers(unitOfWork, ids),
+    createProduct: new application.CreateProduct(unitOfWork, clock),
+    updateProduct: new application.UpdateProduct(unitOfWork, clock),
+    deleteProduct: new application.DeleteProduct(unitOfWork),
+    adjustStock: new application.AdjustStock(unitOfWork, clock),
+    getProduct: new application.GetProduct(products),
+    getProducts: new application.GetProducts(products),
+    listProducts: new application.ListProducts(products),
+    streamProducts: new application.StreamProducts(products),
+    searchProducts: new application.SearchProducts(products),
+    importProducts: new application.ImportProducts(unitOfWork, clock),
+    exportProducts: new application.ExportProducts(unitOfWork),
+    listStockMovements: new application.ListStockMovements(products, store.movements),
+    reserveStock: new application.ReserveStock(unitOfWork, { ...ids, defaultTtlSeconds: 900 }),
+    getReservation: new application.GetReservation(store.reservations),
+    commitReservation: new application.CommitReservation(unitOfWork, clock),
+    releaseReservation: new application.ReleaseReservation(unitOfWork, clock),
+    locations: new application.Locations(unitOfWork),
+    stockTransfers: new application.StockTransfers(unitOfWork, ids),
   };
 }
 
@@ -79,9 +57,9 @@ async function startApp({ webhooks }: { readonly webhooks: boolean }): Promise<A
     readinessChecks: async () => ({ database: 'memory', broker: 'off' }),
   });
   if (webhooks) {
-    const subscriptions = new WebhookSubscriptions({
+    const subscriptions = new application.WebhookSubscriptions({
       store: new InMemoryWebhookStore(store.outboxRows),
-      secrets: new SecretBox(parseSecretsKey(randomBytes(32).toString('base64'))),
+      secrets: new application.SecretBox(application.parseSecretsKey(randomBytes(32).toString('base64'))),
       allowPrivateTargets: true,
     });
     http.route(webhookSubscriptionsRouter({ subscriptions, access, scope: Scopes.stock.webhooks }));
