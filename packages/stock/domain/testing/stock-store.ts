@@ -35,3 +35,17 @@ export interface StockStoreUnderTest {
 
 /** Opens a store for one suite; `now` is the clock its idempotency records expire by. May skip the suite. */
 export type OpenStockStore = (context: Mocha.Context, now: () => number) => Promise<StockStoreUnderTest>;
+
+/** The trace a store's writes read (hand `traceId` to the store), and the `withTrace` that sets it while work runs. */
+export function traceSlot() {
+  let trace: string | undefined;
+  const withTrace = async <T>(traceId: string, work: () => Promise<T>): Promise<T> => {
+    trace = traceId;
+    try {
+      return await work();
+    } finally {
+      trace = undefined;
+    }
+  };
+  return { traceId: (): string | undefined => trace, withTrace };
+}

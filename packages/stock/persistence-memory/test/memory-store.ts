@@ -1,10 +1,10 @@
-import { CONTRACT_TTL_MS, type OpenStockStore } from '@stock/domain/testing';
+import { CONTRACT_TTL_MS, type OpenStockStore, traceSlot } from '@stock/domain/testing';
 import { InMemoryStockStore } from '../src';
 
 /** The suites' store in memory: a fresh InMemoryStockStore per suite, and again on every reset. */
 export const openInMemoryStockStore: OpenStockStore = async (_context, now) => {
-  let trace: string | undefined;
-  const fresh = () => new InMemoryStockStore({ idempotencyTtlMs: CONTRACT_TTL_MS, now, traceId: () => trace });
+  const { traceId, withTrace } = traceSlot();
+  const fresh = () => new InMemoryStockStore({ idempotencyTtlMs: CONTRACT_TTL_MS, now, traceId });
   let store = fresh();
   return {
     get unitOfWork() {
@@ -31,14 +31,7 @@ export const openInMemoryStockStore: OpenStockStore = async (_context, now) => {
     get outbox() {
       return store.outbox;
     },
-    withTrace: async (traceId, work) => {
-      trace = traceId;
-      try {
-        return await work();
-      } finally {
-        trace = undefined;
-      }
-    },
+    withTrace,
     reset: async () => {
       store = fresh();
     },
