@@ -110,3 +110,20 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       }),
   };
 }
+
+/**
+ * Points OpenTelemetry's exporter at `endpoint` over http/json, for a startTracing that follows; answers the function
+ * that puts both variables back as they were.
+ */
+export function exportingTo(endpoint: string): () => void {
+  const names = ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_PROTOCOL'] as const;
+  const saved = names.map((name) => process.env[name]);
+  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = endpoint;
+  process.env.OTEL_EXPORTER_OTLP_PROTOCOL = 'http/json';
+  return () =>
+    names.forEach((name, index) => {
+      const value = saved[index];
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    });
+}

@@ -1,6 +1,6 @@
 import { levelChangedEventId } from '@stock/application';
 import { startTracing, type Tracing } from '@platform/runtime';
-import { BACKENDS, eventually, type OtlpReceiver, startOtlpReceiver } from '@platform/test-kit';
+import { BACKENDS, eventually, exportingTo, type OtlpReceiver, startOtlpReceiver } from '@platform/test-kit';
 import { expect } from 'chai';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Webhook } from 'standardwebhooks';
@@ -164,10 +164,7 @@ for (const backend of BACKENDS) {
 }
 
 describe("stock's movements and webhook deliveries with tracing on", () => {
-  const saved = {
-    endpoint: process.env.OTEL_EXPORTER_OTLP_ENDPOINT,
-    protocol: process.env.OTEL_EXPORTER_OTLP_PROTOCOL,
-  };
+  let restoreEnvironment: () => void;
   let otlp: OtlpReceiver;
   let tracing: Tracing;
   let stock: ServiceUnderTest;
@@ -175,8 +172,7 @@ describe("stock's movements and webhook deliveries with tracing on", () => {
 
   beforeEach(async function () {
     otlp = await startOtlpReceiver();
-    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = otlp.endpoint;
-    process.env.OTEL_EXPORTER_OTLP_PROTOCOL = 'http/json';
+    restoreEnvironment = exportingTo(otlp.endpoint);
     tracing = await startTracing('stock-test');
     stock = await startServiceUnderTest('sqlite', this, {}, WEBHOOKS_ON);
     receiver = await new Receiver().start();
@@ -186,13 +182,7 @@ describe("stock's movements and webhook deliveries with tracing on", () => {
     await stock.stop();
     await receiver.stop();
     await tracing.shutdown();
-    for (const [name, value] of [
-      ['OTEL_EXPORTER_OTLP_ENDPOINT', saved.endpoint],
-      ['OTEL_EXPORTER_OTLP_PROTOCOL', saved.protocol],
-    ] as const) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
+    restoreEnvironment();
     await otlp.close();
   });
 
