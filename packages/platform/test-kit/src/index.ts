@@ -11,3 +11,4 @@ export * from './keep-alive-load';
 export * from './openapi-security';
 export * from './scratch-url';
 export * from './otlp-receiver';
+export * from './workspace-packages';
