@@ -12,3 +12,4 @@ export * from './openapi-security';
 export * from './scratch-url';
 export * from './otlp-receiver';
 export * from './workspace-packages';
+export * from './listening-address-cases';
