@@ -17,7 +17,7 @@ import { LocationDraft, type Product, ReservationRequest, SkuTakenError, type St
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { randomUUID } from 'node:crypto';
-import { STORES } from './stores';
+import { onOneStore, STORES } from './stores';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;
@@ -56,11 +56,7 @@ function importAndExport(open: OpenStockStore): void {
     return rows;
   };
 
-  before(async function () {
-    store = await open(this, Date.now);
-  });
-  beforeEach(async () => store.reset());
-  after(async () => store?.close());
+  onOneStore(open, (opened) => (store = opened));
 
   it('creates products, sets their on hand with an imported movement, and the ledger sums per location', async () => {
     const result = await importRows([

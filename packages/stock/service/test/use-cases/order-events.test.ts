@@ -22,7 +22,7 @@ import {
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { randomUUID } from 'node:crypto';
-import { STORES } from './stores';
+import { onOneStore, STORES } from './stores';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;
@@ -79,14 +79,11 @@ function orderEventUseCases(open: OpenStockStore): void {
     data,
   });
 
-  before(async function () {
-    store = await open(this, Date.now);
-  });
-  beforeEach(async () => {
-    now = new Date('2026-11-23T10:00:00Z');
-    await store.reset();
-  });
-  after(async () => store?.close());
+  onOneStore(
+    open,
+    (opened) => (store = opened),
+    () => (now = new Date('2026-11-23T10:00:00Z')),
+  );
 
   it('holds a placed order under its id and confirms it, in one unit of work', async () => {
     const [a, b] = [await product(5), await product(2)];

@@ -38,7 +38,7 @@ import {
   type OpenStockStore,
   type StockStoreUnderTest,
 } from '@stock/domain/testing';
-import { STORES } from './stores';
+import { onOneStore, STORES } from './stores';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;
@@ -81,14 +81,11 @@ function reservationUseCases(open: OpenStockStore): void {
 
   const expectLedgersToSum = (products: Product[]) => expectLedgers(store, products);
 
-  before(async function () {
-    store = await open(this, Date.now);
-  });
-  beforeEach(async () => {
-    now = new Date('2026-11-23T10:00:00Z');
-    await store.reset();
-  });
-  after(async () => store?.close());
+  onOneStore(
+    open,
+    (opened) => (store = opened),
+    () => (now = new Date('2026-11-23T10:00:00Z')),
+  );
 
   it('holds every line, in one go, and shows it as reserved and no longer available', async () => {
     const [a, b] = [await product(5), await product(3)];
