@@ -49,3 +49,24 @@ export function traceSlot() {
   };
   return { traceId: (): string | undefined => trace, withTrace };
 }
+
+/**
+ * The calling describe's tests share one store: opened before them and handed to `opened`, emptied before each test
+ * (then `eachTest` runs: a clock set back, a use case over the fresh store), and closed after them.
+ */
+export function onOneStore(
+  open: OpenStockStore,
+  opened: (store: StockStoreUnderTest) => void,
+  eachTest: () => unknown = () => {},
+): void {
+  let store: StockStoreUnderTest | undefined;
+  before(async function () {
+    store = await open(this, Date.now);
+    opened(store);
+  });
+  beforeEach(async () => {
+    await store!.reset();
+    await eachTest();
+  });
+  after(async () => store?.close());
+}

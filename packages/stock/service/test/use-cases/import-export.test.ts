@@ -1,4 +1,4 @@
-import { expectLedgersToSum, type OpenStockStore, type StockStoreUnderTest } from '@stock/domain/testing';
+import { expectLedgersToSum, onOneStore, type OpenStockStore, type StockStoreUnderTest } from '@stock/domain/testing';
 import { IdempotencyKeyReusedError, type UnitOfWork } from '@platform/kernel';
 import {
   DEFAULT_IMPORT_SETTINGS,
@@ -17,7 +17,7 @@ import { LocationDraft, type Product, ReservationRequest, SkuTakenError, type St
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { randomUUID } from 'node:crypto';
-import { onOneStore, STORES } from './stores';
+import { STORES } from './stores';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;

@@ -1,4 +1,10 @@
-import { aProduct, expectLedgersToSum, type OpenStockStore, type StockStoreUnderTest } from '@stock/domain/testing';
+import {
+  aProduct,
+  expectLedgersToSum,
+  onOneStore,
+  type OpenStockStore,
+  type StockStoreUnderTest,
+} from '@stock/domain/testing';
 import { type EventData, type EventType, newEvent } from '@commerce/contracts';
 import {
   CommitForOrder,
@@ -22,7 +28,7 @@ import {
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { randomUUID } from 'node:crypto';
-import { onOneStore, STORES } from './stores';
+import { STORES } from './stores';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;

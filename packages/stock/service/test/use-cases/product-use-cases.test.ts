@@ -19,8 +19,8 @@ import {
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import sinon from 'sinon';
-import { aProduct, type OpenStockStore, type StockStoreUnderTest } from '@stock/domain/testing';
-import { onOneStore, STORES } from './stores';
+import { aProduct, onOneStore, type OpenStockStore, type StockStoreUnderTest } from '@stock/domain/testing';
+import { STORES } from './stores';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;

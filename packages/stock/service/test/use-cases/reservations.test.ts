@@ -35,10 +35,11 @@ import { randomUUID } from 'node:crypto';
 import {
   aProduct,
   expectLedgersToSum as expectLedgers,
+  onOneStore,
   type OpenStockStore,
   type StockStoreUnderTest,
 } from '@stock/domain/testing';
-import { onOneStore, STORES } from './stores';
+import { STORES } from './stores';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;

@@ -1,10 +1,10 @@
 import { ValidationError } from '@platform/kernel';
 import { CreateProduct, GetProducts, SearchProducts, UpdateProduct } from '@stock/application';
 import { Money, SkuTakenError } from '@stock/domain';
-import { aProduct, type OpenStockStore, type StockStoreUnderTest } from '@stock/domain/testing';
+import { aProduct, onOneStore, type OpenStockStore, type StockStoreUnderTest } from '@stock/domain/testing';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
-import { onOneStore, STORES } from './stores';
+import { STORES } from './stores';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;

@@ -25,11 +25,11 @@ import {
   TransferNotInTransitError,
   TransferRequest,
 } from '@stock/domain';
-import { aProduct, type OpenStockStore, type StockStoreUnderTest } from '@stock/domain/testing';
+import { aProduct, onOneStore, type OpenStockStore, type StockStoreUnderTest } from '@stock/domain/testing';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { randomUUID } from 'node:crypto';
-import { onOneStore, STORES } from './stores';
+import { STORES } from './stores';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;
