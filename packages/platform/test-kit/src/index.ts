@@ -13,3 +13,4 @@ export * from './scratch-url';
 export * from './otlp-receiver';
 export * from './workspace-packages';
 export * from './listening-address-cases';
+export * from './read-through';
