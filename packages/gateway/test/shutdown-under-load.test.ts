@@ -1,6 +1,6 @@
 import {
   callBehindReadinessThroughStop,
-  callDirectlyThroughStop,
+  expectServedThroughStop,
   type ServiceProcess,
   startServiceProcess,
 } from '@platform/test-kit';
@@ -57,18 +57,12 @@ describe('the gateway stopping under load', function () {
   it('cuts no request of 32 keep-alive clients that call it directly through a SIGTERM: each is answered, or refused a new connection once it stops accepting', async () => {
     gateway = startGatewayProcess(upstream);
     const port = await gateway.port();
-    const { outcomes, stopped, answeredAfterStop } = await callDirectlyThroughStop({
+    await expectServedThroughStop({
       port,
       path: '/api/products?limit=5',
       stopAfter: 1000,
       stop: () => gateway!.child.kill('SIGTERM'),
     });
-    expect(stopped, 'SIGTERM was sent mid-load').to.equal(true);
-    const { 'status 200': ok = 0, ECONNREFUSED: refused = 0, ...failures } = outcomes;
-    expect(failures, 'every request was answered 200 or refused a new connection').to.deep.equal({});
-    expect(refused, 'each client ended refused').to.equal(32);
-    expect(ok).to.be.greaterThan(1000);
-    expect(answeredAfterStop, 'requests kept being answered after SIGTERM').to.be.greaterThan(0);
     expect(await gateway.exited).to.equal(0);
   });
 });

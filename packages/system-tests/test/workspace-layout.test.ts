@@ -1,6 +1,7 @@
+import { workspacePackageFolders } from '@platform/test-kit';
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 // The package rules of ADR 0026, read from every package.json of the workspace: no cycle (dev-only ones included), a
@@ -16,28 +17,15 @@ interface Manifest {
 
 /** Every workspace package, as pnpm-workspace.yaml globs them (a folder with a package.json). */
 function workspacePackages(): Manifest[] {
-  const globs = [...readFileSync(join(ROOT, 'pnpm-workspace.yaml'), 'utf8').matchAll(/^ {2}- (\S+)$/gm)].map(
-    (m) => m[1]!,
-  );
-  return globs
-    .flatMap((glob) =>
-      glob.endsWith('/*')
-        ? readdirSync(join(ROOT, glob.slice(0, -2)), { withFileTypes: true })
-            .filter((entry) => entry.isDirectory())
-            .map((entry) => `${glob.slice(0, -2)}/${entry.name}`)
-        : [glob],
-    )
-    .filter((folder) => existsSync(join(ROOT, folder, 'package.json')))
-    .sort()
-    .map((folder) => {
-      const json = JSON.parse(readFileSync(join(ROOT, folder, 'package.json'), 'utf8')) as Partial<Manifest>;
-      return {
-        folder,
-        name: json.name!,
-        dependencies: json.dependencies ?? {},
-        devDependencies: json.devDependencies ?? {},
-      };
-    });
+  return workspacePackageFolders(ROOT).map((folder) => {
+    const json = JSON.parse(readFileSync(join(ROOT, folder, 'package.json'), 'utf8')) as Partial<Manifest>;
+    return {
+      folder,
+      name: json.name!,
+      dependencies: json.dependencies ?? {},
+      devDependencies: json.devDependencies ?? {},
+    };
+  });
 }
 
 const allDependencies = (manifest: Manifest) => [

@@ -26,10 +26,14 @@ export async function seedThroughImport(
   const database = await openStockDatabase(databaseUrl, { createDatabase: true });
   try {
     await database.migrate();
-    const importer = new ImportProducts(new SqlUnitOfWork(database, IDEMPOTENCY_TTL_MS), () => new Date(), {
-      ...DEFAULT_IMPORT_SETTINGS,
-      progressEvery: 1000,
-    });
+    const importer = new ImportProducts(
+      new SqlUnitOfWork(database, { idempotencyTtlMs: IDEMPOTENCY_TTL_MS }),
+      () => new Date(),
+      {
+        ...DEFAULT_IMPORT_SETTINGS,
+        progressEvery: 1000,
+      },
+    );
     const { value } = await importer.execute(seededRows(count), { ...(onProgress && { onProgress }) });
     return value;
   } finally {

@@ -1,7 +1,7 @@
 import { Database, MikroOrmOutbox, outboxMessageSchema, outboxMigrations } from '@platform/persistence';
 import type { OutboxStore } from '@platform/kernel';
 import { inSpan, startTracing, traceCarrier, traceFields, type Tracing } from '@platform/runtime';
-import { type OtlpReceiver, startOtlpReceiver } from '@platform/test-kit';
+import { exportingTo, type OtlpReceiver, startOtlpReceiver } from '@platform/test-kit';
 import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,29 +41,19 @@ const stores: Record<string, () => Promise<Written>> = {
 };
 
 describe('the relay with tracing on', () => {
-  const saved = {
-    endpoint: process.env.OTEL_EXPORTER_OTLP_ENDPOINT,
-    protocol: process.env.OTEL_EXPORTER_OTLP_PROTOCOL,
-  };
+  let restoreEnvironment: () => void;
   let receiver: OtlpReceiver;
   let tracing: Tracing;
 
   beforeEach(async () => {
     receiver = await startOtlpReceiver();
-    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.endpoint;
-    process.env.OTEL_EXPORTER_OTLP_PROTOCOL = 'http/json';
+    restoreEnvironment = exportingTo(receiver.endpoint);
     tracing = await startTracing('relay-test');
   });
 
   afterEach(async () => {
     await tracing.shutdown();
-    for (const [name, value] of [
-      ['OTEL_EXPORTER_OTLP_ENDPOINT', saved.endpoint],
-      ['OTEL_EXPORTER_OTLP_PROTOCOL', saved.protocol],
-    ] as const) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
+    restoreEnvironment();
     await receiver.close();
   });
 

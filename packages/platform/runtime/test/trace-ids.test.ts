@@ -1,4 +1,5 @@
 import { inSpan, startTracing, traceFields, type Tracing } from '../src';
+import { exportingTo } from '@platform/test-kit';
 import { expect } from 'chai';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,30 +18,20 @@ function capture() {
 const flushed = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('Logger with tracing', () => {
-  const saved = {
-    endpoint: process.env.OTEL_EXPORTER_OTLP_ENDPOINT,
-    protocol: process.env.OTEL_EXPORTER_OTLP_PROTOCOL,
-  };
+  let restoreEnvironment: () => void;
   // A collector that takes every export and keeps nothing: what is exported is the telemetry package's test.
   const collector = createServer((request, response) => request.resume().on('end', () => response.end('{}')));
   let tracing: Tracing;
 
   before(async () => {
     await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
-    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
-    process.env.OTEL_EXPORTER_OTLP_PROTOCOL = 'http/json';
+    restoreEnvironment = exportingTo(`http://127.0.0.1:${(collector.address() as AddressInfo).port}`);
     tracing = await startTracing('svc');
   });
 
   after(async () => {
     await tracing.shutdown();
-    for (const [name, value] of [
-      ['OTEL_EXPORTER_OTLP_ENDPOINT', saved.endpoint],
-      ['OTEL_EXPORTER_OTLP_PROTOCOL', saved.protocol],
-    ] as const) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
+    restoreEnvironment();
     await new Promise((resolve) => collector.close(resolve));
   });
 

@@ -11,3 +11,6 @@ export * from './keep-alive-load';
 export * from './openapi-security';
 export * from './scratch-url';
 export * from './otlp-receiver';
+export * from './workspace-packages';
+export * from './listening-address-cases';
+export * from './read-through';

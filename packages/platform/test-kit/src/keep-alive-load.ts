@@ -1,3 +1,4 @@
+import { expect } from 'chai';
 import http from 'node:http';
 
 export interface StopUnderLoad {
@@ -105,4 +106,18 @@ export async function callBehindReadinessThroughStop({
   await Promise.all([watcher, ...clients]);
   agent.destroy();
   return { sent, stopped, failures };
+}
+
+/**
+ * callDirectlyThroughStop, and what a service stopped by the platform owes its clients: every request answered 200
+ * until each client is refused a new connection, more than a thousand of them, some after the stop began.
+ */
+export async function expectServedThroughStop(load: StopUnderLoad): Promise<void> {
+  const { outcomes, stopped, answeredAfterStop } = await callDirectlyThroughStop(load);
+  expect(stopped, 'the stop was sent mid-load').to.equal(true);
+  const { 'status 200': ok = 0, ECONNREFUSED: refused = 0, ...failures } = outcomes;
+  expect(failures, 'every request was answered 200 or refused a new connection').to.deep.equal({});
+  expect(refused, 'each client ended refused').to.equal(32);
+  expect(ok).to.be.greaterThan(1000);
+  expect(answeredAfterStop, 'requests kept being answered after the stop began').to.be.greaterThan(0);
 }

@@ -111,13 +111,29 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   };
 }
 
-/** The OTLP settings exportToOtlpReceiver sets, and puts back. */
+/** The OTLP settings exportingTo sets, and puts back. */
 const OTEL_VARIABLES = [
   'OTEL_EXPORTER_OTLP_ENDPOINT',
   'OTEL_EXPORTER_OTLP_PROTOCOL',
   'OTEL_SERVICE_NAME',
   'OTEL_BSP_SCHEDULE_DELAY',
 ] as const;
+type OtelVariable = (typeof OTEL_VARIABLES)[number];
+
+/**
+ * Points OpenTelemetry's exporter at `endpoint` over http/json (and sets or clears the other OTLP variables given),
+ * for a startTracing that follows; answers the function that puts every OTLP variable back as it was.
+ */
+export function exportingTo(endpoint: string, settings: Partial<Record<OtelVariable, string | undefined>> = {}) {
+  const saved = OTEL_VARIABLES.map((name) => [name, process.env[name]] as const);
+  const wanted = { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', ...settings };
+  const put = (name: string, value: string | undefined) => {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  };
+  for (const [name, value] of Object.entries(wanted)) put(name, value);
+  return (): void => saved.forEach(([name, value]) => put(name, value));
+}
 
 export interface ExportingReceiver extends OtlpReceiver {
   /** Puts this process's OTLP settings back as they were, and closes the receiver. */
@@ -131,20 +147,14 @@ export interface ExportingReceiver extends OtlpReceiver {
  */
 export async function exportToOtlpReceiver(): Promise<ExportingReceiver> {
   const receiver = await startOtlpReceiver();
-  const saved = Object.fromEntries(OTEL_VARIABLES.map((name) => [name, process.env[name]]));
-  Object.assign(process.env, {
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+  const restoreEnvironment = exportingTo(receiver.endpoint, {
     OTEL_BSP_SCHEDULE_DELAY: '50',
+    OTEL_SERVICE_NAME: undefined,
   });
-  delete process.env.OTEL_SERVICE_NAME;
   return {
     ...receiver,
     async restore() {
-      for (const name of OTEL_VARIABLES) {
-        if (saved[name] === undefined) delete process.env[name];
-        else process.env[name] = saved[name];
-      }
+      restoreEnvironment();
       await receiver.close();
     },
   };

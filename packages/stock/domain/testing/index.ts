@@ -10,3 +10,4 @@ export * from './stock-store';
 export * from './transfer-repository-contract';
 export * from './unit-of-work-contract';
 export * from './ledger';
+export * from './stock-store-contracts';

@@ -10,18 +10,14 @@ import {
   levelsOf,
   saveDecided,
 } from './stock-fixtures';
-import type { OpenStockStore, StockStoreUnderTest } from './stock-store';
+import { onOneStore, type OpenStockStore, type StockStoreUnderTest } from './stock-store';
 
 /** What every LocationRepository adapter promises: the default location from the start, unique codes, no stock lost. */
 export function locationRepositoryContract(open: OpenStockStore): void {
   let store: StockStoreUnderTest;
   const remove = (id: number) => inTransaction(store, (tx) => tx.locations.remove(id));
 
-  before(async function () {
-    store = await open(this, Date.now);
-  });
-  beforeEach(async () => store.reset());
-  after(async () => store?.close());
+  onOneStore(open, (opened) => (store = opened));
 
   it('has the default location from the start, with id 1 and the code default', async () => {
     const expected: Location = { id: DEFAULT_LOCATION_ID, code: DEFAULT_LOCATION_CODE, name: 'Default', priority: 0 };

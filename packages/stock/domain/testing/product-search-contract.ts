@@ -13,7 +13,7 @@ import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { aContext, aProduct } from './builders';
 import { adjustStored, aStoredLocation, aStoredProduct, holdStored, removeStored } from './stock-fixtures';
-import type { OpenStockStore, StockStoreUnderTest } from './stock-store';
+import { onOneStore, type OpenStockStore, type StockStoreUnderTest } from './stock-store';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;
@@ -67,14 +67,13 @@ export function productSearchContract(open: OpenStockStore): void {
     throw new Error('The walk did not end.');
   }
 
-  before(async function () {
-    store = await open(this, Date.now);
-  });
-  beforeEach(async () => {
-    await store.reset();
-    products = store.products;
-  });
-  after(async () => store?.close());
+  onOneStore(
+    open,
+    (opened) => (store = opened),
+    () => {
+      products = store.products;
+    },
+  );
 
   describe('SKUs', () => {
     it('keeps a product’s SKU as given, none when absent, and through an update that leaves it out', async () => {

@@ -26,7 +26,7 @@ import {
   movementsOf,
   saveDecided,
 } from './stock-fixtures';
-import type { OpenStockStore, StockStoreUnderTest } from './stock-store';
+import { onOneStore, type OpenStockStore, type StockStoreUnderTest } from './stock-store';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;
@@ -104,14 +104,13 @@ export function productStockRepositoryContract(open: OpenStockStore): void {
   let store: StockStoreUnderTest;
   let second: number;
 
-  before(async function () {
-    store = await open(this, Date.now);
-  });
-  beforeEach(async () => {
-    await store.reset();
-    second = (await aStoredLocation(store, { code: 'second', priority: 1 })).id;
-  });
-  after(async () => store?.close());
+  onOneStore(
+    open,
+    (opened) => (store = opened),
+    async () => {
+      second = (await aStoredLocation(store, { code: 'second', priority: 1 })).id;
+    },
+  );
 
   const locked = (productId: number) => inTransaction(store, (tx) => tx.stock.lock(productId));
 

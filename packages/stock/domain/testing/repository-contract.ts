@@ -12,7 +12,7 @@ import {
   movementsOf,
   removeStored,
 } from './stock-fixtures';
-import type { OpenStockStore, StockStoreUnderTest } from './stock-store';
+import { onOneStore, type OpenStockStore, type StockStoreUnderTest } from './stock-store';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;
@@ -30,14 +30,13 @@ export function productRepositoryContract(open: OpenStockStore): void {
   const write = <T>(call: (products: ProductRepository) => Promise<T>, singleCall = true) =>
     store.unitOfWork.run((tx) => call(tx.products), { singleCall });
 
-  before(async function () {
-    store = await open(this, Date.now);
-  });
-  beforeEach(async () => {
-    await store.reset();
-    products = store.products;
-  });
-  after(async () => store?.close());
+  onOneStore(
+    open,
+    (opened) => (store = opened),
+    () => {
+      products = store.products;
+    },
+  );
 
   it('assigns increasing ids and answers what it stored', async () => {
     const first = await write((p) => p.add(aProduct({ name: 'Keyboard' }), aContext()));

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DEFAULT_LOCATION_ID, type LineHold, type Reservation, type ReservationLine } from '../src';
 import { expect } from 'chai';
 import { aStoredLocation, aStoredProduct, inTransaction } from './stock-fixtures';
-import type { OpenStockStore, StockStoreUnderTest } from './stock-store';
+import { onOneStore, type OpenStockStore, type StockStoreUnderTest } from './stock-store';
 
 const CREATED = new Date('2030-01-02T03:04:05.678Z');
 const EXPIRES = new Date('2030-01-02T03:19:05.678Z');
@@ -42,16 +42,15 @@ export function reservationRepositoryContract(open: OpenStockStore): void {
   };
   const backorders = () => store.reservations.backorders(productId);
 
-  before(async function () {
-    store = await open(this, Date.now);
-  });
-  beforeEach(async () => {
-    await store.reset();
-    productId = (await aStoredProduct(store)).id;
-    otherProductId = (await aStoredProduct(store)).id;
-    second = (await aStoredLocation(store)).id;
-  });
-  after(async () => store?.close());
+  onOneStore(
+    open,
+    (opened) => (store = opened),
+    async () => {
+      productId = (await aStoredProduct(store)).id;
+      otherProductId = (await aStoredProduct(store)).id;
+      second = (await aStoredLocation(store)).id;
+    },
+  );
 
   it('claims a reference once per owner, and once among the orders', async () => {
     const first = aReservation([{ productId, quantity: 1 }], { reference: 'R-1' });

@@ -35,3 +35,38 @@ export interface StockStoreUnderTest {
 
 /** Opens a store for one suite; `now` is the clock its idempotency records expire by. May skip the suite. */
 export type OpenStockStore = (context: Mocha.Context, now: () => number) => Promise<StockStoreUnderTest>;
+
+/** The trace a store's writes read (hand `traceId` to the store), and the `withTrace` that sets it while work runs. */
+export function traceSlot() {
+  let trace: string | undefined;
+  const withTrace = async <T>(traceId: string, work: () => Promise<T>): Promise<T> => {
+    trace = traceId;
+    try {
+      return await work();
+    } finally {
+      trace = undefined;
+    }
+  };
+  return { traceId: (): string | undefined => trace, withTrace };
+}
+
+/**
+ * The calling describe's tests share one store: opened before them and handed to `opened`, emptied before each test
+ * (then `eachTest` runs: a clock set back, a use case over the fresh store), and closed after them.
+ */
+export function onOneStore(
+  open: OpenStockStore,
+  opened: (store: StockStoreUnderTest) => void,
+  eachTest: () => unknown = () => {},
+): void {
+  let store: StockStoreUnderTest | undefined;
+  before(async function () {
+    store = await open(this, Date.now);
+    opened(store);
+  });
+  beforeEach(async () => {
+    await store!.reset();
+    await eachTest();
+  });
+  after(async () => store?.close());
+}

@@ -3,7 +3,7 @@ import type { StockTransfer } from '../src';
 import { expect } from 'chai';
 import { aTransfer as aTransferOf } from './builders';
 import { aStoredLocation, aStoredProduct, inTransaction } from './stock-fixtures';
-import type { OpenStockStore, StockStoreUnderTest } from './stock-store';
+import { onOneStore, type OpenStockStore, type StockStoreUnderTest } from './stock-store';
 
 const CREATED = new Date('2030-01-02T03:04:05.678Z');
 const LATER = new Date('2030-01-02T04:00:00.001Z');
@@ -18,15 +18,14 @@ export function transferRepositoryContract(open: OpenStockStore): void {
     aTransferOf({ productId, toLocationId: to, createdAt: CREATED, updatedAt: CREATED, ...overrides });
   const claim = (transfer: StockTransfer) => inTransaction(store, (tx) => tx.transfers.claim(transfer));
 
-  before(async function () {
-    store = await open(this, Date.now);
-  });
-  beforeEach(async () => {
-    await store.reset();
-    productId = (await aStoredProduct(store)).id;
-    to = (await aStoredLocation(store)).id;
-  });
-  after(async () => store?.close());
+  onOneStore(
+    open,
+    (opened) => (store = opened),
+    async () => {
+      productId = (await aStoredProduct(store)).id;
+      to = (await aStoredLocation(store)).id;
+    },
+  );
 
   it('stores a transfer and finds it by id and by reference, as it was given', async () => {
     const transfer = aTransfer({ reference: 'ASN-ünï-42', quantity: 2147483647 });

@@ -3,7 +3,7 @@ import chaiAsPromised from 'chai-as-promised';
 import { DEFAULT_LOCATION_ID, DEFAULT_STOCK_POLICY, type StockTransaction } from '../src';
 import { aContext, aLocation, aProduct } from './builders';
 import { changeOf } from './stock-fixtures';
-import type { OpenStockStore, StockStoreUnderTest } from './stock-store';
+import { onOneStore, type OpenStockStore, type StockStoreUnderTest } from './stock-store';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;
@@ -12,11 +12,7 @@ const { expect } = chai;
 export function unitOfWorkContract(open: OpenStockStore): void {
   let store: StockStoreUnderTest;
 
-  before(async function () {
-    store = await open(this, Date.now);
-  });
-  beforeEach(async () => store.reset());
-  after(async () => store?.close());
+  onOneStore(open, (opened) => (store = opened));
 
   it('commits every write of the work together', async () => {
     const [first, second] = await store.unitOfWork.run(

@@ -1,47 +1,32 @@
-import { CONTRACT_TTL_MS, type OpenStockStore } from '@stock/domain/testing';
+import { readThrough } from '@platform/test-kit';
+import { CONTRACT_TTL_MS, type OpenStockStore, traceSlot } from '@stock/domain/testing';
 import { InMemoryStockStore } from '../src';
+
+/** What the suites reach of the store, read through to the current one. */
+const PORTS = [
+  'unitOfWork',
+  'products',
+  'locations',
+  'stock',
+  'transfers',
+  'reservations',
+  'movements',
+  'outbox',
+] as const;
 
 /** The suites' store in memory: a fresh InMemoryStockStore per suite, and again on every reset. */
 export const openInMemoryStockStore: OpenStockStore = async (_context, now) => {
-  let trace: string | undefined;
-  const fresh = () => new InMemoryStockStore({ idempotencyTtlMs: CONTRACT_TTL_MS, now, traceId: () => trace });
+  const { traceId, withTrace } = traceSlot();
+  const fresh = () => new InMemoryStockStore({ idempotencyTtlMs: CONTRACT_TTL_MS, now, traceId });
   let store = fresh();
-  return {
-    get unitOfWork() {
-      return store.unitOfWork;
+  return Object.assign(
+    readThrough(() => store, PORTS),
+    {
+      withTrace,
+      reset: async () => {
+        store = fresh();
+      },
+      close: async () => {},
     },
-    get products() {
-      return store.products;
-    },
-    get locations() {
-      return store.locations;
-    },
-    get stock() {
-      return store.stock;
-    },
-    get transfers() {
-      return store.transfers;
-    },
-    get reservations() {
-      return store.reservations;
-    },
-    get movements() {
-      return store.movements;
-    },
-    get outbox() {
-      return store.outbox;
-    },
-    withTrace: async (traceId, work) => {
-      trace = traceId;
-      try {
-        return await work();
-      } finally {
-        trace = undefined;
-      }
-    },
-    reset: async () => {
-      store = fresh();
-    },
-    close: async () => {},
-  };
+  );
 };

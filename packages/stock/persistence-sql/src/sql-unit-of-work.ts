@@ -15,6 +15,16 @@ import { SqlStockMovementRepository } from './ledger/sql-stock-movement-reposito
 import { SqlTransferRepository } from './transfers/sql-transfer-repository';
 import { SqlProductStockRepository, type TraceIdProvider } from './stock/sql-product-stock-repository';
 
+/** The same settings as InMemoryStockStore's, and how a conflict PostgreSQL aborts is retried. */
+export interface SqlUnitOfWorkOptions {
+  /** How long an idempotency record is kept. */
+  readonly idempotencyTtlMs: number;
+  readonly now?: () => number;
+  readonly conflictRetry?: ConflictRetrySettings;
+  /** The trace each movement is recorded in (StockMovement.traceId): the composition root hands currentTraceId. */
+  readonly traceId?: TraceIdProvider;
+}
+
 /**
  * Stock transactions in SQL, on the database's own driver handle (ADR 0018). The work gets repositories bound to the
  * transaction's own session. Work run with `singleCall` makes one repository
@@ -32,14 +42,19 @@ export class SqlUnitOfWork implements StockUnitOfWork {
   /** PostgreSQL's stock makes an adjustment or a PUT that is one plain change in one statement (adjustAtOnce). */
   readonly changesAtOnce: boolean;
 
+  private readonly idempotencyTtlMs: number;
+  private readonly now: () => number;
+  private readonly conflictRetry: ConflictRetrySettings;
+  private readonly traceOf: TraceIdProvider | undefined;
+
   constructor(
     private readonly database: Database,
-    private readonly idempotencyTtlMs: number,
-    private readonly now: () => number = Date.now,
-    private readonly conflictRetry: ConflictRetrySettings = {},
-    /** The trace each movement is recorded in (StockMovement.traceId): the composition root hands currentTraceId. */
-    private readonly traceOf?: TraceIdProvider,
+    { idempotencyTtlMs, now = Date.now, conflictRetry = {}, traceId }: SqlUnitOfWorkOptions,
   ) {
+    this.idempotencyTtlMs = idempotencyTtlMs;
+    this.now = now;
+    this.conflictRetry = conflictRetry;
+    this.traceOf = traceId;
     this.changesAtOnce = database.session.dialect === 'postgresql';
   }
 

@@ -401,7 +401,10 @@ describe('a stock database of 2026-11-25, migrated forward', () => {
         const start = Date.parse('2026-11-29T09:00:00Z');
         let minutes = 0;
         const clock = () => new Date(start + ++minutes * 60_000);
-        const unitOfWork = new SqlUnitOfWork(database, 24 * 3_600_000, () => clock().getTime());
+        const unitOfWork = new SqlUnitOfWork(database, {
+          idempotencyTtlMs: 24 * 3_600_000,
+          now: () => clock().getTime(),
+        });
         const { movements: old } = await ledgerOf(session);
 
         // A hold the fixture left held, committed by its owner: Green tea, 3 at the default location.

@@ -10,7 +10,7 @@ import {
   type StockStoreUnderTest,
 } from '@stock/domain/testing';
 import { UnavailableError } from '@platform/kernel';
-import { type Database, MikroOrmOutbox } from '@platform/persistence';
+import type { Database } from '@platform/persistence';
 import { scratchUrl } from '@platform/test-kit';
 import {
   DEFAULT_LOCATION_ID,
@@ -23,16 +23,8 @@ import {
 } from '@stock/domain';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
-import {
-  openStockDatabase,
-  SqlLocationRepository,
-  SqlProductRepository,
-  SqlProductStockRepository,
-  SqlReservationRepository,
-  SqlStockMovementRepository,
-  SqlTransferRepository,
-  SqlUnitOfWork,
-} from '../src';
+import { openStockDatabase } from '../src';
+import { sqlStockStore } from './scratch-stores';
 
 chai.use(chaiAsPromised);
 const { expect } = chai;
@@ -53,21 +45,14 @@ describe('Lock order and conflicts on PostgreSQL', function () {
   let cleanUp: () => Promise<void>;
 
   /** The store, with a unit of work that runs each transaction `attempts` times at most. */
-  const storeOf = (attempts?: number): StockStoreUnderTest => {
-    const session = database.session;
-    return {
-      unitOfWork: new SqlUnitOfWork(database, CONTRACT_TTL_MS, Date.now, attempts === undefined ? {} : { attempts }),
-      products: new SqlProductRepository(session),
-      locations: new SqlLocationRepository(session),
-      stock: new SqlProductStockRepository(session),
-      transfers: new SqlTransferRepository(session),
-      reservations: new SqlReservationRepository(session),
-      movements: new SqlStockMovementRepository(session),
-      outbox: new MikroOrmOutbox(session),
-      reset: async () => {},
-      close: async () => {},
-    };
-  };
+  const storeOf = (attempts?: number): StockStoreUnderTest => ({
+    ...sqlStockStore(database, {
+      idempotencyTtlMs: CONTRACT_TTL_MS,
+      ...(attempts !== undefined && { conflictRetry: { attempts } }),
+    }),
+    reset: async () => {},
+    close: async () => {},
+  });
 
   before(async function () {
     const scratch = await scratchUrl('postgresql', this, 'stock');

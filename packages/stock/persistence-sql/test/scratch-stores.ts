@@ -1,6 +1,7 @@
 import { scratchUrl } from '@platform/test-kit';
 import { MikroOrmOutbox } from '@platform/persistence';
-import { CONTRACT_TTL_MS, type OpenStockStore } from '@stock/domain/testing';
+import type { Database } from '@platform/persistence';
+import { CONTRACT_TTL_MS, type OpenStockStore, type StockStoreUnderTest, traceSlot } from '@stock/domain/testing';
 import {
   SqlLocationRepository,
   SqlProductRepository,
@@ -9,6 +10,7 @@ import {
   SqlStockMovementRepository,
   SqlTransferRepository,
   SqlUnitOfWork,
+  type SqlUnitOfWorkOptions,
   openStockDatabase,
 } from '../src';
 
@@ -25,34 +27,37 @@ const TABLES = [
   'outbox_message',
 ];
 
+/** The SQL adapters of every stock port, over one database, with a unit of work of these options. */
+export function sqlStockStore(
+  database: Database,
+  options: SqlUnitOfWorkOptions,
+): Omit<StockStoreUnderTest, 'reset' | 'close'> {
+  const session = database.session;
+  return {
+    unitOfWork: new SqlUnitOfWork(database, options),
+    products: new SqlProductRepository(session),
+    locations: new SqlLocationRepository(session),
+    stock: new SqlProductStockRepository(session),
+    transfers: new SqlTransferRepository(session),
+    reservations: new SqlReservationRepository(session),
+    movements: new SqlStockMovementRepository(session),
+    outbox: new MikroOrmOutbox(session),
+  };
+}
+
 /** The contract suites' store on a fresh, migrated database of the dialect. */
 export function openScratchStore(dialect: 'sqlite' | 'postgresql'): OpenStockStore {
   return async (context, now) => {
     const { url, cleanUp } = await scratchUrl(dialect, context, 'stock');
     const database = await openStockDatabase(url, { createDatabase: true });
     await database.migrate();
-    const session = database.session;
-    let trace: string | undefined;
+    const { traceId, withTrace } = traceSlot();
     return {
-      unitOfWork: new SqlUnitOfWork(database, CONTRACT_TTL_MS, now, {}, () => trace),
-      products: new SqlProductRepository(session),
-      locations: new SqlLocationRepository(session),
-      stock: new SqlProductStockRepository(session),
-      transfers: new SqlTransferRepository(session),
-      reservations: new SqlReservationRepository(session),
-      movements: new SqlStockMovementRepository(session),
-      outbox: new MikroOrmOutbox(session),
-      withTrace: async (traceId, work) => {
-        trace = traceId;
-        try {
-          return await work();
-        } finally {
-          trace = undefined;
-        }
-      },
+      ...sqlStockStore(database, { idempotencyTtlMs: CONTRACT_TTL_MS, now, traceId }),
+      withTrace,
       reset: async () => {
-        for (const table of TABLES) await session.run(`delete from "${table}"`);
-        await session.run('delete from "location" where "id" <> 1');
+        for (const table of TABLES) await database.session.run(`delete from "${table}"`);
+        await database.session.run('delete from "location" where "id" <> 1');
       },
       close: async () => {
         await database.close();

@@ -1,6 +1,5 @@
 import { type RunningServiceContainer, type StartOptions, startServiceContainer } from '@platform/http/service';
 import { every, type Logger } from '@platform/runtime';
-import { ExpireReservations } from '@stock/application';
 import type { DependencyContainer } from 'tsyringe';
 import type { StockServiceConfig } from './config';
 import { stockRoot } from './container';
@@ -12,7 +11,7 @@ export type { StartOptions };
 
 /** Held reservations past their time are released here, a batch at a time; safe on any number of instances. */
 function reservationExpiry(config: StockServiceConfig, container: DependencyContainer, logger: Logger) {
-  const expire = container.resolve(ExpireReservations);
+  const expire = container.resolve(Tokens.UseCases).expireReservations;
   return every(
     config.reservationSweepMs,
     'reservation expiry',

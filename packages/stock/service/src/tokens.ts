@@ -7,6 +7,7 @@ import type {
   WebhookStore,
 } from '@stock/domain';
 import type { InjectionToken } from 'tsyringe';
+import type { StockUseCases } from './use-cases';
 
 /** Every service's tokens (the platform's), and stock's own. */
 export const Tokens = {
@@ -17,4 +18,6 @@ export const Tokens = {
   StockMovementRepository: Symbol('StockMovementRepository') as InjectionToken<StockMovementRepository>,
   /** Subscriptions and deliveries, beside the outbox they fan out from. */
   WebhookStore: Symbol('WebhookStore') as InjectionToken<WebhookStore>,
+  /** Every use case, built once: the HTTP app, the order events' handler and the reservation expiry take it. */
+  UseCases: Symbol('StockUseCases') as InjectionToken<StockUseCases>,
 };

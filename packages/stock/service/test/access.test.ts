@@ -12,8 +12,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_CONFIG, type RunningStockService, startStockService } from '../src';
 import { callWith, checkedFetch, uncheckedFetch } from './checked-fetch';
-import { openApiDocument } from './openapi-contract';
-import { OPENAPI_FILE } from './workspace-files';
+import { OPENAPI_FILE, openApiDocument } from '@stock/http-koa/testing';
 
 /** The stock service in memory, checking tokens of `identity`. */
 function startGuardedStock(

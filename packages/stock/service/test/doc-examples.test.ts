@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_CONFIG, type RunningStockService, startStockService } from '../src';
 import { capturingLogger } from './support';
-import { OPENAPI_FILE } from './workspace-files';
+import { OPENAPI_FILE } from '@stock/http-koa/testing';
 import { checkedFetch } from './checked-fetch';
 
 // The examples of the docs pages, run as a newcomer would: in order, on a fresh start. The order walkthroughs

@@ -3,14 +3,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const TESTS = [import.meta.dirname, join(import.meta.dirname, '..', '..', 'http-koa', 'test')];
-/** The helpers that send and check: support's request and raw, checked-fetch's functions. */
-const HELPERS = new Set(['support.ts', 'checked-fetch.ts']);
+/** The helpers that send and check: http-koa's ApiUnderTest (request, raw) and checked fetches, and what wraps them. */
+const HELPERS = new Set(['support.ts', 'checked-fetch.ts', 'api-under-test.ts', 'contract.ts']);
 
 describe("stock's HTTP tests", () => {
   it('check every response against docs/openapi.yaml: none calls fetch or callWith around the check', () => {
     const unchecked = TESTS.flatMap((folder) =>
-      readdirSync(folder)
-        .filter((name) => name.endsWith('.ts') && !HELPERS.has(name))
+      readdirSync(folder, { recursive: true, encoding: 'utf8' })
+        .filter((name) => name.endsWith('.ts') && !HELPERS.has(name.split('/').at(-1)!))
         .flatMap((name) =>
           readFileSync(join(folder, name), 'utf8')
             .split('\n')

@@ -1,24 +1,12 @@
-import type { CLIENTS } from '@commerce/identity/testing';
 import type { Backend } from '@platform/test-kit';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { RunningStockService } from '../src';
 import { callWith } from './checked-fetch';
-import { type StockWithTokens, startStockWithTokens } from './stock-with-tokens';
+import { type StockWithTokens, startStockWithTokens, twoClients } from './stock-with-tokens';
 
 /** Two integrations that each manage products: two token subjects with the same scopes. */
-const WRITERS: readonly (typeof CLIENTS)[number][] = [
-  {
-    clientId: 'warehouse-a',
-    clientSecret: 'warehouse-a-secret-0123456789abcdefghijk',
-    scopes: ['stock:read', 'stock:write'],
-  },
-  {
-    clientId: 'warehouse-b',
-    clientSecret: 'warehouse-b-secret-0123456789abcdefghijk',
-    scopes: ['stock:read', 'stock:write'],
-  },
-];
+const WRITERS = twoClients('warehouse', ['stock:read', 'stock:write']);
 
 interface ProductJson {
   id: number;

@@ -1,4 +1,4 @@
-import { connectOutcome } from '@platform/test-kit';
+import { connectOutcome, listeningAddressCases } from '@platform/test-kit';
 import { expect } from 'chai';
 import { startProcess, type ServiceProcess } from './process-support';
 
@@ -36,20 +36,5 @@ describe('where the service listens', function () {
     expect(await connectOutcome('::1', port)).not.to.equal('connected');
   });
 
-  it('with tokens off and HOST set: where HOST says, and the start line says every caller that reaches it may do everything', async () => {
-    const { line, port } = await started({ HOST: '0.0.0.0' });
-    expect(line.access).to.equal(
-      'tokens off: every caller that reaches 0.0.0.0 may do everything (set AUTH_ISSUER to check tokens)',
-    );
-    // The probe of the test above can tell: an address bound to every interface answers on it.
-    expect(await connectOutcome('127.0.0.2', port)).to.equal('connected');
-  });
-
-  it('with tokens on and no HOST: on every interface, as before, and nothing about access in the start line', async () => {
-    // Tokens are checked against this issuer when a request brings one; nothing needs it to start.
-    const { line, port } = await started({ AUTH_ISSUER: 'http://127.0.0.1:1' });
-    expect(line).not.to.have.property('access');
-    expect(String(line.message)).not.to.contain('tokens off');
-    expect(await connectOutcome('127.0.0.2', port)).to.equal('connected');
-  });
+  listeningAddressCases(started);
 });

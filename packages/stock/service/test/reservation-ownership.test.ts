@@ -1,25 +1,13 @@
 import { CLIENTS } from '@commerce/identity/testing';
-import { ReserveForOrder } from '@stock/application';
 import type { Backend } from '@platform/test-kit';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { type RunningStockService, Tokens } from '../src';
 import { callWith } from './checked-fetch';
-import { type StockWithTokens, startStockWithTokens } from './stock-with-tokens';
+import { type StockWithTokens, startStockWithTokens, twoClients } from './stock-with-tokens';
 
 /** Two integrations that each hold stock for their own orders: two token subjects with the same scopes. */
-const HOLDERS: readonly (typeof CLIENTS)[number][] = [
-  {
-    clientId: 'shop-a',
-    clientSecret: 'shop-a-secret-0123456789abcdefghijklmnopq',
-    scopes: ['stock:read', 'stock:reserve'],
-  },
-  {
-    clientId: 'shop-b',
-    clientSecret: 'shop-b-secret-0123456789abcdefghijklmnopq',
-    scopes: ['stock:read', 'stock:reserve'],
-  },
-];
+const HOLDERS = twoClients('shop', ['stock:read', 'stock:reserve']);
 
 interface ReservationJson {
   id: string;
@@ -107,7 +95,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         occurredAt: new Date().toISOString(),
         data: { orderId, lines: [{ productId, quantity: 1 }] },
       };
-      expect(await stock.container.resolve(ReserveForOrder).execute(placed)).to.equal('held');
+      expect(await stock.container.resolve(Tokens.UseCases).reserveForOrder.execute(placed)).to.equal('held');
       const reservations = stock.container.resolve(Tokens.ReservationRepository);
       return {
         orderId,

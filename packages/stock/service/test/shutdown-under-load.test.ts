@@ -1,4 +1,4 @@
-import { callBehindReadinessThroughStop, callDirectlyThroughStop } from '@platform/test-kit';
+import { callBehindReadinessThroughStop, expectServedThroughStop } from '@platform/test-kit';
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -24,18 +24,12 @@ describe('stopping under load', function () {
   it('cuts no request of 32 keep-alive clients that call it directly through a SIGTERM: each is answered, or refused a new connection once the server stops accepting', async () => {
     const service = startProcess({ DATABASE_URL: 'memory:' });
     const port = await service.port();
-    const { outcomes, stopped, answeredAfterStop } = await callDirectlyThroughStop({
+    await expectServedThroughStop({
       port,
       path: '/api/products?limit=5',
       stopAfter: 1000,
       stop: () => service.child.kill('SIGTERM'),
     });
-    expect(stopped, 'SIGTERM was sent mid-load').to.equal(true);
-    const { 'status 200': ok = 0, ECONNREFUSED: refused = 0, ...failures } = outcomes;
-    expect(failures, 'every request was answered 200 or refused a new connection').to.deep.equal({});
-    expect(refused, 'each client ended refused').to.equal(32);
-    expect(ok).to.be.greaterThan(1000);
-    expect(answeredAfterStop, 'requests kept being answered after SIGTERM').to.be.greaterThan(0);
     expect(await service.exited).to.equal(0);
   });
 

@@ -10,9 +10,17 @@ import {
 import { type Backend, scratchDatabaseFor } from '@platform/test-kit';
 import { writeFileSync } from 'node:fs';
 import { DEFAULT_CONFIG, type RunningStockService, startStockService } from '../src';
-import { OPENAPI_FILE } from './workspace-files';
+import { OPENAPI_FILE } from '@stock/http-koa/testing';
 
 type Client = (typeof CLIENTS)[number];
+
+/** Two integrations with the same scopes, `${name}-a` and `${name}-b`: two token subjects the tests tell apart. */
+export function twoClients(name: string, scopes: readonly string[]): readonly Client[] {
+  return ['a', 'b'].map((which) => {
+    const clientId = `${name}-${which}`;
+    return { clientId, clientSecret: `${clientId}-secret-`.padEnd(40, '0123456789abcdefghijklmnopqrstuvwxyz'), scopes };
+  });
+}
 
 export interface StockWithTokens {
   readonly identity: IdentityUnderTest;

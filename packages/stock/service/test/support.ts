@@ -1,7 +1,8 @@
 import { capturingLogger as capture, type Logger } from '@platform/runtime';
-import { type Backend, rawHttpRequest, scratchDatabaseFor } from '@platform/test-kit';
-import { assertMatchesContract } from './openapi-contract';
-import { OPENAPI_FILE } from './workspace-files';
+import { type Backend, scratchDatabaseFor } from '@platform/test-kit';
+import { type ApiUnderTest, checkedApi, OPENAPI_FILE } from '@stock/http-koa/testing';
+import { randomBytes } from 'node:crypto';
+import { Receiver } from './webhooks/receiver';
 import {
   DEFAULT_CONFIG,
   type RunningStockService,
@@ -12,18 +13,18 @@ import {
 
 export type { Backend };
 
-export interface ServiceUnderTest {
+/** Webhooks on, with a fresh key, loopback receivers allowed, and a worker that polls often. */
+export const WEBHOOKS_ON = {
+  webhooks: 'on',
+  webhookSecretsKey: randomBytes(32).toString('base64'),
+  webhookAllowPrivateTargets: 'true',
+  webhookPollMs: 20,
+} as const;
+export { json } from '@stock/http-koa/testing';
+
+/** The whole service, with the HTTP suites' ApiUnderTest over it (every response checked against docs/openapi.yaml). */
+export interface ServiceUnderTest extends ApiUnderTest {
   readonly service: RunningStockService;
-  /** Every log line the service wrote, parsed. */
-  readonly logs: Record<string, unknown>[];
-  /** fetch() against the service; throws if the response breaks docs/openapi.yaml. */
-  request(path: string, init?: RequestInit): Promise<Response>;
-  /**
-   * A request fetch would not send (its own Transfer-Encoding…), on a connection the server closes; checked against
-   * docs/openapi.yaml too.
-   */
-  raw(method: string, path: string, headers: Record<string, string>, ...body: (string | Buffer)[]): Promise<Response>;
-  stop(): Promise<void>;
 }
 
 /** A log transport that keeps parsed lines in memory, for assertions. */
@@ -52,39 +53,23 @@ export async function startServiceUnderTest(
     },
     { logger: capturingLogger(logs), ...options },
   );
-  return {
-    service,
-    logs,
-    async request(path, init) {
-      const response = await fetch(`${service.url}${path}`, init);
-      await assertMatchesContract(init?.method ?? 'GET', `${service.url}${path}`, response, init?.headers);
-      return response;
-    },
-    async raw(method, path, headers, ...body) {
-      const head = Object.entries({ Host: 'test', Connection: 'close', ...headers })
-        .map(([name, value]) => `${name}: ${value}\r\n`)
-        .join('');
-      const {
-        status,
-        headers: answered,
-        body: text,
-      } = await rawHttpRequest(service.url, `${method} ${path} HTTP/1.1\r\n${head}\r\n`, ...body);
-      const response = new Response(status === 204 || status === 304 ? null : text, { status, headers: answered });
-      await assertMatchesContract(method, `${service.url}${path}`, response, headers);
-      return response;
-    },
-    async stop() {
-      await service.close({ immediate: true });
-      await database.cleanUp();
-    },
+  const stop = async () => {
+    await service.close({ immediate: true });
+    await database.cleanUp();
   };
+  return { service, ...checkedApi(service.url, logs, stop) };
 }
 
-export function json(body: unknown, init: RequestInit = {}): RequestInit {
-  return {
-    method: 'POST',
-    ...init,
-    headers: { 'content-type': 'application/json', ...init.headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  };
+/** For each test of the calling describe: the whole service with WEBHOOKS_ON on `backend`, and a loopback receiver. */
+export function eachWithWebhooks(backend: Backend): { readonly stock: ServiceUnderTest; readonly receiver: Receiver } {
+  const parts = {} as { stock: ServiceUnderTest; receiver: Receiver };
+  beforeEach(async function () {
+    parts.stock = await startServiceUnderTest(backend, this, {}, WEBHOOKS_ON);
+    parts.receiver = await new Receiver().start();
+  });
+  afterEach(async () => {
+    await parts.stock?.stop();
+    await parts.receiver?.stop();
+  });
+  return parts;
 }

@@ -1,20 +1,13 @@
-import { ExpireReservations, levelChangedEventId } from '@stock/application';
+import { levelChangedEventId } from '@stock/application';
 import { startTracing, type Tracing } from '@platform/runtime';
-import { BACKENDS, eventually, type OtlpReceiver, startOtlpReceiver } from '@platform/test-kit';
+import { BACKENDS, eventually, exportingTo, type OtlpReceiver, startOtlpReceiver } from '@platform/test-kit';
 import { expect } from 'chai';
-import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { Webhook } from 'standardwebhooks';
+import { Tokens } from '../src';
 import { WebhookTokens } from '../src/webhooks';
-import { json, type ServiceUnderTest, startServiceUnderTest } from './support';
-
-const WEBHOOKS_ON = {
-  webhooks: 'on',
-  webhookSecretsKey: randomBytes(32).toString('base64'),
-  webhookAllowPrivateTargets: 'true',
-  webhookPollMs: 20,
-} as const;
+import { eachWithWebhooks, json, type ServiceUnderTest, startServiceUnderTest, WEBHOOKS_ON } from './support';
+import { Receiver } from './webhooks/receiver';
 
 interface Delivery {
   readonly headers: IncomingHttpHeaders;
@@ -22,22 +15,9 @@ interface Delivery {
   readonly raw: string;
 }
 
-/** A receiver on loopback that records what arrives, in arrival order, and answers 204. */
-async function startReceiver(): Promise<{ url: string; received: Delivery[]; server: Server }> {
-  const received: Delivery[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      received.push({ headers: req.headers, body: JSON.parse(raw) as Delivery['body'], raw });
-      res.statusCode = 204;
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received, server };
-}
+/** What the receiver got, in arrival order, each body parsed. */
+const deliveries = (receiver: Receiver): Delivery[] =>
+  receiver.received.map(({ headers, body }) => ({ headers, body: JSON.parse(body) as Delivery['body'], raw: body }));
 
 async function subscribe(stock: ServiceUnderTest, url: string, events: string[]) {
   const created = await stock.request('/api/webhook-subscriptions', json({ url, events }));
@@ -64,32 +44,23 @@ const levelEvents = (received: readonly Delivery[], productId: number) =>
 
 for (const backend of BACKENDS) {
   describe(`stock's webhook events on ${backend}`, () => {
-    let stock: ServiceUnderTest;
-    let receiver: Awaited<ReturnType<typeof startReceiver>>;
-    beforeEach(async function () {
-      stock = await startServiceUnderTest(backend, this, {}, WEBHOOKS_ON);
-      receiver = await startReceiver();
-    });
-    afterEach(async () => {
-      await stock.stop();
-      receiver.server.close();
-    });
+    const the = eachWithWebhooks(backend);
 
-    it('sends one stock.level.changed per ledger movement under concurrent changes: sequence +1 per product, in order, no gap, no duplicate, each webhook-id derived from its movement id', async () => {
-      const { secret } = await subscribe(stock, receiver.url, ['stock.level.changed']);
-      const [lamp, desk] = [await createProduct(stock, 5), await createProduct(stock, 0)];
+    it('sends one the.stock.level.changed per ledger movement under concurrent changes: sequence +1 per product, in order, no gap, no duplicate, each webhook-id derived from its movement id', async () => {
+      const { secret } = await subscribe(the.stock, the.receiver.url, ['stock.level.changed']);
+      const [lamp, desk] = [await createProduct(the.stock, 5), await createProduct(the.stock, 0)];
       const adjust = (id: number, delta: number) =>
-        stock.request(`/api/products/${id}/stock-adjustments`, json({ delta }));
+        the.stock.request(`/api/products/${id}/stock-adjustments`, json({ delta }));
       const answers = await Promise.all(
         Array.from({ length: 12 }, (_, i) => adjust(i % 2 === 0 ? lamp : desk, i % 3 === 0 ? 2 : 1)),
       );
       expect(answers.map((a) => a.status)).to.deep.equal(answers.map(() => 200));
-      await eventually('every level event', 20_000, () => receiver.received.length >= 14);
+      await eventually('every level event', 20_000, () => the.receiver.received.length >= 14);
 
       for (const productId of [lamp, desk]) {
-        const movements = await movementsOf(stock, productId);
+        const movements = await movementsOf(the.stock, productId);
         expect(movements.map((m) => m.sequence)).to.deep.equal(movements.map((_, i) => i + 1));
-        const events = levelEvents(receiver.received, productId);
+        const events = levelEvents(deliveries(the.receiver), productId);
         // Delivered in ledger order: a receiver sees each sequence once, one more than the last.
         expect(events.map((e) => e.body.data.sequence)).to.deep.equal(movements.map((m) => m.sequence));
         expect(events.map((e) => e.body.data.movementId)).to.deep.equal(movements.map((m) => m.id));
@@ -97,36 +68,37 @@ for (const backend of BACKENDS) {
           movements.map((m) => `msg_${levelChangedEventId(m.id)}`),
         );
         const last = events.at(-1)!.body.data;
-        const product = (await (await stock.request(`/api/products/${productId}`)).json()) as {
+        const product = (await (await the.stock.request(`/api/products/${productId}`)).json()) as {
           quantityInStock: number;
         };
         expect(last).to.include({ onHand: product.quantityInStock, reserved: 0, sku: null, locationId: 1 });
         expect(last.available).to.equal(product.quantityInStock);
       }
-      const first = receiver.received[0]!;
+      const first = deliveries(the.receiver)[0]!;
       new Webhook(secret).verify(first.raw, {
         'webhook-id': String(first.headers['webhook-id']),
         'webhook-timestamp': String(first.headers['webhook-timestamp']),
         'webhook-signature': String(first.headers['webhook-signature']),
       });
-      expect(receiver.received).to.have.length(14);
+      expect(the.receiver.received).to.have.length(14);
     });
 
     it('replays { productId, sinceSequence } from the ledger, with the webhook-ids the events had, also for movements no subscription took when they happened', async () => {
-      const lamp = await createProduct(stock, 3);
-      for (const delta of [2, -1, 4]) await stock.request(`/api/products/${lamp}/stock-adjustments`, json({ delta }));
+      const lamp = await createProduct(the.stock, 3);
+      for (const delta of [2, -1, 4])
+        await the.stock.request(`/api/products/${lamp}/stock-adjustments`, json({ delta }));
       // The outbox fanned out while no subscription existed: nothing was stored for anyone. Only then a subscription.
-      const delivery = stock.service.container.resolve(WebhookTokens.Delivery);
+      const delivery = the.stock.service.container.resolve(WebhookTokens.Delivery);
       while ((await delivery.fanOut()) > 0);
-      const { id } = await subscribe(stock, receiver.url, ['stock.level.changed']);
-      const replay = await stock.request(
+      const { id } = await subscribe(the.stock, the.receiver.url, ['stock.level.changed']);
+      const replay = await the.stock.request(
         `/api/webhook-subscriptions/${id}/replay`,
         json({ productId: lamp, sinceSequence: 2 }),
       );
       expect(replay.status).to.be.within(200, 299);
-      await eventually('the replay', 20_000, () => receiver.received.length >= 3);
-      const movements = await movementsOf(stock, lamp);
-      const events = levelEvents(receiver.received, lamp);
+      await eventually('the replay', 20_000, () => the.receiver.received.length >= 3);
+      const movements = await movementsOf(the.stock, lamp);
+      const events = levelEvents(deliveries(the.receiver), lamp);
       expect(events.map((e) => e.body.data.sequence)).to.deep.equal([2, 3, 4]);
       expect(events.map((e) => e.headers['webhook-id'])).to.deep.equal(
         movements.slice(1).map((m) => `msg_${levelChangedEventId(m.id)}`),
@@ -134,21 +106,21 @@ for (const backend of BACKENDS) {
       expect(events.map((e) => e.body.data.onHand)).to.deep.equal([5, 4, 8]);
 
       // Once more, now that the events are stored: the same ids again, the same data.
-      const again = await stock.request(
+      const again = await the.stock.request(
         `/api/webhook-subscriptions/${id}/replay`,
         json({ productId: lamp, sinceSequence: 4 }),
       );
       expect(again.status).to.be.within(200, 299);
-      await eventually('the second replay', 20_000, () => receiver.received.length >= 4);
-      expect(receiver.received.at(-1)!.headers['webhook-id']).to.equal(events.at(-1)!.headers['webhook-id']);
-      expect(receiver.received.at(-1)!.raw).to.equal(events.at(-1)!.raw);
+      await eventually('the second replay', 20_000, () => the.receiver.received.length >= 4);
+      expect(the.receiver.received.at(-1)!.headers['webhook-id']).to.equal(events.at(-1)!.headers['webhook-id']);
+      expect(the.receiver.received.at(-1)!.body).to.equal(events.at(-1)!.raw);
     });
 
-    it('sends stock.reservation.held and .ended for API holds: commit, release and expiry', async () => {
-      await subscribe(stock, receiver.url, ['stock.reservation.held', 'stock.reservation.ended']);
-      const lamp = await createProduct(stock, 10);
+    it('sends the.stock.reservation.held and .ended for API holds: commit, release and expiry', async () => {
+      await subscribe(the.stock, the.receiver.url, ['stock.reservation.held', 'stock.reservation.ended']);
+      const lamp = await createProduct(the.stock, 10);
       const hold = async (reference: string, ttlSeconds?: number) => {
-        const answer = await stock.request(
+        const answer = await the.stock.request(
           '/api/reservations',
           json({ reference, lines: [{ productId: lamp, quantity: 2 }], ...(ttlSeconds && { ttlSeconds }) }),
         );
@@ -156,15 +128,22 @@ for (const backend of BACKENDS) {
         return ((await answer.json()) as { id: string }).id;
       };
       const committed = await hold('cart-1');
-      expect((await stock.request(`/api/reservations/${committed}/commit`, { method: 'POST' })).status).to.equal(200);
+      expect((await the.stock.request(`/api/reservations/${committed}/commit`, { method: 'POST' })).status).to.equal(
+        200,
+      );
       const released = await hold('cart-2');
-      expect((await stock.request(`/api/reservations/${released}/release`, { method: 'POST' })).status).to.equal(200);
+      expect((await the.stock.request(`/api/reservations/${released}/release`, { method: 'POST' })).status).to.equal(
+        200,
+      );
       const expired = await hold('cart-3', 1);
-      const expire = stock.service.container.resolve(ExpireReservations);
+      const expire = the.stock.service.container.resolve(Tokens.UseCases).expireReservations;
       await eventually('the hold to expire', 10_000, async () => (await expire.execute()).length > 0);
-      await eventually('every reservation event', 20_000, () => receiver.received.length >= 6);
+      await eventually('every reservation event', 20_000, () => the.receiver.received.length >= 6);
 
-      const of = (id: string) => receiver.received.filter((d) => d.body.data.reservationId === id).map((d) => d.body);
+      const of = (id: string) =>
+        deliveries(the.receiver)
+          .filter((d) => d.body.data.reservationId === id)
+          .map((d) => d.body);
       for (const [id, status, reference] of [
         [committed, 'committed', 'cart-1'],
         [released, 'released', 'cart-2'],
@@ -185,35 +164,25 @@ for (const backend of BACKENDS) {
 }
 
 describe("stock's movements and webhook deliveries with tracing on", () => {
-  const saved = {
-    endpoint: process.env.OTEL_EXPORTER_OTLP_ENDPOINT,
-    protocol: process.env.OTEL_EXPORTER_OTLP_PROTOCOL,
-  };
+  let restoreEnvironment: () => void;
   let otlp: OtlpReceiver;
   let tracing: Tracing;
   let stock: ServiceUnderTest;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: Receiver;
 
   beforeEach(async function () {
     otlp = await startOtlpReceiver();
-    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = otlp.endpoint;
-    process.env.OTEL_EXPORTER_OTLP_PROTOCOL = 'http/json';
+    restoreEnvironment = exportingTo(otlp.endpoint);
     tracing = await startTracing('stock-test');
     stock = await startServiceUnderTest('sqlite', this, {}, WEBHOOKS_ON);
-    receiver = await startReceiver();
+    receiver = await new Receiver().start();
   });
 
   afterEach(async () => {
     await stock.stop();
-    receiver.server.close();
+    await receiver.stop();
     await tracing.shutdown();
-    for (const [name, value] of [
-      ['OTEL_EXPORTER_OTLP_ENDPOINT', saved.endpoint],
-      ['OTEL_EXPORTER_OTLP_PROTOCOL', saved.protocol],
-    ] as const) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
+    restoreEnvironment();
     await otlp.close();
   });
 
@@ -233,7 +202,7 @@ describe("stock's movements and webhook deliveries with tracing on", () => {
       .and.not.equal(traceId);
 
     await eventually('both deliveries', 20_000, () => receiver.received.length >= 2);
-    const delivery = receiver.received.find((d) => d.body.data.movementId === movements.at(-1)!.id)!;
+    const delivery = deliveries(receiver).find((d) => d.body.data.movementId === movements.at(-1)!.id)!;
     const [, deliveredTrace, clientSpanId] = String(delivery.headers.traceparent).split('-');
     expect(deliveredTrace).to.equal(traceId);
     await tracing.shutdown();

@@ -1,100 +1,20 @@
 import { BACKENDS, eventually } from '@platform/test-kit';
 import { newEvent } from '@commerce/contracts';
 import { expect } from 'chai';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { DEFAULT_CONFIG, startStockService, Tokens } from '../src';
 import { uncheckedFetch } from './checked-fetch';
-import { json, type ServiceUnderTest, startServiceUnderTest } from './support';
-
-const WEBHOOKS_ON = {
-  webhooks: 'on',
-  webhookSecretsKey: randomBytes(32).toString('base64'),
-  webhookAllowPrivateTargets: 'true',
-  webhookPollMs: 20,
-} as const;
-
-/** A receiver on loopback that records what arrives and answers 204. */
-async function startReceiver(): Promise<{
-  url: string;
-  received: { headers: IncomingHttpHeaders; body: string }[];
-  server: Server;
-}> {
-  const received: { headers: IncomingHttpHeaders; body: string }[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.statusCode = 204;
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received, server };
-}
+import { eachWithWebhooks, json, startServiceUnderTest, WEBHOOKS_ON } from './support';
 
 for (const backend of BACKENDS) {
   describe(`stock's webhooks on ${backend}`, () => {
-    let stock: ServiceUnderTest;
-    let receiver: Awaited<ReturnType<typeof startReceiver>>;
-    beforeEach(async function () {
-      stock = await startServiceUnderTest(backend, this, {}, WEBHOOKS_ON);
-      receiver = await startReceiver();
-    });
-    afterEach(async () => {
-      await stock.stop();
-      receiver.server.close();
-    });
-
-    it('manages subscriptions: 201 with the secret once, reads without it, 404 for an unknown id, 400 for a bad body', async () => {
-      const created = await stock.request(
-        '/api/webhook-subscriptions',
-        json({ url: receiver.url, events: ['*'], description: 'ERP' }),
-      );
-      expect(created.status).to.equal(201);
-      const body = (await created.json()) as { id: string; secret: string; url: string; events: string[] };
-      expect(body).to.include({ url: receiver.url, description: 'ERP' });
-      expect(body.secret).to.match(/^whsec_/);
-      expect(created.headers.get('location')).to.equal(`/api/webhook-subscriptions/${body.id}`);
-
-      const list = (await (await stock.request('/api/webhook-subscriptions')).json()) as Record<string, unknown>[];
-      expect(list.map((s) => s.id)).to.deep.equal([body.id]);
-      expect(list[0]).to.not.have.property('secret');
-      const one = (await (await stock.request(`/api/webhook-subscriptions/${body.id}`)).json()) as Record<
-        string,
-        unknown
-      >;
-      expect(one).to.not.have.property('secret');
-
-      const unknown = await stock.request(`/api/webhook-subscriptions/${randomUUID()}`);
-      expect(unknown.status).to.equal(404);
-      expect(unknown.headers.get('content-type')).to.match(/^application\/problem\+json/);
-      expect(await unknown.json()).to.include({ code: 'WEBHOOK_SUBSCRIPTION_NOT_FOUND' });
-
-      const bad = await stock.request(
-        '/api/webhook-subscriptions',
-        json({ url: 'ftp://x', events: [], colour: 'red' }),
-      );
-      expect(bad.status).to.equal(400);
-      const problem = (await bad.json()) as { errors: Record<string, string[]> };
-      expect(Object.keys(problem.errors).sort()).to.deep.equal(['colour', 'events', 'url']);
-
-      const rotated = await stock.request(`/api/webhook-subscriptions/${body.id}/rotate-secret`, { method: 'POST' });
-      expect(((await rotated.json()) as { secret: string }).secret)
-        .to.match(/^whsec_/)
-        .and.not.equal(body.secret);
-      expect((await stock.request(`/api/webhook-subscriptions/${body.id}`, { method: 'DELETE' })).status).to.equal(204);
-      expect((await stock.request(`/api/webhook-subscriptions/${body.id}`, { method: 'DELETE' })).status).to.equal(404);
-      expect(receiver.received).to.deep.equal([]);
-    });
+    const the = eachWithWebhooks(backend);
 
     it('delivers what a use case writes to the outbox, without AMQP_URL, signed as standardwebhooks verifies', async () => {
-      const created = await stock.request(
+      const created = await the.stock.request(
         '/api/webhook-subscriptions',
-        json({ url: receiver.url, events: ['stock.reservation.released'] }),
+        json({ url: the.receiver.url, events: ['stock.reservation.released'] }),
       );
       const { id, secret } = (await created.json()) as { id: string; secret: string };
       const event = newEvent(
@@ -102,7 +22,7 @@ for (const backend of BACKENDS) {
         { orderId: randomUUID(), reservationId: randomUUID() },
         new Date(),
       );
-      const unitOfWork = stock.service.container.resolve(Tokens.UnitOfWork);
+      const unitOfWork = the.stock.service.container.resolve(Tokens.UnitOfWork);
       await unitOfWork.run(async (tx) => {
         await tx.outbox.add(
           newEvent('stock.reservation.expired', { orderId: randomUUID(), reservationId: randomUUID() }, new Date()),
@@ -112,7 +32,7 @@ for (const backend of BACKENDS) {
       const [delivery] = await eventually(
         'the delivery',
         10_000,
-        () => receiver.received.length > 0 && receiver.received,
+        () => the.receiver.received.length > 0 && the.receiver.received,
       );
       const headers = {
         'webhook-id': String(delivery!.headers['webhook-id']),
@@ -126,20 +46,22 @@ for (const backend of BACKENDS) {
       });
       expect(headers['webhook-id']).to.equal(`msg_${event.id}`);
       const attempts = await eventually('the attempt', 10_000, async () => {
-        const listed = (await (await stock.request(`/api/webhook-subscriptions/${id}/deliveries`)).json()) as unknown[];
+        const listed = (await (
+          await the.stock.request(`/api/webhook-subscriptions/${id}/deliveries`)
+        ).json()) as unknown[];
         return listed.length > 0 && listed;
       });
       expect(attempts[0]).to.include({ eventId: event.id, statusCode: 204, error: null });
 
-      const replay = await stock.request(
+      const replay = await the.stock.request(
         `/api/webhook-subscriptions/${id}/replay`,
         json({ since: '2000-01-01T00:00:00Z' }),
       );
       expect(replay.status).to.equal(202);
       expect(await replay.json()).to.deep.equal({ queued: 1 });
-      await eventually('the replay', 10_000, () => receiver.received.length === 2);
-      expect(receiver.received[1]!.headers['webhook-id']).to.equal(`msg_${event.id}`);
-      expect(receiver.received).to.have.length(2);
+      await eventually('the replay', 10_000, () => the.receiver.received.length === 2);
+      expect(the.receiver.received[1]!.headers['webhook-id']).to.equal(`msg_${event.id}`);
+      expect(the.receiver.received).to.have.length(2);
     });
   });
 }

@@ -1,3 +1,4 @@
+import { workspacePackageFolders } from '@platform/test-kit';
 import { expect } from 'chai';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
@@ -7,24 +8,7 @@ import { fileURLToPath } from 'node:url';
 // service's tests because the docs' other checks do (doc-examples.test.ts).
 const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 
-/**
- * Every workspace package: a folder with a package.json under packages/ or tools/, as pnpm-workspace.yaml globs them.
- */
-function workspacePackages(): string[] {
-  const globs = [...readFileSync(join(ROOT, 'pnpm-workspace.yaml'), 'utf8').matchAll(/^ {2}- (\S+)$/gm)].map(
-    (m) => m[1]!,
-  );
-  return globs
-    .flatMap((glob) =>
-      glob.endsWith('/*')
-        ? readdirSync(join(ROOT, glob.slice(0, -2)), { withFileTypes: true })
-            .filter((d) => d.isDirectory())
-            .map((d) => `${glob.slice(0, -2)}/${d.name}`)
-        : [glob],
-    )
-    .filter((folder) => existsSync(join(ROOT, folder, 'package.json')))
-    .sort();
-}
+const workspacePackages = () => workspacePackageFolders(ROOT);
 
 /** The TypeScript files under a package's src/. */
 function sources(folder: string): string[] {

@@ -1,4 +1,4 @@
-import { expectLedgersToSum, type OpenStockStore, type StockStoreUnderTest } from '@stock/domain/testing';
+import { expectLedgersToSum, onOneStore, type OpenStockStore, type StockStoreUnderTest } from '@stock/domain/testing';
 import { IdempotencyKeyReusedError, type UnitOfWork } from '@platform/kernel';
 import {
   DEFAULT_IMPORT_SETTINGS,
@@ -56,11 +56,7 @@ function importAndExport(open: OpenStockStore): void {
     return rows;
   };
 
-  before(async function () {
-    store = await open(this, Date.now);
-  });
-  beforeEach(async () => store.reset());
-  after(async () => store?.close());
+  onOneStore(open, (opened) => (store = opened));
 
   it('creates products, sets their on hand with an imported movement, and the ledger sums per location', async () => {
     const result = await importRows([

@@ -1,4 +1,10 @@
-import { aProduct, expectLedgersToSum, type OpenStockStore, type StockStoreUnderTest } from '@stock/domain/testing';
+import {
+  aProduct,
+  expectLedgersToSum,
+  onOneStore,
+  type OpenStockStore,
+  type StockStoreUnderTest,
+} from '@stock/domain/testing';
 import { type EventData, type EventType, newEvent } from '@commerce/contracts';
 import {
   CommitForOrder,
@@ -79,14 +85,11 @@ function orderEventUseCases(open: OpenStockStore): void {
     data,
   });
 
-  before(async function () {
-    store = await open(this, Date.now);
-  });
-  beforeEach(async () => {
-    now = new Date('2026-11-23T10:00:00Z');
-    await store.reset();
-  });
-  after(async () => store?.close());
+  onOneStore(
+    open,
+    (opened) => (store = opened),
+    () => (now = new Date('2026-11-23T10:00:00Z')),
+  );
 
   it('holds a placed order under its id and confirms it, in one unit of work', async () => {
     const [a, b] = [await product(5), await product(2)];

@@ -19,7 +19,7 @@ import {
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import sinon from 'sinon';
-import { aProduct, type OpenStockStore, type StockStoreUnderTest } from '@stock/domain/testing';
+import { aProduct, onOneStore, type OpenStockStore, type StockStoreUnderTest } from '@stock/domain/testing';
 import { STORES } from './stores';
 
 chai.use(chaiAsPromised);
@@ -33,11 +33,7 @@ function productUseCases(open: OpenStockStore): void {
   const added = (stock = 10) =>
     new CreateProduct(store.unitOfWork, clock).execute(aProduct({ quantityInStock: stock })).then((r) => r.value);
 
-  before(async function () {
-    store = await open(this, Date.now);
-  });
-  beforeEach(async () => store.reset());
-  after(async () => store?.close());
+  onOneStore(open, (opened) => (store = opened));
 
   describe('CreateProduct', () => {
     it('stores the product and answers it with its id', async () => {

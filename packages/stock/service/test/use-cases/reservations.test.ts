@@ -35,6 +35,7 @@ import { randomUUID } from 'node:crypto';
 import {
   aProduct,
   expectLedgersToSum as expectLedgers,
+  onOneStore,
   type OpenStockStore,
   type StockStoreUnderTest,
 } from '@stock/domain/testing';
@@ -81,14 +82,11 @@ function reservationUseCases(open: OpenStockStore): void {
 
   const expectLedgersToSum = (products: Product[]) => expectLedgers(store, products);
 
-  before(async function () {
-    store = await open(this, Date.now);
-  });
-  beforeEach(async () => {
-    now = new Date('2026-11-23T10:00:00Z');
-    await store.reset();
-  });
-  after(async () => store?.close());
+  onOneStore(
+    open,
+    (opened) => (store = opened),
+    () => (now = new Date('2026-11-23T10:00:00Z')),
+  );
 
   it('holds every line, in one go, and shows it as reserved and no longer available', async () => {
     const [a, b] = [await product(5), await product(3)];

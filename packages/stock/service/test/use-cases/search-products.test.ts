@@ -1,7 +1,7 @@
 import { ValidationError } from '@platform/kernel';
 import { CreateProduct, GetProducts, SearchProducts, UpdateProduct } from '@stock/application';
 import { Money, SkuTakenError } from '@stock/domain';
-import { aProduct, type OpenStockStore, type StockStoreUnderTest } from '@stock/domain/testing';
+import { aProduct, onOneStore, type OpenStockStore, type StockStoreUnderTest } from '@stock/domain/testing';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { STORES } from './stores';
@@ -23,14 +23,11 @@ function catalogueUseCases(open: OpenStockStore): void {
   const create = (overrides: Parameters<typeof aProduct>[0] = {}) =>
     new CreateProduct(store.unitOfWork, clock).execute(aProduct(overrides)).then((r) => r.value);
 
-  before(async function () {
-    store = await open(this, Date.now);
-  });
-  beforeEach(async () => {
-    await store.reset();
-    search = new SearchProducts(store.products);
-  });
-  after(async () => store?.close());
+  onOneStore(
+    open,
+    (opened) => (store = opened),
+    () => (search = new SearchProducts(store.products)),
+  );
 
   it('walks a search page by page with the cursor each page answers, each match once, in order', async () => {
     const prices = ['3.00', '1.00', '2.00', '1.00', '5.00'];

@@ -25,7 +25,7 @@ import {
   TransferNotInTransitError,
   TransferRequest,
 } from '@stock/domain';
-import { aProduct, type OpenStockStore, type StockStoreUnderTest } from '@stock/domain/testing';
+import { aProduct, onOneStore, type OpenStockStore, type StockStoreUnderTest } from '@stock/domain/testing';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { randomUUID } from 'node:crypto';
@@ -106,11 +106,7 @@ function stockByLocation(open: OpenStockStore): void {
     expect(Object.fromEntries(sums), `the ledger of product ${p.id} by location`).to.deep.equal(byLocation);
   };
 
-  before(async function () {
-    store = await open(this, Date.now);
-  });
-  beforeEach(async () => store.reset());
-  after(async () => store?.close());
+  onOneStore(open, (opened) => (store = opened));
 
   describe('levels', () => {
     it('keeps a new product and a client that knows nothing of locations at the default location', async () => {

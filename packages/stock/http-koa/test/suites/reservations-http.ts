@@ -1,6 +1,6 @@
 import { aProductBody } from '@stock/domain/testing';
 import { expect } from 'chai';
-import { type Backend, json, type ServiceUnderTest, startServiceUnderTest } from './support';
+import { type ApiUnderTest, json, type StartApi } from '../support/api-under-test';
 
 interface ProductJson {
   id: number;
@@ -17,10 +17,10 @@ interface ReservationJson {
   expiresAt: string;
 }
 
-for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
+export function reservationsHttpSuite(backend: string, start: StartApi): void {
   describe(`Reservations and the ledger over HTTP on ${backend}`, function () {
     this.timeout(60_000);
-    let api: ServiceUnderTest;
+    let api: ApiUnderTest;
     const request = (path: string, init?: RequestInit) => api.request(path, init);
     const product = async (quantityInStock: number) =>
       (await (await request('/api/products', json(aProductBody({ quantityInStock })))).json()) as ProductJson;
@@ -30,7 +30,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
     const reference = () => `order-${Math.random().toString(36).slice(2)}`;
 
     before(async function () {
-      api = await startServiceUnderTest(backend, this);
+      api = await start(this);
     });
     after(async () => api?.stop());
 

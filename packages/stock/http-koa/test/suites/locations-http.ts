@@ -1,7 +1,7 @@
 import { aProductBody } from '@stock/domain/testing';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { type Backend, json, type ServiceUnderTest, startServiceUnderTest } from './support';
+import { type ApiUnderTest, expectProblem, json, type StartApi } from '../support/api-under-test';
 
 interface ProductJson {
   id: number;
@@ -45,10 +45,10 @@ interface TransferJson {
 
 const DEFAULT = 1;
 
-for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
+export function locationsHttpSuite(backend: string, start: StartApi): void {
   describe(`Stock by location over HTTP on ${backend}`, function () {
     this.timeout(60_000);
-    let api: ServiceUnderTest;
+    let api: ApiUnderTest;
     const request = (path: string, init?: RequestInit) => api.request(path, init);
     const body = async <T>(response: Response | Promise<Response>) => (await (await response).json()) as T;
     const unique = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
@@ -88,16 +88,9 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
       if (away > 0) expect((await adjust(id, away, place.id)).status).to.equal(200);
       return { id, place };
     };
-    const problem = async (response: Response, status: number, code: string) => {
-      expect(response.status, await response.clone().text()).to.equal(status);
-      expect(response.headers.get('content-type')).to.equal('application/problem+json');
-      const answered = (await response.json()) as Record<string, unknown>;
-      expect(answered).to.include({ code });
-      return answered;
-    };
 
     before(async function () {
-      api = await startServiceUnderTest(backend, this);
+      api = await start(this);
     });
     after(async () => api?.stop());
 
@@ -123,7 +116,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
 
       it('answers 409 LOCATION_CODE_TAKEN for a code in use, and 400 for a bad body, creating nothing', async () => {
         const { code } = await location();
-        const taken = await problem(
+        const taken = await expectProblem(
           await request('/api/locations', json({ code, name: 'Again' })),
           409,
           'LOCATION_CODE_TAKEN',
@@ -138,7 +131,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
           [{ code: unique('ok'), name: 'x', colour: 'red' }, 'colour'],
           [{ name: 'x' }, 'code'],
         ] as const) {
-          const answered = await problem(await request('/api/locations', json(bad)), 400, 'VALIDATION_FAILED');
+          const answered = await expectProblem(await request('/api/locations', json(bad)), 400, 'VALIDATION_FAILED');
           expect(answered.errors, JSON.stringify(bad)).to.have.property(field);
         }
         expect(await body<LocationJson[]>(request('/api/locations'))).to.have.length(before);
@@ -147,22 +140,30 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
       it('deletes an empty location (204), but never the default one nor one that keeps stock', async () => {
         const { id, place } = await stocked(0, 3);
         expect(
-          await problem(await request(`/api/locations/${place.id}`, { method: 'DELETE' }), 409, 'LOCATION_NOT_EMPTY'),
+          await expectProblem(
+            await request(`/api/locations/${place.id}`, { method: 'DELETE' }),
+            409,
+            'LOCATION_NOT_EMPTY',
+          ),
         ).to.include({ locationId: place.id });
         expect(
-          await problem(await request(`/api/locations/${DEFAULT}`, { method: 'DELETE' }), 409, 'DEFAULT_LOCATION'),
+          await expectProblem(
+            await request(`/api/locations/${DEFAULT}`, { method: 'DELETE' }),
+            409,
+            'DEFAULT_LOCATION',
+          ),
         ).to.include({ locationId: DEFAULT });
         expect((await adjust(id, -3, place.id)).status).to.equal(200);
         expect((await request(`/api/locations/${place.id}`, { method: 'DELETE' })).status).to.equal(204);
         const gone = await request(`/api/locations/${place.id}`, { method: 'DELETE' });
-        expect(await problem(gone, 404, 'LOCATION_NOT_FOUND')).to.include({ locationId: place.id });
-        await problem(await request(`/api/locations/${place.id}`), 404, 'LOCATION_NOT_FOUND');
+        expect(await expectProblem(gone, 404, 'LOCATION_NOT_FOUND')).to.include({ locationId: place.id });
+        await expectProblem(await request(`/api/locations/${place.id}`), 404, 'LOCATION_NOT_FOUND');
         expect((await body<LocationJson[]>(request('/api/locations'))).map((l) => l.id)).not.to.include(place.id);
       });
 
       it('answers 400 for a location id that is not one', async () => {
         for (const id of ['abc', '0', '1.5', '2147483648'])
-          await problem(await request(`/api/locations/${id}`, { method: 'DELETE' }), 400, 'VALIDATION_FAILED');
+          await expectProblem(await request(`/api/locations/${id}`, { method: 'DELETE' }), 400, 'VALIDATION_FAILED');
       });
     });
 
@@ -174,17 +175,17 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
           { locationId: place.id, locationCode: place.code, onHand: 20, reserved: 0, available: 20, incoming: 0 },
         ]);
         expect(await read(id)).to.include({ quantityInStock: 30, reservedQuantity: 0, availableQuantity: 30 });
-        await problem(await request('/api/products/2147483647/stock-levels'), 404, 'PRODUCT_NOT_FOUND');
-        await problem(await request('/api/products/abc/stock-levels'), 400, 'VALIDATION_FAILED');
+        await expectProblem(await request('/api/products/2147483647/stock-levels'), 404, 'PRODUCT_NOT_FOUND');
+        await expectProblem(await request('/api/products/abc/stock-levels'), 400, 'VALIDATION_FAILED');
       });
 
       it('adjusts at the location named, never below what is there, and 404s an unknown one', async () => {
         const { id, place } = await stocked(10, 2);
-        const short = await problem(await adjust(id, -3, place.id), 409, 'INSUFFICIENT_STOCK');
+        const short = await expectProblem(await adjust(id, -3, place.id), 409, 'INSUFFICIENT_STOCK');
         expect(short).to.include({ available: 2 });
-        const unknown = await problem(await adjust(id, 1, 2_000_000_000), 404, 'LOCATION_NOT_FOUND');
+        const unknown = await expectProblem(await adjust(id, 1, 2_000_000_000), 404, 'LOCATION_NOT_FOUND');
         expect(unknown).to.include({ locationId: 2_000_000_000 });
-        await problem(await adjust(id, 1, 0), 400, 'VALIDATION_FAILED');
+        await expectProblem(await adjust(id, 1, 0), 400, 'VALIDATION_FAILED');
         expect(await at(id, DEFAULT, place.id)).to.deep.equal([
           [10, 0, 0],
           [2, 0, 0],
@@ -204,7 +205,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
           `/api/products/${id}`,
           json({ name: 'Lamp', price: 1, quantityInStock: 12 }, { method: 'PUT' }),
         );
-        expect(await problem(refused, 409, 'STOCK_AT_SEVERAL_LOCATIONS')).to.include({
+        expect(await expectProblem(refused, 409, 'STOCK_AT_SEVERAL_LOCATIONS')).to.include({
           productId: id,
           adjustments: `/api/products/${id}/stock-adjustments`,
         });
@@ -250,7 +251,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
 
       it('holds a line that names a location there only, and release gives the units back there', async () => {
         const { id, place } = await stocked(10, 4);
-        const short = await problem(
+        const short = await expectProblem(
           await reserve([{ productId: id, quantity: 5, locationId: place.id }]),
           409,
           'INSUFFICIENT_STOCK',
@@ -271,7 +272,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
           [4, 0, 0],
         ]);
         const unknown = await reserve([{ productId: id, quantity: 1, locationId: 2_000_000_000 }]);
-        expect(await problem(unknown, 404, 'LOCATION_NOT_FOUND')).to.include({ locationId: 2_000_000_000 });
+        expect(await expectProblem(unknown, 404, 'LOCATION_NOT_FOUND')).to.include({ locationId: 2_000_000_000 });
         expect((await read(id)).reservedQuantity).to.equal(0);
       });
     });
@@ -324,7 +325,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
           status: 'received',
         });
         const late = await request(`/api/stock-transfers/${first.id}/cancel`, { method: 'POST' });
-        expect(await problem(late, 409, 'TRANSFER_NOT_IN_TRANSIT')).to.include({ transferStatus: 'received' });
+        expect(await expectProblem(late, 409, 'TRANSFER_NOT_IN_TRANSIT')).to.include({ transferStatus: 'received' });
         const ledger = await body<{ kind: string; locationId: number; transferId?: string }[]>(
           request(`/api/products/${id}/stock-movements`),
         );
@@ -337,7 +338,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
       it('cancels back to the source, and refuses a short one (409) and unknown ids (404, 400)', async () => {
         const { id, place } = await stocked(5, 0);
         const short = await transfer({ productId: id, fromLocationId: DEFAULT, toLocationId: place.id, quantity: 6 });
-        expect(await problem(short, 409, 'INSUFFICIENT_STOCK')).to.include({ available: 5 });
+        expect(await expectProblem(short, 409, 'INSUFFICIENT_STOCK')).to.include({ available: 5 });
         const sent = await body<TransferJson>(
           transfer({ productId: id, fromLocationId: DEFAULT, toLocationId: place.id, quantity: 5 }),
         );
@@ -349,22 +350,26 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
           [5, 0, 0],
           [0, 0, 0],
         ]);
-        await problem(
+        await expectProblem(
           await request(`/api/stock-transfers/${sent.id}/receive`, { method: 'POST' }),
           409,
           'TRANSFER_NOT_IN_TRANSIT',
         );
-        await problem(await request(`/api/stock-transfers/${randomUUID()}`), 404, 'TRANSFER_NOT_FOUND');
-        await problem(await request('/api/stock-transfers/abc/receive', { method: 'POST' }), 400, 'VALIDATION_FAILED');
+        await expectProblem(await request(`/api/stock-transfers/${randomUUID()}`), 404, 'TRANSFER_NOT_FOUND');
+        await expectProblem(
+          await request('/api/stock-transfers/abc/receive', { method: 'POST' }),
+          400,
+          'VALIDATION_FAILED',
+        );
         const toNowhere = await transfer({
           productId: id,
           fromLocationId: DEFAULT,
           toLocationId: 2_000_000_000,
           quantity: 1,
         });
-        await problem(toNowhere, 404, 'LOCATION_NOT_FOUND');
+        await expectProblem(toNowhere, 404, 'LOCATION_NOT_FOUND');
         const same = await transfer({ productId: id, fromLocationId: DEFAULT, toLocationId: DEFAULT, quantity: 1 });
-        expect((await problem(same, 400, 'VALIDATION_FAILED')).errors).to.have.property('toLocationId');
+        expect((await expectProblem(same, 400, 'VALIDATION_FAILED')).errors).to.have.property('toLocationId');
         expect((await read(id)).quantityInStock).to.equal(5);
       });
     });
@@ -372,8 +377,8 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
     describe('backorders', () => {
       it('holds beyond stock within the limit, refuses its commit until stock arrives, then commits', async () => {
         const { id } = await product({ quantityInStock: 2, backorderLimit: 5 });
-        await problem(await reserve([{ productId: id, quantity: 3 }]), 409, 'INSUFFICIENT_STOCK');
-        await problem(
+        await expectProblem(await reserve([{ productId: id, quantity: 3 }]), 409, 'INSUFFICIENT_STOCK');
+        await expectProblem(
           await reserve([{ productId: id, quantity: 8 }], { allowBackorder: true }),
           409,
           'INSUFFICIENT_STOCK',
@@ -392,7 +397,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
           stockState: 'out',
         });
 
-        const refused = await problem(await settle(held.id, 'commit'), 409, 'BACKORDER_NOT_FILLED');
+        const refused = await expectProblem(await settle(held.id, 'commit'), 409, 'BACKORDER_NOT_FILLED');
         expect(refused).to.include({ productId: id, backorderedQuantity: 2 });
         expect(await body(request(`/api/reservations/${held.id}`))).to.include({ status: 'held' });
 
@@ -431,7 +436,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
           `/api/products/${id}`,
           json({ name: 'Lamp', price: 1, backorderLimit: -1 }, { method: 'PUT' }),
         );
-        expect((await problem(bad, 400, 'VALIDATION_FAILED')).errors).to.have.property('backorderLimit');
+        expect((await expectProblem(bad, 400, 'VALIDATION_FAILED')).errors).to.have.property('backorderLimit');
       });
     });
 
@@ -454,10 +459,11 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
           .to.include(fine.id)
           .and.not.include(low.id);
         expect(
-          (await problem(await request('/api/products?stockState=empty'), 400, 'VALIDATION_FAILED')).errors,
+          (await expectProblem(await request('/api/products?stockState=empty'), 400, 'VALIDATION_FAILED')).errors,
         ).to.have.property('stockState');
         expect(
-          (await problem(await request(`/api/products?ids=${low.id}&stockState=low`), 400, 'VALIDATION_FAILED')).errors,
+          (await expectProblem(await request(`/api/products?ids=${low.id}&stockState=low`), 400, 'VALIDATION_FAILED'))
+            .errors,
         ).to.have.property('ids');
       });
     });

@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { expect } from 'chai';
-import { type Backend, type ServiceUnderTest, startServiceUnderTest } from './support';
+import { type ApiUnderTest, type StartApi } from '../support/api-under-test';
 
 interface ImportResultJson {
   created: number;
@@ -12,10 +12,10 @@ interface ImportResultJson {
 
 const HEADER = 'id,sku,name,description,price,locationCode,onHand,backorderLimit,lowStockThreshold';
 
-for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
+export function productImportsHttpSuite(backend: string, start: StartApi): void {
   describe(`Product imports and exports over HTTP on ${backend}`, function () {
     this.timeout(60_000);
-    let api: ServiceUnderTest;
+    let api: ApiUnderTest;
     const post = (body: string, type: string, query = '', headers: Record<string, string> = {}) =>
       api.request(`/api/product-imports${query}`, {
         method: 'POST',
@@ -34,7 +34,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
       );
 
     before(async function () {
-      api = await startServiceUnderTest(backend, this);
+      api = await start(this);
     });
     after(async () => api?.stop());
 

@@ -1,6 +1,6 @@
 import { aProductBody } from '@stock/domain/testing';
 import { expect } from 'chai';
-import { type Backend, json, type ServiceUnderTest, startServiceUnderTest } from './support';
+import { type ApiUnderTest, expectProblem, json, type StartApi } from '../support/api-under-test';
 
 interface ProductJson {
   id: number;
@@ -17,10 +17,10 @@ function nextLink(response: Response): string | undefined {
   return link ? /^<([^>]+)>; rel="next"$/.exec(link)?.[1] : undefined;
 }
 
-for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
+export function catalogueHttpSuite(backend: string, start: StartApi): void {
   describe(`SKUs and search over HTTP on ${backend}`, function () {
     this.timeout(60_000);
-    let api: ServiceUnderTest;
+    let api: ApiUnderTest;
     const request = (path: string, init?: RequestInit) => api.request(path, init);
     const body = async <T>(response: Response | Promise<Response>) => (await (await response).json()) as T;
     /** A word no other test's products have, so searches in a shared service see only this test's. */
@@ -34,13 +34,6 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
     };
     const put = (id: number, fields: Record<string, unknown>) =>
       request(`/api/products/${id}`, json(aProductBody(fields), { method: 'PUT' }));
-    const problem = async (response: Response, status: number, code: string) => {
-      expect(response.status, await response.clone().text()).to.equal(status);
-      expect(response.headers.get('content-type')).to.equal('application/problem+json');
-      const answered = (await response.json()) as Record<string, unknown>;
-      expect(answered).to.include({ code });
-      return answered;
-    };
     /** Every product of a search, following its Link headers from the first page. */
     const walk = async (path: string) => {
       const seen: ProductJson[] = [];
@@ -54,7 +47,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
     };
 
     before(async function () {
-      api = await startServiceUnderTest(backend, this);
+      api = await start(this);
     });
     after(async () => api?.stop());
 
@@ -87,24 +80,24 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         const code = sku('Taken');
         await create({ sku: code });
         const created = await request('/api/products', json(aProductBody({ sku: code.toLowerCase() })));
-        expect(await problem(created, 409, 'SKU_TAKEN')).to.include({ sku: code.toLowerCase() });
+        expect(await expectProblem(created, 409, 'SKU_TAKEN')).to.include({ sku: code.toLowerCase() });
         const other = await create({ sku: sku('Other') });
-        await problem(await put(other.id, { sku: code }), 409, 'SKU_TAKEN');
+        await expectProblem(await put(other.id, { sku: code }), 409, 'SKU_TAKEN');
         expect((await body<ProductJson>(request(`/api/products/${other.id}`))).sku).to.match(/^OTHER-/);
       });
 
       it('refuses a SKU that breaks the pattern, in a body and in the query, naming it', async () => {
         for (const bad of ['', 'has space', 'x'.repeat(65), 'é', 12]) {
-          const answered = await problem(
+          const answered = await expectProblem(
             await request('/api/products', json(aProductBody({ sku: bad }))),
             400,
             'VALIDATION_FAILED',
           );
           expect(answered.errors).to.have.property('sku');
         }
-        const answered = await problem(await request('/api/products?sku=a%20b'), 400, 'VALIDATION_FAILED');
+        const answered = await expectProblem(await request('/api/products?sku=a%20b'), 400, 'VALIDATION_FAILED');
         expect(answered.errors).to.have.property('sku');
-        const combined = await problem(await request('/api/products?sku=A-1&limit=5'), 400, 'VALIDATION_FAILED');
+        const combined = await expectProblem(await request('/api/products?sku=A-1&limit=5'), 400, 'VALIDATION_FAILED');
         expect(combined.errors).to.have.property('sku');
       });
     });
@@ -192,7 +185,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
         const next = new URL(nextLink(await request(`/api/products?q=${w}&sort=name&limit=1`))!, 'http://x');
         const cursor = next.searchParams.get('cursor')!;
         for (const other of [`q=${w}&sort=-name`, `q=${w}x&sort=name`, `q=${w}&sort=name&stockState=in`]) {
-          const answered = await problem(
+          const answered = await expectProblem(
             await request(`/api/products?${other}&cursor=${cursor}`),
             400,
             'VALIDATION_FAILED',
@@ -218,7 +211,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
           ['Sort=price', 'Sort'],
         ];
         for (const [query, parameter] of cases) {
-          const answered = await problem(await request(`/api/products?${query}`), 400, 'VALIDATION_FAILED');
+          const answered = await expectProblem(await request(`/api/products?${query}`), 400, 'VALIDATION_FAILED');
           expect(answered.errors, query).to.have.property(parameter);
         }
       });

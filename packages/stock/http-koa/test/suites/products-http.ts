@@ -1,22 +1,12 @@
 import { rawHttpRequest } from '@platform/test-kit';
 import { aProductBody } from '@stock/domain/testing';
 import { expect } from 'chai';
-import { type Backend, json, type ServiceUnderTest, startServiceUnderTest } from './support';
+import { type ApiUnderTest, expectProblem, json, type StartApi } from '../support/api-under-test';
 
 const PROBLEM = 'application/problem+json';
 /** What a product created by a client that knows nothing of backorders and low-stock alerts shows of them. */
 /** A product created without stock settings or a SKU answers these. */
 const NO_STOCK_SETTINGS = { sku: null, backorderLimit: 0, backorderedQuantity: 0, lowStockThreshold: 0 };
-
-async function expectProblem(response: Response, status: number, code?: string) {
-  expect(response.status, await response.clone().text()).to.equal(status);
-  expect(response.headers.get('content-type')).to.equal(PROBLEM);
-  const problem = (await response.json()) as Record<string, unknown>;
-  expect(problem).to.include({ status, type: 'about:blank' });
-  expect(problem.title).to.be.a('string').and.not.be.empty;
-  if (code) expect(problem.code).to.equal(code);
-  return problem;
-}
 
 async function expectFieldErrors(response: Response, fields: string[]) {
   const problem = await expectProblem(response, 400, 'VALIDATION_FAILED');
@@ -27,9 +17,9 @@ async function expectFieldErrors(response: Response, fields: string[]) {
   return problem.errors as Record<string, string[]>;
 }
 
-for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
+export function productsHttpSuite(backend: string, start: StartApi): void {
   describe(`Products HTTP API on ${backend}`, () => {
-    let api: ServiceUnderTest;
+    let api: ApiUnderTest;
     const request = (path: string, init?: RequestInit) => api.request(path, init);
     const create = async (body: Record<string, unknown> = aProductBody()) => {
       const response = await request('/api/products', json(body));
@@ -38,7 +28,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
     };
 
     before(async function () {
-      api = await startServiceUnderTest(backend, this);
+      api = await start(this);
     });
     after(async () => api?.stop());
 
@@ -638,7 +628,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
           ['GET /api/products HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n', 400, 'MALFORMED_REQUEST'],
           [`GET /api/products HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`, 431, 'HEADERS_TOO_LARGE'],
         ] as const) {
-          const response = await rawHttpRequest(api.service.url, raw);
+          const response = await rawHttpRequest(api.url, raw);
           expect(response.status).to.equal(status);
           expect(response.headers).to.include({ 'content-type': PROBLEM, connection: 'close' });
           expect(response.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/);

@@ -1,16 +1,16 @@
 import { aProductBody } from '@stock/domain/testing';
 import { expect } from 'chai';
-import { type Backend, json, type ServiceUnderTest, startServiceUnderTest } from './support';
+import { type ApiUnderTest, json, type StartApi } from '../support/api-under-test';
 
 interface ProductJson {
   id: number;
   quantityInStock: number;
 }
 
-for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
+export function stockIntegrityHttpSuite(backend: string, start: StartApi): void {
   describe(`Stock integrity over HTTP on ${backend}`, function () {
     this.timeout(120_000);
-    let api: ServiceUnderTest;
+    let api: ApiUnderTest;
     const request = (path: string, init?: RequestInit) => api.request(path, init);
     const create = async (overrides: Record<string, unknown> = {}) => {
       const response = await request('/api/products', json(aProductBody(overrides)));
@@ -23,7 +23,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
       ((await (await request(`/api/products/${id}`)).json()) as ProductJson).quantityInStock;
 
     before(async function () {
-      api = await startServiceUnderTest(backend, this);
+      api = await start(this);
     });
     after(async () => api?.stop());
 

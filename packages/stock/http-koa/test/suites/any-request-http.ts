@@ -3,8 +3,8 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { isUtf8 } from 'node:buffer';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { type Backend, type ServiceUnderTest, startServiceUnderTest } from './support';
-import { checkedFetch, uncheckedFetch } from './checked-fetch';
+import { type ApiUnderTest, type StartApi } from '../support/api-under-test';
+import { checkedFetch, uncheckedFetch } from '../support/contract';
 
 /** A reservation id nobody holds: enough to reach the reservation routes' checks. */
 const RESERVATION_ID = '00000000-0000-4000-8000-000000000000';
@@ -244,15 +244,15 @@ const rawRequest = fc.record({
   ),
 });
 
-for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
+export function anyRequestHttpSuite(backend: string, start: StartApi): void {
   describe(`Any request on ${backend}`, function () {
     this.timeout(120_000);
-    let api: ServiceUnderTest;
+    let api: ApiUnderTest;
     before(async function () {
-      api = await startServiceUnderTest(backend, this);
+      api = await start(this);
       // Something to hit: a few products, so ids 1..3 exist.
       for (let i = 0; i < 3; i++)
-        await checkedFetch(`${api.service.url}/api/products`, {
+        await checkedFetch(`${api.url}/api/products`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ name: `P${i}`, price: 1, quantityInStock: 5 }),
@@ -274,7 +274,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
           const encode = r.encoded ? ENCODERS[(r.contentEncoding ?? '').toLowerCase()] : undefined;
           const body = hasBody && r.body !== undefined ? (encode ? encode(r.body.text) : r.body.text) : undefined;
           const init = { method: r.method, headers, ...(body !== undefined && { body }) };
-          const url = `${api.service.url}${r.path}`;
+          const url = `${api.url}${r.path}`;
           const response = /^\/swagger(\/|$|\?)/.test(r.path)
             ? await uncheckedFetch(url, init, 'the page and its files are no API operation')
             : await checkedFetch(url, init);
@@ -301,7 +301,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
       );
       expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
       // Whatever was accepted is stored as it will be read back: well-formed text only.
-      const stored = (await (await checkedFetch(`${api.service.url}/api/products`)).json()) as {
+      const stored = (await (await checkedFetch(`${api.url}/api/products`)).json()) as {
         name: string;
         description: string;
       }[];
@@ -325,12 +325,7 @@ for (const backend of ['memory', 'sqlite', 'postgresql'] as Backend[]) {
           const chunks = r.chunks
             .filter((chunk) => chunk.length > 0)
             .flatMap((chunk) => [`${chunk.length.toString(16)}\r\n`, chunk, '\r\n']);
-          const response = await rawHttpRequest(
-            api.service.url,
-            `${head.join('\r\n')}\r\n\r\n`,
-            ...chunks,
-            '0\r\n\r\n',
-          );
+          const response = await rawHttpRequest(api.url, `${head.join('\r\n')}\r\n\r\n`, ...chunks, '0\r\n\r\n');
           const what = `${r.method} ${r.path} (Transfer-Encoding: ${r.transferEncoding}) → ${response.status} ${response.body.slice(0, 300)}`;
           expect(response.status, what).to.be.within(200, 499);
           expect(response.headers['x-request-id'], what).to.be.a('string');
