@@ -70,7 +70,8 @@ describe('the links in the README and docs/', () => {
 
   it('name only paths that exist when they name one under packages/, tools/ or docs/', () => {
     const missing: string[] = [];
-    for (const page of markdownPages()) {
+    // docs/history/ keeps earlier runs verbatim, with the paths as they were then; its links still resolve (above).
+    for (const page of markdownPages().filter((page) => !page.startsWith('docs/history/'))) {
       const named = readFileSync(join(ROOT, page), 'utf8').matchAll(/(?<![\w./-])(?:packages|tools|docs)\/[\w./@*-]+/g);
       for (const [match] of named) {
         const path = match.replace(/[.,:;]+$/, '');
