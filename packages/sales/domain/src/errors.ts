@@ -1,5 +1,5 @@
 import { DomainError, type IdempotencyKeyReusedError, type ValidationError } from '@platform/kernel';
-import type { OrderStatus } from './orders/order';
+import type { OrderStatus } from './orders/order-status';
 
 /** Every code the sales domain and its use cases can fail with; the HTTP adapter maps each to a status. */
 export type SalesErrorCode =

@@ -1,6 +1,7 @@
 import { isProductId, LINE_MAX_QUANTITY, Money, ORDER_MAX_LINES } from '@commerce/shared-kernel';
 import { allValid, INT32_MAX, Invalid } from '@platform/kernel';
 import { OrderStateConflictError } from '../errors';
+import type { OrderStatus } from './order-status';
 
 /**
  * pending → reserved (stock held) → paid → completed (stock committed).
@@ -14,8 +15,7 @@ import { OrderStateConflictError } from '../errors';
  * → cancelled (failureReason reservation-released: it can no longer be paid);
  * committed before payment → completed (stock considers the goods sold).
  */
-export type OrderStatus =
-  'pending' | 'reserved' | 'paid' | 'completed' | 'rejected' | 'cancelled' | 'expired' | 'unfulfilled';
+export type { OrderStatus };
 
 /**
  * The failureReason of an order cancelled because stock released its hold (through stock's own API), not by its buyer.

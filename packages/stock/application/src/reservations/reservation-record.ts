@@ -1,6 +1,6 @@
 import type { ResultFormat } from '@platform/kernel';
 import { ANONYMOUS_CALLER, type Reservation } from '@stock/domain';
-import type { ReservationOutcome } from './reserve-stock';
+import type { ReservationOutcome } from './hold-stock';
 
 interface ReservationSnapshot extends Omit<Reservation, 'origin' | 'expiresAt' | 'createdAt' | 'updatedAt'> {
   /** Absent in records written before reservations had an origin: they were all made over HTTP. */

@@ -1,0 +1,3 @@
+/** Where an order is in its life (order.ts says how it moves), apart so that errors can name it without the order. */
+export type OrderStatus =
+  'pending' | 'reserved' | 'paid' | 'completed' | 'rejected' | 'cancelled' | 'expired' | 'unfulfilled';
