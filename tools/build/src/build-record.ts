@@ -24,9 +24,12 @@ export interface BuildRecord {
   readonly builtAt: string;
 }
 
+/** The SHA-256 of a content, as the record keeps it. */
+export const sha256 = (content: string | Uint8Array): string => createHash('sha256').update(content).digest('hex');
+
 export const hashOf = (file: string): string | undefined => {
   try {
-    return createHash('sha256').update(readFileSync(file)).digest('hex');
+    return sha256(readFileSync(file));
   } catch {
     return undefined;
   }

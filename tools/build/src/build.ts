@@ -11,11 +11,10 @@
  * resolve packages from where their source sits, as they do under tsx.
  */
 import { build, type Plugin } from 'esbuild';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type BuildRecord, hashOf, RECORD_FILE } from './build-record';
+import { type BuildRecord, hashOf, RECORD_FILE, sha256 } from './build-record';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const DIST = join(ROOT, 'dist');
@@ -73,7 +72,7 @@ const sourceImportMeta = (hashes: Map<string, string>): Plugin => ({
     esbuild.onLoad({ filter: /\.[cm]?ts$/ }, (args) => {
       if (inNodeModules(args.path)) return undefined;
       const source = readFileSync(args.path, 'utf8');
-      hashes.set(toPosix(relative(ROOT, args.path)), createHash('sha256').update(source).digest('hex'));
+      hashes.set(toPosix(relative(ROOT, args.path)), sha256(source));
       if (/\bimport\.meta\.(dirname|filename)\b/.test(source)) {
         return { errors: [{ text: 'import.meta.dirname and .filename name dist/ once bundled: use import.meta.url' }] };
       }
