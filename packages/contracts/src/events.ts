@@ -46,6 +46,24 @@ const HoldLine = exactObject('HoldLine', {
 const Origin = t.keyof({ api: null, order: null }, 'Origin');
 const Reference = text('Reference', 1, 200);
 
+/** Units of an order's product that left one location in a shipment, or came back to it in a return. */
+const ShipmentLine = exactObject('ShipmentLine', { productId: ProductId, locationId: LocationId, quantity: Quantity });
+/** What became of returned units: back on sale, set aside for inspection, set aside as damaged, or never came back. */
+const Disposition = t.keyof({ restock: null, 'quality-control': null, damaged: null, missing: null }, 'Disposition');
+const ReturnLine = exactObject('ReturnLine', {
+  productId: ProductId,
+  locationId: LocationId,
+  quantity: Quantity,
+  disposition: Disposition,
+});
+/**
+ * A shipment or a return has one line per product and location: an order's lines (ORDER_MAX_LINES) spread over
+ * locations give at most this many.
+ */
+export const FULFILMENT_MAX_LINES = 1000;
+const Carrier = t.union([text('Carrier', 1, 100), t.null]);
+const TrackingNumber = t.union([text('TrackingNumber', 1, 100), t.null]);
+
 /** Why stock refused to hold an order's lines. */
 const RejectionReason = t.keyof(
   { 'insufficient-stock': null, 'unknown-products': null, 'order-cancelled': null },
@@ -143,6 +161,31 @@ export const EVENTS = {
     consumers: [SALES],
     data: exactObject('ReservationExpired', { orderId: Uuid, reservationId: Uuid }),
   },
+  // An order's committed units left the warehouse: sales counts each line's shippedQuantity. Webhooks take it too.
+  'stock.shipment.created': {
+    version: 1,
+    publisher: STOCK,
+    consumers: [SALES],
+    data: exactObject('ShipmentCreated', {
+      shipmentId: Uuid,
+      orderId: Uuid,
+      lines: list(ShipmentLine, 1, FULFILMENT_MAX_LINES),
+      carrier: Carrier,
+      trackingNumber: TrackingNumber,
+    }),
+  },
+  // Shipped units of an order came back (or were declared missing): sales counts each line's returnedQuantity.
+  'stock.return.received': {
+    version: 1,
+    publisher: STOCK,
+    consumers: [SALES],
+    data: exactObject('ReturnReceived', {
+      returnId: Uuid,
+      orderId: Uuid,
+      lines: list(ReturnLine, 1, FULFILMENT_MAX_LINES),
+      reason: t.union([text('Reason', 1, 500), t.null]),
+    }),
+  },
   // Published for whoever listens (webhooks, a merchant's tools); no service of ours consumes them.
   'stock.level.low': {
     version: 1,
@@ -211,6 +254,12 @@ export type ReservationConfirmedV2 = EventData<'stock.reservation.confirmed.v2'>
 
 /** Some of a line's units, held at one location. */
 export type LocationAllocation = ReservationConfirmedV2['lines'][number]['allocations'][number];
+
+/** An order's units that left the warehouse (`stock.shipment.created`). */
+export type ShipmentCreated = EventData<'stock.shipment.created'>;
+
+/** An order's shipped units that came back, each with its disposition (`stock.return.received`). */
+export type ReturnReceived = EventData<'stock.return.received'>;
 
 /** One ledger movement as webhook receivers see it (`stock.level.changed`). */
 export type StockLevelChanged = EventData<'stock.level.changed'>;

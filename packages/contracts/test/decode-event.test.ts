@@ -88,9 +88,12 @@ describe('decodeEvent', () => {
       'sales.order.cancelled',
       'sales.order.paid',
     ]);
-    expect(eventTypesConsumedBy('sales-service'))
-      .to.have.length(7)
-      .and.to.satisfy((types: string[]) => types.every((t) => t.startsWith('stock.reservation.')));
+    const salesTypes = eventTypesConsumedBy('sales-service');
+    expect(salesTypes.filter((type) => type.startsWith('stock.reservation.'))).to.have.length(7);
+    expect(salesTypes.filter((type) => !type.startsWith('stock.reservation.'))).to.deep.equal([
+      'stock.shipment.created',
+      'stock.return.received',
+    ]);
   });
 
   it('makes a confirmation with its allocations that decodes back to itself, and refuses one line field more', () => {

@@ -2,6 +2,8 @@ import type { EventType } from '../src';
 
 const ORDER = '0b6f1d8e-6d3c-4f7a-9a51-3f0e2b6c9d41';
 const RESERVATION = '7c2a4e90-1f3b-4c8d-8e6a-5b9d0c1f2a37';
+const SHIPMENT = '3d9b2f41-8c6e-4a17-b0d2-6e4f1a8c5b93';
+const RETURN = 'a41c7e28-5d90-4b36-8f1e-2c7b9d3e6a05';
 
 /** One valid data object per event type. */
 export const VALID_DATA: Record<EventType, Record<string, unknown>> = {
@@ -40,6 +42,27 @@ export const VALID_DATA: Record<EventType, Record<string, unknown>> = {
   'stock.reservation.committed': { orderId: ORDER, reservationId: RESERVATION },
   'stock.reservation.commit_failed': { orderId: ORDER, reason: 'the reservation expired before the payment arrived' },
   'stock.reservation.expired': { orderId: ORDER, reservationId: RESERVATION },
+  'stock.shipment.created': {
+    shipmentId: SHIPMENT,
+    orderId: ORDER,
+    lines: [
+      { productId: 1, locationId: 1, quantity: 2 },
+      { productId: 1, locationId: 2, quantity: 10000 },
+    ],
+    carrier: 'DHL',
+    trackingNumber: 'JD014600006281230123',
+  },
+  'stock.return.received': {
+    returnId: RETURN,
+    orderId: ORDER,
+    lines: [
+      { productId: 1, locationId: 1, quantity: 1, disposition: 'restock' },
+      { productId: 1, locationId: 2, quantity: 2, disposition: 'quality-control' },
+      { productId: 2, locationId: 2, quantity: 1, disposition: 'damaged' },
+      { productId: 3, locationId: 1, quantity: 1, disposition: 'missing' },
+    ],
+    reason: 'wrong size',
+  },
   'stock.level.low': { productId: 1, available: 4, threshold: 5 },
   'stock.level.restored': { productId: 2147483647, available: -2147483647, threshold: 2147483647 },
   'stock.level.changed': {
@@ -67,7 +90,9 @@ export const VALID_DATA: Record<EventType, Record<string, unknown>> = {
 };
 
 /** Fields whose valid values include null. */
-const NULLABLE = new Set(['sku', 'owner']);
+const NULLABLE = new Set(['sku', 'owner', 'carrier', 'trackingNumber']);
+const nullable = (type: string, field: string) =>
+  NULLABLE.has(field) || (type === 'stock.return.received' && field === 'reason');
 
 export function envelope(
   type: string,
@@ -114,7 +139,7 @@ export function refusedSamples(type: EventType): Sample[] {
       if (type === 'stock.reservation.rejected' && field === 'shortages' && Array.isArray(value)) continue;
       // Another integer may be valid where the field is a number: the bounds are tried below.
       if (typeof data[field] === 'number' && typeof value === 'number') continue;
-      if (NULLABLE.has(field) && value === null) continue;
+      if (nullable(type, field) && value === null) continue;
       samples.push({ label: `${field} as ${what}`, message: envelope(type, { ...data, [field]: value }) });
     }
   }
@@ -215,6 +240,24 @@ export function refusedSamples(type: EventType): Sample[] {
       { label: 'a status that is no end', message: envelope(type, { ...data, status: 'held' }) },
       { label: 'an empty reference', message: envelope(type, { ...data, reference: '' }) },
     );
+  if (type === 'stock.shipment.created' || type === 'stock.return.received') {
+    const line = (data.lines as Record<string, unknown>[])[0]!;
+    const withLine = (changes: Record<string, unknown>) =>
+      envelope(type, { ...data, lines: [{ ...line, ...changes }] });
+    samples.push(
+      { label: 'no lines', message: envelope(type, { ...data, lines: [] }) },
+      { label: 'a line of 0 units', message: withLine({ quantity: 0 }) },
+      { label: 'a line without its location', message: withLine({ locationId: undefined }) },
+    );
+  }
+  if (type === 'stock.return.received')
+    samples.push({
+      label: 'an unknown disposition',
+      message: envelope(type, {
+        ...data,
+        lines: [{ ...(data.lines as Record<string, unknown>[])[0], disposition: 'lost' }],
+      }),
+    });
   if (type === 'stock.reservation.commit_failed') {
     samples.push(
       { label: 'an empty reason', message: envelope(type, { ...data, reason: '' }) },
