@@ -6,6 +6,8 @@ import {
   OrderRequest,
   type OrderStatus,
   OrderStateConflictError,
+  orderFromSnapshot,
+  orderSnapshot,
   type Outcome,
   RESERVATION_RELEASED,
 } from '../src';
@@ -16,13 +18,23 @@ const STATUSES: OrderStatus[] = [
   'pending',
   'reserved',
   'paid',
-  'completed',
+  'partially_shipped',
+  'shipped',
+  'returned',
   'rejected',
   'cancelled',
   'expired',
   'unfulfilled',
 ];
 
+/** How many of the fixture's 3 units each status has shipped and had returned, as stock's events left them. */
+const UNITS: Partial<Record<OrderStatus, { shipped: number; returned: number }>> = {
+  partially_shipped: { shipped: 1, returned: 0 },
+  shipped: { shipped: 3, returned: 0 },
+  returned: { shipped: 3, returned: 3 },
+};
+
+/** An order of 3 lamps in `status`, holding reservation r-1 once stock confirmed it (not pending, not rejected). */
 function orderIn(status: OrderStatus): Order {
   const placed = Order.place(
     '3f1c2b7e-9a40-4d1e-8f7a-2c1d0b9e6a55',
@@ -30,8 +42,16 @@ function orderIn(status: OrderStatus): Order {
     [{ productId: 1, name: 'Lamp', unitPrice: Money.fromCents(1999), quantity: 3 }],
     at,
   );
-  return Order.restore({ ...placed, status });
+  const { shipped = 0, returned = 0 } = { ...UNITS[status] };
+  return Order.restore({
+    ...placed,
+    status,
+    ...(status !== 'pending' && status !== 'rejected' && { reservationId: 'r-1' }),
+    lines: placed.lines.map((line) => ({ ...line, shippedQuantity: shipped, returnedQuantity: returned })),
+  });
 }
+
+const lamps = (quantity: number) => [{ productId: 1, quantity }];
 
 /** What each input does from each state: the next state, "same" (nothing happens), or "409" (a refused command). */
 const MACHINE: Record<
@@ -43,9 +63,11 @@ const MACHINE: Record<
     from: {
       pending: 'cancelled',
       reserved: 'cancelled',
+      paid: 'cancelled',
       cancelled: 'same',
-      paid: '409',
-      completed: '409',
+      partially_shipped: '409',
+      shipped: '409',
+      returned: '409',
       rejected: '409',
       expired: '409',
       unfulfilled: '409',
@@ -56,7 +78,9 @@ const MACHINE: Record<
     from: {
       reserved: 'paid',
       paid: 'same',
-      completed: 'same',
+      partially_shipped: 'same',
+      shipped: 'same',
+      returned: 'same',
       pending: '409',
       rejected: '409',
       cancelled: '409',
@@ -69,17 +93,31 @@ const MACHINE: Record<
     input: (o) => o.reservationRejected([{ productId: 1, requested: 3, available: 1 }], 'insufficient-stock', later),
     from: { pending: 'rejected' },
   },
-  // Committed or released through stock's own API before payment, or an event that overtook the confirmation: the order
-  // follows stock.
-  committed: {
-    input: (o) => o.reservationCommitted('r-1', later),
-    from: { paid: 'completed', reserved: 'completed', pending: 'completed' },
-  },
+  // Committing moves no order: a paid one waits to ship. A pending one, which the commit overtook, learns its hold.
+  committed: { input: (o) => o.reservationCommitted('r-1', later), from: { pending: 'pending' } },
   commitFailed: { input: (o) => o.commitFailed('the hold had expired', later), from: { paid: 'unfulfilled' } },
   expired: { input: (o) => o.reservationExpired('r-1', later), from: { reserved: 'expired', pending: 'expired' } },
   released: {
     input: (o) => o.reservationReleased('r-1', later),
     from: { reserved: 'cancelled', pending: 'cancelled' },
+  },
+  // A cancelled order counts what stock shipped or took back anyway (a cancel racing the shipment), and stays so.
+  'shipment of 1': {
+    input: (o) => o.shipmentCreated(lamps(1), later),
+    from: { paid: 'partially_shipped', partially_shipped: 'partially_shipped', cancelled: 'cancelled' },
+  },
+  'shipment of the rest': {
+    input: (o) => o.shipmentCreated(lamps(3 - o.lines[0]!.shippedQuantity), later),
+    from: { paid: 'shipped', partially_shipped: 'shipped', cancelled: 'cancelled' },
+  },
+  // Only the shipped order goes back to returned; a return that overtook its shipment is counted and waits for it.
+  'return of 1': {
+    input: (o) => o.returnReceived(lamps(1), later),
+    from: { paid: 'paid', partially_shipped: 'partially_shipped', shipped: 'shipped', cancelled: 'cancelled' },
+  },
+  'return of every shipped unit': {
+    input: (o) => o.returnReceived(lamps(Math.max(o.lines[0]!.shippedQuantity, 1)), later),
+    from: { paid: 'paid', partially_shipped: 'partially_shipped', shipped: 'returned', cancelled: 'cancelled' },
   },
 };
 
@@ -211,6 +249,160 @@ describe('an order', () => {
       expect(overtaken.status, `${name} before confirmed`).to.equal(inOrder.status);
       expect(settle(overtaken), `${name} twice`).to.equal(overtaken);
     }
+  });
+});
+
+describe("an order's shipments and returns", () => {
+  /** Two lines of one product (2 then 3 lamps) and one of another: Order.place takes lines as given. */
+  function paidOrderOfTwoLampLines(): Order {
+    const placed = Order.place(
+      'o-2',
+      'buyer-a',
+      [
+        { productId: 1, name: 'Lamp', unitPrice: Money.fromCents(1999), quantity: 2 },
+        { productId: 7, name: 'Desk', unitPrice: Money.fromCents(15000), quantity: 1 },
+        { productId: 1, name: 'Lamp', unitPrice: Money.fromCents(1999), quantity: 3 },
+      ],
+      at,
+    );
+    return Order.restore({ ...placed, status: 'paid', reservationId: 'r-1' });
+  }
+  const counts = (order: Order) => order.lines.map((line) => [line.shippedQuantity, line.returnedQuantity]);
+
+  it('is placed with nothing shipped or returned', () => {
+    expect(counts(paidOrderOfTwoLampLines())).to.deep.equal([
+      [0, 0],
+      [0, 0],
+      [0, 0],
+    ]);
+  });
+
+  it("fills a product's lines in line order, each up to its quantity, summing the shipment's locations", () => {
+    const shipped = paidOrderOfTwoLampLines().shipmentCreated(
+      [
+        { productId: 1, quantity: 1 },
+        { productId: 1, quantity: 2 },
+      ],
+      later,
+    ).order;
+    expect(shipped).to.include({ status: 'partially_shipped', version: 2 });
+    expect(counts(shipped)).to.deep.equal([
+      [2, 0],
+      [0, 0],
+      [1, 0],
+    ]);
+    const rest = shipped.shipmentCreated(
+      [
+        { productId: 7, quantity: 1 },
+        { productId: 1, quantity: 2 },
+      ],
+      later,
+    ).order;
+    expect(rest).to.include({ status: 'shipped', version: 3 });
+    expect(counts(rest)).to.deep.equal([
+      [2, 0],
+      [1, 0],
+      [3, 0],
+    ]);
+  });
+
+  it('counts returned units the same way, and is returned once every shipped unit came back', () => {
+    const shipped = paidOrderOfTwoLampLines().shipmentCreated(
+      [
+        { productId: 1, quantity: 5 },
+        { productId: 7, quantity: 1 },
+      ],
+      later,
+    ).order;
+    const partly = shipped.returnReceived([{ productId: 1, quantity: 3 }], later).order;
+    expect(partly.status).to.equal('shipped');
+    expect(counts(partly)).to.deep.equal([
+      [2, 2],
+      [1, 0],
+      [3, 1],
+    ]);
+    const all = partly.returnReceived(
+      [
+        { productId: 7, quantity: 1 },
+        { productId: 1, quantity: 2 },
+      ],
+      later,
+    ).order;
+    expect(all.status).to.equal('returned');
+    expect(counts(all)).to.deep.equal([
+      [2, 2],
+      [1, 1],
+      [3, 3],
+    ]);
+  });
+
+  it('ignores units of a product the order does not have, or beyond what it ordered: stock ships only what it holds', () => {
+    const order = paidOrderOfTwoLampLines();
+    expect(order.shipmentCreated([{ productId: 99, quantity: 1 }], later)).to.deep.equal({ changed: false, order });
+    const shipped = order.shipmentCreated([{ productId: 7, quantity: 4 }], later).order;
+    expect(counts(shipped)[1]).to.deep.equal([1, 0]);
+    expect(shipped.shipmentCreated([{ productId: 7, quantity: 1 }], later)).to.deep.equal({
+      changed: false,
+      order: shipped,
+    });
+  });
+
+  it('ends where in-order delivery would, whichever order its shipments and returns are handled in', () => {
+    const order = orderIn('paid');
+    const events: Record<string, (o: Order) => Order> = {
+      'ship 1': (o) => o.shipmentCreated(lamps(1), later).order,
+      'ship 2': (o) => o.shipmentCreated(lamps(2), later).order,
+      'return 3': (o) => o.returnReceived(lamps(3), later).order,
+    };
+    const inOrder = Object.values(events).reduce((o, apply) => apply(o), order);
+    expect(inOrder.status).to.equal('returned');
+    for (const names of [
+      ['ship 2', 'ship 1', 'return 3'],
+      ['return 3', 'ship 1', 'ship 2'],
+      ['ship 1', 'return 3', 'ship 2'],
+    ]) {
+      const reordered = names.reduce((o, name) => events[name]!(o), order);
+      expect(reordered.status, names.join(', ')).to.equal('returned');
+      expect(reordered.lines, names.join(', ')).to.deep.equal(inOrder.lines);
+    }
+    expect(
+      events['return 3']!(events['ship 1']!(order)).status,
+      'a return ahead of the shipment it takes back',
+    ).to.equal('partially_shipped');
+  });
+
+  it('owes the payment back when cancelled after payment, not before', () => {
+    const paid = orderIn('paid').cancel(later).order;
+    expect(paid).to.include({ status: 'cancelled', paymentToRelease: true });
+    for (const status of ['pending', 'reserved'] as const)
+      expect(orderIn(status).cancel(later).order).not.to.have.property('paymentToRelease');
+    expect(paid.cancel(later)).to.deep.equal({ changed: false, order: paid });
+  });
+
+  it('counts what stock shipped and took back for a cancelled order (a race with the cancel), and stays cancelled', () => {
+    const cancelled = orderIn('paid').cancel(later).order;
+    const shipped = cancelled.shipmentCreated(lamps(2), later).order;
+    const returned = shipped.returnReceived(lamps(2), later).order;
+    expect(returned).to.include({ status: 'cancelled', paymentToRelease: true, version: cancelled.version + 2 });
+    expect(counts(returned)).to.deep.equal([[2, 2]]);
+  });
+
+  it('keeps the reservation stock committed for a paid order, and moves nothing', () => {
+    const paid = Order.restore({ ...orderIn('paid'), reservationId: undefined });
+    const committed = paid.reservationCommitted('r-1', later);
+    expect(committed.changed).to.equal(true);
+    expect(committed.order).to.include({ status: 'paid', reservationId: 'r-1' });
+    expect(committed.order.reservationCommitted('r-1', later).changed).to.equal(false);
+  });
+
+  it('reads back from its snapshot whole, and reads a snapshot written before shipments as nothing shipped', () => {
+    const order = orderIn('paid').shipmentCreated(lamps(2), later).order.returnReceived(lamps(1), later).order;
+    expect(orderFromSnapshot(orderSnapshot(order))).to.deep.equal(order);
+    const cancelled = orderIn('paid').cancel(later).order;
+    expect(orderFromSnapshot(orderSnapshot(cancelled))).to.deep.equal(cancelled);
+    const before = orderSnapshot(orderIn('paid'));
+    const lines = before.lines.map(({ shippedQuantity: _s, returnedQuantity: _r, ...line }) => line);
+    expect(orderFromSnapshot({ ...before, lines })).to.deep.equal(orderIn('paid'));
   });
 });
 

@@ -4,16 +4,24 @@ import { OrderStateConflictError } from '../errors';
 import type { OrderStatus } from './order-status';
 
 /**
- * pending → reserved (stock held) → paid → completed (stock committed).
- * Or: pending → rejected (not enough stock); pending | reserved → cancelled;
- * reserved → expired (the hold lapsed before payment); paid → unfulfilled
- * (paid after the hold lapsed: stock could not be committed, the payment is
- * owed back). completed, rejected, cancelled, expired and unfulfilled are final.
+ * pending → reserved (stock held) → paid (stock commits the units: they wait
+ * to ship) → partially_shipped → shipped (stock's shipments) → returned (every
+ * shipped unit came back). Or: pending → rejected (not enough stock); pending |
+ * reserved | paid → cancelled (a paid one owes its payment back:
+ * paymentToRelease); reserved → expired (the hold lapsed before payment); paid
+ * → unfulfilled (paid after the hold lapsed: stock could not commit, the
+ * payment is owed back). rejected, cancelled, expired, unfulfilled and
+ * returned are final.
  *
- * Stock is the truth about its holds: when one is settled through stock's own
- * API rather than by sales' events, the order follows. Released before payment
- * → cancelled (failureReason reservation-released: it can no longer be paid);
- * committed before payment → completed (stock considers the goods sold).
+ * Stock is the truth about its holds and its units: when a hold is settled
+ * through stock's own API rather than by sales' events, the order follows.
+ * Released before payment → cancelled (failureReason reservation-released: it
+ * can no longer be paid). Committed before payment (stock's API cannot reach an
+ * order's hold, so only an older stock or a hand in its database does that)
+ * moves nothing: committed units wait to ship and never expire, so the order
+ * waits for its payment as before, and a cancel releases them. Units stock
+ * shipped or took back for a cancelled order (a cancel racing a shipment) are
+ * counted on its lines; it stays cancelled.
  */
 export type { OrderStatus };
 
@@ -78,6 +86,16 @@ export interface OrderLine {
    * first version of its event, which does not say.
    */
   readonly allocations: readonly Allocation[];
+  /** Units stock shipped, from its shipments: 0 to quantity. */
+  readonly shippedQuantity: number;
+  /** Shipped units that came back (whatever stock did with them, missing ones too), from its returns: 0 to quantity. */
+  readonly returnedQuantity: number;
+}
+
+/** Some units of one product, as a shipment or a return names them (per location: the order sums them). */
+export interface ProductUnits {
+  readonly productId: number;
+  readonly quantity: number;
 }
 
 export interface Shortage {
@@ -103,10 +121,39 @@ export interface OrderState {
    * itself (cancelled: reservation-released; an order the buyer cancelled has none).
    */
   readonly failureReason?: string;
+  /**
+   * true when the order was cancelled after its payment: the payment must be given back (cancelling the authorisation
+   * is the payments' part). Absent otherwise.
+   */
+  readonly paymentToRelease?: true;
   readonly createdAt: Date;
   readonly updatedAt: Date;
   /** Starts at 1 and grows with every change: the order's ETag. */
   readonly version: number;
+}
+
+/** The statuses of a paid order, as far as stock's shipments and returns have taken it. */
+const AFTER_PAYMENT: readonly OrderStatus[] = ['paid', 'partially_shipped', 'shipped', 'returned'];
+
+/** The count of a line a shipment or a return adds to. */
+type FulfilmentCount = 'shippedQuantity' | 'returnedQuantity';
+
+/** `lines` with `quantity` units of a product added to `count`, line after line of that product, each up to its own. */
+function fill(lines: readonly OrderLine[], productId: number, quantity: number, count: FulfilmentCount): OrderLine[] {
+  let left = quantity;
+  return lines.map((line) => {
+    if (line.productId !== productId || left === 0) return line;
+    const added = Math.min(left, line.quantity - line[count]);
+    left -= added;
+    return added === 0 ? line : { ...line, [count]: line[count] + added };
+  });
+}
+
+/** Where a paid order's shipments and returns have taken it. */
+function fulfilmentStatus(lines: readonly OrderLine[]): OrderStatus {
+  if (lines.every((line) => line.shippedQuantity === 0)) return 'paid';
+  if (lines.some((line) => line.shippedQuantity < line.quantity)) return 'partially_shipped';
+  return lines.every((line) => line.returnedQuantity >= line.shippedQuantity) ? 'returned' : 'shipped';
 }
 
 /**
@@ -132,6 +179,7 @@ export class Order implements OrderState {
   declare readonly reservationExpiresAt?: Date;
   declare readonly shortages?: readonly Shortage[];
   declare readonly failureReason?: string;
+  declare readonly paymentToRelease?: true;
   declare readonly createdAt: Date;
   declare readonly updatedAt: Date;
   declare readonly version: number;
@@ -144,10 +192,16 @@ export class Order implements OrderState {
   static place(
     id: string,
     buyer: string,
-    lines: readonly Omit<OrderLine, 'lineTotal' | 'allocations'>[],
+    lines: readonly Omit<OrderLine, 'lineTotal' | 'allocations' | 'shippedQuantity' | 'returnedQuantity'>[],
     at: Date,
   ): Order {
-    const priced = lines.map((line) => ({ ...line, lineTotal: line.unitPrice.times(line.quantity), allocations: [] }));
+    const priced = lines.map((line) => ({
+      ...line,
+      lineTotal: line.unitPrice.times(line.quantity),
+      allocations: [],
+      shippedQuantity: 0,
+      returnedQuantity: 0,
+    }));
     const total = priced.reduce((sum, line) => sum.plus(line.lineTotal), Money.fromCents(0));
     return new Order({ id, buyer, status: 'pending', lines: priced, total, createdAt: at, updatedAt: at, version: 1 });
   }
@@ -157,17 +211,20 @@ export class Order implements OrderState {
     return new Order(state);
   }
 
-  /** The buyer cancels: pending or reserved → cancelled; a cancelled order stays so. */
+  /**
+   * The buyer cancels: pending or reserved → cancelled; paid (nothing shipped yet) → cancelled, its payment to be
+   * released. A cancelled order stays so; once a unit has shipped it cannot be cancelled.
+   */
   cancel(at: Date): Outcome {
     if (this.status === 'cancelled') return this.unchanged();
-    if (this.status !== 'pending' && this.status !== 'reserved')
-      throw new OrderStateConflictError(this.id, this.status, 'cancelled');
+    if (this.status === 'paid') return this.move({ status: 'cancelled', paymentToRelease: true }, at);
+    if (!this.isIn('pending', 'reserved')) throw new OrderStateConflictError(this.id, this.status, 'cancelled');
     return this.move({ status: 'cancelled' }, at);
   }
 
-  /** The payment provider's callback: reserved → paid; a paid (or completed) order stays so. */
+  /** The payment provider's callback: reserved → paid; a paid order stays so, however far it has shipped. */
   pay(at: Date): Outcome {
-    if (this.status === 'paid' || this.status === 'completed') return this.unchanged();
+    if (this.isIn(...AFTER_PAYMENT)) return this.unchanged();
     if (this.status !== 'reserved') throw new OrderStateConflictError(this.id, this.status, 'paid');
     return this.move({ status: 'paid' }, at);
   }
@@ -194,16 +251,15 @@ export class Order implements OrderState {
   }
 
   /**
-   * Stock committed the order's hold: paid → completed. Before payment (the
-   * hold was committed through stock's API; pending when that event overtook
-   * the confirmation) stock considers the goods sold: → completed as well.
+   * Stock committed the order's hold: its units wait to ship. The order stays where it is (paid: waiting to ship) and
+   * learns the reservation if it did not know it. Before payment (see the class's comment) it still waits to be paid.
    */
   reservationCommitted(reservationId: string, at: Date): Outcome {
-    if (!this.holds(reservationId) || !this.isIn('pending', 'reserved', 'paid')) return this.unchanged();
-    return this.move({ status: 'completed', reservationId }, at);
+    if (this.reservationId !== undefined || !this.isIn('pending', 'reserved', 'paid')) return this.unchanged();
+    return this.move({ reservationId }, at);
   }
 
-  /** Stock could not commit (the hold had lapsed): paid → unfulfilled, never completed. */
+  /** Stock could not commit (the hold had lapsed): paid → unfulfilled, never shipped. */
   commitFailed(reason: string, at: Date): Outcome {
     if (this.status !== 'paid') return this.unchanged();
     return this.move({ status: 'unfulfilled', failureReason: reason }, at);
@@ -232,6 +288,36 @@ export class Order implements OrderState {
   }
 
   /**
+   * Stock shipped `units` of the order (its lines per product and location): each product's units fill the lines of
+   * that product in line order, up to each line's quantity (stock ships only committed units, so no more come). A paid
+   * order is then partially_shipped until every unit shipped, then shipped. A cancelled one (the cancel raced the
+   * shipment) counts them and stays cancelled; an order stock holds no committed units for is left as it is.
+   */
+  shipmentCreated(units: readonly ProductUnits[], at: Date): Outcome {
+    return this.fulfil(units, 'shippedQuantity', at);
+  }
+
+  /**
+   * Stock took back `units` of the order's shipped units, whatever their disposition (missing units count: the return
+   * is settled). Counted like a shipment, each line up to its quantity; a shipped order whose every shipped unit came
+   * back is returned. A return handled before its shipment (a reordered delivery) is counted at once, and the order
+   * moves when the shipment comes, as it would have in order. A cancelled order counts them and stays cancelled.
+   */
+  returnReceived(units: readonly ProductUnits[], at: Date): Outcome {
+    return this.fulfil(units, 'returnedQuantity', at);
+  }
+
+  private fulfil(units: readonly ProductUnits[], count: FulfilmentCount, at: Date): Outcome {
+    if (!this.isIn(...AFTER_PAYMENT, 'cancelled')) return this.unchanged();
+    const lines = units.reduce(
+      (filled, { productId, quantity }) => fill(filled, productId, quantity, count),
+      this.lines,
+    );
+    if (lines.every((line, i) => line[count] === this.lines[i]![count])) return this.unchanged();
+    return this.move({ lines, status: this.status === 'cancelled' ? 'cancelled' : fulfilmentStatus(lines) }, at);
+  }
+
+  /**
    * Whether a confirmation tells where this order's confirmed hold is, which the order does not know yet: the hold is
    * this one, and was confirmed (a hold that lapsed or was released before its confirmation came is not shown).
    */
@@ -239,7 +325,7 @@ export class Order implements OrderState {
     return (
       held.length > 0 &&
       this.reservationId === reservationId &&
-      this.isIn('reserved', 'paid', 'completed') &&
+      this.isIn('reserved', ...AFTER_PAYMENT) &&
       this.lines.every((line) => line.allocations.length === 0)
     );
   }
