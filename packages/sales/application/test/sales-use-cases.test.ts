@@ -1,4 +1,4 @@
-import { type EventEnvelope, newEvent } from '@commerce/contracts';
+import { type EventEnvelope, newEvent, type ReturnReceived, type ShipmentCreated } from '@commerce/contracts';
 import { Money } from '@commerce/shared-kernel';
 import { IdempotencyKeyReusedError, timeOrderedId, UnavailableError } from '@platform/kernel';
 import {
@@ -96,6 +96,12 @@ function salesUseCases(open: OpenSalesStore): void {
       reservationId: RESERVATION,
       expiresAt: '2026-11-23T10:15:00.000Z',
     });
+  /** Stock's word that units of `orderId` left its locations. */
+  const shipment = (orderId: string, lines: ShipmentCreated['lines']) =>
+    stock('stock.shipment.created', { shipmentId: randomUUID(), orderId, lines, carrier: null, trackingNumber: null });
+  /** Stock's word that shipped units of `orderId` came back (or never will). */
+  const returned = (orderId: string, lines: ReturnReceived['lines']) =>
+    stock('stock.return.received', { returnId: randomUUID(), orderId, lines, reason: null });
   const allocationsOf = async (orderId: string) =>
     (await useCases().get.execute(orderId, A)).lines.map((line) => [line.productId, line.allocations]);
 
@@ -213,7 +219,7 @@ function salesUseCases(open: OpenSalesStore): void {
     await expect(useCases().pay.execute(timeOrderedId(now.getTime()))).to.be.rejectedWith(OrderNotFoundError);
   });
 
-  it('goes pending → reserved → paid → completed on stock’s answers, each change with its event', async () => {
+  it('goes pending → reserved → paid on stock’s answers and its payment, each change with its event, and stays paid when stock commits', async () => {
     const order = await placed();
     await events();
     expect(await useCases().handle.execute(confirmation(order.id))).to.equal('applied');
@@ -226,31 +232,103 @@ function salesUseCases(open: OpenSalesStore): void {
       await useCases().handle.execute(
         stock('stock.reservation.committed', { orderId: order.id, reservationId: RESERVATION }),
       ),
-    ).to.equal('applied');
-    expect(await useCases().get.execute(order.id, A)).to.include({ status: 'completed' });
+    ).to.equal('unchanged');
+    expect(await useCases().get.execute(order.id, A)).to.include({ status: 'paid', version: 3 });
   });
 
-  it('cancels a pending or a reserved order with sales.order.cancelled, and refuses to cancel a paid one', async () => {
+  it('goes paid → partially_shipped → shipped → returned on stock’s shipments and returns, counting each line, once per message', async () => {
+    const order = await placed();
+    await useCases().handle.execute(confirmation(order.id));
+    await useCases().pay.execute(order.id);
+    await events();
+    const counts = async () =>
+      (await useCases().get.execute(order.id, A)).lines.map((l) => [
+        l.productId,
+        l.shippedQuantity,
+        l.returnedQuantity,
+      ]);
+    const first = shipment(order.id, [
+      { productId: 1, locationId: 1, quantity: 1 },
+      { productId: 1, locationId: 2, quantity: 1 },
+    ]);
+    expect(await useCases().handle.execute(first)).to.equal('applied');
+    expect(await useCases().handle.execute(first)).to.equal('duplicate');
+    expect(await useCases().get.execute(order.id, A)).to.include({ status: 'partially_shipped' });
+    expect(await counts()).to.deep.equal([
+      [1, 2, 0],
+      [2, 0, 0],
+    ]);
+    await useCases().handle.execute(
+      shipment(order.id, [
+        { productId: 2, locationId: 1, quantity: 1 },
+        { productId: 1, locationId: 2, quantity: 1 },
+      ]),
+    );
+    expect(await useCases().get.execute(order.id, A)).to.include({ status: 'shipped' });
+    const goods = returned(order.id, [
+      { productId: 1, locationId: 1, quantity: 1, disposition: 'restock' },
+      { productId: 1, locationId: 2, quantity: 1, disposition: 'quality-control' },
+      { productId: 2, locationId: 1, quantity: 1, disposition: 'damaged' },
+    ]);
+    expect(await useCases().handle.execute(goods)).to.equal('applied');
+    expect(await useCases().handle.execute(goods)).to.equal('duplicate');
+    expect(await useCases().get.execute(order.id, A)).to.include({ status: 'shipped' });
+    expect(
+      await useCases().handle.execute(
+        returned(order.id, [{ productId: 1, locationId: 2, quantity: 1, disposition: 'missing' }]),
+      ),
+    ).to.equal('applied');
+    expect(await useCases().get.execute(order.id, A)).to.include({ status: 'returned', version: 7 });
+    expect(await counts()).to.deep.equal([
+      [1, 3, 3],
+      [2, 1, 1],
+    ]);
+    expect(await events(), 'sales tells stock nothing of what stock did').to.deep.equal([]);
+  });
+
+  it('cancels a pending, a reserved or a paid order with sales.order.cancelled, the paid one owing its payment back, and refuses one that shipped', async () => {
     const pending = await placed();
     const reserved = await placed();
-    await useCases().handle.execute(confirmation(reserved.id));
+    const paid = await placed();
+    for (const order of [reserved, paid]) await useCases().handle.execute(confirmation(order.id));
+    await useCases().pay.execute(paid.id);
     await events();
-    for (const order of [pending, reserved])
+    for (const order of [pending, reserved, paid])
       expect(await useCases().cancel.execute(order.id, A)).to.include({ status: 'cancelled' });
     expect(await useCases().cancel.execute(pending.id, A)).to.include({ status: 'cancelled' });
     expect((await events()).map((e) => [e.type, e.data])).to.deep.equal([
       ['sales.order.cancelled', { orderId: pending.id }],
       ['sales.order.cancelled', { orderId: reserved.id }],
+      ['sales.order.cancelled', { orderId: paid.id }],
     ]);
-    const paid = await placed();
-    await useCases().handle.execute(confirmation(paid.id));
-    await useCases().pay.execute(paid.id);
-    await expect(useCases().cancel.execute(paid.id, A))
-      .to.be.rejectedWith(OrderStateConflictError)
-      .and.eventually.include({ status: 'paid' });
+    expect(await useCases().get.execute(paid.id, A)).to.include({ paymentToRelease: true });
+    expect(await useCases().get.execute(reserved.id, A)).not.to.have.property('paymentToRelease');
     await expect(useCases().pay.execute(pending.id))
       .to.be.rejectedWith(OrderStateConflictError)
       .and.eventually.include({ status: 'cancelled' });
+
+    const shipping = await placed();
+    await useCases().handle.execute(confirmation(shipping.id));
+    await useCases().pay.execute(shipping.id);
+    await useCases().handle.execute(shipment(shipping.id, [{ productId: 2, locationId: 1, quantity: 1 }]));
+    await events();
+    await expect(useCases().cancel.execute(shipping.id, A))
+      .to.be.rejectedWith(OrderStateConflictError)
+      .and.eventually.include({ status: 'partially_shipped' });
+    expect(await events(), 'a refused cancel tells stock nothing').to.deep.equal([]);
+  });
+
+  it('counts a shipment that raced the cancel of a paid order, and keeps it cancelled', async () => {
+    const order = await placed();
+    await useCases().handle.execute(confirmation(order.id));
+    await useCases().pay.execute(order.id);
+    await useCases().cancel.execute(order.id, A);
+    expect(
+      await useCases().handle.execute(shipment(order.id, [{ productId: 1, locationId: 2, quantity: 2 }])),
+    ).to.equal('applied');
+    const after = await useCases().get.execute(order.id, A);
+    expect(after).to.include({ status: 'cancelled', paymentToRelease: true });
+    expect(after.lines.map((line) => line.shippedQuantity)).to.deep.equal([2, 0]);
   });
 
   it('applies a message once however often it is delivered, and a second event about the same order meets its guards', async () => {
@@ -287,7 +365,7 @@ function salesUseCases(open: OpenSalesStore): void {
     });
   });
 
-  it("follows stock when the hold is released or committed through stock's own API: released → cancelled and unpayable, committed → completed; no event of its own", async () => {
+  it('follows stock when the hold is released or committed outside the order flow: released → cancelled and unpayable, committed → still waiting for its payment; no event of its own', async () => {
     const confirm = (orderId: string) => useCases().handle.execute(confirmation(orderId));
     const released = await placed();
     const committed = await placed();
@@ -312,13 +390,10 @@ function salesUseCases(open: OpenSalesStore): void {
       await useCases().handle.execute(
         stock('stock.reservation.committed', { orderId: committed.id, reservationId: RESERVATION }),
       ),
-    ).to.equal('applied');
-    expect((await useCases().get.execute(committed.id, A)).status).to.equal('completed');
-    expect(await useCases().pay.execute(committed.id)).to.include({ status: 'completed' });
-    await expect(useCases().cancel.execute(committed.id, A))
-      .to.be.rejectedWith(OrderStateConflictError)
-      .and.eventually.include({ status: 'completed' });
+    ).to.equal('unchanged');
+    expect((await useCases().get.execute(committed.id, A)).status).to.equal('reserved');
     expect(await events(), 'stock already settled the holds: nothing to tell it').to.deep.equal([]);
+    expect(await useCases().pay.execute(committed.id)).to.include({ status: 'paid' });
 
     // The answer to a buyer's own cancel finds the order cancelled, without a reason.
     const cancelled = await placed();
@@ -378,7 +453,7 @@ function salesUseCases(open: OpenSalesStore): void {
     ).to.equal('unknown-order');
   });
 
-  it('shows where stock holds each line once it confirms, and keeps it through payment and completion', async () => {
+  it('shows where stock holds each line once it confirms, and keeps it through payment and shipment', async () => {
     const order = await placed();
     expect(await allocationsOf(order.id)).to.deep.equal([
       [1, []],
@@ -395,7 +470,13 @@ function salesUseCases(open: OpenSalesStore): void {
     await useCases().handle.execute(
       stock('stock.reservation.committed', { orderId: order.id, reservationId: RESERVATION }),
     );
-    expect((await useCases().get.execute(order.id, A)).status).to.equal('completed');
+    await useCases().handle.execute(
+      shipment(order.id, [
+        { productId: 1, locationId: 2, quantity: 3 },
+        { productId: 2, locationId: 1, quantity: 1 },
+      ]),
+    );
+    expect((await useCases().get.execute(order.id, A)).status).to.equal('shipped');
     expect(await allocationsOf(order.id)).to.deep.equal(shown);
   });
 

@@ -1,5 +1,5 @@
 import { decodeEventFor, eventTypesConsumedBy, type IntegrationEvent, isConsumedByAService } from '@commerce/contracts';
-import type { HandleStockEvent, StockEventOutcome } from '@sales/application';
+import { type HandleStockEvent, isStockEvent, type StockEventOutcome } from '@sales/application';
 
 /** Sales' queue, and the consumer its inbox records messages for. */
 export const SALES_QUEUE = 'sales-service';
@@ -19,10 +19,9 @@ export function stockEventsHandler(handleStockEvent: HandleStockEvent, logger: E
     decode: decodeEventFor(SALES_QUEUE),
     mustBeRouted: isConsumedByAService,
     async handle(event: IntegrationEvent): Promise<StockEventOutcome> {
-      if (!event.type.startsWith('stock.reservation.')) throw new Error(`sales-service does not handle ${event.type}`);
-      const handled = event as Parameters<HandleStockEvent['execute']>[0];
-      const outcome = await handleStockEvent.execute(handled);
-      const { id: eventId, type, data } = handled;
+      if (!isStockEvent(event)) throw new Error(`sales-service does not handle ${event.type}`);
+      const outcome = await handleStockEvent.execute(event);
+      const { id: eventId, type, data } = event;
       logger.log({ level: 'info', message: 'stock event handled', eventId, type, orderId: data.orderId, outcome });
       return outcome;
     },

@@ -9,7 +9,10 @@ export class CancelOrder {
     private readonly clock: Clock,
   ) {}
 
-  /** pending | reserved → cancelled, and sales.order.cancelled (stock releases the hold), in one unit of work. */
+  /**
+   * pending | reserved | paid → cancelled, and sales.order.cancelled (stock releases the held or committed units), in
+   * one unit of work. A paid order records that its payment is to be released; one that shipped a unit is refused.
+   */
   execute(id: string, viewer: Viewer): Promise<Order> {
     return this.unitOfWork.run((tx) =>
       changeOrder(

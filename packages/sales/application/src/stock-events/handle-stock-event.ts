@@ -1,19 +1,30 @@
-import type { EventData, EventEnvelope } from '@commerce/contracts';
+import type { EventData, EventEnvelope, IntegrationEvent } from '@commerce/contracts';
 import { type Clock, inboxEntry, runOnce, textResult, type UnitOfWork } from '@platform/kernel';
 import type { Order, Outcome, SalesTransaction } from '@sales/domain';
 import { changeOrder } from '../orders/change-order';
 
-type StockEventType =
-  | 'stock.reservation.confirmed'
-  | 'stock.reservation.confirmed.v2'
-  | 'stock.reservation.rejected'
-  | 'stock.reservation.released'
-  | 'stock.reservation.committed'
-  | 'stock.reservation.commit_failed'
-  | 'stock.reservation.expired';
+/** What stock publishes about an order: its reservation's fate, then its shipments and returns. */
+export const STOCK_EVENT_TYPES = [
+  'stock.reservation.confirmed',
+  'stock.reservation.confirmed.v2',
+  'stock.reservation.rejected',
+  'stock.reservation.released',
+  'stock.reservation.committed',
+  'stock.reservation.commit_failed',
+  'stock.reservation.expired',
+  'stock.shipment.created',
+  'stock.return.received',
+] as const;
 
-/** An event stock publishes about an order's reservation. */
+type StockEventType = (typeof STOCK_EVENT_TYPES)[number];
+
+/** An event stock publishes about an order. */
 export type StockEvent = { [T in StockEventType]: EventEnvelope<T, EventData<T>> }[StockEventType];
+
+/** Whether this use case applies `event` (decoded already): the consumer hands it over only then. */
+export function isStockEvent(event: IntegrationEvent): event is StockEvent {
+  return (STOCK_EVENT_TYPES as readonly string[]).includes(event.type);
+}
 
 /**
  * What handling an event did: moved its order on, found it already past it, found no such order, or knew the message.
@@ -41,6 +52,11 @@ function transition(order: Order, event: StockEvent, at: Date): Outcome {
     case 'stock.reservation.released':
       // The answer to the buyer's cancel finds the order cancelled; a release made through stock's API cancels it.
       return order.reservationReleased(event.data.reservationId, at);
+    case 'stock.shipment.created':
+      return order.shipmentCreated(event.data.lines, at);
+    case 'stock.return.received':
+      // Every disposition counts: units restocked, set aside or missing all settle the return.
+      return order.returnReceived(event.data.lines, at);
   }
 }
 
