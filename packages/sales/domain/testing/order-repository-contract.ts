@@ -79,6 +79,43 @@ export function orderRepositoryContract(open: OpenSalesStore): void {
     expect(found?.lines.map((line) => line.allocations)).to.deep.equal(held.map((line) => line.allocations));
   });
 
+  it("keeps each line's shipped and returned units, the fulfilment statuses, and that a payment is owed back", async () => {
+    const at = new Date();
+    const paid = (order: Order) =>
+      order.reservationConfirmed('3f1c2b7e-9a40-4d1e-8f7a-2c1d0b9e6a55', at, at).order.pay(at).order;
+    const order = anOrder('a');
+    const partly = paid(order).shipmentCreated([{ productId: 1, quantity: 3 }], at).order;
+    const shipped = partly.shipmentCreated([{ productId: 2, quantity: 2 }], at).order;
+    const returning = shipped.returnReceived([{ productId: 2, quantity: 1 }], at).order;
+    await write((tx) => tx.orders.add(order));
+    for (const [step, from] of [
+      [partly, 1],
+      [shipped, partly.version],
+      [returning, shipped.version],
+    ] as const) {
+      expect(await write((tx) => tx.orders.save(step, from))).to.equal(true);
+      expect(await store.orders.findById(order.id)).to.deep.equal(step);
+    }
+    expect([partly.status, shipped.status, returning.status]).to.deep.equal([
+      'partially_shipped',
+      'shipped',
+      'shipped',
+    ]);
+    expect(returning.lines.map((l) => [l.shippedQuantity, l.returnedQuantity])).to.deep.equal([
+      [3, 0],
+      [2, 1],
+    ]);
+    expect(await store.orders.findById(order.id)).not.to.have.property('paymentToRelease');
+
+    const other = anOrder('b');
+    const cancelled = paid(other).cancel(at).order;
+    await write((tx) => tx.orders.add(other));
+    expect(await write((tx) => tx.orders.save(cancelled, 1))).to.equal(true);
+    expect(await store.orders.findById(other.id))
+      .to.deep.equal(cancelled)
+      .and.to.include({ paymentToRelease: true });
+  });
+
   it("lists a buyer's orders, oldest first, after a given one; an admin sees everyone's", async () => {
     const start = Date.now();
     const orders = [

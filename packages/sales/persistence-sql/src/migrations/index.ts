@@ -1,5 +1,6 @@
 import { type Dialect, idempotencyKeyMigration, outboxMigrations } from '@platform/persistence';
 import { createOrders } from './create-orders';
+import { orderFulfilment } from './order-fulfilment';
 
 /** The sales service's migrations, in order, for one dialect. */
 export function salesMigrations(dialect: Dialect) {
@@ -7,5 +8,6 @@ export function salesMigrations(dialect: Dialect) {
     { name: '20261124-create-orders', class: createOrders(dialect) },
     { name: '20261124-idempotency-keys', class: idempotencyKeyMigration(dialect) },
     ...outboxMigrations(dialect),
+    { name: '20261129-order-fulfilment', class: orderFulfilment(dialect) },
   ];
 }

@@ -6,7 +6,7 @@ import type { Order, OrderPageQuery, OrderRepository, OrderStatus, Viewer } from
 type Snapshot = Parameters<typeof orderFromSnapshot>[0];
 
 const COLUMNS =
-  '"id", "buyer", "status", "lines", "total_cents", "reservation_id", "reservation_expires_at", "shortages", "failure_reason", "created_at", "updated_at", "version"';
+  '"id", "buyer", "status", "lines", "total_cents", "reservation_id", "reservation_expires_at", "shortages", "failure_reason", "payment_to_release", "created_at", "updated_at", "version"';
 
 /** Orders through MikroORM, one statement per call on the session handed over. */
 export class MikroOrmOrderRepository implements OrderRepository {
@@ -14,7 +14,7 @@ export class MikroOrmOrderRepository implements OrderRepository {
 
   async add(order: Order): Promise<void> {
     await this.session.run(
-      `insert into "sales_order" (${COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `insert into "sales_order" (${COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       this.values(order),
     );
   }
@@ -46,10 +46,23 @@ export class MikroOrmOrderRepository implements OrderRepository {
 
   /** One conditional update: the row changes only if it is still at `expectedVersion`. */
   async save(order: Order, expectedVersion: number): Promise<boolean> {
-    const [id, buyer, status, lines, total, reservationId, expiresAt, shortages, failureReason, , updatedAt, version] =
-      this.values(order);
+    const [
+      id,
+      buyer,
+      status,
+      lines,
+      total,
+      reservationId,
+      expiresAt,
+      shortages,
+      failureReason,
+      paymentToRelease,
+      ,
+      updatedAt,
+      version,
+    ] = this.values(order);
     const changed = await this.session.run(
-      `update "sales_order" set "buyer" = ?, "status" = ?, "lines" = ?, "total_cents" = ?, "reservation_id" = ?, "reservation_expires_at" = ?, "shortages" = ?, "failure_reason" = ?, "updated_at" = ?, "version" = ?
+      `update "sales_order" set "buyer" = ?, "status" = ?, "lines" = ?, "total_cents" = ?, "reservation_id" = ?, "reservation_expires_at" = ?, "shortages" = ?, "failure_reason" = ?, "payment_to_release" = ?, "updated_at" = ?, "version" = ?
        where "id" = ? and "version" = ?`,
       [
         buyer,
@@ -60,6 +73,7 @@ export class MikroOrmOrderRepository implements OrderRepository {
         expiresAt,
         shortages,
         failureReason,
+        paymentToRelease,
         updatedAt,
         version,
         id,
@@ -81,10 +95,16 @@ export class MikroOrmOrderRepository implements OrderRepository {
       order.reservationExpiresAt ? this.time(order.reservationExpiresAt) : null,
       order.shortages ? JSON.stringify(order.shortages) : null,
       order.failureReason ?? null,
+      this.flag(order.paymentToRelease === true),
       this.time(order.createdAt),
       this.time(order.updatedAt),
       order.version,
     ];
+  }
+
+  /** boolean on PostgreSQL, 0 or 1 on SQLite (whose driver binds no booleans). */
+  private flag(value: boolean): boolean | number {
+    return this.session.dialect === 'postgresql' ? value : Number(value);
   }
 
   /** timestamptz on PostgreSQL (sent as ISO text), epoch milliseconds on SQLite. */
@@ -104,6 +124,7 @@ export class MikroOrmOrderRepository implements OrderRepository {
       }),
       ...(row.shortages != null && { shortages: JSON.parse(row.shortages as string) as Snapshot['shortages'] }),
       ...(row.failure_reason != null && { failureReason: row.failure_reason as string }),
+      ...(Boolean(row.payment_to_release) && { paymentToRelease: true }),
       createdAt: timeOf(row.created_at).toISOString(),
       updatedAt: timeOf(row.updated_at).toISOString(),
       version: Number(row.version),

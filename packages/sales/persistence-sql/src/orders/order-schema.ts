@@ -1,5 +1,6 @@
 import { EntitySchema } from '@mikro-orm/core';
 import { type Dialect, idempotencyKeySchema, outboxMessageSchema } from '@platform/persistence';
+import type { OrderStatus } from '@sales/domain';
 
 /** An order as a row; the repository turns it into the domain's Order. */
 export interface OrderRow {
@@ -7,9 +8,11 @@ export interface OrderRow {
   buyer: string;
   status: string;
   /**
-   * JSON: [{ productId, name, unitPriceCents, quantity, allocations: [{ locationId, quantity }] }], as quoted when the
-   * order was placed, and where stock holds each line once it confirmed. Lines written before allocations existed have
-   * none: they read as held nowhere yet, so no migration rewrites them.
+   * JSON: [{ productId, name, unitPriceCents, quantity, allocations: [{ locationId, quantity }], shippedQuantity,
+   * returnedQuantity }], as quoted when the order was placed, where stock holds each line once it confirmed, and how
+   * many of its units shipped and came back. Lines written before allocations existed have none: they read as held
+   * nowhere yet, so no migration rewrites them; the shipped and returned counts were added to every line by a
+   * migration (20261129-order-fulfilment).
    */
   lines: string;
   totalCents: number;
@@ -18,12 +21,26 @@ export interface OrderRow {
   /** JSON: the shortages of a rejected order. */
   shortages: string | null;
   failureReason: string | null;
+  /** A paid order was cancelled: its payment is owed back. */
+  paymentToRelease: boolean;
   createdAt: Date | number;
   updatedAt: Date | number;
   version: number;
 }
 
-const STATUSES = ['pending', 'reserved', 'paid', 'completed', 'rejected', 'cancelled', 'expired', 'unfulfilled'];
+/** OrderStatus's values; `completed` is retired (migrated to `shipped`). */
+export const ORDER_STATUSES = [
+  'pending',
+  'reserved',
+  'paid',
+  'partially_shipped',
+  'shipped',
+  'returned',
+  'rejected',
+  'cancelled',
+  'expired',
+  'unfulfilled',
+] as const satisfies readonly OrderStatus[];
 
 /** Times: timestamptz on PostgreSQL, epoch milliseconds on SQLite (which has no time type). */
 function time(dialect: Dialect, fieldName: string, nullable = false) {
@@ -48,13 +65,14 @@ export function orderSchema(dialect: Dialect): EntitySchema<OrderRow> {
       id: { type: 'string', length: 36, primary: true },
       buyer: { type: 'string', length: 255 },
       // MikroORM 7 reads the status check back as this enum, on both databases.
-      status: { enum: true, items: STATUSES, type: 'text' },
+      status: { enum: true, items: [...ORDER_STATUSES], type: 'text' },
       lines: { type: 'text' },
       totalCents: { type: dialect === 'postgresql' ? 'bigint' : 'integer', fieldName: 'total_cents' },
       reservationId: { type: 'string', length: 36, fieldName: 'reservation_id', nullable: true },
       reservationExpiresAt: time(dialect, 'reservation_expires_at', true),
       shortages: { type: 'text', nullable: true },
       failureReason: { type: 'string', length: 500, fieldName: 'failure_reason', nullable: true },
+      paymentToRelease: { type: 'boolean', fieldName: 'payment_to_release', default: false },
       createdAt: time(dialect, 'created_at'),
       updatedAt: time(dialect, 'updated_at'),
       version: { type: 'integer', version: true, default: 1 },
