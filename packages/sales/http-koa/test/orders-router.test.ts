@@ -1,6 +1,6 @@
 import { newEvent } from '@commerce/contracts';
 import { Money } from '@commerce/shared-kernel';
-import { HandleStockEvent } from '@sales/application';
+import { HandleStockEvent, type StockEvent } from '@sales/application';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { type SalesAppUnderTest, startSalesApp } from './sales-app';
@@ -17,7 +17,10 @@ type OrderJson = {
     quantity: number;
     lineTotal: number;
     allocations: { locationId: number; quantity: number }[];
+    shippedQuantity: number;
+    returnedQuantity: number;
   }[];
+  paymentToRelease?: true;
   createdAt: string;
   updatedAt: string;
 };
@@ -59,9 +62,11 @@ describe('The orders router', function () {
     expect(body).to.deep.include({ status: 'pending', buyer: 'anonymous', total: 80.5 });
     expect(body.lines).to.deep.equal(
       [
-        { productId: lamp, name: 'Desk lamp', unitPrice: 39.9, quantity: 2, lineTotal: 79.8, allocations: [] },
-        { productId: pen, name: 'Pen', unitPrice: 0.1, quantity: 7, lineTotal: 0.7, allocations: [] },
-      ].sort((a, b) => a.productId - b.productId),
+        { productId: lamp, name: 'Desk lamp', unitPrice: 39.9, quantity: 2, lineTotal: 79.8 },
+        { productId: pen, name: 'Pen', unitPrice: 0.1, quantity: 7, lineTotal: 0.7 },
+      ]
+        .map((line) => ({ ...line, allocations: [], shippedQuantity: 0, returnedQuantity: 0 }))
+        .sort((a, b) => a.productId - b.productId),
     );
     expect(body.createdAt).to.equal(body.updatedAt);
     const read = await sales.json<OrderJson>('GET', `/api/orders/${body.id}`);
@@ -152,17 +157,99 @@ describe('The orders router', function () {
     expect(paid.body).to.include({ code: 'ORDER_STATE_CONFLICT', orderStatus: 'cancelled' });
   });
 
+  /** Stock's part, as its events would play it: applied to the order through the use case sales' consumer calls. */
+  const fromStock = (event: StockEvent) =>
+    new HandleStockEvent(sales.store.unitOfWork, { clock: () => new Date(), consumer: 'sales-service' }).execute(event);
+  const confirm = (orderId: string) =>
+    fromStock(
+      newEvent(
+        'stock.reservation.confirmed',
+        { orderId, reservationId: randomUUID(), expiresAt: new Date(Date.now() + 60_000).toISOString() },
+        new Date(),
+      ),
+    );
+  const ship = (orderId: string, productId: number, quantity: number) =>
+    fromStock(
+      newEvent(
+        'stock.shipment.created',
+        {
+          shipmentId: randomUUID(),
+          orderId,
+          lines: [{ productId, locationId: 1, quantity }],
+          carrier: null,
+          trackingNumber: null,
+        },
+        new Date(),
+      ),
+    );
+  const takeBack = (orderId: string, productId: number, quantity: number) =>
+    fromStock(
+      newEvent(
+        'stock.return.received',
+        {
+          returnId: randomUUID(),
+          orderId,
+          lines: [{ productId, locationId: 1, quantity, disposition: 'missing' }],
+          reason: null,
+        },
+        new Date(),
+      ),
+    );
+
   it('takes the payment of an order stock holds: 200, paid, its ETag moved on', async () => {
     const { body } = await place([{ productId: lamp, quantity: 1 }]);
-    const confirmed = newEvent(
-      'stock.reservation.confirmed',
-      { orderId: body.id, reservationId: randomUUID(), expiresAt: new Date(Date.now() + 60_000).toISOString() },
-      new Date(),
-    );
-    const handle = new HandleStockEvent(sales.store.unitOfWork, { clock: () => new Date(), consumer: 'sales-service' });
-    expect(await handle.execute(confirmed)).to.equal('applied');
+    expect(await confirm(body.id)).to.equal('applied');
     const paid = await sales.json<OrderJson>('POST', `/api/orders/${body.id}/payment`);
     expect([paid.status, paid.body.status, paid.headers.get('etag')]).to.deep.equal([200, 'paid', '"3"']);
+  });
+
+  it('shows each line shipped and returned as stock ships and takes back, through partially_shipped, shipped and returned', async () => {
+    const { body } = await place([
+      { productId: lamp, quantity: 2 },
+      { productId: pen, quantity: 1 },
+    ]);
+    await confirm(body.id);
+    await sales.json('POST', `/api/orders/${body.id}/payment`);
+    const read = async () => (await sales.json<OrderJson>('GET', `/api/orders/${body.id}`)).body;
+    const counts = (order: OrderJson) => order.lines.map((l) => [l.productId, l.shippedQuantity, l.returnedQuantity]);
+    await ship(body.id, lamp, 1);
+    const partly = await read();
+    expect(partly.status).to.equal('partially_shipped');
+    expect(counts(partly)).to.deep.equal([
+      [lamp, 1, 0],
+      [pen, 0, 0],
+    ]);
+    await ship(body.id, lamp, 1);
+    await ship(body.id, pen, 1);
+    expect((await read()).status).to.equal('shipped');
+    await takeBack(body.id, lamp, 2);
+    await takeBack(body.id, pen, 1);
+    const returned = await read();
+    expect(returned.status).to.equal('returned');
+    expect(counts(returned)).to.deep.equal([
+      [lamp, 2, 2],
+      [pen, 1, 1],
+    ]);
+    expect(returned).not.to.have.property('paymentToRelease');
+  });
+
+  it('cancels a paid order with nothing shipped, showing its payment owed back, and refuses one partly shipped with 409', async () => {
+    const [toCancel, shipping] = [
+      (await place([{ productId: lamp, quantity: 2 }])).body,
+      (await place([{ productId: lamp, quantity: 2 }])).body,
+    ];
+    for (const order of [toCancel, shipping]) {
+      await confirm(order.id);
+      await sales.json('POST', `/api/orders/${order.id}/payment`);
+    }
+    const cancelled = await sales.json<OrderJson>('POST', `/api/orders/${toCancel.id}/cancel`);
+    expect(cancelled.status).to.equal(200);
+    expect(cancelled.body).to.include({ status: 'cancelled', paymentToRelease: true });
+    await ship(shipping.id, lamp, 1);
+    const refused = await sales.json<ProblemJson>('POST', `/api/orders/${shipping.id}/cancel`);
+    expect(refused.status).to.equal(409);
+    expect(refused.body).to.include({ code: 'ORDER_STATE_CONFLICT', orderStatus: 'partially_shipped' });
+    expect(refused.body.detail).to.equal(`Order ${shipping.id} is partially_shipped: it cannot be cancelled.`);
   });
 
   it('refuses to pay a pending order: stock has not held it yet', async () => {
