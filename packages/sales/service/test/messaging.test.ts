@@ -61,7 +61,12 @@ describe('The sales service on RabbitMQ', function () {
   type OrderJson = {
     status: string;
     reservationId?: string;
-    lines: { productId: number; allocations: { locationId: number; quantity: number }[] }[];
+    lines: {
+      productId: number;
+      allocations: { locationId: number; quantity: number }[];
+      shippedQuantity: number;
+      returnedQuantity: number;
+    }[];
   };
 
   /** Publishes `event` as stock would; returned until a queue is bound to its type, so sent again until taken. */
@@ -124,6 +129,48 @@ describe('The sales service on RabbitMQ', function () {
     const { body } = await sales.json<OrderJson>('GET', `/api/orders/${order.id}`);
     expect(body).to.include({ status: 'reserved', reservationId: confirmed.data.reservationId });
     expect(body.lines.map((line) => line.allocations)).to.deep.equal([[]]);
+  });
+
+  it("counts the shipments and returns stock publishes on the order's lines, and moves it on to shipped and returned", async () => {
+    const lamp = await stock.product('Lamp', 10, 5);
+    const { body: order } = await sales.json<{ id: string }>('POST', '/api/orders', {
+      lines: [{ productId: lamp, quantity: 3 }],
+    });
+    const confirmed = newEvent('stock.reservation.confirmed.v2', {
+      orderId: order.id,
+      reservationId: randomUUID(),
+      expiresAt: '2030-01-01T00:00:00.000Z',
+      lines: [{ productId: lamp, quantity: 3, allocations: [{ locationId: 1, quantity: 3 }] }],
+    });
+    await publish(confirmed);
+    await handled(confirmed.id);
+    expect((await sales.json<OrderJson>('POST', `/api/orders/${order.id}/payment`)).body.status).to.equal('paid');
+    const shipped = newEvent('stock.shipment.created', {
+      shipmentId: randomUUID(),
+      orderId: order.id,
+      lines: [{ productId: lamp, locationId: 1, quantity: 3 }],
+      carrier: 'DHL',
+      trackingNumber: 'JD014600006281230123',
+    });
+    await publish(shipped);
+    expect(await handled(shipped.id)).to.include({ type: 'stock.shipment.created', outcome: 'applied' });
+    const afterShipment = (await sales.json<OrderJson>('GET', `/api/orders/${order.id}`)).body;
+    expect(afterShipment.status).to.equal('shipped');
+    expect(afterShipment.lines[0]).to.include({ shippedQuantity: 3, returnedQuantity: 0 });
+    const returned = newEvent('stock.return.received', {
+      returnId: randomUUID(),
+      orderId: order.id,
+      lines: [
+        { productId: lamp, locationId: 1, quantity: 2, disposition: 'restock' },
+        { productId: lamp, locationId: 1, quantity: 1, disposition: 'damaged' },
+      ],
+      reason: 'wrong colour',
+    });
+    await publish(returned);
+    expect(await handled(returned.id)).to.include({ type: 'stock.return.received', outcome: 'applied' });
+    const afterReturn = (await sales.json<OrderJson>('GET', `/api/orders/${order.id}`)).body;
+    expect(afterReturn.status).to.equal('returned');
+    expect(afterReturn.lines[0]).to.include({ shippedQuantity: 3, returnedQuantity: 3 });
   });
 });
 
