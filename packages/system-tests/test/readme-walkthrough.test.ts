@@ -12,7 +12,7 @@ describe("the sales API page's order walkthrough", function () {
   });
   after(async () => system?.stop());
 
-  it('runs as written: the order is reserved, paid, completed, and the stock follows', async () => {
+  it('runs as written: the order is reserved, paid, shipped and returned, and the stock follows', async () => {
     const script = docShellBlock('docs/sales-api.md', 'An order, start to finish')
       .replaceAll('http://localhost:8080', system.stock.url)
       .replaceAll('http://localhost:8082', system.sales.url);
@@ -24,7 +24,9 @@ describe("the sales API page's order walkthrough", function () {
       'reserved',
       '3/2',
       'paid',
-      '1/0',
+      '3/0',
+      'shipped',
+      '3/0',
     ]);
   });
 });
