@@ -190,6 +190,11 @@ export interface CurlAnswer {
   readonly status?: string | number;
   readonly quantityInStock?: number;
   readonly reservedQuantity?: number;
+  readonly committedQuantity?: number;
+  readonly damagedQuantity?: number;
+  readonly availableQuantity?: number;
+  /** A shipment's or a return's lines. */
+  readonly lines?: readonly { readonly locationId: number; readonly quantity: number; readonly disposition?: string }[];
 }
 
 /** What a shell block printed: one JSON answer per curl that prints one, of the shape the caller reads. */
