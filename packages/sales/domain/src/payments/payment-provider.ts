@@ -13,12 +13,7 @@ export type MinorUnits = number;
  * taken), `captured` (taken), or `canceled` (released).
  */
 export type AuthorisationStatus =
-  | 'requires_payment_method'
-  | 'requires_action'
-  | 'processing'
-  | 'authorized'
-  | 'captured'
-  | 'canceled';
+  'requires_payment_method' | 'requires_action' | 'processing' | 'authorized' | 'captured' | 'canceled';
 
 /** A refund at the provider: `pending` until the provider settles it, then `succeeded` or `failed`. */
 export type RefundStatus = 'pending' | 'succeeded' | 'failed' | 'canceled';
