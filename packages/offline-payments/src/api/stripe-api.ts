@@ -145,9 +145,9 @@ function outcome(run: () => unknown): Answer {
 /**
  * The subset of Stripe's v1 API the Stripe adapter uses, over the ledger and
  * the webhook endpoints: PaymentIntents (create, retrieve, confirm, capture,
- * cancel), Refunds (create, retrieve), webhook endpoints (create, retrieve,
- * delete). Parameters are read before anything runs, so a refused one keeps
- * no idempotent answer, as with Stripe.
+ * cancel), Refunds (create, retrieve), webhook endpoints (create, retrieve).
+ * Parameters are read before anything runs, so a refused one keeps no
+ * idempotent answer, as with Stripe.
  */
 export function stripeApi({ apiKey, apiVersion, ledger, endpoints, idempotencyKeys }: StripeApiOptions): Middleware {
   const keys = idempotencyKeys ?? new IdempotencyKeys();
@@ -262,10 +262,6 @@ export function stripeApi({ apiKey, apiVersion, ledger, endpoints, idempotencyKe
   router.get(
     '/webhook_endpoints/:id',
     route({}, (_, id) => () => endpoints.retrieve(id)),
-  );
-  router.delete(
-    '/webhook_endpoints/:id',
-    route({}, (_, id) => () => endpoints.delete(id)),
   );
   return stripeAnswers(apiKey, apiVersion, router.routes() as Middleware);
 }

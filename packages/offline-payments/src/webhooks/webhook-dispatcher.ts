@@ -76,7 +76,10 @@ export class WebhookDispatcher {
     const { chaos, chaosDelayMs } = this.options;
     const copies = chaos.includes('duplicate') ? 2 : 1;
     const wait = chaos.includes('delay') ? chaosDelayMs : 0;
-    for (let copy = 0; copy < copies; copy++) this.after(wait, () => void this.send(delivery, 1));
+    for (let copy = 0; copy < copies; copy++) {
+      if (wait === 0) void this.send(delivery, 1);
+      else this.after(wait, () => void this.send(delivery, 1));
+    }
   }
 
   private async send(delivery: Delivery, attempts: number): Promise<void> {

@@ -32,11 +32,6 @@ export class WebhookEndpoints {
     return this.object(this.endpoint(id));
   }
 
-  delete(id: string): Record<string, unknown> {
-    this.endpoints.delete(this.endpoint(id).id);
-    return { id, object: 'webhook_endpoint', deleted: true };
-  }
-
   /** The endpoints that want events of `type`. */
   subscribedTo(type: string): WebhookEndpoint[] {
     return [...this.endpoints.values()].filter(

@@ -1,0 +1,2 @@
+export * from './stripe-schemas';
+export * from './webhook-receiver';
