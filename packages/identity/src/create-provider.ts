@@ -113,7 +113,7 @@ function staffResourceServer<T>(
     throw new errors.InvalidTarget('one resource indicator per token request: one token per API');
   const accountId = ctx.oidc.account?.accountId;
   const user = accountId === undefined ? undefined : staff.users.get(accountId);
-  const scopes = user ? userScopesOn(resource, user) : RESOURCES[resource]!;
+  const scopes = user ? userScopesOn(resource, user) : RESOURCES[resource];
   return tokenFor(resource, scopes);
 }
 
@@ -197,10 +197,24 @@ export async function createProvider({
     ttl: {
       ...staffConfig?.ttl,
       ClientCredentials: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? accessTokenTtlSeconds,
+      AccessToken: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? accessTokenTtlSeconds,
     },
   };
   const provider = new Provider(issuer, configuration);
   provider.proxy = trustProxy;
+  if (staff) {
+    const { redis } = staff;
+    provider.use(async function storageUnavailable(ctx, next) {
+      await next();
+      // oidc-provider answers a storage failure as its own server_error; Redis out of reach is a moment's outage.
+      if (ctx.status === 500 && redis.status !== 'ready') {
+        ctx.status = 503;
+        ctx.set('Retry-After', '5');
+        if (ctx.body && typeof ctx.body === 'object' && 'error' in ctx.body)
+          ctx.body = { error: 'temporarily_unavailable', error_description: 'sign-in storage is not reachable' };
+      }
+    });
+  }
   provider.use(async function advertisedScopes(ctx, next) {
     await next();
     // The discovery options only add members; these would advertise scopes and a browser endpoint this issuer does not
@@ -216,7 +230,8 @@ export async function createProvider({
     const { client, params } = ctx.oidc;
     const { scope } = ctx.body as { scope?: string };
     const clientId = client?.clientId;
-    logger.log({ level: 'info', message: 'access token issued', clientId, resource: params?.resource, scope });
+    const user = ctx.oidc.account?.accountId;
+    logger.log({ level: 'info', message: 'access token issued', clientId, user, resource: params?.resource, scope });
   });
   provider.on('grant.error', (ctx, error) => {
     // The client hears a generic invalid_client; the log says why, and which client id was claimed.

@@ -31,7 +31,9 @@ export function createIdentityApp({ logger, mountPath, provider, trustProxy, sta
   router.get('/.well-known/openid-configuration', endpoint);
   router.get('/jwks', endpoint);
   router.post('/token', endpoint);
-  const forStaff: Middleware = (ctx, next) => (staff() ? endpoint(ctx, next) : next());
+  const forStaff: Middleware = async function browserEndpoint(ctx, next) {
+    await (staff() ? endpoint(ctx, next) : next());
+  };
   router.get('/auth', forStaff);
   router.get('/auth/:uid', forStaff);
   router.get('/session/end', forStaff);

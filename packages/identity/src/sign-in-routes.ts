@@ -3,7 +3,7 @@ import { RequestError } from '@platform/http';
 import type { Logger } from '@platform/runtime';
 import type { Context } from 'koa';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type Provider from 'oidc-provider';
+import { errors, type Provider } from 'oidc-provider';
 import { DECOY_HASH, verifyPassword } from './passwords';
 import type { SignInGuard } from './sign-in-guard';
 import { messagePage, PAGE_CSP, signInPage, STYLESHEET } from './sign-in-page';
@@ -19,6 +19,7 @@ export interface StaffSignIn {
 const WRONG = 'Wrong username or password.';
 const LOCKED = 'Too many failed sign-ins. Signing in is paused for a while; try again later.';
 const EXPIRED = 'This sign-in has expired or was already used. Go back to the back office and sign in again.';
+const UNAVAILABLE = 'Signing in is not possible for a moment. Try again shortly.';
 const MAX_FORM_BYTES = 4_096;
 
 async function formOf(ctx: Context): Promise<URLSearchParams> {
@@ -54,41 +55,19 @@ export function signInRoutes(mountPath: string, current: () => StaffSignIn | und
     try {
       const details = await staff.provider.interactionDetails(ctx.req, ctx.res);
       return details.uid === uid && details.prompt.name === 'login' ? details : undefined;
-    } catch {
-      return undefined; // no cookie, an expired interaction, or one finished already
+    } catch (error) {
+      // No cookie, an expired interaction, or one finished already; anything else (Redis down) is not the browser's.
+      if (error instanceof errors.OIDCProviderError) return undefined;
+      throw error;
     }
   }
 
-  router.get('/sign-in.css', function signInStylesheet(ctx, next) {
-    if (!current()) return next();
-    ctx.type = 'text/css';
-    ctx.set('Cache-Control', 'public, max-age=3600');
-    ctx.body = STYLESHEET;
-  });
-
-  router.get('/interaction/:uid', async function signInForm(ctx, next) {
-    const staff = current();
-    if (!staff) return next();
-    if (!(await interactionOf(ctx, staff, ctx.params.uid!)))
-      return showPage(ctx, 400, messagePage('Sign in', EXPIRED, stylesheet));
-    showPage(ctx, 200, signInPage({ action: action(ctx.params.uid!), stylesheet }));
-  });
-
-  router.post('/interaction/:uid/login', async function signIn(ctx, next) {
-    const staff = current();
-    if (!staff) return next();
-    const uid = ctx.params.uid!;
-    const form = await formOf(ctx);
-    if (!(await interactionOf(ctx, staff, uid))) return showPage(ctx, 400, messagePage('Sign in', EXPIRED, stylesheet));
-    const username = (form.get('username') ?? '').trim();
-    const password = form.get('password') ?? '';
-    const again = (status: number, error: string) =>
-      showPage(ctx, status, signInPage({ action: action(uid), stylesheet, username, error }));
-    const address = ctx.ip;
+  /** The user whose password this is, 'locked', or undefined; failures counted, and answered more slowly. */
+  async function checkedUser(staff: StaffSignIn, username: string, password: string, address: string) {
     const { guard } = staff;
     if (guard.isLocked(await guard.failures(username, address))) {
       logger.warn('sign-in refused: locked', { username, address });
-      return again(429, LOCKED);
+      return 'locked' as const;
     }
     const user = staff.users.get(username);
     const matches = await verifyPassword(password, user?.passwordHash ?? DECOY_HASH);
@@ -96,17 +75,72 @@ export function signInRoutes(mountPath: string, current: () => StaffSignIn | und
       const failures = await guard.failed(username, address);
       logger.warn('sign-in failed', { username, address, failures, known: Boolean(user) });
       await sleep(guard.delayMs(failures));
-      return again(401, WRONG);
+      return undefined;
     }
     await guard.succeeded(username);
-    logger.info('signed in', { username, address });
-    await staff.provider.interactionFinished(
-      ctx.req,
-      ctx.res,
-      { login: { accountId: user.username } },
-      { mergeWithLastSubmission: false },
-    );
-    ctx.respond = false;
+    return user;
+  }
+
+  router.get('/sign-in.css', async function signInStylesheet(ctx, next) {
+    if (!current()) {
+      await next();
+      return;
+    }
+    ctx.type = 'text/css';
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.body = STYLESHEET;
+  });
+
+  /** Redis out of reach: a page that says to try again, and one log line, rather than a 500. */
+  async function unavailableOnError(ctx: Context, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      if (error instanceof RequestError) throw error;
+      logger.error('sign-in unavailable', { error: String(error) });
+      showPage(ctx, 503, messagePage('Sign in', UNAVAILABLE, stylesheet));
+    }
+  }
+
+  router.get('/interaction/:uid', async function signInForm(ctx, next) {
+    const staff = current();
+    if (!staff) {
+      await next();
+      return;
+    }
+    await unavailableOnError(ctx, async () => {
+      if (!(await interactionOf(ctx, staff, ctx.params.uid!)))
+        return showPage(ctx, 400, messagePage('Sign in', EXPIRED, stylesheet));
+      showPage(ctx, 200, signInPage({ action: action(ctx.params.uid!), stylesheet }));
+    });
+  });
+
+  router.post('/interaction/:uid/login', async function signIn(ctx, next) {
+    const staff = current();
+    if (!staff) {
+      await next();
+      return;
+    }
+    const uid = ctx.params.uid!;
+    const form = await formOf(ctx);
+    await unavailableOnError(ctx, async () => {
+      if (!(await interactionOf(ctx, staff, uid)))
+        return showPage(ctx, 400, messagePage('Sign in', EXPIRED, stylesheet));
+      const username = (form.get('username') ?? '').trim();
+      const again = (status: number, error: string) =>
+        showPage(ctx, status, signInPage({ action: action(uid), stylesheet, username, error }));
+      const user = await checkedUser(staff, username, form.get('password') ?? '', ctx.ip);
+      if (user === 'locked') return again(429, LOCKED);
+      if (!user) return again(401, WRONG);
+      logger.info('signed in', { username, address: ctx.ip });
+      await staff.provider.interactionFinished(
+        ctx.req,
+        ctx.res,
+        { login: { accountId: user.username } },
+        { mergeWithLastSubmission: false },
+      );
+      ctx.respond = false;
+    });
   });
 
   return router;

@@ -58,7 +58,7 @@ describe('staff sign-in: authorization code with PKCE for the back office', func
       state: 'state-1',
       ...params,
     });
-    return `${issuer}/auth?${query}`;
+    return `${issuer}/auth?${query.toString()}`;
   }
 
   /** Starts an authorization in `browser`; answers the interaction's uid its redirect names. */
@@ -165,9 +165,13 @@ describe('staff sign-in: authorization code with PKCE for the back office', func
       verifier: fresh.verifier,
     };
     const tokens = (await (await exchange(again.code, again.verifier)).json()) as Record<string, string>;
-    const ending = await browser.get(
-      `${issuer}/session/end?${new URLSearchParams({ client_id: 'back-office', id_token_hint: tokens.id_token!, post_logout_redirect_uri: `${new URL(issuer).origin}/admin/` })}`,
-    );
+    const endSession = new URL(`${issuer}/session/end`);
+    endSession.search = new URLSearchParams({
+      client_id: 'back-office',
+      id_token_hint: tokens.id_token!,
+      post_logout_redirect_uri: `${new URL(issuer).origin}/admin/`,
+    }).toString();
+    const ending = await browser.get(endSession.href);
     expect(ending.status).to.equal(200);
     expect(ending.headers.get('content-security-policy')).to.include("default-src 'none'");
     const question = await ending.text();
@@ -198,7 +202,8 @@ describe('staff sign-in: authorization code with PKCE for the back office', func
   });
 
   it('refuses an authorization without PKCE, or with plain PKCE, sending the error back to the app', async () => {
-    for (const params of [{}, { code_challenge: 'x'.repeat(43), code_challenge_method: 'plain' }]) {
+    const refused: Record<string, string>[] = [{}, { code_challenge: 'x'.repeat(43), code_challenge_method: 'plain' }];
+    for (const params of refused) {
       const response = await new Browser(freshAddress()).get(authorizeUrl(params));
       expect(response.status).to.equal(303);
       const back = new URL(response.headers.get('location')!);
@@ -220,7 +225,7 @@ describe('staff sign-in: authorization code with PKCE for the back office', func
   });
 
   it('refuses a code used twice, and a code with the wrong verifier', async () => {
-    const { code, verifier } = await signIn(new Browser(freshAddress()), CLERK);
+    const { code } = await signIn(new Browser(freshAddress()), CLERK);
     const wrong = await exchange(code, pkce().verifier);
     expect(wrong.status).to.equal(400);
     expect(await wrong.json()).to.include({ error: 'invalid_grant' });
@@ -278,5 +283,39 @@ describe('staff sign-in: authorization code with PKCE for the back office', func
       expect((await tryPassword(new Browser(address), `guess-${failure}-${run}`, 'a guess')).status).to.equal(401);
     expect((await tryPassword(new Browser(address), MANAGER.username, MANAGER.password)).status).to.equal(429);
     expect((await signIn(new Browser(freshAddress()), MANAGER)).code).to.be.a('string');
+  });
+});
+
+describe('staff sign-in while Redis is out of reach', function () {
+  let files: ReturnType<typeof scratchFolder>;
+  let identity: IdentityUnderTest;
+  before(async () => {
+    files = scratchFolder();
+    saveUser(files.usersFile, {
+      username: 'alice',
+      passwordHash: await hashPassword(CLERK.password),
+      roles: ['admin'],
+    });
+    identity = await startIdentity(files, { redisUrl: 'redis://127.0.0.1:1' });
+  });
+  after(async () => {
+    await identity.stop();
+    files.remove();
+  });
+
+  it('answers 503 with Retry-After, never a 500, and still issues client-credentials tokens', async () => {
+    const { issuer } = identity.service;
+    const query = new URLSearchParams({
+      client_id: 'back-office',
+      response_type: 'code',
+      redirect_uri: `${new URL(issuer).origin}/admin/callback`,
+      scope: 'openid stock:read',
+      code_challenge: pkce().challenge,
+      code_challenge_method: 'S256',
+    });
+    const response = await new Browser(freshAddress()).get(`${issuer}/auth?${query.toString()}`);
+    expect(response.status).to.equal(503);
+    expect(response.headers.get('retry-after')).to.equal('5');
+    expect(await identity.token('inventory-sync', STOCK)).to.be.a('string');
   });
 });
