@@ -231,10 +231,15 @@ describe('staff sign-in: authorization code with PKCE for the back office', func
     expect(await wrong.json()).to.include({ error: 'invalid_grant' });
 
     const second = await signIn(new Browser(freshAddress()), CLERK);
-    expect((await exchange(second.code, second.verifier)).status).to.equal(200);
+    const first = await exchange(second.code, second.verifier);
+    expect(first.status).to.equal(200);
+    const { refresh_token: refreshToken } = (await first.json()) as Record<string, string>;
     const twice = await exchange(second.code, second.verifier);
     expect(twice.status).to.equal(400);
     expect(await twice.json()).to.include({ error: 'invalid_grant' });
+    // The second use revoked what the first one issued.
+    const refreshed = await token({ grant_type: 'refresh_token', refresh_token: refreshToken!, resource: STOCK });
+    expect(refreshed.status).to.equal(400);
   });
 
   /** Posts the form once for `username` from `browser`; answers the status and the page. */
