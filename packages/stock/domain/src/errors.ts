@@ -20,7 +20,12 @@ export type StockErrorCode =
   | 'BACKORDER_NOT_FILLED'
   | 'TRANSFER_NOT_FOUND'
   | 'TRANSFER_NOT_IN_TRANSIT'
-  | 'SKU_TAKEN';
+  | 'SKU_TAKEN'
+  | 'ORDER_NOT_SHIPPABLE'
+  | 'SHIPMENT_EXCEEDS_COMMITTED'
+  | 'SHIPMENT_NOT_FOUND'
+  | 'RETURN_EXCEEDS_SHIPPED'
+  | 'RETURN_NOT_FOUND';
 
 /**
  * The base of every stock error: its code must be one of StockErrorCode, and
