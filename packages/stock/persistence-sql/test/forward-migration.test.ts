@@ -339,7 +339,10 @@ describe('a stock database of 2026-11-25, migrated forward', () => {
 
       it('keeps every row of every table as it was, less product.write_context, backorders at any location', async () => {
         const rowsAfter = await snapshot(database.session);
-        expect([...rowsAfter.keys()]).to.deep.equal([...rowsBefore.keys()]);
+        // The tables of what came after the fixture (shipments and returns) start empty.
+        const added = [...rowsAfter.keys()].filter((table) => !rowsBefore.has(table));
+        expect(added.sort()).to.deep.equal(['shipment', 'shipment_line', 'stock_return', 'stock_return_line']);
+        for (const table of added) expect(rowsAfter.get(table), table).to.deep.equal([]);
         for (const [table, rows] of rowsBefore) {
           if (table === 'mikro_orm_migrations') continue;
           // A backorder made before recorded no location its line named: it waits for stock at any, as it did.

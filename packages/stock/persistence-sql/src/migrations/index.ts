@@ -7,6 +7,8 @@ import { Postgresql20261129BackorderAtItsLineLocation } from './generated/202611
 import { Sqlite20261129BackorderAtItsLineLocation } from './generated/20261129-backorder-at-its-line-location.sqlite';
 import { Postgresql20261129LedgerWithoutWriteContext } from './generated/20261129-ledger-without-write-context.postgresql';
 import { Sqlite20261129LedgerWithoutWriteContext } from './generated/20261129-ledger-without-write-context.sqlite';
+import { Postgresql20261129ShipmentsAndReturns } from './generated/20261129-shipments-and-returns.postgresql';
+import { Sqlite20261129ShipmentsAndReturns } from './generated/20261129-shipments-and-returns.sqlite';
 import { ledgerTriggersDropped } from './ledger-triggers-dropped';
 
 /**
@@ -24,11 +26,13 @@ export const STOCK_MIGRATIONS: Readonly<Record<Dialect, readonly MigrationObject
     { name: '20261129-ledger-without-write-context', class: Postgresql20261129LedgerWithoutWriteContext },
     { name: '20261129-backorder-at-its-line-location', class: Postgresql20261129BackorderAtItsLineLocation },
     { name: '20261129-adjust-at-once-function', class: Postgresql20261129AdjustAtOnceFunction },
+    { name: '20261129-shipments-and-returns', class: Postgresql20261129ShipmentsAndReturns },
   ],
   sqlite: [
     ...sqliteHistory,
     { name: '20261129-ledger-triggers-dropped', class: ledgerTriggersDropped('sqlite') },
     { name: '20261129-ledger-without-write-context', class: Sqlite20261129LedgerWithoutWriteContext },
     { name: '20261129-backorder-at-its-line-location', class: Sqlite20261129BackorderAtItsLineLocation },
+    { name: '20261129-shipments-and-returns', class: Sqlite20261129ShipmentsAndReturns },
   ],
 };

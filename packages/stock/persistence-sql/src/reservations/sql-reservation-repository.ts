@@ -96,6 +96,16 @@ export class SqlReservationRepository implements ReservationRepository {
     return row && toReservation(row);
   }
 
+  /** On PostgreSQL the row is locked (for update); SQLite's transactions take turns, so it is the transaction's already. */
+  async lockForOrder(orderId: string): Promise<Reservation | undefined> {
+    const lock = this.session.dialect === 'postgresql' ? ' for update of "reservation"' : '';
+    const [row] = await this.session.all(
+      `${this.select} where "reservation"."origin" = 'order' and "reservation"."reference" = ?${lock}`,
+      [orderId],
+    );
+    return row && toReservation(row);
+  }
+
   /** On PostgreSQL one statement (the update in a CTE, read back with its holds); on SQLite the read follows. */
   async transition(id: string, status: Exclude<ReservationStatus, 'held'>, at: Date): Promise<Reservation | undefined> {
     const update = `update "reservation" set "status" = ?, "updated_at" = ? where "id" = ? and "status" = 'held'`;
