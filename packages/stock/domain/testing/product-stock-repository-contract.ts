@@ -34,12 +34,15 @@ const { expect } = chai;
 const policy = DEFAULT_STOCK_POLICY;
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 
-const level = (locationId: number, onHand: number, reserved = 0, incoming = 0): LocationLevel => ({
-  locationId,
-  onHand,
-  reserved,
-  incoming,
-});
+type States = Partial<Pick<LocationLevel, 'committed' | 'qualityControl' | 'damaged'>>;
+
+const level = (
+  locationId: number,
+  onHand: number,
+  reserved = 0,
+  incoming = 0,
+  { committed = 0, qualityControl = 0, damaged = 0 }: States = {},
+): LocationLevel => ({ locationId, onHand, reserved, committed, qualityControl, damaged, incoming });
 
 /** What a save must write of a change's `after`, and a lock read back: everything of the stock but the details. */
 function stateOf(stock: ProductStock | undefined) {
@@ -50,11 +53,16 @@ function stateOf(stock: ProductStock | undefined) {
       id: product.id,
       quantityInStock: product.quantityInStock,
       reservedQuantity: product.reservedQuantity,
+      committedQuantity: product.committedQuantity,
+      qualityControlQuantity: product.qualityControlQuantity,
+      damagedQuantity: product.damagedQuantity,
       backorderedQuantity: product.backorderedQuantity,
       lowStockAlert: product.stock.lowStockAlert,
       version: product.version,
     },
-    levels: levels.map(({ locationId, onHand, reserved, incoming }) => level(locationId, onHand, reserved, incoming)),
+    levels: levels.map(({ locationId, onHand, reserved, incoming, ...states }) =>
+      level(locationId, onHand, reserved, incoming, states),
+    ),
     sequence,
   };
 }
@@ -82,10 +90,17 @@ function breaking(before: ProductStock, broken: LocationLevel): StockChange {
     locationId: broken.locationId,
     quantityDelta: broken.onHand - was.onHand,
     reservedDelta: broken.reserved - was.reserved,
+    committedDelta: broken.committed - was.committed,
+    qualityControlDelta: broken.qualityControl - was.qualityControl,
+    damagedDelta: broken.damaged - was.damaged,
     quantityAfter: product.quantityInStock,
     reservedAfter: product.reservedQuantity,
+    reasonCode: 'correction' as const,
     onHand: broken.onHand,
     reserved: broken.reserved,
+    committed: broken.committed,
+    qualityControl: broken.qualityControl,
+    damaged: broken.damaged,
     sequence: before.sequence + 1,
   };
   return new StockChange(before, after, [{ movements: [movement] }]);
