@@ -25,3 +25,4 @@ export * from './imports/import-products';
 export * from './imports/export-products';
 export * from './ledger/list-stock-movements';
 export * from './webhooks/index';
+export * from './fulfilment/index';

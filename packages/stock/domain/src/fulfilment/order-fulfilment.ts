@@ -5,14 +5,14 @@ import type { Shipment, ShipmentLine, ShipmentRequestLine } from './shipment';
 import type { ReturnLine, StockReturn } from './stock-return';
 
 /** Why stock refuses to ship what was asked of an order; nothing moves. */
-export type ShipmentRefusal =
+export type OrderShipmentRefusal =
   /** Nothing of the order is committed and unshipped: unknown, not paid, cancelled, or shipped in full. */
   | { readonly status: 'order-not-shippable' }
   /** Some line asks for more than is committed and unshipped where it asks; what can still ship of its products. */
   | { readonly status: 'exceeds-committed'; readonly shippable: readonly UnitsAt[] };
 
 /** A return brings back more of some product than the order shipped and has not had back; nothing moves. */
-export interface ReturnRefusal {
+export interface OrderReturnRefusal {
   readonly status: 'exceeds-shipped';
   /** What can still come back of each product the return named. */
   readonly returnable: readonly Returnable[];
@@ -83,7 +83,7 @@ export class OrderFulfilment {
    * allocations of its product in their order, only units committed there and not shipped; summed per product and
    * location, in product id then location id order. Refused, as a value, when any line finds too few.
    */
-  planShipment(lines: readonly ShipmentRequestLine[]): ShipmentLine[] | ShipmentRefusal {
+  planShipment(lines: readonly ShipmentRequestLine[]): ShipmentLine[] | OrderShipmentRefusal {
     if (!this.isShippable) return { status: 'order-not-shippable' };
     const left = new Map(this.shippable.map((units) => [key(units.productId, units.locationId), units.quantity]));
     const taken = new Map<string, ShipmentLine>();
@@ -117,7 +117,7 @@ export class OrderFulfilment {
   }
 
   /** Refuses, as a value, a return of more units of a product than `returnable`; undefined when it may be received. */
-  checkReturn(lines: readonly ReturnLine[]): ReturnRefusal | undefined {
+  checkReturn(lines: readonly ReturnLine[]): OrderReturnRefusal | undefined {
     const asked = new Map<number, number>();
     for (const { productId, quantity } of lines) asked.set(productId, (asked.get(productId) ?? 0) + quantity);
     if ([...asked].every(([productId, quantity]) => quantity <= this.returnable(productId))) return undefined;

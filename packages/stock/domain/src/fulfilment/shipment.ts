@@ -67,6 +67,11 @@ export class ShipmentRequest {
     return new ShipmentRequest(orderId, lines, carrier, trackingNumber);
   }
 
+  /** The products the lines name, each once, in id order. */
+  get productIds(): number[] {
+    return [...new Set(this.lines.map((line) => line.productId))].sort((a, b) => a - b);
+  }
+
   /** The locations the lines name, each once. */
   get locationIds(): number[] {
     return [...new Set(this.lines.flatMap((line) => (line.locationId === undefined ? [] : [line.locationId])))];

@@ -1,16 +1,11 @@
 import { type FieldErrors, Invalid, ValidationError } from '@platform/kernel';
+import { RETURN_DISPOSITIONS, type ReturnDisposition } from '../stock/levels';
 import { collect, collectLines, fulfilmentFields, RETURN_REASON_MAX_LENGTH, type UnitsAt } from './fulfilment-fields';
-
-/**
- * What became of returned units: back on sale (restock), set aside for inspection (quality-control) or as damaged
- * (damaged), or never came back (missing: counted as returned, the units are lost).
- */
-export type Disposition = 'restock' | 'quality-control' | 'damaged' | 'missing';
-export const DISPOSITIONS: readonly Disposition[] = ['restock', 'quality-control', 'damaged', 'missing'];
 
 /** Units of one product that came back to one location (or were declared missing there), with what became of them. */
 export interface ReturnLine extends UnitsAt {
-  readonly disposition: Disposition;
+  /** What became of them: back on sale, set aside for inspection or as damaged, or never came back (missing). */
+  readonly disposition: ReturnDisposition;
 }
 
 /**
@@ -33,10 +28,10 @@ export interface ReturnRequestInput {
 
 const reasonText = fulfilmentFields.note(RETURN_REASON_MAX_LENGTH);
 
-const disposition = (value: string): Disposition | Invalid =>
-  (DISPOSITIONS as readonly string[]).includes(value)
-    ? (value as Disposition)
-    : new Invalid(`must be one of ${DISPOSITIONS.join(', ')}`);
+const disposition = (value: string): ReturnDisposition | Invalid =>
+  (RETURN_DISPOSITIONS as readonly string[]).includes(value)
+    ? (value as ReturnDisposition)
+    : new Invalid(`must be one of ${RETURN_DISPOSITIONS.join(', ')}`);
 
 /** What a caller says came back of an order; only `create` makes one, so every instance is valid. */
 export class ReturnRequest {
@@ -86,6 +81,6 @@ function summedReturnLines(lines: readonly ReturnLine[]): ReturnLine[] {
     (a, b) =>
       a.productId - b.productId ||
       a.locationId - b.locationId ||
-      DISPOSITIONS.indexOf(a.disposition) - DISPOSITIONS.indexOf(b.disposition),
+      RETURN_DISPOSITIONS.indexOf(a.disposition) - RETURN_DISPOSITIONS.indexOf(b.disposition),
   );
 }

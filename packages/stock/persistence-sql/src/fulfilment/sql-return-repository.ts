@@ -1,7 +1,7 @@
 import { type Row, type SqlSession, timeOf } from '@platform/persistence';
 import {
-  type Disposition,
-  DISPOSITIONS,
+  type ReturnDisposition,
+  RETURN_DISPOSITIONS,
   type ReturnLine,
   type ReturnRepository,
   type StockReturn,
@@ -9,8 +9,8 @@ import {
 
 const COLUMNS = '"id", "order_id", "reason", "created_at"';
 const LINE_COLUMNS = '"return_id", "product_id", "location_id", "disposition", "quantity"';
-/** A return's lines are read back in product, location, then disposition order, as DISPOSITIONS lists them. */
-const LINE_ORDER = `"product_id", "location_id", case "disposition" ${DISPOSITIONS.map((d, i) => `when '${d}' then ${i}`).join(' ')} end`;
+/** A return's lines are read back in product, location, then disposition order, as RETURN_DISPOSITIONS lists them. */
+const LINE_ORDER = `"product_id", "location_id", case "disposition" ${RETURN_DISPOSITIONS.map((d, i) => `when '${d}' then ${i}`).join(' ')} end`;
 
 /**
  * Returns in SQL, on the session handed over: a stock_return row, and its lines in stock_return_line. A write is two
@@ -71,6 +71,6 @@ function toLine(row: Row): ReturnLine {
     productId: Number(row.product_id),
     locationId: Number(row.location_id),
     quantity: Number(row.quantity),
-    disposition: row.disposition as Disposition,
+    disposition: row.disposition as ReturnDisposition,
   };
 }

@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core';
-import { DISPOSITIONS } from '@stock/domain';
+import { RETURN_DISPOSITIONS } from '@stock/domain';
 import type { StockReturnRow } from './stock-return';
 
 /** Units of one product that came back to one location, with what became of them. */
@@ -28,7 +28,7 @@ export function stockReturnLineSchema(stockReturn: EntitySchema<StockReturnRow>)
       },
       productId: { type: 'integer', primary: true, fieldName: 'product_id' },
       locationId: { type: 'integer', primary: true, fieldName: 'location_id' },
-      disposition: { enum: true, items: [...DISPOSITIONS], type: 'text', primary: true },
+      disposition: { enum: true, items: [...RETURN_DISPOSITIONS], type: 'text', primary: true },
       quantity: { type: 'integer' },
     },
   });
