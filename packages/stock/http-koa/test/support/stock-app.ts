@@ -32,6 +32,12 @@ export function inMemoryUseCases(store: InMemoryStockStore): StockAppOptions['us
     releaseReservation: new application.ReleaseReservation(unitOfWork, clock),
     locations: new application.Locations(unitOfWork),
     stockTransfers: new application.StockTransfers(unitOfWork, ids),
+    shipOrder: new application.ShipOrder(unitOfWork, ids),
+    getShipment: new application.GetShipment(store.shipments),
+    listShipments: new application.ListShipments(store.shipments),
+    receiveReturn: new application.ReceiveReturn(unitOfWork, ids),
+    getReturn: new application.GetReturn(store.returns),
+    listReturns: new application.ListReturns(store.returns),
   };
 }
 
