@@ -5,7 +5,7 @@ import * as application from '@stock/application';
 import { createStockApp, type StockAppOptions, webhookSubscriptionsRouter } from '@stock/http-koa';
 import { InMemoryStockStore, InMemoryWebhookStore } from '@stock/persistence-memory';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { type ApiUnderTest, checkedApi } from './api-under-test';
+import { type ApiUnderTest, checkedApi, orderFlowOf } from './api-under-test';
 import { OPENAPI_FILE } from './contract';
 
 /** What the routers call, over one in-memory store, with the use cases' own default settings. */
@@ -41,6 +41,16 @@ export function inMemoryUseCases(store: InMemoryStockStore): StockAppOptions['us
   };
 }
 
+/** What stock's queue hands sales' order events to, over the same store. */
+function orderUseCases(store: InMemoryStockStore) {
+  const settings = { clock: () => new Date(), newId: randomUUID, defaultTtlSeconds: 900, consumer: 'stock-service' };
+  return {
+    reserveForOrder: new application.ReserveForOrder(store.unitOfWork, settings),
+    commitForOrder: new application.CommitForOrder(store.unitOfWork, settings),
+    releaseForOrder: new application.ReleaseForOrder(store.unitOfWork, settings),
+  };
+}
+
 /**
  * The stock HTTP app alone (createStockApp, without the service around it) over an in-memory store, served on an
  * ephemeral port as the service serves it, with tokens off.
@@ -72,5 +82,6 @@ async function startApp({ webhooks }: { readonly webhooks: boolean }): Promise<A
   }
   const listener = await listen({ port: 0, host: '127.0.0.1', requestTimeoutMs: 30_000, headersTimeoutMs: 10_000 });
   const server = serve(listener, http, { shutdownDelayMs: 0, shutdownGraceMs: 1_000 }, logger);
-  return checkedApi(listener.url, logs, async () => void (await server.close({ immediate: true })));
+  const stop = async () => void (await server.close({ immediate: true }));
+  return checkedApi(listener.url, logs, stop, orderFlowOf(orderUseCases(store)));
 }
