@@ -57,7 +57,7 @@ function decodeLines<P extends t.Props>(lines: unknown[], codec: t.TypeC<P>, nou
   return decoded;
 }
 
-/** `{ orderId, lines: [{ productId, quantity, locationId? }], carrier?, trackingNumber? }`, unknown properties refused. */
+/** `{ orderId, lines: [{ productId, quantity, locationId? }], carrier?, trackingNumber? }`, unknown ones refused. */
 export function decodeShipmentBody(body: Record<string, unknown>): ShipmentRequest {
   const { orderId, lines, carrier, trackingNumber } = decodeBody(ShipmentBody, body, 'a shipment');
   const requested = decodeLines(lines, ShipmentLineBody, 'a shipment line').map(

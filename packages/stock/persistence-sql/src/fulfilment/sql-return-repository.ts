@@ -61,7 +61,7 @@ function toReturn(row: Row, lines: ReturnLine[]): StockReturn {
     id: String(row.id),
     orderId: String(row.order_id),
     lines,
-    reason: row.reason === null ? null : String(row.reason),
+    reason: (row.reason as string | null) ?? null,
     createdAt: timeOf(row.created_at),
   };
 }

@@ -54,8 +54,8 @@ function toShipment(row: Row, lines: ShipmentLine[]): Shipment {
     id: String(row.id),
     orderId: String(row.order_id),
     lines,
-    carrier: row.carrier === null ? null : String(row.carrier),
-    trackingNumber: row.tracking_number === null ? null : String(row.tracking_number),
+    carrier: (row.carrier as string | null) ?? null,
+    trackingNumber: (row.tracking_number as string | null) ?? null,
     createdAt: timeOf(row.created_at),
   };
 }
