@@ -1,6 +1,7 @@
 export * from './options';
 export * from './stock/stock-changes';
 export * from './stock/adjust-stock';
+export * from './stock/change-stock-state';
 export * from './products/create-product';
 export * from './products/delete-product';
 export * from './products/get-product';

@@ -2,6 +2,7 @@ import { AdjustStock, UpdateProduct } from '../src';
 import {
   type AtOnceOutcome,
   DEFAULT_LOCATION_ID,
+  DEFAULT_REASON_CODE,
   DEFAULT_STOCK_POLICY,
   InsufficientStockError,
   isRefusal,
@@ -172,7 +173,7 @@ export function changesAtOnceContract(open: OpenStockStore): void {
   const locked = (id: number) => inTransaction(store, async (tx) => (await tx.stock.lock(id))!);
 
   const adjustAtOnce = (id: number, locationId: number, delta: number): Promise<AtOnceOutcome> =>
-    store.unitOfWork.run((tx) => tx.stock.adjustAtOnce!(id, locationId, delta, CONTEXT, POLICY), {
+    store.unitOfWork.run((tx) => tx.stock.adjustAtOnce!(id, locationId, delta, DEFAULT_REASON_CODE, CONTEXT, POLICY), {
       singleCall: true,
     });
 

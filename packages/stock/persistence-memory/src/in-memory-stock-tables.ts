@@ -101,7 +101,10 @@ export class InMemoryStockTables {
     const levels: LocationLevel[] = [];
     for (const { id } of this.locations.values(tx)) {
       const row = this.levels.get(levelKey(productId, id), tx);
-      if (row) levels.push({ locationId: id, onHand: row.onHand, reserved: row.reserved, incoming: row.incoming });
+      if (row) {
+        const { productId: _, ...level } = row;
+        levels.push(level);
+      }
     }
     return levels.sort((a, b) => a.locationId - b.locationId);
   }

@@ -26,6 +26,7 @@ import {
   ReserveStock,
   SearchProducts,
   ShipOrder,
+  shippedOfOrder,
   StockTransfers,
   StreamProducts,
   UpdateProduct,
@@ -81,7 +82,8 @@ export function stockUseCases(
     allocation: settings.reservationAllocation,
     ...changes,
   };
-  const forOrders = { ...holds, consumer: settings.consumer };
+  // A paid order's cancel releases only what no shipment took.
+  const forOrders = { ...holds, consumer: settings.consumer, shippedOf: shippedOfOrder };
   return {
     createProduct: new CreateProduct(unitOfWork, clock, changes),
     updateProduct: new UpdateProduct(unitOfWork, clock, changes),

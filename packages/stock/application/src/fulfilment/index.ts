@@ -5,3 +5,4 @@ export * from './list-returns';
 export * from './list-shipments';
 export * from './receive-return';
 export * from './ship-order';
+export * from './shipped-of-order';

@@ -243,7 +243,7 @@ export class ImportBatch {
       }
     }
     const delta = input.onHand === undefined ? 0 : input.onHand - stock.levelAt(locationId).onHand;
-    const imported = delta === 0 ? undefined : stock.adjust(locationId, delta, this.settings, 'imported');
+    const imported = delta === 0 ? undefined : stock.adjust(locationId, delta, this.settings, { kind: 'imported' });
     if (imported && isRefusal(imported)) return fail(onHandProblem(stock, locationId, imported.status));
     const same = sameDetails(product, input);
     if (same && !imported) return 'unchanged';
@@ -284,12 +284,12 @@ export class ImportBatch {
     const changes: StockChange[] = [];
     for (const { stock, locationId, delta } of this.changes.values()) {
       const current = stock.withProduct(updated.get(stock.product.id) ?? stock.product);
-      changes.push(decided(current.adjust(locationId, delta, this.settings, 'imported')));
+      changes.push(decided(current.adjust(locationId, delta, this.settings, { kind: 'imported' })));
     }
     for (const [index, product] of created.entries()) {
       const { locationId, onHand } = this.creates[index]!;
       if (onHand === 0) continue;
-      const imported = ProductStock.ofNew(product).adjust(locationId, onHand, this.settings, 'imported');
+      const imported = ProductStock.ofNew(product).adjust(locationId, onHand, this.settings, { kind: 'imported' });
       if (isRefusal(imported)) throw new Error(`A new product refused ${onHand} units: ${imported.status}.`);
       changes.push(imported);
     }

@@ -43,7 +43,13 @@ export function inMemoryUseCases(store: InMemoryStockStore): StockAppOptions['us
 
 /** What stock's queue hands sales' order events to, over the same store. */
 function orderUseCases(store: InMemoryStockStore) {
-  const settings = { clock: () => new Date(), newId: randomUUID, defaultTtlSeconds: 900, consumer: 'stock-service' };
+  const settings = {
+    clock: () => new Date(),
+    newId: randomUUID,
+    defaultTtlSeconds: 900,
+    consumer: 'stock-service',
+    shippedOf: application.shippedOfOrder,
+  };
   return {
     reserveForOrder: new application.ReserveForOrder(store.unitOfWork, settings),
     commitForOrder: new application.CommitForOrder(store.unitOfWork, settings),

@@ -107,9 +107,14 @@ export class SqlReservationRepository implements ReservationRepository {
   }
 
   /** On PostgreSQL one statement (the update in a CTE, read back with its holds); on SQLite the read follows. */
-  async transition(id: string, status: Exclude<ReservationStatus, 'held'>, at: Date): Promise<Reservation | undefined> {
-    const update = `update "reservation" set "status" = ?, "updated_at" = ? where "id" = ? and "status" = 'held'`;
-    const params = [status, this.time(at), id];
+  async transition(
+    id: string,
+    status: Exclude<ReservationStatus, 'held'>,
+    at: Date,
+    from: 'held' | 'committed' = 'held',
+  ): Promise<Reservation | undefined> {
+    const update = `update "reservation" set "status" = ?, "updated_at" = ? where "id" = ? and "status" = ?`;
+    const params = [status, this.time(at), id, from];
     if (this.session.dialect === 'postgresql') {
       const [row] = await this.session.all(
         `with "reservation" as (${update} returning ${COLUMNS}) ${this.select}`,
