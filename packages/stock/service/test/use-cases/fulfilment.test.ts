@@ -72,7 +72,8 @@ function fulfilmentUseCases(open: OpenStockStore): void {
     );
     return rows
       .map((row) => JSON.parse(row.payload) as { type: EventType; data: unknown })
-      .filter((event) => types.includes(event.type));
+      .filter((event) => types.includes(event.type))
+      .map(({ type, data }) => ({ type, data }));
   }
 
   onOneStore(open, (opened) => (store = opened));
