@@ -14,6 +14,7 @@ import {
   type StockErrorCode,
   StockLimitExceededError,
   StockShortageError,
+  StockStateShortError,
   TransferNotInTransitError,
   SkuTakenError,
   UnknownProductsError,
@@ -52,8 +53,14 @@ export const STATUS_BY_CODE: Readonly<Record<StockErrorCode, number>> = {
  * which status.
  */
 export const toProblem = problemsFor(STATUS_BY_CODE, (error) => {
-  if (error instanceof InsufficientStockError || error instanceof StockLimitExceededError)
-    return { available: error.available };
+  // What could be taken out; and of which state, when another than available.
+  if (error instanceof InsufficientStockError)
+    return error.state === 'available'
+      ? { available: error.available }
+      : { available: error.available, state: error.state };
+  if (error instanceof StockLimitExceededError) return { available: error.available };
+  // What the state held there: nothing moved.
+  if (error instanceof StockStateShortError) return { available: error.available, state: error.from };
   if (error instanceof StockShortageError) return { shortages: error.shortages };
   if (error instanceof UnknownProductsError) return { productIds: error.productIds };
   if (error instanceof ReservationNotHeldError) return { reservationStatus: error.status };

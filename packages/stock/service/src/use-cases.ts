@@ -1,6 +1,7 @@
 import type { Clock, UnitOfWork } from '@platform/kernel';
 import {
   AdjustStock,
+  ChangeStockState,
   CommitForOrder,
   CommitReservation,
   CreateProduct,
@@ -89,6 +90,7 @@ export function stockUseCases(
     updateProduct: new UpdateProduct(unitOfWork, clock, changes),
     deleteProduct: new DeleteProduct(unitOfWork),
     adjustStock: new AdjustStock(unitOfWork, clock, changes),
+    changeStockState: new ChangeStockState(unitOfWork, clock, changes),
     getProduct: new GetProduct(products),
     getProducts: new GetProducts(products),
     listProducts: new ListProducts(products),

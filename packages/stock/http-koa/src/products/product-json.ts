@@ -11,6 +11,9 @@ export function productJson(product: Product) {
     price: product.price.toNumber(),
     quantityInStock: product.quantityInStock,
     reservedQuantity: product.reservedQuantity,
+    committedQuantity: product.committedQuantity,
+    qualityControlQuantity: product.qualityControlQuantity,
+    damagedQuantity: product.damagedQuantity,
     availableQuantity: product.availableQuantity,
     backorderLimit: product.backorderLimit,
     backorderedQuantity: product.backorderedQuantity,
@@ -19,11 +22,16 @@ export function productJson(product: Product) {
   };
 }
 
-/** Who a movement was made for stays inside: the ledger shows a reader its own ids, never other callers' names. */
-export function movementJson({ at, actor: _actor, ...movement }: StockMovement) {
+/**
+ * A movement of the ledger with why (reasonCode) and who (actor) on every row; its reservation, request and trace ids
+ * only when it was made for the reader (movementSeenBy, in the use case).
+ */
+export function movementJson({ at, ...movement }: StockMovement) {
   return { ...movement, at: at.toISOString() };
 }
 
-export function stockLevelJson({ locationId, locationCode, onHand, reserved, available, incoming }: StockLevelView) {
-  return { locationId, locationCode, onHand, reserved, available, incoming };
+/** A level in every state: on hand, then what is set aside (reserved, committed, quality control, damaged), the rest. */
+export function stockLevelJson(level: StockLevelView) {
+  const { locationId, locationCode, onHand, reserved, committed, qualityControl, damaged, available, incoming } = level;
+  return { locationId, locationCode, onHand, reserved, committed, qualityControl, damaged, available, incoming };
 }

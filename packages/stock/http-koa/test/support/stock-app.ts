@@ -18,6 +18,7 @@ export function inMemoryUseCases(store: InMemoryStockStore): StockAppOptions['us
     updateProduct: new application.UpdateProduct(unitOfWork, clock),
     deleteProduct: new application.DeleteProduct(unitOfWork),
     adjustStock: new application.AdjustStock(unitOfWork, clock),
+    changeStockState: new application.ChangeStockState(unitOfWork, clock),
     getProduct: new application.GetProduct(products),
     getProducts: new application.GetProducts(products),
     listProducts: new application.ListProducts(products),
