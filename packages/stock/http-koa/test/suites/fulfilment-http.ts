@@ -237,6 +237,25 @@ export function fulfilmentHttpSuite(backend: string, start: StartApi): void {
       ]);
     });
 
+    it('releases only what did not ship when a partly shipped order is cancelled, and ships no more of it', async () => {
+      const { productId, second, orderId } = await aPlacedOrder();
+      const shipped = await ship({ orderId, lines: [{ productId, quantity: 3, locationId: DEFAULT }] });
+      expect(shipped.status).to.equal(201);
+      // Sales refuses this cancel, but one that raced the shipment still arrives: what shipped stays shipped.
+      await orders.cancelled(orderId);
+      expect(await levels(productId, DEFAULT, second)).to.deep.equal([
+        [1, 0, 0, 0, 0, 1],
+        [5, 0, 0, 0, 0, 5],
+      ]);
+      await expectProblem(await ship({ orderId, lines: [{ productId, quantity: 1 }] }), 409, 'ORDER_NOT_SHIPPABLE');
+      const back = await receive({
+        orderId,
+        lines: [{ productId, quantity: 3, locationId: second, disposition: 'restock' }],
+      });
+      expect(back.status).to.equal(201);
+      await expectLedgerToSum(productId, DEFAULT, second);
+    });
+
     it('refuses more than is committed and unshipped where a line asks, naming what can ship: 409, nothing moved', async () => {
       const { productId, second, orderId } = await aPlacedOrder();
       const elsewhere = (
