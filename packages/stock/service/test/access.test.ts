@@ -106,6 +106,12 @@ describe('the stock service with tokens on', function () {
         quantity: 1,
         reference: 'scopes',
       },
+      // Of an order stock never held: past the scope check, a 409 ORDER_NOT_SHIPPABLE and RETURN_EXCEEDS_SHIPPED.
+      shipOrder: { orderId: reservation.id, lines: [{ productId: product.id, quantity: 1 }] },
+      receiveReturn: {
+        orderId: reservation.id,
+        lines: [{ productId: product.id, quantity: 1, locationId: 1, disposition: 'restock' }],
+      },
     };
     const checked: string[] = [];
     for (const [path, item] of Object.entries(openApiDocument.paths)) {
@@ -124,7 +130,7 @@ describe('the stock service with tokens on', function () {
           ...(body !== undefined && { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
         };
         const granted = alternatives.flat();
-        for (const other of ['stock:read', 'stock:write', 'stock:reserve'].filter(
+        for (const other of ['stock:read', 'stock:write', 'stock:reserve', 'stock:fulfil'].filter(
           (scope) => !granted.includes(scope),
         )) {
           expect(
@@ -174,6 +180,12 @@ describe('the stock service with tokens on', function () {
       'getStockTransfer',
       'receiveStockTransfer',
       'cancelStockTransfer',
+      'shipOrder',
+      'listShipments',
+      'getShipment',
+      'receiveReturn',
+      'listReturns',
+      'getReturn',
     ]);
   });
 
