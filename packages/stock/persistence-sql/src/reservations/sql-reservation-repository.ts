@@ -96,7 +96,7 @@ export class SqlReservationRepository implements ReservationRepository {
     return row && toReservation(row);
   }
 
-  /** On PostgreSQL the row is locked (for update); SQLite's transactions take turns, so it is the transaction's already. */
+  /** On PostgreSQL the row is locked (for update); SQLite's transactions take turns, so it is this one's already. */
   async lockForOrder(orderId: string): Promise<Reservation | undefined> {
     const lock = this.session.dialect === 'postgresql' ? ' for update of "reservation"' : '';
     const [row] = await this.session.all(
