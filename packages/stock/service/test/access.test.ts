@@ -97,6 +97,7 @@ describe('the stock service with tokens on', function () {
       createProduct: { name: 'Pen', price: 1 },
       updateProduct: { name: 'Lamp', price: 2, quantityInStock: 5 },
       adjustStock: { delta: 1 },
+      changeStockState: { locationId: 1, quantity: 1, from: 'available', to: 'quality-control' },
       reserveStock: { reference: `scopes-${Date.now()}`, lines: [{ productId: product.id, quantity: 1 }] },
       createLocation: { code: 'scopes', name: 'Scopes' },
       sendStockTransfer: {
@@ -159,6 +160,7 @@ describe('the stock service with tokens on', function () {
       'updateProduct',
       'deleteProduct',
       'adjustStock',
+      'changeStockState',
       'listStockMovements',
       'reserveStock',
       'getReservation',

@@ -4,6 +4,7 @@ import {
   DEFAULT_LOCATION_ID,
   type DetailsUpdate,
   isRefusal,
+  levelAvailable,
   type Location,
   type MovementContext,
   type Product,
@@ -108,9 +109,15 @@ export function updatedDetails(product: Product, input: ProductRowInput): Produc
   });
 }
 
+/** What an import may not set a level's on hand below: its units in any set-aside state. */
+function setAsideAt(stock: ProductStock, locationId: number): number {
+  const level = stock.levelAt(locationId);
+  return level.onHand - levelAvailable(level);
+}
+
 export function onHandProblem(stock: ProductStock, locationId: number, status: string): string {
   return status === 'below-minimum'
-    ? `onHand: must be at least ${stock.levelAt(locationId).reserved}, the units held there`
+    ? `onHand: must be at least ${setAsideAt(stock, locationId)}, the units held, committed, in quality control or damaged there`
     : `onHand: would take the product's stock above ${STOCK_MAX}`;
 }
 

@@ -69,7 +69,7 @@ export function unitsIn(level: LevelQuantities, state: UnitState): number {
 export type ReturnDisposition = 'restock' | 'quality-control' | 'damaged' | 'missing';
 export const RETURN_DISPOSITIONS: readonly ReturnDisposition[] = ['restock', 'quality-control', 'damaged', 'missing'];
 
-/** The deltas of a change to one level (incoming is no state of the units on hand). */
+/** The deltas of a change to one level, one per quantity (incoming too, though it moves no unit on hand). */
 export type LevelDelta = LevelQuantities;
 
 /**

@@ -11,14 +11,15 @@ export function productJson(product: Product) {
     price: product.price.toNumber(),
     quantityInStock: product.quantityInStock,
     reservedQuantity: product.reservedQuantity,
-    committedQuantity: product.committedQuantity,
-    qualityControlQuantity: product.qualityControlQuantity,
-    damagedQuantity: product.damagedQuantity,
     availableQuantity: product.availableQuantity,
     backorderLimit: product.backorderLimit,
     backorderedQuantity: product.backorderedQuantity,
     lowStockThreshold: product.lowStockThreshold,
     stockState: product.stockState,
+    // The named states came later: after the members clients already read, in the order of the level's.
+    committedQuantity: product.committedQuantity,
+    qualityControlQuantity: product.qualityControlQuantity,
+    damagedQuantity: product.damagedQuantity,
   };
 }
 
@@ -30,8 +31,8 @@ export function movementJson({ at, ...movement }: StockMovement) {
   return { ...movement, at: at.toISOString() };
 }
 
-/** A level in every state: on hand, then what is set aside (reserved, committed, quality control, damaged), the rest. */
+/** A level in every state; the named states beside reserved came later, so they follow the members clients read. */
 export function stockLevelJson(level: StockLevelView) {
   const { locationId, locationCode, onHand, reserved, committed, qualityControl, damaged, available, incoming } = level;
-  return { locationId, locationCode, onHand, reserved, committed, qualityControl, damaged, available, incoming };
+  return { locationId, locationCode, onHand, reserved, available, incoming, committed, qualityControl, damaged };
 }
