@@ -68,6 +68,7 @@ export interface Product {
   id: number;
   quantityInStock: number;
   reservedQuantity: number;
+  committedQuantity: number;
   availableQuantity: number;
 }
 
@@ -94,19 +95,21 @@ export function countByStatus(orders: readonly Order[]): Record<string, number> 
 }
 
 /** Asserts-free: the sums of a product's ledger, to compare with its quantities. */
-export async function ledgerSums(stockUrl: string, productId: number): Promise<{ quantity: number; reserved: number }> {
-  let quantity = 0;
-  let reserved = 0;
+export async function ledgerSums(
+  stockUrl: string,
+  productId: number,
+): Promise<{ quantity: number; reserved: number; committed: number }> {
+  const sums = { quantity: 0, reserved: 0, committed: 0 };
   for (let after = 0; ;) {
-    const { body, headers } = await json<{ id: number; quantityDelta: number; reservedDelta: number }[]>(
-      'GET',
-      `${stockUrl}/api/products/${productId}/stock-movements?limit=1000&after=${after}`,
-    );
+    const { body, headers } = await json<
+      { id: number; quantityDelta: number; reservedDelta: number; committedDelta: number }[]
+    >('GET', `${stockUrl}/api/products/${productId}/stock-movements?limit=1000&after=${after}`);
     for (const movement of body) {
-      quantity += movement.quantityDelta;
-      reserved += movement.reservedDelta;
+      sums.quantity += movement.quantityDelta;
+      sums.reserved += movement.reservedDelta;
+      sums.committed += movement.committedDelta;
     }
-    if (!headers.get('link')) return { quantity, reserved };
+    if (!headers.get('link')) return sums;
     after = body[body.length - 1]!.id;
   }
 }
