@@ -16,4 +16,6 @@ const started = performance.now();
 const built = await buildImages({ tag: values.tag, only: positionals.length > 0 ? positionals : undefined });
 const seconds = ((performance.now() - started) / 1000).toFixed(0);
 process.stdout.write(`images: ${built.length} built in ${seconds} s; push one with\n`);
-process.stdout.write(`  skopeo copy containers-storage:${built[0]!.image} docker://<registry>/${built[0]!.image.slice('localhost/'.length)}\n`);
+process.stdout.write(
+  `  skopeo copy containers-storage:${built[0]!.image} docker://<registry>/${built[0]!.image.slice('localhost/'.length)}\n`,
+);

@@ -29,16 +29,17 @@ export interface LocalBackends {
 export interface LocalSystem {
   /** The gateway, on loopback. */
   readonly gateway: string;
-  /** The folder of the clients file (identity-clients.json), as start:system's data folder has it. */
-  readonly clientsFolder: string;
-  /** Every secret written, to look for where it must not be. */
-  readonly secrets: readonly string[];
-  /** The container of a service's (first) pod. */
-  readonly containerOf: (service: string) => string;
+  /** The clients file identity reads. */
+  readonly clientsFile: string;
+  /** The manifests podman played (the Deployments and their ConfigMaps). */
+  readonly playedFile: string;
 }
 
-/** The secret files each service's pod mounts, as the Secrets of a cluster would hold them. */
-async function writeSecrets(backends: LocalBackends): Promise<string[]> {
+/**
+ * The secret files each service's pod mounts, as the Secrets of a cluster would hold them: random client secrets and
+ * a new signing key each time, the backends' URLs. Answers every secret value written.
+ */
+export async function writeLocalSecrets(backends: LocalBackends): Promise<string[]> {
   rmSync(SECRETS, { recursive: true, force: true });
   const folder = (service: string) => {
     const path = join(SECRETS, service);
@@ -87,7 +88,7 @@ async function readyWithin(url: string, until: number): Promise<boolean> {
 
 /** podman names a Deployment's first pod <name>-pod-0 and its container <pod>-<container>. */
 const podOf = (service: string) => `${service}-pod-0`;
-const containerOf = (service: string) => `${podOf(service)}-${service}`;
+export const containerOf = (service: string) => `${podOf(service)}-${service}`;
 
 /** The last lines each container logged: what a failed start leaves to read. */
 function lastLogs(): string {
@@ -103,18 +104,19 @@ function lastLogs(): string {
 }
 
 /**
- * Plays the local overlay with podman, its images tagged `tag` (built by `pnpm images`), and waits until every
- * service is ready; a failure takes down what was played, and says why with the containers' last lines.
+ * Plays the local overlay with podman, its images tagged `tag` (built by `pnpm images`), on the secrets
+ * writeLocalSecrets wrote, and waits until every service is ready; a failure takes down what was played, and says why
+ * with the containers' last lines.
  */
-export async function playLocal(tag: string, backends: LocalBackends, readyWithinMs = 120_000): Promise<LocalSystem> {
+export async function playLocal(tag: string, readyWithinMs = 120_000): Promise<LocalSystem> {
   for (const service of SERVICES)
     if (!(await portFree(service.port)))
       throw new Error(`port ${service.port} (${service.name}) is in use on this machine: stop what listens there`);
   const objects = withImageTag(renderOverlay('local'), tag);
   const problems = manifestProblems(objects);
   if (problems.length > 0) throw new Error(`the local overlay fails its checks:\n${problems.join('\n')}`);
-  const secrets = await writeSecrets(backends);
   const played = objects.filter((object: KubeObject) => PLAYED_KINDS.has(object.kind));
+  mkdirSync(LOCAL_STATE, { recursive: true, mode: 0o700 });
   writeFileSync(PLAYED, played.map((object) => stringify(object)).join('---\n'));
   try {
     podman(['kube', 'play', PLAYED], 120_000);
@@ -128,7 +130,11 @@ export async function playLocal(tag: string, backends: LocalBackends, readyWithi
     takeDownLocal();
     throw error;
   }
-  return { gateway: 'http://localhost:8000', clientsFolder: join(SECRETS, 'identity'), secrets, containerOf };
+  return {
+    gateway: 'http://localhost:8000',
+    clientsFile: join(SECRETS, 'identity', 'clients.json'),
+    playedFile: PLAYED,
+  };
 }
 
 /**

@@ -10,11 +10,13 @@ import { imageTagOf, type KubeObject } from './kustomize';
 
 /**
  * What every rendered manifest must pass before it is applied or played: the Kubernetes schema (kubernetes-models,
- * which misses unknown fields), then the project's own rules. Each problem is one line naming the object.
+ * which misses unknown fields), then, once the schema holds, the project's own rules. Each problem is one line naming
+ * the object.
  */
 export function manifestProblems(objects: readonly KubeObject[]): string[] {
+  const schema = objects.flatMap(schemaProblems);
+  if (schema.length > 0) return schema;
   return [
-    ...objects.flatMap(schemaProblems),
     ...deployments(objects).flatMap((deployment) => [
       ...podProblems(deployment),
       ...stopTimingProblems(deployment, objects),
@@ -142,7 +144,9 @@ function configMapProblems(configMap: KubeObject): string[] {
 
 /** A setting of a container's ConfigMaps, else the service's default. */
 function settingOf(deployment: DeploymentObject, objects: readonly KubeObject[], variable: string, fallback: number) {
-  const names = deployment.spec.template.spec.containers.flatMap((c) => c.envFrom ?? []).map((e) => e.configMapRef?.name);
+  const names = deployment.spec.template.spec.containers
+    .flatMap((c) => c.envFrom ?? [])
+    .map((e) => e.configMapRef?.name);
   const values = objects
     .filter((o) => o.kind === 'ConfigMap' && names.includes(o.metadata.name))
     .map((o) => (o.data as Record<string, string> | undefined)?.[variable])
@@ -170,11 +174,15 @@ function stopTimingProblems(deployment: DeploymentObject, objects: readonly Kube
   const stopMs = delay + grace + 3 * RELEASE_TIMEOUT_MS;
   const terminationMs = (pod.terminationGracePeriodSeconds ?? 30) * 1000;
   if (terminationMs <= stopMs)
-    say(`terminationGracePeriodSeconds (${terminationMs / 1000} s) is not above the service's stop (${stopMs / 1000} s)`);
+    say(
+      `terminationGracePeriodSeconds (${terminationMs / 1000} s) is not above the service's stop (${stopMs / 1000} s)`,
+    );
   const noticedMs =
     ((readiness.periodSeconds ?? 10) * (readiness.failureThreshold ?? 3) + (readiness.timeoutSeconds ?? 1)) * 1000;
   if (noticedMs > delay)
-    say(`its readiness probe may take ${noticedMs / 1000} s to see a stop, longer than SHUTDOWN_DELAY_MS (${delay} ms)`);
+    say(
+      `its readiness probe may take ${noticedMs / 1000} s to see a stop, longer than SHUTDOWN_DELAY_MS (${delay} ms)`,
+    );
   const gateway = deployments(objects).find((d) => d.metadata.name === 'gateway');
   if (gateway && gateway !== deployment) {
     const check = settingOf(gateway, objects, 'UPSTREAM_CHECK_MS', GATEWAY_SETTINGS.upstreamCheckMs.fallback);
