@@ -109,6 +109,8 @@ function lastLogs(): string {
  * with the containers' last lines.
  */
 export async function playLocal(tag: string, readyWithinMs = 120_000): Promise<LocalSystem> {
+  // A play replaces the one before, and whatever a run that was killed left.
+  removeLocalPods();
   for (const service of SERVICES)
     if (!(await portFree(service.port)))
       throw new Error(`port ${service.port} (${service.name}) is in use on this machine: stop what listens there`);
@@ -142,7 +144,11 @@ export async function playLocal(tag: string, readyWithinMs = 120_000): Promise<L
  * down`, which stops at the first pod that a failed play never made. Safe to call when nothing runs.
  */
 export function takeDownLocal(): void {
+  removeLocalPods();
+  rmSync(LOCAL_STATE, { recursive: true, force: true });
+}
+
+function removeLocalPods(): void {
   const pods = SERVICES.map((service) => podOf(service.name));
   podman(['pod', 'rm', '--force', '--ignore', '--time', '20', ...pods], 120_000);
-  rmSync(LOCAL_STATE, { recursive: true, force: true });
 }
