@@ -107,7 +107,7 @@ describe('the Kubernetes manifests (deploy/kubernetes)', function () {
     });
 
     it('find a secret in a ConfigMap', () => {
-      const broken = structuredClone(objects) as KubeObject[];
+      const broken = structuredClone<KubeObject[]>(objects);
       const configMap = broken.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('sales')) as {
         data: Record<string, string>;
       } & KubeObject;
