@@ -90,16 +90,24 @@ async function readyWithin(url: string, until: number): Promise<boolean> {
 const podOf = (service: string) => `${service}-pod-0`;
 export const containerOf = (service: string) => `${podOf(service)}-${service}`;
 
-/** The last lines each container logged: what a failed start leaves to read. */
+/** Each container's state and last lines: what a failed start leaves to read. */
 function lastLogs(): string {
-  return SERVICES.map((service) => {
-    let lines: string;
+  const said = (args: string[]) => {
     try {
-      lines = podman(['logs', '--tail', '15', containerOf(service.name)], 10_000);
+      return podman(args, 10_000);
     } catch (error) {
-      lines = (error as Error).message;
+      return (error as Error).message;
     }
-    return `--- ${service.name}\n${lines}`;
+  };
+  return SERVICES.map((service) => {
+    const container = containerOf(service.name);
+    const state = said([
+      'inspect',
+      '--format',
+      '{{.State.Status}}, exit {{.State.ExitCode}}, restarts {{.RestartCount}}',
+      container,
+    ]);
+    return `--- ${service.name} (${state})\n${said(['logs', '--tail', '15', container])}`;
   }).join('\n');
 }
 
