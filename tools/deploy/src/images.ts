@@ -56,7 +56,9 @@ export async function buildImages(
   options: { tag?: string; only?: readonly string[]; quiet?: boolean } = {},
 ): Promise<BuiltImage[]> {
   const tag = options.tag ?? revisionTag();
-  const say = (line: string) => options.quiet || process.stdout.write(`${line}\n`);
+  const say = (line: string) => {
+    if (!options.quiet) process.stdout.write(`${line}\n`);
+  };
   await buildDist();
   const base = buildBase();
   say(`images: base ${base}`);

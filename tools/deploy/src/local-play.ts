@@ -12,7 +12,7 @@ import { SERVICES } from './services';
 /** Where the local overlay's hostPath volumes look for each service's secrets (deploy/kubernetes/overlays/local). */
 export const LOCAL_STATE = '/run/commerce-local';
 const SECRETS = join(LOCAL_STATE, 'secrets');
-/** What was played, kept so that kube:down takes down the same pods. */
+/** What was played: the Deployments and ConfigMaps, as podman read them. */
 const PLAYED = join(LOCAL_STATE, 'played.yaml');
 /** The user the images run as (deploy/base/build-base.sh), who must own the secret files at 0600. */
 const APP_UID = 10001;
@@ -148,8 +148,8 @@ export async function playLocal(tag: string, readyWithinMs = 120_000): Promise<L
 }
 
 /**
- * Takes down every pod the local overlay plays, and its secrets; nothing is left running. Pod by pod, not `kube
- * down`, which stops at the first pod that a failed play never made. Safe to call when nothing runs.
+ * Takes down every pod the local overlay plays, and its secrets; nothing is left running. By the pods' names, not with
+ * `kube down`, which stops at the first pod a failed play never made. Safe to call when nothing runs.
  */
 export function takeDownLocal(): void {
   removeLocalPods();

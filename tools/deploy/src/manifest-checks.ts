@@ -26,7 +26,11 @@ export function manifestProblems(objects: readonly KubeObject[]): string[] {
   ];
 }
 
-const MODELS: Record<string, { validate(): void } & (new (data: never) => { validate(): void })> = {
+/** A model of kubernetes-models: built from a manifest's object, it checks it against the Kubernetes schema. */
+type Model = new (data: never) => { validate(): void };
+
+/** The kinds the system deploys, by apiVersion and kind; anything else is refused. */
+const MODELS: Readonly<Record<string, Model>> = {
   'apps/v1 Deployment': Deployment,
   'autoscaling/v2 HorizontalPodAutoscaler': HorizontalPodAutoscaler,
   'networking.k8s.io/v1 Ingress': Ingress,
@@ -35,7 +39,7 @@ const MODELS: Record<string, { validate(): void } & (new (data: never) => { vali
   'v1 Namespace': Namespace,
   'v1 Secret': Secret,
   'v1 Service': Service,
-} as never;
+};
 
 const nameOf = (object: KubeObject) => `${object.kind} ${object.metadata.name}`;
 
