@@ -248,11 +248,18 @@ export async function startWholeSystem(settings: Record<string, string>): Promis
   return { process: system, ports, gateway: `http://localhost:${ports.GATEWAY_PORT}` };
 }
 
-/** The README's walkthrough of the whole system, run in bash against `gateway` with the clients file in `data`. */
-export async function runReadmeWalkthrough(gateway: string, data: string): Promise<string> {
+/**
+ * The README's walkthrough of the whole system, run in bash against `gateway` with the clients file in `data` (or
+ * the one `clientsFile` names).
+ */
+export async function runReadmeWalkthrough(
+  gateway: string,
+  data: string,
+  clientsFile = join(data, 'identity-clients.json'),
+): Promise<string> {
   const script = docShellBlock('README.md', 'The whole system in one command')
     .replaceAll('http://localhost:8000', gateway)
-    .replaceAll('data/identity-clients.json', join(data, 'identity-clients.json'));
+    .replaceAll('data/identity-clients.json', clientsFile);
   const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { timeout: 60_000 });
   return stdout;
 }
