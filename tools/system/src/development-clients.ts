@@ -12,8 +12,8 @@ export interface Client {
 }
 
 /**
- * Who start:system's clients are: a buyer (`demo`), a person managing stock,
- * sales calling stock, an administrator of orders, and the payment provider,
+ * Who start:system's clients are: a buyer (`demo`), a person managing stock
+ * (who also ships orders and takes returns), sales calling stock, an administrator of orders, and the payment provider,
  * which alone confirms payments (ADR 0016). A buyer holds no stock scope.
  */
 export const DEVELOPMENT_CLIENTS: readonly {
@@ -22,7 +22,11 @@ export const DEVELOPMENT_CLIENTS: readonly {
   readonly role: string;
 }[] = [
   { clientId: 'demo', scopes: [sales.read, sales.write], role: 'a buyer' },
-  { clientId: 'stock-admin', scopes: [stock.read, stock.write, stock.reserve], role: 'a person managing stock' },
+  {
+    clientId: 'stock-admin',
+    scopes: [stock.read, stock.write, stock.reserve, stock.fulfil],
+    role: 'a person managing stock, shipping orders and taking returns',
+  },
   { clientId: 'sales-service', scopes: [stock.read], role: 'sales, to read stock' },
   { clientId: 'orders-admin', scopes: [sales.admin, stock.read], role: 'reads and cancels every order' },
   { clientId: 'payment-provider', scopes: [sales.pay], role: 'confirms payments' },
@@ -80,7 +84,8 @@ function read(path: string): Client[] {
  * The clients file start:system runs identity with. Written with random
  * secrets when missing; a file from an older start:system gets the
  * development clients it lacks (with new secrets), the others left as they
- * are, and a buyer still holding stock scopes is pointed out, not changed.
+ * are, and a buyer still holding stock scopes, or a stock manager lacking
+ * stock:fulfil (files from before shipments), is pointed out, not changed.
  */
 export function developmentClientsFile(path: string): ClientsFile {
   if (!existsSync(path)) {
@@ -107,6 +112,12 @@ export function developmentClientsFile(path: string): ClientsFile {
   if (stockScopes.length > 0) {
     notices.push(
       `demo in ${path} still holds ${stockScopes.join(', ')}, which a buyer no longer gets (stock-admin manages stock); remove them from it, or delete the file to have the development clients written again.`,
+    );
+  }
+  const stockAdmin = existing.find((client) => client.clientId === 'stock-admin');
+  if (stockAdmin && Array.isArray(stockAdmin.scopes) && !stockAdmin.scopes.includes(stock.fulfil)) {
+    notices.push(
+      `stock-admin in ${path} lacks ${stock.fulfil}, which ships orders and takes returns; add it to its scopes, or delete the file to have the development clients written again.`,
     );
   }
   return { clients, created: false, added: missing.map(({ clientId }) => clientId), notices };
