@@ -26,6 +26,7 @@ export const ENTRIES: Readonly<Record<string, string>> = {
   sample: 'packages/sample-app/src/main.ts',
   identity: 'packages/identity/src/main.ts',
   gateway: 'packages/gateway/src/main.ts',
+  payments: 'packages/offline-payments/src/main.ts',
   system: 'tools/system/src/start-system.ts',
   migrate: 'packages/stock/service/src/migrate.ts',
   seed: 'tools/seed/src/main.ts',

@@ -3,4 +3,5 @@ export * from './errors';
 export * from './orders/order';
 export * from './orders/order-repository';
 export * from './orders/order-snapshot';
+export * from './payments/payment-provider';
 export * from './sales-transaction';

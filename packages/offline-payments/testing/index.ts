@@ -1,0 +1,3 @@
+export * from './provider-process';
+export * from './stripe-schemas';
+export * from './webhook-receiver';
