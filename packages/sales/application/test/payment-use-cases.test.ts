@@ -78,13 +78,9 @@ function paymentUseCases(open: OpenSalesStore): void {
     about: Order,
     kind: 'authorized' | 'canceled' | 'captured',
     cents = about.total.cents,
+    orderId: string = about.id,
   ): PaymentEvent => {
-    const base = {
-      eventId: `evt_${randomUUID()}`,
-      occurredAt: now,
-      intentId: about.payment!.intentId,
-      orderId: about.id,
-    };
+    const base = { eventId: `evt_${randomUUID()}`, occurredAt: now, intentId: about.payment!.intentId, orderId };
     if (kind === 'canceled') return { kind, ...base };
     return { kind, ...base, amount: cents, currency: 'EUR' };
   };
@@ -171,7 +167,8 @@ function paymentUseCases(open: OpenSalesStore): void {
     });
     expect(await order(held.id)).to.include({ status: 'paid' });
     expect(await outbox()).to.deep.equal(['sales.order.paid']);
-    expect(await useCases().events.execute({ ...authorized, orderId: randomUUID(), eventId: 'evt_x' })).to.deep.equal({
+    const stranger = event(await order(held.id), 'authorized', held.total.cents, randomUUID());
+    expect(await useCases().events.execute(stranger)).to.deep.equal({
       outcome: 'unknown-order',
     });
     expect(
