@@ -39,8 +39,9 @@ describe("an order's payment", () => {
     });
     expect(authorising.payment!.amount.toString()).to.equal('59.97');
     expect(authorising.paymentWork()).to.equal(undefined);
-    expect(authorising.authorisationCreated('stripe', { ...TEST_AUTHORISATION, intentId: 'pi_other' }, 'EUR', at))
-      .to.have.property('changed', false);
+    expect(
+      authorising.authorisationCreated('stripe', { ...TEST_AUTHORISATION, intentId: 'pi_other' }, 'EUR', at),
+    ).to.have.property('changed', false);
   });
 
   it('is paid only by an authorisation of the total in its currency; anything else is recorded and given back', () => {
@@ -62,7 +63,10 @@ describe("an order's payment", () => {
 
   it('keeps why a confirmation was declined, and is paid by the authorisation after it', () => {
     const declined = withAuthorisation(reserved(), at).authorisationFailed(intent, 'Your card was declined.', at, at);
-    expect(declined.order.payment).to.include({ status: 'requires_payment_method', lastError: 'Your card was declined.' });
+    expect(declined.order.payment).to.include({
+      status: 'requires_payment_method',
+      lastError: 'Your card was declined.',
+    });
     const paid = declined.order.paymentAuthorized(intent, euros('59.97'), 'EUR', later, later).order;
     expect(paid).to.include({ status: 'paid' });
     expect(paid.payment).not.to.have.property('lastError');

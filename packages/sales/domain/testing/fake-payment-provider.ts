@@ -60,8 +60,9 @@ export class FakePaymentProvider implements PaymentProvider {
   verifyWebhook(rawBody: Uint8Array | string, signatureHeader: string | undefined): PaymentEvent {
     if (signatureHeader !== FAKE_SIGNATURE) throw new PaymentEventRefusedError('The webhook signature is not valid.');
     const text = typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody).toString('utf8');
-    const event = JSON.parse(text) as PaymentEvent & { occurredAt: string };
-    return { ...event, occurredAt: new Date(event.occurredAt) } as PaymentEvent;
+    // The port's event as JSON: its time as ISO text.
+    const event = JSON.parse(text) as PaymentEvent;
+    return { ...event, occurredAt: new Date(event.occurredAt) };
   }
 
   private async once<T>(kind: string, idempotencyKey: string, answer: () => T): Promise<T> {

@@ -87,7 +87,7 @@ export async function startStock(config: Partial<typeof STOCK_DEFAULTS> = {}): P
   };
 }
 
-/** Replaces the service's payment provider with one in memory (StartOptions.configure), for suites about other things. */
+/** Puts a payment provider in memory in place of the service's (StartOptions.configure), for other suites. */
 export function withFakePaymentProvider(container: DependencyContainer): void {
   container.register(Tokens.PaymentProvider, { useValue: new FakePaymentProvider() });
 }

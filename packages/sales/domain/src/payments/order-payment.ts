@@ -33,7 +33,7 @@ export interface OrderPayment {
 
 export type OrderRefundStatus = 'pending' | 'succeeded' | 'failed';
 
-/** Money given back from what was captured: asked for by a merchant (or by sales, for an order that died after capture). */
+/** Money given back of what was captured: asked for by a merchant, or by sales for an order that died after capture. */
 export interface OrderRefund {
   /** Sales' id (a UUID), also the idempotency key of the provider's refund. */
   readonly id: string;
