@@ -86,6 +86,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
         { prefix: '/api/products', upstream: stock },
         { prefix: '/api/reservations', upstream: stock },
         { prefix: '/api/orders', upstream: sales },
+        { prefix: '/api/payment-events', upstream: sales },
         { prefix: '/identity', upstream: identity },
       ],
       dispatcher,

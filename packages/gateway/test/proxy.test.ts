@@ -41,7 +41,8 @@ describe('the gateway in front of the services', function () {
       ['/api/products/7/stock-movements', 'stock'],
       ['/api/reservations/abc/commit', 'stock'],
       ['/api/orders', 'sales'],
-      ['/api/orders/1/payment', 'sales'],
+      ['/api/orders/1/refunds', 'sales'],
+      ['/api/payment-events', 'sales'],
       ['/identity/.well-known/openid-configuration', 'identity'],
     ]) {
       const response = await fetch(`${gateway.url}${path}`);
