@@ -4,7 +4,13 @@
  * from here, and a test holds the files to it.
  */
 export const Scopes = {
-  stock: { read: 'stock:read', write: 'stock:write', reserve: 'stock:reserve', webhooks: 'webhooks:manage' },
+  stock: {
+    read: 'stock:read',
+    write: 'stock:write',
+    reserve: 'stock:reserve',
+    fulfil: 'stock:fulfil',
+    webhooks: 'webhooks:manage',
+  },
   sales: { read: 'orders:read', write: 'orders:write', admin: 'orders:admin', refund: 'orders:refund' },
 } as const;
 
@@ -31,6 +37,7 @@ export const Apis = {
       [Scopes.stock.read]: 'Read products, their ledger and reservations',
       [Scopes.stock.write]: 'Create, change and delete products; adjust stock',
       [Scopes.stock.reserve]: 'Hold, commit and release stock',
+      [Scopes.stock.fulfil]: 'Ship orders and take returns',
       [Scopes.stock.webhooks]: 'Subscribe to webhooks, read their deliveries and replay them',
     },
   },

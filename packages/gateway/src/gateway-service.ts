@@ -11,6 +11,18 @@ import { listenForOperators, type MetricsListener } from './metrics-listener';
 import { InMemoryRateCounter, type RateCounter, RedisRateCounter } from './rate-limit';
 import { UpstreamGroup } from './upstream-group';
 
+/** The first segments of stock's routes: each goes to stock, and the paths under it. */
+const STOCK_PATHS = [
+  '/api/products',
+  '/api/product-imports',
+  '/api/reservations',
+  '/api/locations',
+  '/api/stock-transfers',
+  '/api/shipments',
+  '/api/returns',
+  '/api/webhook-subscriptions',
+];
+
 export interface StartGatewayOptions {
   readonly logger?: Logger;
 }
@@ -83,8 +95,8 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
       logger,
       groups: [stock, sales, identity],
       routes: [
-        { prefix: '/api/products', upstream: stock },
-        { prefix: '/api/reservations', upstream: stock },
+        // Every path of stock's API (docs/openapi.yaml), so a client of the gateway reaches all of it.
+        ...STOCK_PATHS.map((prefix) => ({ prefix, upstream: stock })),
         { prefix: '/api/orders', upstream: sales },
         { prefix: '/api/payment-events', upstream: sales },
         { prefix: '/identity', upstream: identity },

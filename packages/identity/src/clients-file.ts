@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { othersMayReach } from './private-file';
 import { ALL_SCOPES } from './resources';
 
 export interface IdentityClient {
@@ -18,10 +19,10 @@ function parse(path: string): unknown {
       `The clients file ${path} (IDENTITY_CLIENTS_FILE) does not exist; it holds [{ "clientId", "clientSecret", "scopes": [...] }].`,
     );
   // The secrets are in it in plain text: as private as the keys file. Writable by others would let them add a client.
-  const mode = statSync(path).mode & 0o777;
-  if ((mode & 0o077) !== 0)
+  const stats = statSync(path);
+  if (othersMayReach(stats))
     throw new Error(
-      `The clients file ${path} can be read or written by other users (mode ${mode.toString(8)}); chmod 600 it.`,
+      `The clients file ${path} can be read or written by other users (mode ${(stats.mode & 0o777).toString(8)}); chmod 600 it.`,
     );
   try {
     return JSON.parse(readFileSync(path, 'utf8'));

@@ -11,6 +11,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
+import { othersMayReach } from './private-file';
 
 /** A private ES256 key. Only the first key of the file signs; `retiredAt` is when a later one stopped signing. */
 export interface SigningKey extends JWK {
@@ -63,9 +64,11 @@ async function signingKey(key: unknown, at: string): Promise<SigningKey> {
  * P-256 keys with distinct kids, the first (the signing key) not retired.
  */
 export async function readKeysFile(path: string): Promise<KeyRing> {
-  const mode = statSync(path).mode & 0o777;
-  if ((mode & 0o077) !== 0)
-    throw new Error(`The keys file ${path} can be read by other users (mode ${mode.toString(8)}); chmod 600 it.`);
+  const stats = statSync(path);
+  if (othersMayReach(stats))
+    throw new Error(
+      `The keys file ${path} can be read by other users (mode ${(stats.mode & 0o777).toString(8)}); chmod 600 it.`,
+    );
   let parsed: { keys?: unknown };
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8')) as typeof parsed;

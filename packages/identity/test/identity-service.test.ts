@@ -48,6 +48,7 @@ describe('the identity service', function () {
       'stock:read',
       'stock:write',
       'stock:reserve',
+      'stock:fulfil',
       'webhooks:manage',
       'orders:read',
       'orders:write',

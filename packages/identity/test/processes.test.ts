@@ -113,10 +113,10 @@ describe('the identity service as a process', function () {
         'a keys file other users may read',
         async () => {
           await createKeysFileIfMissing(files.keysFile);
-          chmodSync(files.keysFile, 0o640);
+          chmodSync(files.keysFile, 0o604);
           return {};
         },
-        /The keys file .*signing-keys\.json can be read by other users \(mode 640\); chmod 600 it\./,
+        /The keys file .*signing-keys\.json can be read by other users \(mode 604\); chmod 600 it\./,
       ],
       [
         'an ISSUER with a trailing slash',

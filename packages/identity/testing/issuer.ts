@@ -21,7 +21,7 @@ const { stock, sales } = Scopes;
 
 /**
  * Clients for every test that needs tokens: a stock integration, a checkout, a reporting tool, two buyers, an orders
- * administrator, the payment provider and an administrator of stock's webhooks.
+ * administrator, the payment provider, an administrator of stock's webhooks and a warehouse that ships orders.
  */
 export const CLIENTS: readonly IdentityClient[] = [
   {
@@ -48,6 +48,7 @@ export const CLIENTS: readonly IdentityClient[] = [
     scopes: [sales.refund],
   },
   { clientId: 'webhook-admin', clientSecret: 'webhook-admin-secret-0123456789abcdefgh', scopes: [stock.webhooks] },
+  { clientId: 'warehouse', clientSecret: 'warehouse-secret-0123456789abcdefghijklm', scopes: [stock.fulfil] },
 ];
 
 export interface IdentityFiles {

@@ -72,6 +72,7 @@ async function expectConsistent(
   expect(await ledgerSums(stockUrl, productId)).to.deep.equal({
     quantity: product.quantityInStock,
     reserved: product.reservedQuantity,
+    committed: product.committedQuantity,
   });
   return orders;
 }

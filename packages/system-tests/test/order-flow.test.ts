@@ -78,7 +78,8 @@ for (const backend of ['sqlite', 'postgresql'] as const) {
         return (
           counts.paid === 10 &&
           counts.cancelled === 5 &&
-          lampNow.quantityInStock === 10 &&
+          lampNow.quantityInStock === 20 &&
+          lampNow.committedQuantity === 10 &&
           lampNow.reservedQuantity === 5
         );
       });
@@ -89,8 +90,14 @@ for (const backend of ['sqlite', 'postgresql'] as const) {
       });
       expect(countByStatus(final)).to.deep.equal({ rejected: 40, cancelled: 5, paid: 10, expired: 5 });
       const lampAtEnd = await product(lamp);
-      expect(lampAtEnd).to.include({ quantityInStock: 10, reservedQuantity: 0, availableQuantity: 10 });
-      expect(await ledgerSums(stock.url, lamp)).to.deep.equal({ quantity: 10, reserved: 0 });
+      // The paid units wait to ship: on hand, committed, not available.
+      expect(lampAtEnd).to.include({
+        quantityInStock: 20,
+        reservedQuantity: 0,
+        committedQuantity: 10,
+        availableQuantity: 10,
+      });
+      expect(await ledgerSums(stock.url, lamp)).to.deep.equal({ quantity: 20, reserved: 0, committed: 10 });
     });
 
     it('has no second effect for a redelivered stock.reservation.confirmed, nor for a second one about the same order', async () => {
@@ -191,8 +198,13 @@ for (const backend of ['sqlite', 'postgresql'] as const) {
         (await json<Order>('GET', `${sales.url}/api/orders/${order.id}`)).body.status,
         'paid, waiting to ship',
       ).to.equal('paid');
-      expect(await product(mug)).to.include({ quantityInStock: 4, reservedQuantity: 0, availableQuantity: 4 });
-      expect(await ledgerSums(stock.url, mug)).to.deep.equal({ quantity: 4, reserved: 0 });
+      expect(await product(mug)).to.include({
+        quantityInStock: 5,
+        reservedQuantity: 0,
+        committedQuantity: 1,
+        availableQuantity: 4,
+      });
+      expect(await ledgerSums(stock.url, mug)).to.deep.equal({ quantity: 5, reserved: 0, committed: 1 });
     });
 
     it('counts in /metrics what each service published and consumed, with the lag, and drains its outbox', async () => {

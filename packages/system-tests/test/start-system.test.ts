@@ -39,9 +39,15 @@ describe('pnpm start:system', function () {
       expect(statSync(clients).mode & 0o777).to.equal(0o600);
 
       const answers = jsonAnswers<CurlAnswer>(await runReadmeWalkthrough(gateway, data));
-      expect(
-        answers.map((answer) => answer.status ?? `${answer.quantityInStock}/${answer.reservedQuantity}`),
-      ).to.deep.equal(['reserved', 'paid', '1/0', 401]);
+      // Stock's answers as on hand/committed/damaged/available; a shipment and a return as their lines.
+      const summary = (answer: CurlAnswer) =>
+        answer.status ??
+        (answer.lines
+          ? answer.lines
+              .map((line) => `${line.quantity}@${line.locationId}${line.disposition ? ` ${line.disposition}` : ''}`)
+              .join()
+          : `${answer.quantityInStock}/${answer.committedQuantity}/${answer.damagedQuantity}/${answer.availableQuantity}`);
+      expect(answers.map(summary)).to.deep.equal(['reserved', 'paid', '3/2/0/1', '2@1', '1@1 damaged', '2/0/1/1', 401]);
       expect(answers[0]).to.include({ buyer: 'demo' });
 
       // A terminal's Ctrl-C: SIGINT to the whole foreground process group.

@@ -68,6 +68,7 @@ export interface Product {
   id: number;
   quantityInStock: number;
   reservedQuantity: number;
+  committedQuantity: number;
   availableQuantity: number;
 }
 
@@ -94,19 +95,21 @@ export function countByStatus(orders: readonly Order[]): Record<string, number> 
 }
 
 /** Asserts-free: the sums of a product's ledger, to compare with its quantities. */
-export async function ledgerSums(stockUrl: string, productId: number): Promise<{ quantity: number; reserved: number }> {
-  let quantity = 0;
-  let reserved = 0;
+export async function ledgerSums(
+  stockUrl: string,
+  productId: number,
+): Promise<{ quantity: number; reserved: number; committed: number }> {
+  const sums = { quantity: 0, reserved: 0, committed: 0 };
   for (let after = 0; ;) {
-    const { body, headers } = await json<{ id: number; quantityDelta: number; reservedDelta: number }[]>(
-      'GET',
-      `${stockUrl}/api/products/${productId}/stock-movements?limit=1000&after=${after}`,
-    );
+    const { body, headers } = await json<
+      { id: number; quantityDelta: number; reservedDelta: number; committedDelta: number }[]
+    >('GET', `${stockUrl}/api/products/${productId}/stock-movements?limit=1000&after=${after}`);
     for (const movement of body) {
-      quantity += movement.quantityDelta;
-      reserved += movement.reservedDelta;
+      sums.quantity += movement.quantityDelta;
+      sums.reserved += movement.reservedDelta;
+      sums.committed += movement.committedDelta;
     }
-    if (!headers.get('link')) return { quantity, reserved };
+    if (!headers.get('link')) return sums;
     after = body[body.length - 1]!.id;
   }
 }
@@ -190,6 +193,11 @@ export interface CurlAnswer {
   readonly status?: string | number;
   readonly quantityInStock?: number;
   readonly reservedQuantity?: number;
+  readonly committedQuantity?: number;
+  readonly damagedQuantity?: number;
+  readonly availableQuantity?: number;
+  /** A shipment's or a return's lines. */
+  readonly lines?: readonly { readonly locationId: number; readonly quantity: number; readonly disposition?: string }[];
 }
 
 /** What a shell block printed: one JSON answer per curl that prints one, of the shape the caller reads. */
@@ -240,11 +248,18 @@ export async function startWholeSystem(settings: Record<string, string>): Promis
   return { process: system, ports, gateway: `http://localhost:${ports.GATEWAY_PORT}` };
 }
 
-/** The README's walkthrough of the whole system, run in bash against `gateway` with the clients file in `data`. */
-export async function runReadmeWalkthrough(gateway: string, data: string): Promise<string> {
+/**
+ * The README's walkthrough of the whole system, run in bash against `gateway` with the clients file in `data` (or
+ * the one `clientsFile` names).
+ */
+export async function runReadmeWalkthrough(
+  gateway: string,
+  data: string,
+  clientsFile = join(data, 'identity-clients.json'),
+): Promise<string> {
   const script = docShellBlock('README.md', 'The whole system in one command')
     .replaceAll('http://localhost:8000', gateway)
-    .replaceAll('data/identity-clients.json', join(data, 'identity-clients.json'));
+    .replaceAll('data/identity-clients.json', clientsFile);
   const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { timeout: 60_000 });
   return stdout;
 }

@@ -10,11 +10,12 @@ import {
   vhostUrl,
 } from '@platform/test-kit';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { containerName, containerPid, IMAGE_UID, inImages, killContainer, spawnContainer } from './containers';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -60,18 +61,23 @@ export class Instance {
     return this.env.METRICS_PORT ? `http://127.0.0.1:${this.env.METRICS_PORT}` : this.url;
   }
 
+  /** The service's own process: in a container, the host's PID of the service, not podman's. */
   get pid(): number | undefined {
-    return this.child?.pid;
+    return inImages() ? this.containerPid : this.child?.pid;
   }
+
+  private containerPid: number | undefined;
 
   /** Starts it (again) and resolves once /health/live answers. */
   async start(): Promise<void> {
     if (this.retired) throw new Error(`${this.name} is not started again: its cluster is stopping`);
-    const child = spawn(process.execPath, ['--import', TSX, join(ROOT, MAINS[this.role])], {
-      cwd: ROOT,
-      env: { ...process.env, ...this.env, PORT: String(this.port), HOST: '127.0.0.1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = inImages()
+      ? spawnContainer(this.role, containerName(this.name), { ...this.env, PORT: String(this.port), HOST: '127.0.0.1' })
+      : spawn(process.execPath, ['--import', TSX, join(ROOT, MAINS[this.role])], {
+          cwd: ROOT,
+          env: { ...process.env, ...this.env, PORT: String(this.port), HOST: '127.0.0.1' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
     this.child = child;
     this.starts++;
     LIVE.add(child);
@@ -97,7 +103,10 @@ export class Instance {
         (r) => r.status === 200,
         () => false,
       );
-      if (live) return;
+      if (live) {
+        if (inImages()) this.containerPid = containerPid(containerName(this.name));
+        return;
+      }
       if (Date.now() > deadline)
         throw new Error(`${this.name} did not come up in 60 s:\n${this.tail.slice(-10).join('\n')}`);
       await sleep(100);
@@ -116,12 +125,15 @@ export class Instance {
     const exited = new Promise<number | string>((resolve) =>
       child.once('exit', (code, sig) => resolve(code ?? sig ?? 'unknown')),
     );
-    child.kill(signal);
+    // podman run passes SIGTERM on to the container; a SIGKILL would end podman alone.
+    if (inImages() && signal === 'SIGKILL') killContainer(containerName(this.name));
+    else child.kill(signal);
     let timer: NodeJS.Timeout | undefined;
     const hung = new Promise<'hung'>((resolve) => (timer = setTimeout(() => resolve('hung'), killAfterMs)));
     const first = await Promise.race([exited, hung]);
     clearTimeout(timer);
     if (first !== 'hung') return first;
+    if (inImages()) killContainer(containerName(this.name));
     child.kill('SIGKILL');
     return `did not exit within ${killAfterMs} ms of ${signal}: killed (${await exited})`;
   }
@@ -339,6 +351,8 @@ export class Cluster {
     await rabbitmqctl('set_permissions', '-p', this.vhost, 'guest', '.*', '.*', '.*');
     const clientsFile = join(this.folder, 'clients.json');
     writeFileSync(clientsFile, JSON.stringify(CLIENTS), { mode: 0o600 });
+    // In containers the service runs as the images' user, who must own its files (identity writes its keys here).
+    if (inImages()) for (const path of [this.folder, clientsFile]) chownSync(path, IMAGE_UID, IMAGE_UID);
     const gatewayPort = await this.freePort();
     const issuer = `http://127.0.0.1:${gatewayPort}/identity`;
     const identity = new Instance('identity', 'identity', await this.freePort(), {

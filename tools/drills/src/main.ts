@@ -1,14 +1,17 @@
 /**
- * pnpm drills [names…] [--short] [--no-docs]: runs the drills (all of them by
+ * pnpm drills [names…] [--short] [--no-docs] [--images <tag>]: runs the drills (all of them by
  * default, at full size or, with --short, at CI's), prints a table, writes
  * drills-results/results.{md,json} (and each broken drill's process logs), and,
  * for a full run of every drill unless --no-docs, the section of
- * docs/operations.md between its drills markers.
+ * docs/operations.md between its drills markers. With --images, every instance
+ * is a container of the images `pnpm images` tagged so (docs/deployment.md),
+ * and the doc's section is left as it is.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { runInImages } from './containers';
 import { DRILLS, stopAll } from './drills';
 import { markdownReport, type NamedResult, writeIntoOperations } from './report';
 
@@ -16,8 +19,13 @@ const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const RESULTS = join(ROOT, 'drills-results');
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { short: { type: 'boolean', default: false }, 'no-docs': { type: 'boolean', default: false } },
+  options: {
+    short: { type: 'boolean', default: false },
+    'no-docs': { type: 'boolean', default: false },
+    images: { type: 'string' },
+  },
 });
+if (values.images) runInImages(values.images);
 const names = positionals.length > 0 ? positionals : Object.keys(DRILLS);
 const unknown = names.filter((name) => !DRILLS[name]);
 if (unknown.length > 0) {
@@ -57,7 +65,7 @@ for (const name of names) {
 const meta = {
   date: new Date().toISOString().slice(0, 16).replace('T', ' ') + 'Z',
   node: process.version,
-  mode: values.short ? 'short' : 'full',
+  mode: `${values.short ? 'short' : 'full'}${values.images ? `, in the images tagged ${values.images}` : ''}`,
 };
 const report = markdownReport(results, meta);
 mkdirSync(RESULTS, { recursive: true });
@@ -74,7 +82,7 @@ for (const result of results.filter((r) => r.logs)) {
       .join('\n'),
   );
 }
-const intoDocs = !values['no-docs'] && !values.short && positionals.length === 0;
+const intoDocs = !values['no-docs'] && !values.short && !values.images && positionals.length === 0;
 if (intoDocs) writeIntoOperations(join(ROOT, 'docs', 'operations.md'), report);
 process.stdout.write(report);
 process.stderr.write(`\nwritten: drills-results/results.md, results.json${intoDocs ? ', docs/operations.md' : ''}\n`);

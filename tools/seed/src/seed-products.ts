@@ -1,4 +1,4 @@
-import { Money, ProductDetails } from '@stock/domain';
+import { ANONYMOUS_CALLER, Money, ProductDetails } from '@stock/domain';
 import { openStockDatabase, SqlProductRepository } from '@stock/persistence-sql';
 
 export interface SeedOptions {
@@ -34,7 +34,7 @@ export async function seedProducts(
   const database = await openStockDatabase(databaseUrl, { createDatabase: true });
   try {
     await database.migrate();
-    const context = { at: new Date(), reason: 'seeded' };
+    const context = { at: new Date(), reason: 'seeded', actor: ANONYMOUS_CALLER };
     for (let done = 0; done < count;) {
       const batch: ProductDetails[] = [];
       for (let i = 0; i < batchSize && done + i < count; i++) {

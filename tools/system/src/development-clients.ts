@@ -12,10 +12,10 @@ export interface Client {
 }
 
 /**
- * Who start:system's clients are: a buyer (`demo`), a person managing stock,
- * sales calling stock, and an administrator of orders, who also refunds. A
- * buyer holds no stock scope. Payments are confirmed by the provider's signed
- * webhooks, not by a client.
+ * Who start:system's clients are: a buyer (`demo`), a person managing stock
+ * (who also ships orders and takes returns), sales calling stock, and an
+ * administrator of orders, who also refunds. A buyer holds no stock scope.
+ * Payments are confirmed by the provider's signed webhooks, not by a client.
  */
 export const DEVELOPMENT_CLIENTS: readonly {
   readonly clientId: string;
@@ -23,7 +23,11 @@ export const DEVELOPMENT_CLIENTS: readonly {
   readonly role: string;
 }[] = [
   { clientId: 'demo', scopes: [sales.read, sales.write], role: 'a buyer' },
-  { clientId: 'stock-admin', scopes: [stock.read, stock.write, stock.reserve], role: 'a person managing stock' },
+  {
+    clientId: 'stock-admin',
+    scopes: [stock.read, stock.write, stock.reserve, stock.fulfil],
+    role: 'a person managing stock, shipping orders and taking returns',
+  },
   { clientId: 'sales-service', scopes: [stock.read], role: 'sales, to read stock' },
   {
     clientId: 'orders-admin',
@@ -91,7 +95,8 @@ function read(path: string): Client[] {
  * secrets when missing; a file from an older start:system gets the
  * development clients it lacks (with new secrets), loses the retired ones and
  * gives orders-admin orders:refund, each said in a notice; the others are left
- * as they are, and a buyer still holding stock scopes is pointed out, not
+ * as they are, and a buyer still holding stock scopes, or a stock manager
+ * lacking stock:fulfil (files from before shipments), is pointed out, not
  * changed.
  */
 export function developmentClientsFile(path: string): ClientsFile {
@@ -127,6 +132,12 @@ export function developmentClientsFile(path: string): ClientsFile {
   if (stockScopes.length > 0) {
     notices.push(
       `demo in ${path} still holds ${stockScopes.join(', ')}, which a buyer no longer gets (stock-admin manages stock); remove them from it, or delete the file to have the development clients written again.`,
+    );
+  }
+  const stockAdmin = existing.find((client) => client.clientId === 'stock-admin');
+  if (stockAdmin && Array.isArray(stockAdmin.scopes) && !stockAdmin.scopes.includes(stock.fulfil)) {
+    notices.push(
+      `stock-admin in ${path} lacks ${stock.fulfil}, which ships orders and takes returns; add it to its scopes, or delete the file to have the development clients written again.`,
     );
   }
   return { clients, created: false, added: missing.map(({ clientId }) => clientId), notices };

@@ -24,7 +24,7 @@ describe("start:system's development clients file", () => {
     expect(statSync(file).mode & 0o777).to.equal(0o600);
     expect(scopesById(file)).to.deep.equal({
       demo: ['orders:read', 'orders:write'],
-      'stock-admin': ['stock:read', 'stock:write', 'stock:reserve'],
+      'stock-admin': ['stock:read', 'stock:write', 'stock:reserve', 'stock:fulfil'],
       'sales-service': ['stock:read'],
       'orders-admin': ['orders:admin', 'orders:refund', 'stock:read'],
     });
@@ -65,10 +65,28 @@ describe("start:system's development clients file", () => {
     expect(clients.slice(0, 2)).to.deep.equal(old.slice(0, 2));
     expect(clients.slice(2).map((client) => [client.clientId, client.clientSecret, client.scopes])).to.deep.equal([
       ['orders-admin', 'o'.repeat(43), ['orders:admin', 'stock:read', 'orders:refund']],
-      ['stock-admin', clients[3]!.clientSecret, ['stock:read', 'stock:write', 'stock:reserve']],
+      ['stock-admin', clients[3]!.clientSecret, ['stock:read', 'stock:write', 'stock:reserve', 'stock:fulfil']],
     ]);
     expect(statSync(file).mode & 0o777).to.equal(0o600);
     expect(merged.clients).to.deep.equal(clients);
+  });
+
+  it('points out a stock manager from before shipments, which lacks stock:fulfil, and leaves it as it is', () => {
+    developmentClientsFile(file);
+    const clients = readClientsFile(file).map((client) =>
+      client.clientId === 'stock-admin'
+        ? { ...client, scopes: ['stock:read', 'stock:write', 'stock:reserve'] }
+        : client,
+    );
+    writeFileSync(file, JSON.stringify(clients), { mode: 0o600 });
+    expect(developmentClientsFile(file)).to.deep.include({
+      created: false,
+      added: [],
+      notices: [
+        `stock-admin in ${file} lacks stock:fulfil, which ships orders and takes returns; add it to its scopes, or delete the file to have the development clients written again.`,
+      ],
+    });
+    expect(readClientsFile(file)).to.deep.equal(clients);
   });
 
   it('is refused in one line saying what to do when it is not a JSON array of clients', () => {

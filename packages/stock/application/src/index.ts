@@ -1,6 +1,7 @@
 export * from './options';
 export * from './stock/stock-changes';
 export * from './stock/adjust-stock';
+export * from './stock/change-stock-state';
 export * from './products/create-product';
 export * from './products/delete-product';
 export * from './products/get-product';
@@ -25,3 +26,4 @@ export * from './imports/import-products';
 export * from './imports/export-products';
 export * from './ledger/list-stock-movements';
 export * from './webhooks/index';
+export * from './fulfilment/index';

@@ -1,4 +1,5 @@
 import type { IdempotentRequest } from '@platform/kernel';
+import { ANONYMOUS_CALLER } from '@stock/domain';
 
 /** What the caller of a write says about itself, beside the write. */
 export interface WriteOptions {
@@ -8,4 +9,9 @@ export interface WriteOptions {
   readonly requestId?: string;
   /** Who asks (the token's subject over HTTP): recorded as the actor of the movements it appends. */
   readonly caller?: string;
+}
+
+/** The actor of a write's movements: its caller; one that says none is the anonymous caller (tokens are off). */
+export function actorOf(caller: string | undefined): string {
+  return caller ?? ANONYMOUS_CALLER;
 }

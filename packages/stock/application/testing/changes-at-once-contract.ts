@@ -2,6 +2,7 @@ import { AdjustStock, UpdateProduct } from '../src';
 import {
   type AtOnceOutcome,
   DEFAULT_LOCATION_ID,
+  DEFAULT_REASON_CODE,
   DEFAULT_STOCK_POLICY,
   InsufficientStockError,
   isRefusal,
@@ -100,6 +101,9 @@ function state(product: Product) {
     price: product.price.toString(),
     quantityInStock: product.quantityInStock,
     reservedQuantity: product.reservedQuantity,
+    committedQuantity: product.committedQuantity,
+    qualityControlQuantity: product.qualityControlQuantity,
+    damagedQuantity: product.damagedQuantity,
     availableQuantity: product.availableQuantity,
     version: product.version,
     backorderLimit: product.backorderLimit,
@@ -139,6 +143,8 @@ interface Scene {
   readonly alerted?: boolean;
   /** Then its threshold turned off (0), the alert still set. */
   readonly thresholdOff?: boolean;
+  /** Units at the default location set aside in the states beside reserved: paid for, in quality control, damaged. */
+  readonly setAside?: { readonly committed: number; readonly qualityControl: number; readonly damaged: number };
 }
 
 /**
@@ -172,7 +178,7 @@ export function changesAtOnceContract(open: OpenStockStore): void {
   const locked = (id: number) => inTransaction(store, async (tx) => (await tx.stock.lock(id))!);
 
   const adjustAtOnce = (id: number, locationId: number, delta: number): Promise<AtOnceOutcome> =>
-    store.unitOfWork.run((tx) => tx.stock.adjustAtOnce!(id, locationId, delta, CONTEXT, POLICY), {
+    store.unitOfWork.run((tx) => tx.stock.adjustAtOnce!(id, locationId, delta, DEFAULT_REASON_CODE, CONTEXT, POLICY), {
       singleCall: true,
     });
 
@@ -193,6 +199,20 @@ export function changesAtOnceContract(open: OpenStockStore): void {
       await saveDecided(store, id, (stock) => stock.sendTransfer(transfer, DEFAULT_STOCK_POLICY));
     }
     if (scene.held) await holdStored(store, id, { quantity: scene.held, locationId: DEFAULT_LOCATION_ID });
+    if (scene.setAside) {
+      const { committed, qualityControl, damaged } = scene.setAside;
+      const here = { locationId: DEFAULT_LOCATION_ID };
+      const paid = { allocations: [{ ...here, quantity: committed }], backordered: 0 };
+      await holdStored(store, id, { ...here, quantity: committed });
+      await saveDecided(store, id, (stock) => stock.settle(paid, 'committed', DEFAULT_STOCK_POLICY));
+      const states = { from: 'available', to: 'quality-control' } as const;
+      await saveDecided(store, id, (stock) =>
+        stock.changeState(DEFAULT_LOCATION_ID, qualityControl, states, DEFAULT_STOCK_POLICY),
+      );
+      await saveDecided(store, id, (stock) =>
+        stock.adjust(DEFAULT_LOCATION_ID, damaged, DEFAULT_STOCK_POLICY, { state: 'damaged' }),
+      );
+    }
     if (scene.backordered) {
       const quantity = (scene.elsewhere ?? 0) - (scene.heldElsewhere ?? 0) + scene.backordered;
       await holdStored(store, id, { quantity, locationId: second, allowBackorder: true });
@@ -332,6 +352,14 @@ export function changesAtOnceContract(open: OpenStockStore): void {
     it('adjusts at another location that has a level, and leaves a location without one to the transaction', async () => {
       await expectAdjustmentAgrees(() => made({ quantityInStock: 1 }, { elsewhere: 3 }), -3, true, second);
       await expectAdjustmentAgrees(() => made({ quantityInStock: 1 }), 3, false, second);
+    });
+
+    it('takes out exactly the units no state sets aside (held, committed, in quality control, damaged), and leaves one more to the transaction', async () => {
+      // 10 + 1 damaged on hand: 1 held, 2 committed, 3 in quality control, 1 damaged, so 4 available.
+      const setAside = { committed: 2, qualityControl: 3, damaged: 1 };
+      const make = () => made({ quantityInStock: 10 }, { held: 1, setAside });
+      await expectAdjustmentAgrees(make, -4, true);
+      await expectAdjustmentAgrees(make, -5, false);
     });
 
     it('answers needs-plan for a product that does not exist', async () => {

@@ -1,4 +1,5 @@
 import { DomainError, type IdempotencyKeyReusedError, type ValidationError } from '@platform/kernel';
+import type { UnitState } from './stock/levels';
 
 /** Every code the stock domain and its use cases can fail with; the HTTP adapter maps each to a status. */
 export type StockErrorCode =
@@ -20,7 +21,12 @@ export type StockErrorCode =
   | 'BACKORDER_NOT_FILLED'
   | 'TRANSFER_NOT_FOUND'
   | 'TRANSFER_NOT_IN_TRANSIT'
-  | 'SKU_TAKEN';
+  | 'SKU_TAKEN'
+  | 'ORDER_NOT_SHIPPABLE'
+  | 'SHIPMENT_EXCEEDS_COMMITTED'
+  | 'SHIPMENT_NOT_FOUND'
+  | 'RETURN_EXCEEDS_SHIPPED'
+  | 'RETURN_NOT_FOUND';
 
 /**
  * The base of every stock error: its code must be one of StockErrorCode, and
@@ -63,13 +69,32 @@ export class InsufficientStockError extends StockError<'INSUFFICIENT_STOCK'> {
 
   constructor(
     readonly productId: number,
-    /** What could be taken out: the stock no reservation holds. */
+    /** What could be taken out: the stock in no set-aside state, or the units in `state` when one is named. */
     readonly available: number,
     readonly delta: number,
+    /** The state the change took units out of (available unless told). */
+    readonly state: UnitState = 'available',
   ) {
     super(
-      `Product ${productId} has ${available} available; a change of ${delta} would take its stock below what is held or below 0.`,
+      state === 'available'
+        ? `Product ${productId} has ${available} available; a change of ${delta} would take its stock below what is held or below 0.`
+        : `Product ${productId} has ${available} ${state} there; a change of ${delta} would take them below 0.`,
     );
+  }
+}
+
+/** A state change asks more units than its `from` state holds at the location: nothing moved. */
+export class StockStateShortError extends StockError<'INSUFFICIENT_STOCK'> {
+  readonly code = 'INSUFFICIENT_STOCK';
+
+  constructor(
+    readonly productId: number,
+    readonly from: UnitState,
+    /** How many units `from` holds there: what could have moved. */
+    readonly available: number,
+    readonly quantity: number,
+  ) {
+    super(`Product ${productId} has ${available} ${from} there; ${quantity} cannot move out of it.`);
   }
 }
 

@@ -20,3 +20,4 @@ export * from './transfers/transfer';
 export * from './transfers/transfer-repository';
 export * from './ledger/stock-movement-repository';
 export * from './webhooks/index';
+export * from './fulfilment/index';

@@ -5,6 +5,8 @@ import type { ProductStockRepository } from './stock/product-stock-repository';
 import type { ReservationRepository } from './reservations/reservation-repository';
 import type { StockMovementRepository } from './ledger/stock-movement-repository';
 import type { TransferRepository } from './transfers/transfer-repository';
+import type { ReturnRepository } from './fulfilment/return-repository';
+import type { ShipmentRepository } from './fulfilment/shipment-repository';
 
 /** What a stock use case reaches inside one unit of work (`UnitOfWork<StockTransaction>`). */
 export interface StockTransaction {
@@ -15,6 +17,9 @@ export interface StockTransaction {
   readonly transfers: TransferRepository;
   readonly reservations: ReservationRepository;
   readonly movements: StockMovementRepository;
+  /** What left for orders, and what of it came back. */
+  readonly shipments: ShipmentRepository;
+  readonly returns: ReturnRepository;
   readonly idempotency: IdempotencyRecords;
   /** The events of this unit of work: they commit with the stock's changes, or not at all. */
   readonly outbox: Outbox;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  ANONYMOUS_CALLER,
   DEFAULT_LOCATION_ID,
   LocationDraft,
   type LocationDraftInput,
@@ -30,9 +31,9 @@ export function aProductBody(overrides: Record<string, unknown> = {}): Record<st
   return { name, description, price: price.toNumber(), quantityInStock, ...overrides };
 }
 
-/** The context of a write in a test: now, and whatever else is given. */
+/** The context of a write in a test: now, by the anonymous caller, and whatever else is given. */
 export function aContext(overrides: Partial<MovementContext> = {}): MovementContext {
-  return { at: new Date(), ...overrides };
+  return { at: new Date(), actor: ANONYMOUS_CALLER, ...overrides };
 }
 
 /** A valid location draft, unique by code, with any field overridden. */

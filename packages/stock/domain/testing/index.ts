@@ -1,4 +1,5 @@
 export * from './builders';
+export * from './fulfilment-repository-contract';
 export * from './idempotency-contract';
 export * from './location-repository-contract';
 export * from './product-search-contract';

@@ -73,7 +73,15 @@ export function locationRepositoryContract(open: OpenStockStore): void {
     await adjustStored(store, product.id, id, -3);
     expect(await remove(id)).to.equal('removed');
     expect(await levelsOf(store, product.id)).to.deep.equal([
-      { locationId: DEFAULT_LOCATION_ID, onHand: 2, reserved: 0, incoming: 0 },
+      {
+        locationId: DEFAULT_LOCATION_ID,
+        onHand: 2,
+        reserved: 0,
+        committed: 0,
+        qualityControl: 0,
+        damaged: 0,
+        incoming: 0,
+      },
     ]);
   });
 

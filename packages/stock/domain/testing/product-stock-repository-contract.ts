@@ -2,6 +2,7 @@ import {
   DEFAULT_LOCATION_CODE,
   DEFAULT_LOCATION_ID,
   DEFAULT_STOCK_POLICY,
+  isRefusal,
   type LocationLevel,
   type MovementContext,
   Product,
@@ -34,12 +35,15 @@ const { expect } = chai;
 const policy = DEFAULT_STOCK_POLICY;
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 
-const level = (locationId: number, onHand: number, reserved = 0, incoming = 0): LocationLevel => ({
-  locationId,
-  onHand,
-  reserved,
-  incoming,
-});
+type States = Partial<Pick<LocationLevel, 'committed' | 'qualityControl' | 'damaged'>>;
+
+const level = (
+  locationId: number,
+  onHand: number,
+  reserved = 0,
+  incoming = 0,
+  { committed = 0, qualityControl = 0, damaged = 0 }: States = {},
+): LocationLevel => ({ locationId, onHand, reserved, committed, qualityControl, damaged, incoming });
 
 /** What a save must write of a change's `after`, and a lock read back: everything of the stock but the details. */
 function stateOf(stock: ProductStock | undefined) {
@@ -50,11 +54,16 @@ function stateOf(stock: ProductStock | undefined) {
       id: product.id,
       quantityInStock: product.quantityInStock,
       reservedQuantity: product.reservedQuantity,
+      committedQuantity: product.committedQuantity,
+      qualityControlQuantity: product.qualityControlQuantity,
+      damagedQuantity: product.damagedQuantity,
       backorderedQuantity: product.backorderedQuantity,
       lowStockAlert: product.stock.lowStockAlert,
       version: product.version,
     },
-    levels: levels.map(({ locationId, onHand, reserved, incoming }) => level(locationId, onHand, reserved, incoming)),
+    levels: levels.map(({ locationId, onHand, reserved, incoming, ...states }) =>
+      level(locationId, onHand, reserved, incoming, states),
+    ),
     sequence,
   };
 }
@@ -82,10 +91,17 @@ function breaking(before: ProductStock, broken: LocationLevel): StockChange {
     locationId: broken.locationId,
     quantityDelta: broken.onHand - was.onHand,
     reservedDelta: broken.reserved - was.reserved,
+    committedDelta: broken.committed - was.committed,
+    qualityControlDelta: broken.qualityControl - was.qualityControl,
+    damagedDelta: broken.damaged - was.damaged,
     quantityAfter: product.quantityInStock,
     reservedAfter: product.reservedQuantity,
+    reasonCode: 'correction' as const,
     onHand: broken.onHand,
     reserved: broken.reserved,
+    committed: broken.committed,
+    qualityControl: broken.qualityControl,
+    damaged: broken.damaged,
     sequence: before.sequence + 1,
   };
   return new StockChange(before, after, [{ movements: [movement] }]);
@@ -213,6 +229,22 @@ export function productStockRepositoryContract(open: OpenStockStore): void {
           'stock back above the threshold, restoring the alert',
           (stock) => stock.adjust(DEFAULT_LOCATION_ID, 5, policy),
         ],
+        ['part of the committed units shipped', (stock) => stock.ship(DEFAULT_LOCATION_ID, 4, policy)],
+        [
+          'a unit returned for quality control',
+          (stock) => stock.receiveReturn(DEFAULT_LOCATION_ID, 1, 'quality-control', policy),
+        ],
+        ['two units returned damaged', (stock) => stock.receiveReturn(second, 2, 'damaged', policy)],
+        ['a unit that never came back', (stock) => stock.receiveReturn(second, 1, 'missing', policy)],
+        [
+          'the unit in quality control passed',
+          (stock) => stock.changeState(DEFAULT_LOCATION_ID, 1, { from: 'quality-control', to: 'available' }, policy),
+        ],
+        ['the damaged units written off', (stock) => stock.adjust(second, -2, policy, { state: 'damaged' })],
+        [
+          'the units committed and not shipped released',
+          (stock) => stock.releaseCommitted([{ locationId: DEFAULT_LOCATION_ID, quantity: 2 }], policy),
+        ],
       ];
       for (const [name, decide] of story) {
         const { change, appended } = await saved(id, decide);
@@ -225,17 +257,59 @@ export function productStockRepositoryContract(open: OpenStockStore): void {
       expect(stateOf(await locked(id))).to.deep.equal({
         product: {
           id,
-          quantityInStock: 11,
+          quantityInStock: 14,
           reservedQuantity: 6,
+          committedQuantity: 0,
+          qualityControlQuantity: 0,
+          damagedQuantity: 0,
           backorderedQuantity: 0,
           lowStockAlert: false,
-          version: 9,
+          version: 16,
         },
-        levels: [level(DEFAULT_LOCATION_ID, 5), level(second, 6, 6)],
-        sequence: 10,
+        levels: [level(DEFAULT_LOCATION_ID, 8), level(second, 6, 6)],
+        sequence: 17,
       });
-      expect((await movementsOf(store, id)).map(({ sequence }) => sequence)).to.deep.equal([
-        1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+      expect((await movementsOf(store, id)).map(({ sequence }) => sequence)).to.deep.equal(
+        Array.from({ length: 17 }, (_, index) => index + 1),
+      );
+      await expectLedgersToSum(store, [{ id }]);
+    });
+
+    it('keeps every state a change leaves at a level, and the product’s totals of each', async () => {
+      const { id } = await aStoredProduct(store, { quantityInStock: 10 });
+      const committed = { allocations: [{ locationId: DEFAULT_LOCATION_ID, quantity: 3 }], backordered: 0 };
+      const held = (stock: ProductStock) => {
+        const answer = stock.hold({ quantity: 4 }, [], 'priority', policy);
+        return isRefusal(answer) ? answer : answer.change;
+      };
+      await saved(id, (stock) =>
+        andThen(
+          andThen(
+            andThen(changeOf(held(stock)), (holding) => holding.settle(committed, 'committed', policy)),
+            (paid) => paid.changeState(DEFAULT_LOCATION_ID, 2, { from: 'available', to: 'quality-control' }, policy),
+          ),
+          (inspected) => inspected.receiveReturn(second, 3, 'damaged', policy),
+        ),
+      );
+      const stock = (await locked(id))!;
+      expect(stock.levels).to.deep.equal([
+        level(DEFAULT_LOCATION_ID, 10, 1, 0, { committed: 3, qualityControl: 2 }),
+        level(second, 3, 0, 0, { damaged: 3 }),
+      ]);
+      expect(stateOf(stock)?.product).to.include({
+        quantityInStock: 13,
+        reservedQuantity: 1,
+        committedQuantity: 3,
+        qualityControlQuantity: 2,
+        damagedQuantity: 3,
+      });
+      expect((await store.products.findById(id))?.availableQuantity).to.equal(4);
+      expect(await store.stock.list(id)).to.deep.equal([
+        {
+          ...level(DEFAULT_LOCATION_ID, 10, 1, 0, { committed: 3, qualityControl: 2 }),
+          locationCode: DEFAULT_LOCATION_CODE,
+        },
+        { ...level(second, 3, 0, 0, { damaged: 3 }), locationCode: 'second' },
       ]);
       await expectLedgersToSum(store, [{ id }]);
     });
@@ -289,8 +363,12 @@ export function productStockRepositoryContract(open: OpenStockStore): void {
         kind,
         quantityDelta,
         reservedDelta,
+        committedDelta: 0,
+        qualityControlDelta: 0,
+        damagedDelta: 0,
         quantityAfter,
         reservedAfter,
+        reasonCode: kind,
         reason: 'count',
         reservationId: 'r-1',
         requestId: 'q-1',
@@ -313,7 +391,7 @@ export function productStockRepositoryContract(open: OpenStockStore): void {
           { id: ids[1], sequence: 3, kind: 'transfer-received', locationId: second, onHand: 2, reserved: 0 },
           { id: ids[2], sequence: 4, kind: 'reserved', locationId: DEFAULT_LOCATION_ID, onHand: 3, reserved: 3 },
           { id: ids[3], sequence: 5, kind: 'reserved', locationId: second, onHand: 2, reserved: 1 },
-        ].map((movement) => ({ ...movement, at: context.at })),
+        ].map((movement) => ({ ...movement, committed: 0, qualityControl: 0, damaged: 0, at: context.at })),
       );
     });
 
@@ -404,6 +482,17 @@ export function productStockRepositoryContract(open: OpenStockStore): void {
       ['reserved below 0', (stock) => breaking(stock, level(DEFAULT_LOCATION_ID, 5, -1))],
       ['on hand below 0, at a level it creates', (stock, at) => breaking(stock, level(at, -1))],
       ['incoming below 0', (stock) => breaking(stock, level(DEFAULT_LOCATION_ID, 5, 0, -1))],
+      ['committed below 0', (stock) => breaking(stock, level(DEFAULT_LOCATION_ID, 5, 0, 0, { committed: -1 }))],
+      [
+        'quality control below 0',
+        (stock) => breaking(stock, level(DEFAULT_LOCATION_ID, 5, 0, 0, { qualityControl: -1 })),
+      ],
+      ['damaged below 0', (stock) => breaking(stock, level(DEFAULT_LOCATION_ID, 5, 0, 0, { damaged: -1 }))],
+      [
+        'the set-aside states together one above on hand',
+        (stock) =>
+          breaking(stock, level(DEFAULT_LOCATION_ID, 5, 2, 0, { committed: 2, qualityControl: 1, damaged: 1 })),
+      ],
       ['a level at a location that does not exist', (stock) => changeOf(stock.adjust(424242, 1, policy))],
     ];
     for (const [name, change] of broken) {

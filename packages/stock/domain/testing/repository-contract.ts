@@ -90,7 +90,15 @@ export function productRepositoryContract(open: OpenStockStore): void {
     const context = aContext({ reason: 'first delivery', requestId: 'req-1', actor: 'shop-a' });
     const { id } = await write((p) => p.add(aProduct({ quantityInStock: 12 }), context));
     expect(await levelsOf(store, id)).to.deep.equal([
-      { locationId: DEFAULT_LOCATION_ID, onHand: 12, reserved: 0, incoming: 0 },
+      {
+        locationId: DEFAULT_LOCATION_ID,
+        onHand: 12,
+        reserved: 0,
+        committed: 0,
+        qualityControl: 0,
+        damaged: 0,
+        incoming: 0,
+      },
     ]);
     const movements = await movementsOf(store, id);
     expect(movements).to.have.length(1);
@@ -113,7 +121,15 @@ export function productRepositoryContract(open: OpenStockStore): void {
   it('gives a product added with no stock its level at the default location all the same', async () => {
     const { id } = await write((p) => p.add(aProduct({ quantityInStock: 0 }), aContext()));
     expect(await levelsOf(store, id)).to.deep.equal([
-      { locationId: DEFAULT_LOCATION_ID, onHand: 0, reserved: 0, incoming: 0 },
+      {
+        locationId: DEFAULT_LOCATION_ID,
+        onHand: 0,
+        reserved: 0,
+        committed: 0,
+        qualityControl: 0,
+        damaged: 0,
+        incoming: 0,
+      },
     ]);
     expect((await movementsOf(store, id)).map((m) => m.kind)).to.deep.equal(['created']);
   });
@@ -143,7 +159,15 @@ export function productRepositoryContract(open: OpenStockStore): void {
     expect(added[0]!.lowStockThreshold).to.equal(2);
     expect(await products.findById(added[1]!.id)).to.deep.equal(added[1]);
     expect(await levelsOf(store, added[1]!.id)).to.deep.equal([
-      { locationId: DEFAULT_LOCATION_ID, onHand: 4, reserved: 0, incoming: 0 },
+      {
+        locationId: DEFAULT_LOCATION_ID,
+        onHand: 4,
+        reserved: 0,
+        committed: 0,
+        qualityControl: 0,
+        damaged: 0,
+        incoming: 0,
+      },
     ]);
     expect((await movementsOf(store, added[0]!.id)).map(({ kind }) => kind)).to.deep.equal(['created']);
     expect(await write((p) => p.addMany([], aContext()))).to.deep.equal([]);
@@ -248,7 +272,15 @@ export function productRepositoryContract(open: OpenStockStore): void {
     expect(found).to.include({ quantityInStock: 6, backorderLimit: 3, lowStockThreshold: 2 });
     expect(updated.status === 'updated' && updated.product).to.include({ quantityInStock: 6, backorderLimit: 3 });
     expect(await levelsOf(store, id)).to.deep.equal([
-      { locationId: DEFAULT_LOCATION_ID, onHand: 6, reserved: 0, incoming: 0 },
+      {
+        locationId: DEFAULT_LOCATION_ID,
+        onHand: 6,
+        reserved: 0,
+        committed: 0,
+        qualityControl: 0,
+        damaged: 0,
+        incoming: 0,
+      },
     ]);
     expect(
       (await movementsOf(store, id)).map((m) => m.kind),

@@ -4,6 +4,7 @@ import {
   isRefusal,
   type LineRequest,
   type Location,
+  type LocationLevel,
   type MovementContext,
   type Product,
   type ProductStock,
@@ -126,11 +127,8 @@ export async function movementsOf(store: StockStoreUnderTest, productId: number)
   }
 }
 
-/** A product's levels as onHand/reserved/incoming by location id, read outside any unit of work. */
-export async function levelsOf(
-  store: StockStoreUnderTest,
-  productId: number,
-): Promise<{ locationId: number; onHand: number; reserved: number; incoming: number }[] | undefined> {
+/** A product's levels by location id, in every state, read outside any unit of work. */
+export async function levelsOf(store: StockStoreUnderTest, productId: number): Promise<LocationLevel[] | undefined> {
   const levels = await store.stock.list(productId);
-  return levels?.map(({ locationId, onHand, reserved, incoming }) => ({ locationId, onHand, reserved, incoming }));
+  return levels?.map(({ locationCode: _, ...level }) => level);
 }

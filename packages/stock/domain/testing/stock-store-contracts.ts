@@ -1,3 +1,4 @@
+import { fulfilmentRepositoryContract } from './fulfilment-repository-contract';
 import { idempotencyContract } from './idempotency-contract';
 import { locationRepositoryContract } from './location-repository-contract';
 import { productSearchContract } from './product-search-contract';
@@ -16,6 +17,7 @@ export function stockStoreContracts(store: string, open: OpenStockStore): void {
   describe(`${store}: stock by location`, () => productStockRepositoryContract(open));
   describe(`${store}: transfers`, () => transferRepositoryContract(open));
   describe(`${store}: reservations`, () => reservationRepositoryContract(open));
+  describe(`${store}: shipments and returns`, () => fulfilmentRepositoryContract(open));
   describe(`${store}: unit of work`, () => unitOfWorkContract(open));
   describe(`${store}: idempotency records`, () => idempotencyContract(open));
 }

@@ -4,6 +4,8 @@ import type {
   ProductRepository,
   ProductStockRepository,
   ReservationRepository,
+  ReturnRepository,
+  ShipmentRepository,
   StockMovementRepository,
   StockUnitOfWork,
   TransferRepository,
@@ -21,6 +23,8 @@ export interface StockStoreUnderTest {
   readonly transfers: TransferRepository;
   readonly reservations: ReservationRepository;
   readonly movements: StockMovementRepository;
+  readonly shipments: ShipmentRepository;
+  readonly returns: ReturnRepository;
   /** The relay's side of the outbox: what the units of work published. */
   readonly outbox: OutboxStore;
   /**

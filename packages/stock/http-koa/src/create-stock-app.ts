@@ -6,13 +6,17 @@ import { type ProductUseCases, productsRouter } from './products/products-router
 import { type ReservationUseCases, reservationsRouter } from './reservations/reservations-router';
 import { StockMetrics } from './stock-metrics';
 import { stockTransfersRouter, type TransferUseCases } from './transfers/stock-transfers-router';
+import { type ReturnUseCases, returnsRouter } from './fulfilment/returns-router';
+import { type ShipmentUseCases, shipmentsRouter } from './fulfilment/shipments-router';
 
 export interface StockAppOptions {
   readonly useCases: ProductUseCases &
     ProductImportUseCases &
     ReservationUseCases &
     LocationUseCases &
-    TransferUseCases;
+    TransferUseCases &
+    ShipmentUseCases &
+    ReturnUseCases;
   /** Token checks (or none, when the service runs open). */
   readonly access: AccessControl;
   readonly logger: HttpLogger;
@@ -26,7 +30,7 @@ export interface StockAppOptions {
 
 /**
  * The stock service's HTTP app: the platform's, with the products (their imports and exports too), reservations,
- * locations and transfers routes.
+ * locations, transfers, shipments and returns routes.
  */
 export function createStockApp({
   useCases,
@@ -49,5 +53,7 @@ export function createStockApp({
   http.route(reservationsRouter({ useCases, access }));
   http.route(locationsRouter({ useCases, access }));
   http.route(stockTransfersRouter({ useCases, access }));
+  http.route(shipmentsRouter({ useCases, access }));
+  http.route(returnsRouter({ useCases, access }));
   return http;
 }

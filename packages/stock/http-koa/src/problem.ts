@@ -6,11 +6,15 @@ import {
   LocationCodeTakenError,
   LocationNotEmptyError,
   LocationNotFoundError,
+  OrderNotShippableError,
   ReservationNotHeldError,
+  ReturnExceedsShippedError,
+  ShipmentExceedsCommittedError,
   StockAtSeveralLocationsError,
   type StockErrorCode,
   StockLimitExceededError,
   StockShortageError,
+  StockStateShortError,
   TransferNotInTransitError,
   SkuTakenError,
   UnknownProductsError,
@@ -24,6 +28,8 @@ export const STATUS_BY_CODE: Readonly<Record<StockErrorCode, number>> = {
   RESERVATION_NOT_FOUND: 404,
   LOCATION_NOT_FOUND: 404,
   TRANSFER_NOT_FOUND: 404,
+  SHIPMENT_NOT_FOUND: 404,
+  RETURN_NOT_FOUND: 404,
   INSUFFICIENT_STOCK: 409,
   STOCK_LIMIT_EXCEEDED: 409,
   PRODUCT_RESERVED: 409,
@@ -35,6 +41,9 @@ export const STATUS_BY_CODE: Readonly<Record<StockErrorCode, number>> = {
   BACKORDER_NOT_FILLED: 409,
   TRANSFER_NOT_IN_TRANSIT: 409,
   SKU_TAKEN: 409,
+  ORDER_NOT_SHIPPABLE: 409,
+  SHIPMENT_EXCEEDS_COMMITTED: 409,
+  RETURN_EXCEEDS_SHIPPED: 409,
   VERSION_MISMATCH: 412,
   IDEMPOTENCY_KEY_REUSED: 422,
 };
@@ -44,8 +53,14 @@ export const STATUS_BY_CODE: Readonly<Record<StockErrorCode, number>> = {
  * which status.
  */
 export const toProblem = problemsFor(STATUS_BY_CODE, (error) => {
-  if (error instanceof InsufficientStockError || error instanceof StockLimitExceededError)
-    return { available: error.available };
+  // What could be taken out; and of which state, when another than available.
+  if (error instanceof InsufficientStockError)
+    return error.state === 'available'
+      ? { available: error.available }
+      : { available: error.available, state: error.state };
+  if (error instanceof StockLimitExceededError) return { available: error.available };
+  // What the state held there: nothing moved.
+  if (error instanceof StockStateShortError) return { available: error.available, state: error.from };
   if (error instanceof StockShortageError) return { shortages: error.shortages };
   if (error instanceof UnknownProductsError) return { productIds: error.productIds };
   if (error instanceof ReservationNotHeldError) return { reservationStatus: error.status };
@@ -63,5 +78,9 @@ export const toProblem = problemsFor(STATUS_BY_CODE, (error) => {
     return { productId: error.productId, backorderedQuantity: error.backordered };
   if (error instanceof TransferNotInTransitError) return { transferStatus: error.status };
   if (error instanceof SkuTakenError) return { sku: error.sku };
+  if (error instanceof OrderNotShippableError) return { orderId: error.orderId };
+  // What can still ship of the products asked, and where; what can still come back of them.
+  if (error instanceof ShipmentExceedsCommittedError) return { orderId: error.orderId, shippable: error.shippable };
+  if (error instanceof ReturnExceedsShippedError) return { orderId: error.orderId, returnable: error.returnable };
   return undefined;
 });

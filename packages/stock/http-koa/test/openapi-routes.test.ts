@@ -14,6 +14,8 @@ const GROUPS = [
   ['/api/reservations', 'Reservations'],
   ['/api/locations', 'Locations'],
   ['/api/stock-transfers', 'Stock transfers'],
+  ['/api/shipments', 'Fulfilment'],
+  ['/api/returns', 'Fulfilment'],
   ['/api/webhook-subscriptions', 'Webhooks'],
 ] as const;
 
@@ -31,12 +33,13 @@ describe('docs/openapi.yaml and the routers', () => {
     expect(servedOperations()).to.have.members(describedOperations());
   });
 
-  it('groups the operations under Products, Reservations, Locations, Stock transfers, Webhooks and Operations, each with an operationId', () => {
+  it('groups the operations under Products, Reservations, Locations, Stock transfers, Fulfilment, Webhooks and Operations, each with an operationId', () => {
     expect(openApiDocument.tags.map((tag) => tag.name)).to.deep.equal([
       'Products',
       'Reservations',
       'Locations',
       'Stock transfers',
+      'Fulfilment',
       'Webhooks',
       'Operations',
     ]);

@@ -14,6 +14,9 @@ describe("docs/openapi.yaml's security, route by route", () => {
     // An import writes products and their stock; an export reads them.
     expect(routes['POST /api/product-imports']).to.deep.equal([['stock:write']]);
     expect(routes['GET /api/products/export']).to.deep.equal([['stock:read']]);
+    // Shipping and taking returns is the warehouse's work, apart from keeping the stock; reading them is reading it.
+    expect(routes['POST /api/shipments']).to.deep.equal([['stock:fulfil']]);
+    expect(routes['GET /api/returns/{id}']).to.deep.equal([['stock:fulfil'], ['stock:read']]);
     expect(scopesByOperation(openApiDocument)).to.deep.equal(routes);
   });
 });

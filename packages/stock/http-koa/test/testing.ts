@@ -3,6 +3,7 @@ export * from './support/api-under-test';
 export * from './support/contract';
 export * from './suites/any-request-http';
 export * from './suites/catalogue-http';
+export * from './suites/fulfilment-http';
 export * from './suites/locations-http';
 export * from './suites/product-imports-http';
 export * from './suites/products-http';

@@ -13,6 +13,8 @@ import type {
   ProductRepository,
   ProductStockRepository,
   ReservationRepository,
+  ReturnRepository,
+  ShipmentRepository,
   StockMovementRepository,
   StockTransaction,
   TransferRepository,
@@ -24,6 +26,8 @@ import { InMemoryReservationRepository } from './reservations/in-memory-reservat
 import { InMemoryStockMovementRepository } from './ledger/in-memory-stock-movement-repository';
 import { InMemoryStockTables } from './in-memory-stock-tables';
 import { InMemoryTransferRepository } from './transfers/in-memory-transfer-repository';
+import { InMemoryShipmentRepository } from './fulfilment/in-memory-shipment-repository';
+import { InMemoryReturnRepository } from './fulfilment/in-memory-return-repository';
 
 export interface InMemoryStockStoreOptions {
   /** How long an idempotency record is kept. */
@@ -47,6 +51,8 @@ export class InMemoryStockStore {
   readonly transfers: TransferRepository;
   readonly reservations: ReservationRepository;
   readonly movements: StockMovementRepository;
+  readonly shipments: ShipmentRepository;
+  readonly returns: ReturnRepository;
   /** The relay's side of the outbox. */
   readonly outbox: OutboxStore;
   /** The outbox's rows, for what fans them out beside the relay (webhooks). */
@@ -61,6 +67,8 @@ export class InMemoryStockStore {
     this.transfers = new InMemoryTransferRepository(tables);
     this.reservations = new InMemoryReservationRepository(tables);
     this.movements = new InMemoryStockMovementRepository(tables);
+    this.shipments = new InMemoryShipmentRepository(tables);
+    this.returns = new InMemoryReturnRepository(tables);
     const outbox: OutboxTable = new InMemoryTable();
     this.outboxRows = outbox;
     this.outbox = new InMemoryOutboxStore(database, outbox);
@@ -74,6 +82,8 @@ export class InMemoryStockStore {
             transfers: new InMemoryTransferRepository(tables, tx),
             reservations: new InMemoryReservationRepository(tables, tx),
             movements: new InMemoryStockMovementRepository(tables, tx),
+            shipments: new InMemoryShipmentRepository(tables, tx),
+            returns: new InMemoryReturnRepository(tables, tx),
             idempotency: new InMemoryIdempotencyRecords(tables.idempotency, tx, idempotencyTtlMs, now),
             outbox: new InMemoryOutbox(outbox, tx),
           };

@@ -7,7 +7,9 @@ import {
   type LocationLevel,
   type Product,
   type Reservation,
+  type Shipment,
   type StockMovement,
+  type StockReturn,
   type StockTransfer,
 } from '@stock/domain';
 
@@ -56,6 +58,8 @@ export class InMemoryStockTables {
   readonly allocations = new InMemoryTable<string, AllocationRow>();
   readonly backorders = new InMemoryTable<string, BackorderRow>();
   readonly movements = new InMemoryTable<number, StockMovement>();
+  readonly shipments = new InMemoryTable<string, Shipment>();
+  readonly returns = new InMemoryTable<string, StockReturn>();
   /** Each product's last movement sequence (the SQL stores' product.movement_sequence). */
   readonly movementSequences = new InMemoryTable<number, number>();
   readonly idempotency: IdempotencyTable = new InMemoryTable();
@@ -97,7 +101,10 @@ export class InMemoryStockTables {
     const levels: LocationLevel[] = [];
     for (const { id } of this.locations.values(tx)) {
       const row = this.levels.get(levelKey(productId, id), tx);
-      if (row) levels.push({ locationId: id, onHand: row.onHand, reserved: row.reserved, incoming: row.incoming });
+      if (row) {
+        const { productId: _, ...level } = row;
+        levels.push(level);
+      }
     }
     return levels.sort((a, b) => a.locationId - b.locationId);
   }

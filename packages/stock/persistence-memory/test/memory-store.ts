@@ -11,6 +11,8 @@ const PORTS = [
   'transfers',
   'reservations',
   'movements',
+  'shipments',
+  'returns',
   'outbox',
 ] as const;
 

@@ -8,6 +8,8 @@ export * from './products/sql-product-repository';
 export * from './reservations/sql-reservation-repository';
 export * from './locations/sql-location-repository';
 export * from './transfers/sql-transfer-repository';
+export * from './fulfilment/sql-shipment-repository';
+export * from './fulfilment/sql-return-repository';
 export * from './ledger/sql-stock-movement-repository';
 export {
   AVAILABLE_SQL,

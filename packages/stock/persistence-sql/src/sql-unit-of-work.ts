@@ -13,6 +13,8 @@ import { SqlProductRepository } from './products/sql-product-repository';
 import { SqlReservationRepository } from './reservations/sql-reservation-repository';
 import { SqlStockMovementRepository } from './ledger/sql-stock-movement-repository';
 import { SqlTransferRepository } from './transfers/sql-transfer-repository';
+import { SqlShipmentRepository } from './fulfilment/sql-shipment-repository';
+import { SqlReturnRepository } from './fulfilment/sql-return-repository';
 import { SqlProductStockRepository, type TraceIdProvider } from './stock/sql-product-stock-repository';
 
 /** The same settings as InMemoryStockStore's, and how a conflict PostgreSQL aborts is retried. */
@@ -77,6 +79,8 @@ export class SqlUnitOfWork implements StockUnitOfWork {
       transfers: new SqlTransferRepository(session),
       reservations: new SqlReservationRepository(session),
       movements: new SqlStockMovementRepository(session),
+      shipments: new SqlShipmentRepository(session),
+      returns: new SqlReturnRepository(session),
       idempotency: new MikroOrmIdempotencyRecords(session, this.idempotencyTtlMs, this.now),
       outbox: new MikroOrmOutbox(session),
     };

@@ -337,22 +337,50 @@ describe('a stock database of 2026-11-25, migrated forward', () => {
         ]);
       });
 
-      it('keeps every row of every table as it was, less product.write_context, backorders at any location', async () => {
+      it('keeps every row of every table as it was, less product.write_context, backorders at any location, in no named state yet, and each movement saying why and who', async () => {
         const rowsAfter = await snapshot(database.session);
-        expect([...rowsAfter.keys()]).to.deep.equal([...rowsBefore.keys()]);
+        // The tables of what came after the fixture (shipments and returns) start empty.
+        const added = [...rowsAfter.keys()].filter((table) => !rowsBefore.has(table));
+        expect(added.sort()).to.deep.equal(['shipment', 'shipment_line', 'stock_return', 'stock_return_line']);
+        for (const table of added) expect(rowsAfter.get(table), table).to.deep.equal([]);
+        const orderHolds = new Set(
+          rowsBefore
+            .get('reservation')!
+            .map((text) => JSON.parse(text) as { id: string; origin: string })
+            .filter(({ origin }) => origin === 'order')
+            .map(({ id }) => id),
+        );
+        const withColumns = (rows: readonly string[], columns: (row: Record<string, unknown>) => object) =>
+          rows
+            .map((text) => {
+              const row = JSON.parse(text) as Record<string, unknown>;
+              return canonical({ ...row, ...columns(row) });
+            })
+            .sort();
+        const NO_STATES = { committed_quantity: 0, quality_control_quantity: 0, damaged_quantity: 0 };
+        const kept: Record<string, (rows: readonly string[]) => string[]> = {
+          product: (rows) => withColumns(without(rows, 'write_context'), () => NO_STATES),
+          // A backorder made before recorded no location its line named: it waits for stock at any, as it did.
+          reservation_backorder: (rows) => withColumns(rows, () => ({ location_id: null })),
+          stock_level: (rows) => withColumns(rows, () => ({ committed: 0, quality_control: 0, damaged: 0 })),
+          // A movement's code is its kind's (an adjustment's, `correction`); one that named nobody was the order
+          // flow's when its hold is an order's, else the anonymous caller's.
+          stock_movement: (rows) =>
+            withColumns(rows, ({ kind, actor, reservation_id }) => ({
+              committed_delta: 0,
+              quality_control_delta: 0,
+              damaged_delta: 0,
+              reason_code: kind === 'adjusted' ? 'correction' : kind,
+              actor: actor ?? (orderHolds.has(String(reservation_id)) ? 'sales' : 'anonymous'),
+            })),
+        };
         for (const [table, rows] of rowsBefore) {
           if (table === 'mikro_orm_migrations') continue;
-          // A backorder made before recorded no location its line named: it waits for stock at any, as it did.
-          const kept =
-            table === 'product'
-              ? without(rows, 'write_context')
-              : table === 'reservation_backorder'
-                ? rows
-                    .map((row) => canonical({ ...(JSON.parse(row) as Record<string, unknown>), location_id: null }))
-                    .sort()
-                : rows;
-          expect(rowsAfter.get(table), table).to.deep.equal(kept);
+          expect(rowsAfter.get(table), table).to.deep.equal(kept[table]?.(rows) ?? rows);
         }
+        const actors = rowsAfter.get('stock_movement')!.map((text) => (JSON.parse(text) as { actor: unknown }).actor);
+        expect(actors, 'the order flow’s movements now say whose they are').to.include('sales');
+        expect(actors, 'every movement says whom it was made for').not.to.include(null);
         expect(migrationsIn(rowsAfter)).to.deep.equal([
           ...migrationsIn(rowsBefore),
           ...forwardOf(dialect).map((name, index) => ({ id: 16 + index, name })),

@@ -176,8 +176,16 @@ describe('Lock order and conflicts on PostgreSQL', function () {
     expect(outcomes.filter((outcome) => outcome === 'held')).to.have.length(30);
     expect(outcomes.filter((outcome) => outcome === 'short')).to.have.length(270);
     expect(await levelsOf(store, id)).to.deep.equal([
-      { locationId: DEFAULT_LOCATION_ID, onHand: 10, reserved: 10, incoming: 0 },
-      { locationId: second.id, onHand: 20, reserved: 20, incoming: 0 },
+      {
+        locationId: DEFAULT_LOCATION_ID,
+        onHand: 10,
+        reserved: 10,
+        committed: 0,
+        qualityControl: 0,
+        damaged: 0,
+        incoming: 0,
+      },
+      { locationId: second.id, onHand: 20, reserved: 20, committed: 0, qualityControl: 0, damaged: 0, incoming: 0 },
     ]);
     expect(await store.products.findById(id)).to.include({ reservedQuantity: 30, availableQuantity: 0 });
     await expectLedgersToSum(store, [{ id }]);

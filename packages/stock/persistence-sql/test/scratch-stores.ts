@@ -7,6 +7,8 @@ import {
   SqlProductRepository,
   SqlProductStockRepository,
   SqlReservationRepository,
+  SqlReturnRepository,
+  SqlShipmentRepository,
   SqlStockMovementRepository,
   SqlTransferRepository,
   SqlUnitOfWork,
@@ -16,6 +18,10 @@ import {
 
 /** What a reset empties, children before the rows they reference; the default location stays. */
 const TABLES = [
+  'shipment_line',
+  'shipment',
+  'stock_return_line',
+  'stock_return',
   'reservation_allocation',
   'reservation_backorder',
   'reservation',
@@ -41,6 +47,8 @@ export function sqlStockStore(
     transfers: new SqlTransferRepository(session),
     reservations: new SqlReservationRepository(session),
     movements: new SqlStockMovementRepository(session),
+    shipments: new SqlShipmentRepository(session),
+    returns: new SqlReturnRepository(session),
     outbox: new MikroOrmOutbox(session),
   };
 }

@@ -10,6 +10,8 @@ import {
   openStockDatabase,
   SqlProductRepository,
   SqlReservationRepository,
+  SqlReturnRepository,
+  SqlShipmentRepository,
   SqlStockMovementRepository,
   SqlUnitOfWork,
 } from '@stock/persistence-sql';
@@ -32,6 +34,8 @@ const STORAGE: ServiceStorage<StockTransaction> = {
       bind(Tokens.ProductRepository, store.products),
       bind(Tokens.ReservationRepository, store.reservations),
       bind(Tokens.StockMovementRepository, store.movements),
+      bind(Tokens.ShipmentRepository, store.shipments),
+      bind(Tokens.ReturnRepository, store.returns),
       bind(Tokens.WebhookStore, new InMemoryWebhookStore(store.outboxRows)),
     ];
     return { unitOfWork: store.unitOfWork, outbox: store.outbox, repositories };
@@ -43,6 +47,8 @@ const STORAGE: ServiceStorage<StockTransaction> = {
       bind(Tokens.ProductRepository, new SqlProductRepository(database.session)),
       bind(Tokens.ReservationRepository, new SqlReservationRepository(database.session)),
       bind(Tokens.StockMovementRepository, new SqlStockMovementRepository(database.session)),
+      bind(Tokens.ShipmentRepository, new SqlShipmentRepository(database.session)),
+      bind(Tokens.ReturnRepository, new SqlReturnRepository(database.session)),
       bind(Tokens.WebhookStore, new MikroOrmWebhookStore(database)),
     ],
   }),
@@ -62,6 +68,8 @@ export function stockRoot(config: StockServiceConfig): ServiceRoot<StockTransact
             products: c.resolve(Tokens.ProductRepository),
             reservations: c.resolve(Tokens.ReservationRepository),
             movements: c.resolve(Tokens.StockMovementRepository),
+            shipments: c.resolve(Tokens.ShipmentRepository),
+            returns: c.resolve(Tokens.ReturnRepository),
           },
           { ...config, webhookEvents: webhooksOn(config), consumer: STOCK_QUEUE },
         ),

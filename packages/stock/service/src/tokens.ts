@@ -2,6 +2,8 @@ import { serviceTokens } from '@platform/http/service';
 import type {
   ProductRepository,
   ReservationRepository,
+  ReturnRepository,
+  ShipmentRepository,
   StockMovementRepository,
   StockTransaction,
   WebhookStore,
@@ -16,6 +18,8 @@ export const Tokens = {
   ProductRepository: Symbol('ProductRepository') as InjectionToken<ProductRepository>,
   ReservationRepository: Symbol('ReservationRepository') as InjectionToken<ReservationRepository>,
   StockMovementRepository: Symbol('StockMovementRepository') as InjectionToken<StockMovementRepository>,
+  ShipmentRepository: Symbol('ShipmentRepository') as InjectionToken<ShipmentRepository>,
+  ReturnRepository: Symbol('ReturnRepository') as InjectionToken<ReturnRepository>,
   /** Subscriptions and deliveries, beside the outbox they fan out from. */
   WebhookStore: Symbol('WebhookStore') as InjectionToken<WebhookStore>,
   /** Every use case, built once: the HTTP app, the order events' handler and the reservation expiry take it. */

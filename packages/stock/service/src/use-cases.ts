@@ -1,6 +1,7 @@
 import type { Clock, UnitOfWork } from '@platform/kernel';
 import {
   AdjustStock,
+  ChangeStockState,
   CommitForOrder,
   CommitReservation,
   CreateProduct,
@@ -11,15 +12,22 @@ import {
   GetProduct,
   GetProducts,
   GetReservation,
+  GetReturn,
+  GetShipment,
   ImportProducts,
   ListProducts,
+  ListReturns,
+  ListShipments,
   ListStockMovements,
   Locations,
   ReleaseForOrder,
+  ReceiveReturn,
   ReleaseReservation,
   ReserveForOrder,
   ReserveStock,
   SearchProducts,
+  ShipOrder,
+  shippedOfOrder,
   StockTransfers,
   StreamProducts,
   UpdateProduct,
@@ -28,6 +36,8 @@ import type {
   AllocationStrategy,
   ProductRepository,
   ReservationRepository,
+  ReturnRepository,
+  ShipmentRepository,
   StockMovementRepository,
   StockTransaction,
 } from '@stock/domain';
@@ -40,6 +50,8 @@ export interface StockUseCaseParts {
   readonly products: ProductRepository;
   readonly reservations: ReservationRepository;
   readonly movements: StockMovementRepository;
+  readonly shipments: ShipmentRepository;
+  readonly returns: ReturnRepository;
 }
 
 /** The settings the use cases read, from the service's configuration. */
@@ -58,7 +70,7 @@ export interface StockUseCaseSettings {
  * expiry take their parts of this record.
  */
 export function stockUseCases(
-  { unitOfWork, clock, products, reservations, movements }: StockUseCaseParts,
+  { unitOfWork, clock, products, reservations, movements, shipments, returns }: StockUseCaseParts,
   settings: StockUseCaseSettings,
 ) {
   // Every use case that moves stock decides low-stock crossings with the same hysteresis, and writes the events for
@@ -71,12 +83,14 @@ export function stockUseCases(
     allocation: settings.reservationAllocation,
     ...changes,
   };
-  const forOrders = { ...holds, consumer: settings.consumer };
+  // A paid order's cancel releases only what no shipment took.
+  const forOrders = { ...holds, consumer: settings.consumer, shippedOf: shippedOfOrder };
   return {
     createProduct: new CreateProduct(unitOfWork, clock, changes),
     updateProduct: new UpdateProduct(unitOfWork, clock, changes),
     deleteProduct: new DeleteProduct(unitOfWork),
     adjustStock: new AdjustStock(unitOfWork, clock, changes),
+    changeStockState: new ChangeStockState(unitOfWork, clock, changes),
     getProduct: new GetProduct(products),
     getProducts: new GetProducts(products),
     listProducts: new ListProducts(products),
@@ -92,6 +106,12 @@ export function stockUseCases(
     expireReservations: new ExpireReservations(unitOfWork, clock, changes),
     locations: new Locations(unitOfWork),
     stockTransfers: new StockTransfers(unitOfWork, { clock, newId: randomUUID, ...changes }),
+    shipOrder: new ShipOrder(unitOfWork, { clock, newId: randomUUID, ...changes }),
+    getShipment: new GetShipment(shipments),
+    listShipments: new ListShipments(shipments),
+    receiveReturn: new ReceiveReturn(unitOfWork, { clock, newId: randomUUID, ...changes }),
+    getReturn: new GetReturn(returns),
+    listReturns: new ListReturns(returns),
     reserveForOrder: new ReserveForOrder(unitOfWork, forOrders),
     releaseForOrder: new ReleaseForOrder(unitOfWork, forOrders),
     commitForOrder: new CommitForOrder(unitOfWork, forOrders),

@@ -97,6 +97,7 @@ describe('the stock service with tokens on', function () {
       createProduct: { name: 'Pen', price: 1 },
       updateProduct: { name: 'Lamp', price: 2, quantityInStock: 5 },
       adjustStock: { delta: 1 },
+      changeStockState: { locationId: 1, quantity: 1, from: 'available', to: 'quality-control' },
       reserveStock: { reference: `scopes-${Date.now()}`, lines: [{ productId: product.id, quantity: 1 }] },
       createLocation: { code: 'scopes', name: 'Scopes' },
       sendStockTransfer: {
@@ -105,6 +106,12 @@ describe('the stock service with tokens on', function () {
         toLocationId: 2,
         quantity: 1,
         reference: 'scopes',
+      },
+      // Of an order stock never held: past the scope check, a 409 ORDER_NOT_SHIPPABLE and RETURN_EXCEEDS_SHIPPED.
+      shipOrder: { orderId: reservation.id, lines: [{ productId: product.id, quantity: 1 }] },
+      receiveReturn: {
+        orderId: reservation.id,
+        lines: [{ productId: product.id, quantity: 1, locationId: 1, disposition: 'restock' }],
       },
     };
     const checked: string[] = [];
@@ -124,7 +131,7 @@ describe('the stock service with tokens on', function () {
           ...(body !== undefined && { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
         };
         const granted = alternatives.flat();
-        for (const other of ['stock:read', 'stock:write', 'stock:reserve'].filter(
+        for (const other of ['stock:read', 'stock:write', 'stock:reserve', 'stock:fulfil'].filter(
           (scope) => !granted.includes(scope),
         )) {
           expect(
@@ -153,6 +160,7 @@ describe('the stock service with tokens on', function () {
       'updateProduct',
       'deleteProduct',
       'adjustStock',
+      'changeStockState',
       'listStockMovements',
       'reserveStock',
       'getReservation',
@@ -174,6 +182,12 @@ describe('the stock service with tokens on', function () {
       'getStockTransfer',
       'receiveStockTransfer',
       'cancelStockTransfer',
+      'shipOrder',
+      'listShipments',
+      'getShipment',
+      'receiveReturn',
+      'listReturns',
+      'getReturn',
     ]);
   });
 

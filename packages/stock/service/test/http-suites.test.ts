@@ -1,6 +1,7 @@
 import {
   anyRequestHttpSuite,
   catalogueHttpSuite,
+  fulfilmentHttpSuite,
   locationsHttpSuite,
   productImportsHttpSuite,
   productsHttpSuite,
@@ -21,6 +22,7 @@ for (const backend of BACKENDS) {
   locationsHttpSuite(backend, start);
   productImportsHttpSuite(backend, start);
   stockIntegrityHttpSuite(backend, start);
+  fulfilmentHttpSuite(backend, start);
   anyRequestHttpSuite(backend, start);
   webhookSubscriptionsHttpSuite(backend, (context) => startServiceUnderTest(backend, context, {}, WEBHOOKS_ON));
 }

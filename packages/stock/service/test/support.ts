@@ -1,6 +1,6 @@
 import { capturingLogger as capture, type Logger } from '@platform/runtime';
 import { type Backend, scratchDatabaseFor } from '@platform/test-kit';
-import { type ApiUnderTest, checkedApi, OPENAPI_FILE } from '@stock/http-koa/testing';
+import { type ApiUnderTest, checkedApi, OPENAPI_FILE, orderFlowOf } from '@stock/http-koa/testing';
 import { randomBytes } from 'node:crypto';
 import { Receiver } from './webhooks/receiver';
 import {
@@ -10,6 +10,7 @@ import {
   type StockServiceConfig,
   startStockService,
 } from '../src';
+import { Tokens } from '../src/tokens';
 
 export type { Backend };
 
@@ -57,7 +58,8 @@ export async function startServiceUnderTest(
     await service.close({ immediate: true });
     await database.cleanUp();
   };
-  return { service, ...checkedApi(service.url, logs, stop) };
+  const orders = orderFlowOf(service.container.resolve(Tokens.UseCases));
+  return { service, ...checkedApi(service.url, logs, stop, orders) };
 }
 
 /** For each test of the calling describe: the whole service with WEBHOOKS_ON on `backend`, and a loopback receiver. */

@@ -4,6 +4,7 @@ import {
   DEFAULT_LOCATION_ID,
   type DetailsUpdate,
   isRefusal,
+  levelAvailable,
   type Location,
   type MovementContext,
   type Product,
@@ -108,9 +109,15 @@ export function updatedDetails(product: Product, input: ProductRowInput): Produc
   });
 }
 
+/** What an import may not set a level's on hand below: its units in any set-aside state. */
+function setAsideAt(stock: ProductStock, locationId: number): number {
+  const level = stock.levelAt(locationId);
+  return level.onHand - levelAvailable(level);
+}
+
 export function onHandProblem(stock: ProductStock, locationId: number, status: string): string {
   return status === 'below-minimum'
-    ? `onHand: must be at least ${stock.levelAt(locationId).reserved}, the units held there`
+    ? `onHand: must be at least ${setAsideAt(stock, locationId)}, the units held, committed, in quality control or damaged there`
     : `onHand: would take the product's stock above ${STOCK_MAX}`;
 }
 
@@ -243,7 +250,7 @@ export class ImportBatch {
       }
     }
     const delta = input.onHand === undefined ? 0 : input.onHand - stock.levelAt(locationId).onHand;
-    const imported = delta === 0 ? undefined : stock.adjust(locationId, delta, this.settings, 'imported');
+    const imported = delta === 0 ? undefined : stock.adjust(locationId, delta, this.settings, { kind: 'imported' });
     if (imported && isRefusal(imported)) return fail(onHandProblem(stock, locationId, imported.status));
     const same = sameDetails(product, input);
     if (same && !imported) return 'unchanged';
@@ -284,12 +291,12 @@ export class ImportBatch {
     const changes: StockChange[] = [];
     for (const { stock, locationId, delta } of this.changes.values()) {
       const current = stock.withProduct(updated.get(stock.product.id) ?? stock.product);
-      changes.push(decided(current.adjust(locationId, delta, this.settings, 'imported')));
+      changes.push(decided(current.adjust(locationId, delta, this.settings, { kind: 'imported' })));
     }
     for (const [index, product] of created.entries()) {
       const { locationId, onHand } = this.creates[index]!;
       if (onHand === 0) continue;
-      const imported = ProductStock.ofNew(product).adjust(locationId, onHand, this.settings, 'imported');
+      const imported = ProductStock.ofNew(product).adjust(locationId, onHand, this.settings, { kind: 'imported' });
       if (isRefusal(imported)) throw new Error(`A new product refused ${onHand} units: ${imported.status}.`);
       changes.push(imported);
     }

@@ -15,6 +15,7 @@ import {
   ProductStock,
   type StockTransaction,
 } from '@stock/domain';
+import { actorOf } from '../options';
 import {
   type BatchOutcome,
   type BatchRefused,
@@ -401,7 +402,7 @@ export class ImportProducts {
 
   /** The movements' context: the time each batch is applied, the request and the caller. */
   private contextOf({ requestId, caller }: ImportOptions): MovementContext {
-    return { at: this.clock(), requestId, actor: caller };
+    return { at: this.clock(), requestId, actor: actorOf(caller) };
   }
 
   private async locationsByCode(tx: StockTransaction): Promise<ReadonlyMap<string, Location>> {
@@ -456,7 +457,7 @@ export class ImportProducts {
     const product = await addProduct(tx, details, context, this.settings);
     const onHand = input.onHand ?? 0;
     if (onHand === 0) return 'created';
-    const imported = ProductStock.ofNew(product).adjust(locationId, onHand, this.settings, 'imported');
+    const imported = ProductStock.ofNew(product).adjust(locationId, onHand, this.settings, { kind: 'imported' });
     if (isRefusal(imported)) return fail(`onHand: must be at most ${imported.available}`);
     await saveChange(tx, imported, context, this.settings);
     return 'created';
@@ -472,7 +473,7 @@ export class ImportProducts {
   ): Promise<RowOutcome | RowError> {
     const { product } = stock;
     const delta = input.onHand === undefined ? 0 : input.onHand - stock.levelAt(locationId).onHand;
-    const imported = delta === 0 ? undefined : stock.adjust(locationId, delta, this.settings, 'imported');
+    const imported = delta === 0 ? undefined : stock.adjust(locationId, delta, this.settings, { kind: 'imported' });
     if (imported && isRefusal(imported)) return fail(onHandProblem(stock, locationId, imported.status));
     const same = sameDetails(product, input);
     if (same && !imported) return 'unchanged';
@@ -486,7 +487,7 @@ export class ImportProducts {
     }
     if (imported) {
       // Decided again on the product as its details now are: its low-stock threshold may be a new one.
-      const change = decided(stock.withProduct(current).adjust(locationId, delta, this.settings, 'imported'));
+      const change = decided(stock.withProduct(current).adjust(locationId, delta, this.settings, { kind: 'imported' }));
       await saveChange(tx, await withFills(tx, change, locationId, delta, this.settings), context, this.settings);
     }
     return 'updated';

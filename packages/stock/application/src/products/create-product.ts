@@ -1,6 +1,6 @@
 import { type Clock, type OnceResult, runOnce, type UnitOfWork } from '@platform/kernel';
 import type { Product, ProductDetails, StockTransaction } from '@stock/domain';
-import type { WriteOptions } from '../options';
+import { actorOf, type WriteOptions } from '../options';
 import { productRecord } from './product-record';
 import { addProduct, DEFAULT_STOCK_CHANGE_SETTINGS, type StockChangeSettings } from '../stock/stock-changes';
 
@@ -20,7 +20,7 @@ export class CreateProduct {
     { idempotency, requestId, caller }: WriteOptions = {},
   ): Promise<OnceResult<Product>> {
     const add = (tx: StockTransaction) =>
-      addProduct(tx, details, { at: this.clock(), requestId, actor: caller }, this.settings);
+      addProduct(tx, details, { at: this.clock(), requestId, actor: actorOf(caller) }, this.settings);
     if (idempotency) return runOnce(this.unitOfWork, idempotency, productRecord, add);
     // One insert (with its movement), atomic by itself: no transaction to open around it; with its event, a
     // transaction.

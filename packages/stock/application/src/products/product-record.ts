@@ -9,6 +9,10 @@ interface ProductSnapshot {
   quantityInStock: number;
   /** Absent in records written before reservations existed: nothing was held then. */
   reservedQuantity?: number;
+  /** Absent in records written before the named states: nothing was committed, in quality control or damaged. */
+  committedQuantity?: number;
+  qualityControlQuantity?: number;
+  damagedQuantity?: number;
   version: number;
   /** Absent in records written before locations: the settings were 0 and nothing was backordered. */
   backorderLimit?: number;
@@ -22,6 +26,7 @@ interface ProductSnapshot {
 export function productSnapshot(product: Product): ProductSnapshot {
   const { id, name, description, price, quantityInStock, reservedQuantity, version } = product;
   const { backorderLimit, lowStockThreshold, backorderedQuantity, sku } = product;
+  const { committedQuantity, qualityControlQuantity, damagedQuantity } = product;
   return {
     id,
     name,
@@ -29,6 +34,9 @@ export function productSnapshot(product: Product): ProductSnapshot {
     priceCents: price.cents,
     quantityInStock,
     reservedQuantity,
+    committedQuantity,
+    qualityControlQuantity,
+    damagedQuantity,
     version,
     backorderLimit,
     lowStockThreshold,
@@ -41,6 +49,7 @@ export function productSnapshot(product: Product): ProductSnapshot {
 export function productFromSnapshot(snapshot: ProductSnapshot): Product {
   const { id, name, description, priceCents, quantityInStock, reservedQuantity = 0, version } = snapshot;
   const { backorderLimit = 0, lowStockThreshold = 0, backorderedQuantity = 0, lowStockAlert = false } = snapshot;
+  const { committedQuantity = 0, qualityControlQuantity = 0, damagedQuantity = 0 } = snapshot;
   const sku = snapshot.sku ?? null;
   const price = Money.fromCents(priceCents);
   return Product.of(
@@ -48,7 +57,7 @@ export function productFromSnapshot(snapshot: ProductSnapshot): Product {
     ProductDetails.restore({ name, description, price, quantityInStock, backorderLimit, lowStockThreshold, sku }),
     version,
     reservedQuantity,
-    { backorderedQuantity, lowStockAlert },
+    { committedQuantity, qualityControlQuantity, damagedQuantity, backorderedQuantity, lowStockAlert },
   );
 }
 

@@ -12,6 +12,7 @@ import {
   VersionMismatchError,
 } from '@stock/domain';
 import { decided, DEFAULT_STOCK_CHANGE_SETTINGS, saveChange, type StockChangeSettings } from '../stock/stock-changes';
+import { actorOf } from '../options';
 
 export interface UpdateOptions {
   /** Update only if nobody changed the product since this version was read. */
@@ -42,7 +43,7 @@ export class UpdateProduct {
     details: ProductDetails,
     { expectedVersion, requestId, caller }: UpdateOptions = {},
   ): Promise<Product> {
-    const context = { at: this.clock(), requestId, actor: caller };
+    const context = { at: this.clock(), requestId, actor: actorOf(caller) };
     const atOnce = await this.atOnce(id, details, expectedVersion, context);
     if (atOnce) return atOnce;
     return this.unitOfWork.run(async (tx) => {

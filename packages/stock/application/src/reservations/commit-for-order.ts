@@ -16,8 +16,9 @@ export class CommitForOrder {
   }
 
   /**
-   * sales.order.paid: commits the order's hold, so its quantities leave the
-   * stock (stock.reservation.committed is written by the commit). When the
+   * sales.order.paid: commits the order's hold, so its quantities wait as
+   * committed at their locations, on hand until a shipment takes them, and
+   * never expire (stock.reservation.committed is written by the commit). When the
    * hold is gone (it expired before the payment, or was released), publishes
    * stock.reservation.commit_failed saying why: the order is never completed
    * on stock that is not there. In one unit of work with the inbox entry.

@@ -6,6 +6,7 @@ import {
   isRefusal,
   type Location,
   LocationNotFoundError,
+  ORDER_FLOW_ACTOR,
   type ProductStock,
   type Reservation,
   type ReservationRequest,
@@ -93,7 +94,8 @@ export async function holdStock(
   const policy = { lowStockHysteresis: settings.lowStockHysteresis ?? 1 };
   const shortages: Shortage[] = [];
   const held: HeldLine[] = [];
-  const context = { at: now, reservationId: reservation.id, requestId, actor: owner };
+  // An order's hold is made by the order flow; an API hold by its owner.
+  const context = { at: now, reservationId: reservation.id, requestId, actor: owner ?? ORDER_FLOW_ACTOR };
   for (const [index, line] of request.lines.entries()) {
     const stock = locked[index]!;
     const hold = stock.hold({ ...line, allowBackorder: request.allowBackorder }, locations ?? [], strategy, policy);

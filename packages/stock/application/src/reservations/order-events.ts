@@ -1,6 +1,6 @@
 import type { EventData, EventEnvelope } from '@commerce/contracts';
 import type { Clock } from '@platform/kernel';
-import type { AllocationStrategy } from '@stock/domain';
+import type { AllocationStrategy, ShippedUnits, StockTransaction } from '@stock/domain';
 import type { StockChangeSettings } from '../stock/stock-changes';
 
 /** An event sales publishes about an order, as stock consumes it. */
@@ -25,4 +25,9 @@ export interface OrderEventSettings extends Partial<StockChangeSettings> {
   readonly consumer: string;
   /** RESERVATION_ALLOCATION: how an order's lines are spread over locations (default priority). */
   readonly allocation?: AllocationStrategy;
+  /**
+   * The units an order's shipments took, per product and location, read in the transaction that releases its
+   * committed units (only the rest is released). Absent: no order ships anything.
+   */
+  readonly shippedOf?: (tx: StockTransaction, orderId: string) => Promise<readonly ShippedUnits[]>;
 }

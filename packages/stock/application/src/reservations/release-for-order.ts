@@ -1,7 +1,7 @@
 import { inboxEntry, runOnce, textResult, type UnitOfWork } from '@platform/kernel';
 import { type Reservation, ReservationNotHeldError, type StockTransaction } from '@stock/domain';
 import type { OrderEvent, OrderEventOutcome, OrderEventSettings } from './order-events';
-import { settleReservation } from './settle-reservation';
+import { releaseCommitted, settleReservation } from './settle-reservation';
 import { DEFAULT_STOCK_CHANGE_SETTINGS, type StockChangeSettings } from '../stock/stock-changes';
 
 export class ReleaseForOrder {
@@ -45,6 +45,7 @@ export class ReleaseForOrder {
           // Its placed event was handled meanwhile: release what it held.
           reservation = (await tx.reservations.findForOrder(orderId))!;
         }
+        if (reservation.status === 'committed') return this.releaseCommitted(tx, reservation, event);
         if (reservation.status !== 'held') return 'unchanged';
         try {
           const released = await settleReservation(
@@ -58,12 +59,35 @@ export class ReleaseForOrder {
           );
           return released.status === 'released' ? 'released' : 'unchanged';
         } catch (error) {
-          // Committed meanwhile: a paid order is not cancelled (sales refuses that), so there is nothing to undo here.
-          if (error instanceof ReservationNotHeldError) return 'unchanged';
-          throw error;
+          // Committed meanwhile (paid between the read and the release): its committed units are released.
+          if (!(error instanceof ReservationNotHeldError)) throw error;
+          const now = (await tx.reservations.findById(reservation.id))!;
+          return now.status === 'committed' ? this.releaseCommitted(tx, now, event) : 'unchanged';
         }
       },
     );
     return replayed ? 'duplicate' : (value as OrderEventOutcome);
+  }
+
+  /**
+   * A paid order cancelled: the units it committed and no shipment took are given back. Sales refuses to cancel an
+   * order once anything shipped, but a cancel that raced a shipment can still arrive: only the unshipped part is
+   * released, and what shipped stays shipped.
+   */
+  private async releaseCommitted(
+    tx: StockTransaction,
+    reservation: Reservation,
+    event: OrderEvent<'sales.order.cancelled'>,
+  ): Promise<OrderEventOutcome> {
+    const shipped = (await this.settings.shippedOf?.(tx, reservation.reference)) ?? [];
+    const released = await releaseCommitted(
+      tx,
+      reservation,
+      shipped,
+      this.settings.clock(),
+      this.changeSettings,
+      event.id,
+    );
+    return released ? 'released' : 'unchanged';
   }
 }

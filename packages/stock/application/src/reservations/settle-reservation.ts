@@ -6,13 +6,16 @@ import {
   isReachableBy,
   isRefusal,
   type LineHold,
+  ORDER_FLOW_ACTOR,
   type Reservation,
   type ReservationLine,
   ReservationNotFoundError,
   ReservationNotHeldError,
   type Settlement,
+  type ShippedUnits,
   type StockTransaction,
   transitionFrom,
+  unshipped,
 } from '@stock/domain';
 import { DEFAULT_STOCK_CHANGE_SETTINGS, saveChange, type StockChangeSettings } from '../stock/stock-changes';
 import { reservationEndedEvent } from '../webhooks/webhook-events';
@@ -39,8 +42,9 @@ const ATTEMPTS = 3;
 
 /**
  * Ends a held reservation in `to`, with its lines, inside the caller's
- * transaction: commit takes the held quantities out of stock, release and
- * expiry make them available again. A caller reaches only its own holds
+ * transaction: commit makes an order's held quantities committed (they wait
+ * to ship) and takes an API hold's out of stock at once; release and expiry
+ * make them available again. A caller reaches only its own holds
  * (isReachableBy): any other is ReservationNotFoundError, as if it did not
  * exist. Repeating a settlement already made answers the reservation as it
  * is; one the reservation's status forbids throws ReservationNotHeldError. The
@@ -103,8 +107,8 @@ export async function expireReservations(
  * Settles the lines of reservations just moved to `to`, in product id order,
  * and writes the event of each order's reservation. Each line is settled at
  * exactly the locations its hold was allocated to (ProductStock.settle): commit
- * takes the units out of stock there, release and expiry give them back there
- * and drop its backordered units. Committing a line whose backordered units
+ * makes an order's units committed there and takes an API hold's out of stock,
+ * release and expiry give them back there and drop its backordered units. Committing a line whose backordered units
  * have not arrived throws BackorderNotFilledError; a product that refuses
  * (the stores' guard) throws too: the caller's transaction rolls back, so a
  * reservation never changes status while its stock does not. Answers whether
@@ -120,25 +124,77 @@ async function settleLines(
   requestId?: string,
 ): Promise<boolean> {
   let asCarried = true;
-  // A settlement is made for the hold's owner (the caller itself, or the sweeper on its behalf); an order's hold has
-  // none.
-  const lines = reservations.flatMap((reservation) =>
-    reservation.lines.map((line) => ({ line, reservationId: reservation.id, actor: reservation.owner })),
-  );
-  // Stable: a product's lines keep their reservations' order.
-  lines.sort((a, b) => a.line.productId - b.line.productId);
-  for (const { line, reservationId, actor } of lines) {
+  for (const { line, reservation } of inProductOrder(reservations)) {
     const { productId } = line;
+    const reservationId = reservation.id;
     const stock = await tx.stock.lock(productId);
     const hold = await tx.reservations.holdOf(reservationId, productId);
     if (hold.backordered > 0 || !carries(line, hold)) asCarried = false;
     if (!stock)
       throw new Error(`Product ${productId}, held by reservation ${reservationId}, is gone: nothing was changed.`);
-    const settled = stock.settle(hold, to, settings);
+    // An order's units wait, committed, to be shipped; an API hold has no order to ship, so its units leave at once.
+    const settled = stock.settle(hold, to, settings, reservation.origin === 'order' ? 'to-ship' : 'at-once');
     if (isRefusal(settled)) throw new BackorderNotFilledError(reservationId, productId, settled.backordered);
-    await saveChange(tx, settled, { at, reservationId, requestId, actor }, settings);
+    await saveChange(tx, settled, { at, reservationId, requestId, actor: actorFor(reservation) }, settings);
     if (hold.backordered > 0) await tx.reservations.dropBackorder(reservationId, productId);
   }
+  await writeSettled(tx, reservations, to, at, settings);
+  return asCarried;
+}
+
+/**
+ * Releases an order's committed reservation inside the caller's transaction (sales.order.cancelled after payment):
+ * the reservation moves from committed to released, and each line's committed units that no shipment took (`shipped`,
+ * the order's shipment lines) are given back where they are committed (ProductStock.releaseCommitted), in product id
+ * order; then stock.reservation.released, as for a hold. Answers the reservation released, or undefined when it was
+ * not committed any more (another release came first).
+ */
+export async function releaseCommitted(
+  tx: StockTransaction,
+  reservation: Reservation,
+  shipped: readonly ShippedUnits[],
+  at: Date,
+  settings: StockChangeSettings,
+  requestId?: string,
+): Promise<Reservation | undefined> {
+  const moved = await tx.reservations.transition(reservation.id, 'released', at, 'committed');
+  if (!moved) return undefined;
+  for (const { line } of inProductOrder([moved])) {
+    const { productId } = line;
+    const stock = await tx.stock.lock(productId);
+    if (!stock)
+      throw new Error(`Product ${productId}, committed by reservation ${moved.id}, is gone: nothing was changed.`);
+    const left = unshipped(productId, await tx.reservations.holdOf(moved.id, productId), shipped);
+    if (left.length === 0) continue;
+    const context = { at, reservationId: moved.id, requestId, actor: actorFor(moved) };
+    await saveChange(tx, stock.releaseCommitted(left, settings), context, settings);
+  }
+  await writeSettled(tx, [moved], 'released', at, settings);
+  return moved;
+}
+
+/** The lines of reservations in product id order, the order every writer locks products in (stable within one). */
+function inProductOrder(reservations: readonly Reservation[]) {
+  const lines = reservations.flatMap((reservation) => reservation.lines.map((line) => ({ line, reservation })));
+  return lines.sort((a, b) => a.line.productId - b.line.productId);
+}
+
+/**
+ * Whom a settlement is made for: an API hold's owner (the caller itself, or the sweeper on its behalf), an order's
+ * hold's order flow.
+ */
+function actorFor(reservation: Reservation): string {
+  return reservation.owner ?? ORDER_FLOW_ACTOR;
+}
+
+/** The events of reservations settled to `to`: each order's, and with webhook events on, every one's. */
+async function writeSettled(
+  tx: StockTransaction,
+  reservations: readonly Reservation[],
+  to: Settlement,
+  at: Date,
+  settings: StockChangeSettings,
+): Promise<void> {
   for (const reservation of reservations) {
     if (reservation.origin === 'order')
       await tx.outbox.add(
@@ -147,7 +203,6 @@ async function settleLines(
     // For outside listeners (webhooks): every settlement, of an order's hold or an API caller's.
     if (settings.webhookEvents) await tx.outbox.add(reservationEndedEvent(reservation, to, at));
   }
-  return asCarried;
 }
 
 /** Whether a reservation's line shows `hold`: the same allocations (location id order) and backordered units. */

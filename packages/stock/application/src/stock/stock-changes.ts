@@ -89,7 +89,14 @@ export async function addProduct(
   const product = await tx.products.add(details, context);
   if (settings.webhookEvents) {
     const [created] = await tx.movements.list(product.id, { after: 0, limit: 1 });
-    const level = { locationId: DEFAULT_LOCATION_ID, onHand: product.quantityInStock, reserved: 0 };
+    const level = {
+      locationId: DEFAULT_LOCATION_ID,
+      onHand: product.quantityInStock,
+      reserved: 0,
+      committed: 0,
+      qualityControl: 0,
+      damaged: 0,
+    };
     if (created)
       await tx.outbox.add(levelChangedEvent(product.id, product.sku, { ...created, ...level, at: context.at }));
   }

@@ -11,7 +11,7 @@ import {
   type TransferRequest,
   transferTransition,
 } from '@stock/domain';
-import type { WriteOptions } from '../options';
+import { actorOf, type WriteOptions } from '../options';
 import { DEFAULT_STOCK_CHANGE_SETTINGS, saveChange, type StockChangeSettings, withFills } from '../stock/stock-changes';
 
 export interface TransferSettings extends Partial<StockChangeSettings> {
@@ -67,7 +67,7 @@ export class StockTransfers {
       if (!stock) throw new ProductNotFoundError(request.productId);
       const sent = stock.sendTransfer(transfer, this.changeSettings);
       if (isRefusal(sent)) throw new InsufficientStockError(request.productId, sent.available, -request.quantity);
-      await saveChange(tx, sent, { at: now, requestId, actor: caller }, this.changeSettings);
+      await saveChange(tx, sent, { at: now, requestId, actor: actorOf(caller) }, this.changeSettings);
       return { value: transfer, replayed: false };
     });
   }
@@ -112,7 +112,7 @@ export class StockTransfers {
       const arrival = to === 'received' ? moved.toLocationId : moved.fromLocationId;
       const ended = stock.endTransfer(moved, to, this.changeSettings);
       const change = await withFills(tx, ended, arrival, moved.quantity, this.changeSettings);
-      await saveChange(tx, change, { at, requestId, actor: caller }, this.changeSettings);
+      await saveChange(tx, change, { at, requestId, actor: actorOf(caller) }, this.changeSettings);
       return moved;
     });
   }

@@ -1,5 +1,12 @@
 import { type EventEnvelope, newEvent, type StockLevelChanged } from '@commerce/contracts';
-import type { AppendedMovement, Reservation, Settlement, StockMovement } from '@stock/domain';
+import {
+  type AppendedMovement,
+  type LevelQuantities,
+  levelAvailable,
+  type Reservation,
+  type Settlement,
+  type StockMovement,
+} from '@stock/domain';
 import { createHash } from 'node:crypto';
 
 /**
@@ -19,6 +26,9 @@ export function nameBasedUuid(namespace: string, name: string): string {
   const hex = hash.subarray(0, 16).toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+/** A level's quantities on hand as the ledger rebuilds them (incoming is not in it). */
+type LevelState = Omit<LevelQuantities, 'incoming'>;
 
 /** The id of the stock.level.changed event of ledger movement `movementId`: derived from it alone. */
 export function levelChangedEventId(movementId: number): string {
@@ -41,7 +51,8 @@ export function levelChangedEvent(
       locationId: movement.locationId,
       onHand: movement.onHand,
       reserved: movement.reserved,
-      available: movement.onHand - movement.reserved,
+      // v1's shape: what is set aside beside reserved (committed, quality control, damaged) is not available.
+      available: levelAvailable({ ...movement, incoming: 0 }),
       movementId: movement.id,
       sequence: movement.sequence,
     },
@@ -59,13 +70,22 @@ export function levelChangedFromLedger(
   movements: readonly StockMovement[],
   sinceSequence: number,
 ): EventEnvelope<'stock.level.changed', StockLevelChanged>[] {
-  const levels = new Map<number, { onHand: number; reserved: number }>();
+  const levels = new Map<number, LevelState>();
   const events: EventEnvelope<'stock.level.changed', StockLevelChanged>[] = [];
   for (const movement of movements) {
-    const before = levels.get(movement.locationId) ?? { onHand: 0, reserved: 0 };
+    const before = levels.get(movement.locationId) ?? {
+      onHand: 0,
+      reserved: 0,
+      committed: 0,
+      qualityControl: 0,
+      damaged: 0,
+    };
     const after = {
       onHand: before.onHand + movement.quantityDelta,
       reserved: before.reserved + movement.reservedDelta,
+      committed: before.committed + movement.committedDelta,
+      qualityControl: before.qualityControl + movement.qualityControlDelta,
+      damaged: before.damaged + movement.damagedDelta,
     };
     levels.set(movement.locationId, after);
     if (movement.sequence >= sinceSequence) events.push(levelChangedEvent(productId, sku, { ...movement, ...after }));

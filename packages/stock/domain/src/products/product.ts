@@ -180,15 +180,38 @@ export interface ProductSettings {
   readonly sku: string | null;
 }
 
-/** What a product's stock is besides its levels: the units held beyond stock, and whether it is alerted as low. */
+/**
+ * What a product's stock is besides its stock and reserved units: its units in the other set-aside states (the sums
+ * of its levels'), the units held beyond stock, and whether it is alerted as low.
+ */
 export interface ProductStockState {
+  /** Held for paid orders until they ship. */
+  readonly committedQuantity: number;
+  /** Waiting for a decision (inspection), not sellable. */
+  readonly qualityControlQuantity: number;
+  /** Not sellable until written off. */
+  readonly damagedQuantity: number;
   /** Units holds took beyond what was available (allowBackorder), waiting for stock: never above backorderLimit. */
   readonly backorderedQuantity: number;
   /** Whether the last stock.level event said low (and no restored followed): what decides the next one. */
   readonly lowStockAlert: boolean;
 }
 
-const NO_BACKORDERS: ProductStockState = { backorderedQuantity: 0, lowStockAlert: false };
+/** The stock state of a product nothing has set aside, backordered or alerted. */
+export const NOTHING_SET_ASIDE: ProductStockState = {
+  committedQuantity: 0,
+  qualityControlQuantity: 0,
+  damagedQuantity: 0,
+  backorderedQuantity: 0,
+  lowStockAlert: false,
+};
+
+const SET_ASIDE_TOTALS = [
+  'committedQuantity',
+  'qualityControlQuantity',
+  'damagedQuantity',
+  'backorderedQuantity',
+] as const;
 
 /** What a product's stock state is called (STOCK_STATE), at what it has available (AVAILABLE). */
 export function stockStateOf(product: Values<ProductName>): StockState {
@@ -203,7 +226,7 @@ export class Product implements ProductDetailsInput {
     readonly details: ProductDetails,
     /** Starts at 1 and grows with every write: the product's ETag. */
     readonly version: number,
-    /** Held by open reservations at the locations: never below 0, never above quantityInStock. */
+    /** Held by open reservations at the locations: never below 0; with the other set-aside states, within stock. */
     readonly reservedQuantity: number,
     readonly stock: ProductStockState,
   ) {}
@@ -213,16 +236,17 @@ export class Product implements ProductDetailsInput {
     details: ProductDetails,
     version: number,
     reservedQuantity = 0,
-    stock: ProductStockState = NO_BACKORDERS,
+    stock: ProductStockState = NOTHING_SET_ASIDE,
   ): Product {
     if (!isProductId(id)) throw new RangeError(`Not a product id: ${id}`);
     if (!Number.isSafeInteger(version) || version < 1) throw new RangeError(`Not a product version: ${version}`);
-    if (!Number.isInteger(reservedQuantity) || reservedQuantity < 0 || reservedQuantity > details.quantityInStock) {
-      throw new RangeError(`Not a reserved quantity for a stock of ${details.quantityInStock}: ${reservedQuantity}`);
-    }
-    const { backorderedQuantity } = stock;
-    if (!Number.isInteger(backorderedQuantity) || backorderedQuantity < 0)
-      throw new RangeError(`Not a backordered quantity: ${backorderedQuantity}`);
+    if (!Number.isInteger(reservedQuantity) || reservedQuantity < 0)
+      throw new RangeError(`Not a reserved quantity: ${reservedQuantity}`);
+    for (const total of SET_ASIDE_TOTALS)
+      if (!Number.isInteger(stock[total]) || stock[total] < 0) throw new RangeError(`Not a ${total}: ${stock[total]}`);
+    const setAside = reservedQuantity + stock.committedQuantity + stock.qualityControlQuantity + stock.damagedQuantity;
+    if (setAside > details.quantityInStock)
+      throw new RangeError(`${setAside} units set aside are more than a stock of ${details.quantityInStock}.`);
     // A stored product has every setting: one a new product's details left out is 0.
     const settled =
       details.backorderLimit === undefined || details.lowStockThreshold === undefined || details.sku === undefined
@@ -232,12 +256,25 @@ export class Product implements ProductDetailsInput {
   }
 
   /**
-   * What can still be sold or reserved: the stock no reservation holds, less
-   * the units backordered holds wait for (which the next stock to arrive
-   * fills). Below 0 only while backorders wait.
+   * What can still be sold or reserved: the stock in no set-aside state (held,
+   * committed, quality control, damaged), less the units backordered holds
+   * wait for (which the next stock to arrive fills). Below 0 only while
+   * backorders wait.
    */
   get availableQuantity(): number {
     return evaluate(AVAILABLE, this);
+  }
+
+  get committedQuantity(): number {
+    return this.stock.committedQuantity;
+  }
+
+  get qualityControlQuantity(): number {
+    return this.stock.qualityControlQuantity;
+  }
+
+  get damagedQuantity(): number {
+    return this.stock.damagedQuantity;
   }
 
   get backorderedQuantity(): number {

@@ -14,8 +14,21 @@ export interface ReservationRepository {
   findByReference(owner: string, reference: string): Promise<Reservation | undefined>;
   /** The reservation of an order (reference = the order id): its hold, its refusal or its tombstone. */
   findForOrder(orderId: string): Promise<Reservation | undefined>;
-  /** Moves a held reservation to `status`; undefined when it is not held (any more). */
-  transition(id: string, status: Exclude<ReservationStatus, 'held'>, at: Date): Promise<Reservation | undefined>;
+  /**
+   * `findForOrder`, its row locked until the transaction ends: what ships or returns an order takes it first, so
+   * those of one order run one at a time on any number of instances, and before any product's lock.
+   */
+  lockForOrder(orderId: string): Promise<Reservation | undefined>;
+  /**
+   * Moves a reservation in `from` (held unless told: an order's committed hold is released from committed) to
+   * `status`; undefined when it is not in `from` (any more).
+   */
+  transition(
+    id: string,
+    status: Exclude<ReservationStatus, 'held'>,
+    at: Date,
+    from?: 'held' | 'committed',
+  ): Promise<Reservation | undefined>;
   /**
    * Held reservations whose time is up, at most `limit`, locked for this
    * transaction; rows another transaction holds are skipped, so sweepers on

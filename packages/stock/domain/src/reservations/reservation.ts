@@ -2,7 +2,7 @@ import { isProductId, ORDER_MAX_LINES } from '@commerce/shared-kernel';
 import { isLocationId } from '../locations/location';
 import { allValid, INT32_MAX, Invalid } from '@platform/kernel';
 import { text } from '../products/product';
-import type { Allocation } from '../stock/levels';
+import type { Allocation, LineHold } from '../stock/levels';
 
 /**
  * held → committed | released | expired. `rejected` never held anything: it
@@ -153,6 +153,28 @@ export function transitionFrom(
   // Releasing what already expired, or never held anything, leaves it as released would: nothing held either way.
   if (to === 'released' && (status === 'expired' || status === 'rejected')) return 'unchanged';
   return 'refuse';
+}
+
+/** Units of an order that a shipment took from a location (a shipment's line). */
+export interface ShippedUnits {
+  readonly productId: number;
+  readonly locationId: number;
+  readonly quantity: number;
+}
+
+/**
+ * What of a committed line is still committed, per location: its allocations less what shipments took from each
+ * (those units left; only the rest can be released). Locations with nothing left are left out.
+ */
+export function unshipped(productId: number, hold: LineHold, shipped: readonly ShippedUnits[]): Allocation[] {
+  return hold.allocations
+    .map(({ locationId, quantity }) => {
+      const gone = shipped
+        .filter((line) => line.productId === productId && line.locationId === locationId)
+        .reduce((sum, line) => sum + line.quantity, 0);
+      return { locationId, quantity: Math.max(0, quantity - gone) };
+    })
+    .filter(({ quantity }) => quantity > 0);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Product, ProductDetails } from '../products/product';
 import type { LocationLevel } from './levels';
-import type { AppendedMovement, MovementContext } from './movement';
+import type { AdjustmentReasonCode, AppendedMovement, MovementContext } from './movement';
 import type { ProductStock, StockChange, StockPolicy } from './product-stock';
 
 /** A product's level at a location, as the API shows it. */
@@ -52,19 +52,21 @@ export interface ProductStockRepository {
   saveMany(changes: readonly StockChange[], context: MovementContext): Promise<void>;
   /**
    * Optional, for a store where a transaction costs round trips (PostgreSQL):
-   * adds `delta` at the location in one statement outside any transaction
-   * (a unit of work run with singleCall), but only when ProductStock.adjust
-   * would answer exactly that one change: its conditions are the aggregate's
-   * own rules (KEEPS_HOLDS, WITHIN_STOCK_MAX, no ARRIVAL_FILLS, LOW_STOCK_STEADY)
-   * rendered into the statement, read under the product's lock, and the
-   * location has a level. The product moves to its next version and the
-   * ledger gets the one `adjusted` movement, as `save` would write them.
-   * Otherwise nothing changes, and it answers needs-plan.
+   * adds `delta` available units at the location in one statement outside
+   * any transaction (a unit of work run with singleCall), but only when
+   * ProductStock.adjust would answer exactly that one change: its conditions
+   * are the aggregate's own rules (KEEPS_HOLDS, WITHIN_STOCK_MAX, no
+   * ARRIVAL_FILLS, LOW_STOCK_STEADY) rendered into the statement, read under
+   * the product's lock, and the location has a level. The product moves to
+   * its next version and the ledger gets the one `adjusted` movement, with
+   * `reasonCode`, as `save` would write them. Otherwise nothing changes, and
+   * it answers needs-plan.
    */
   adjustAtOnce?(
     productId: number,
     locationId: number,
     delta: number,
+    reasonCode: AdjustmentReasonCode,
     context: MovementContext,
     policy: StockPolicy,
   ): Promise<AtOnceOutcome>;

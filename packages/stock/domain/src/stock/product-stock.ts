@@ -8,21 +8,30 @@ import {
   type Backorder,
   type BackorderNotFilled,
   change,
+  type Commitment,
   type Fill,
   type HoldPlan,
   type LevelAdjustmentRefusal,
   type LevelChange,
+  type LevelQuantities,
   levelAvailable,
   levelIsValid,
+  intoState,
   type LineHold,
   type LineRequest,
   type LocationLevel,
   type RemovalRefusal,
+  type ReturnDisposition,
+  type ReturnRefusal,
   type Settlement,
+  type ShipmentRefusal,
   type ShortHold,
+  type StateChangeRefusal,
   type StockReplacementRefusal,
+  type UnitState,
+  unitsIn,
 } from './levels';
-import type { Movement, MovementKind } from './movement';
+import { type AdjustmentReasonCode, type Movement, reasonCodeOf } from './movement';
 import {
   ARRIVAL_FILLS,
   AVAILABLE,
@@ -98,7 +107,33 @@ export interface HeldStock {
   readonly plan: HoldPlan;
 }
 
-const EMPTY_LEVEL = { onHand: 0, reserved: 0, incoming: 0 };
+const EMPTY_LEVEL: LevelQuantities = {
+  onHand: 0,
+  reserved: 0,
+  committed: 0,
+  qualityControl: 0,
+  damaged: 0,
+  incoming: 0,
+};
+
+/** How an adjustment is made, beside its location and delta. */
+export interface AdjustmentOptions {
+  /** The state the units enter (delta > 0) or leave (delta < 0) with on hand: available when not told. */
+  readonly state?: UnitState;
+  /** Why (DEFAULT_REASON_CODE when not told). */
+  readonly reasonCode?: AdjustmentReasonCode;
+  /** `imported` when an import set the level; otherwise `adjusted`. */
+  readonly kind?: 'adjusted' | 'imported';
+}
+
+/** The deltas of a level's quantities, as a movement names them. */
+const deltasOf = (change: LevelChange) => ({
+  quantityDelta: change.onHand,
+  reservedDelta: change.reserved,
+  committedDelta: change.committed,
+  qualityControlDelta: change.qualityControl,
+  damagedDelta: change.damaged,
+});
 
 const byLocation = (a: LocationLevel, b: LocationLevel) => a.locationId - b.locationId;
 
@@ -134,10 +169,17 @@ export class ProductStock {
       locationId: DEFAULT_LOCATION_ID,
       quantityDelta: quantity,
       reservedDelta: 0,
+      committedDelta: 0,
+      qualityControlDelta: 0,
+      damagedDelta: 0,
       quantityAfter: quantity,
       reservedAfter: 0,
+      reasonCode: 'created',
       onHand: quantity,
       reserved: 0,
+      committed: 0,
+      qualityControl: 0,
+      damaged: 0,
       sequence: 1,
     };
   }
@@ -145,7 +187,7 @@ export class ProductStock {
   /** The stock of a product just added (ProductRepository.add): all at the default location, its opening movement. */
   static ofNew(product: Product): ProductStock {
     const opening = ProductStock.opening(product);
-    const level = { locationId: opening.locationId, onHand: opening.onHand, reserved: 0, incoming: 0 };
+    const level = { locationId: opening.locationId, ...EMPTY_LEVEL, onHand: opening.onHand };
     return new ProductStock(product, [level], opening.sequence);
   }
 
@@ -202,22 +244,78 @@ export class ProductStock {
   }
 
   /**
-   * Adds `delta` at a location: never below what is held there (KEEPS_HOLDS),
-   * never the product's total above STOCK_MAX (WITHIN_STOCK_MAX). Stock that
-   * arrives fills backorders only through `fill`, which needs them read.
+   * Adds `delta` at a location, in a state (available when not told): on hand
+   * and that state move together, so writing off damaged units takes them out
+   * of on hand and of damaged. Available units never go below what is set
+   * aside there (KEEPS_HOLDS), a set-aside state never below 0, and the
+   * product's total never above STOCK_MAX (WITHIN_STOCK_MAX). Available stock
+   * that arrives fills backorders only through `fill`, which needs them read.
    */
   adjust(
     locationId: number,
     delta: number,
     policy: StockPolicy,
-    kind: MovementKind = 'adjusted',
+    { state = 'available', reasonCode, kind = 'adjusted' }: AdjustmentOptions = {},
   ): StockChange | LevelAdjustmentRefusal {
     const level = this.levelAt(locationId);
-    if (!holds(KEEPS_HOLDS, { onHand: level.onHand, reserved: level.reserved, delta }))
-      return { status: 'below-minimum', available: levelAvailable(level) };
+    const keeps = state === 'available' ? holds(KEEPS_HOLDS, { ...level, delta }) : unitsIn(level, state) + delta >= 0;
+    if (!keeps) return { status: 'below-minimum', available: unitsIn(level, state) };
     if (!holds(WITHIN_STOCK_MAX, { quantityInStock: this.product.quantityInStock, delta }))
       return { status: 'above-maximum', available: this.product.quantityInStock };
-    return this.step([change(kind, locationId, { onHand: delta })], 0, policy);
+    const adjusted = change(kind, locationId, { onHand: delta, ...intoState(state, delta) }, { reasonCode });
+    return this.step([adjusted], 0, policy);
+  }
+
+  /**
+   * Moves `quantity` units on hand at a location from one state to another
+   * (available, quality-control, damaged): one `state-changed` movement, on
+   * hand unchanged. Refused when `from` holds fewer there (for available:
+   * fewer available).
+   */
+  changeState(
+    locationId: number,
+    quantity: number,
+    states: { readonly from: UnitState; readonly to: UnitState },
+    policy: StockPolicy,
+    reasonCode?: AdjustmentReasonCode,
+  ): StockChange | StateChangeRefusal {
+    const { from, to } = states;
+    if (from === to || !(quantity > 0)) throw new RangeError(`Not a state change: ${quantity} from ${from} to ${to}.`);
+    const holding = unitsIn(this.levelAt(locationId), from);
+    if (holding < quantity) return { status: 'state-short', from, holds: holding };
+    const moved = { ...intoState(from, -quantity), ...intoState(to, quantity) };
+    return this.step([change('state-changed', locationId, moved, { reasonCode })], 0, policy);
+  }
+
+  /**
+   * Ships `quantity` committed units from a location: on hand and committed
+   * down together, nothing else. Refused when paid orders committed fewer
+   * there; which order's units they are is the shipment's to check.
+   */
+  ship(locationId: number, quantity: number, policy: StockPolicy): StockChange | ShipmentRefusal {
+    const { committed } = this.levelAt(locationId);
+    if (committed < quantity) return { status: 'exceeds-committed', committed };
+    return this.step([change('shipped', locationId, { onHand: -quantity, committed: -quantity })], 0, policy);
+  }
+
+  /**
+   * Receives `quantity` returned units at a location as `disposition` says:
+   * restock adds them to on hand, available (and, like any arrival, they fill
+   * backorders through `fill`); quality-control and damaged add them to on
+   * hand in that state; missing moves nothing, but the ledger records the
+   * units that never came back. Never the product's total above STOCK_MAX.
+   */
+  receiveReturn(
+    locationId: number,
+    quantity: number,
+    disposition: ReturnDisposition,
+    policy: StockPolicy,
+  ): StockChange | ReturnRefusal {
+    if (disposition === 'missing') return this.step([change('returned', locationId, {})], 0, policy);
+    if (!holds(WITHIN_STOCK_MAX, { quantityInStock: this.product.quantityInStock, delta: quantity }))
+      return { status: 'above-maximum', available: this.product.quantityInStock };
+    const state = disposition === 'restock' ? 'available' : disposition;
+    return this.step([change('returned', locationId, { onHand: quantity, ...intoState(state, quantity) })], 0, policy);
   }
 
   /**
@@ -231,8 +329,7 @@ export class ProductStock {
     if (delta === 0) return undefined;
     if (this.levels.some((level) => level.locationId !== DEFAULT_LOCATION_ID && !holds(LEVEL_IS_EMPTY, level)))
       return { status: 'several-locations' };
-    const { reserved } = this.levelAt(DEFAULT_LOCATION_ID);
-    if (!holds(COVERS_HOLDS, { quantity: quantityInStock, reserved }))
+    if (!holds(COVERS_HOLDS, { ...this.levelAt(DEFAULT_LOCATION_ID), quantity: quantityInStock }))
       return {
         status: 'below-reserved',
         quantityInStock: this.product.quantityInStock,
@@ -242,19 +339,40 @@ export class ProductStock {
   }
 
   /**
-   * Ends a line's hold: commit takes its units out of stock at exactly the
-   * allocated locations (refused while any are backordered); release and
-   * expiry give them back there, and drop what is backordered.
+   * Ends a line's hold at exactly the allocated locations. Commit (refused
+   * while any units are backordered) does as `commitment` says: an order's
+   * units move from reserved to committed, on hand unchanged, and wait there
+   * to ship; an API hold's leave the stock at once. Release and expiry give
+   * the units back there, and drop what is backordered.
    */
-  settle(hold: LineHold, settlement: Settlement, policy: StockPolicy): StockChange | BackorderNotFilled {
+  settle(
+    hold: LineHold,
+    settlement: Settlement,
+    policy: StockPolicy,
+    commitment: Commitment = 'to-ship',
+  ): StockChange | BackorderNotFilled {
     if (settlement === 'committed' && hold.backordered > 0)
       return { status: 'backorder-not-filled', backordered: hold.backordered };
-    const changes = hold.allocations.map(({ locationId, quantity }) =>
-      settlement === 'committed'
-        ? change('committed', locationId, { onHand: -quantity, reserved: -quantity })
-        : change(settlement, locationId, { reserved: -quantity }),
-    );
+    const changes = hold.allocations.map(({ locationId, quantity }) => {
+      if (settlement !== 'committed') return change(settlement, locationId, { reserved: -quantity });
+      return commitment === 'to-ship'
+        ? change('committed', locationId, { reserved: -quantity, committed: quantity })
+        : change('committed', locationId, { onHand: -quantity, reserved: -quantity });
+    });
     return this.step(changes, -hold.backordered, policy);
+  }
+
+  /**
+   * Gives back units committed to an order that will not ship them (it was
+   * cancelled): `released` movements, committed down at exactly those
+   * locations, the units available again there. The caller names only units
+   * the order committed and has not shipped.
+   */
+  releaseCommitted(allocations: readonly Allocation[], policy: StockPolicy): StockChange {
+    const changes = allocations.map(({ locationId, quantity }) =>
+      change('released', locationId, { committed: -quantity }),
+    );
+    return this.step(changes, 0, policy);
   }
 
   /**
@@ -267,8 +385,8 @@ export class ProductStock {
     if (transfer.quantity > levelAvailable(from)) return { status: 'short', available: levelAvailable(from) };
     const { id, quantity, fromLocationId, toLocationId } = transfer;
     const changes = [
-      change('transfer-sent', fromLocationId, { onHand: -quantity }, id),
-      change('transfer-sent', toLocationId, { incoming: quantity }, id),
+      change('transfer-sent', fromLocationId, { onHand: -quantity }, { transferId: id }),
+      change('transfer-sent', toLocationId, { incoming: quantity }, { transferId: id }),
     ];
     return this.step(changes, 0, policy);
   }
@@ -282,10 +400,10 @@ export class ProductStock {
     const { id, quantity, fromLocationId, toLocationId } = transfer;
     const changes =
       to === 'received'
-        ? [change('transfer-received', toLocationId, { onHand: quantity, incoming: -quantity }, id)]
+        ? [change('transfer-received', toLocationId, { onHand: quantity, incoming: -quantity }, { transferId: id })]
         : [
-            change('transfer-cancelled', toLocationId, { incoming: -quantity }, id),
-            change('transfer-cancelled', fromLocationId, { onHand: quantity }, id),
+            change('transfer-cancelled', toLocationId, { incoming: -quantity }, { transferId: id }),
+            change('transfer-cancelled', fromLocationId, { onHand: quantity }, { transferId: id }),
           ];
     return this.step(changes, 0, policy);
   }
@@ -313,9 +431,13 @@ export class ProductStock {
     return filled;
   }
 
-  /** A product is removed only when nothing of it is held, backordered or on its way between locations. */
+  /**
+   * A product is removed only when nothing of it is held (by a hold or a paid order), backordered or on its way
+   * between locations.
+   */
   removal(): RemovalRefusal | undefined {
-    const held = this.product.reservedQuantity + this.product.backorderedQuantity;
+    const { reservedQuantity, committedQuantity, backorderedQuantity } = this.product;
+    const held = reservedQuantity + committedQuantity + backorderedQuantity;
     if (held > 0 || this.levels.some((level) => level.incoming > 0)) return { status: 'in-use', held };
     return undefined;
   }
@@ -344,10 +466,11 @@ export class ProductStock {
 
   /**
    * One decision: `changes` applied to the levels in order (each that moves
-   * on hand or reserved one numbered movement), `backordered` added to the
-   * product's backorders, the low-stock crossing it causes, and the product
-   * at its next version. A verb checks its rules before; a change that would
-   * still break a level's invariant or the product's bounds is a bug, thrown.
+   * on hand or a state of it one numbered movement, and every return, even
+   * of units that never came back), `backordered` added to the product's
+   * backorders, the low-stock crossing it causes, and the product at its next
+   * version. A verb checks its rules before; a change that would still break
+   * a level's invariant or the product's bounds is a bug, thrown.
    */
   private step(
     changes: readonly LevelChange[],
@@ -357,32 +480,51 @@ export class ProductStock {
   ): StockChange {
     const { product } = this;
     const levels = new Map(this.levels.map((level) => [level.locationId, level]));
-    let [quantity, reserved, sequence] = [product.quantityInStock, product.reservedQuantity, this.sequence];
+    const totals = {
+      quantityInStock: product.quantityInStock,
+      reservedQuantity: product.reservedQuantity,
+      committedQuantity: product.committedQuantity,
+      qualityControlQuantity: product.qualityControlQuantity,
+      damagedQuantity: product.damagedQuantity,
+    };
+    let sequence = this.sequence;
     const movements: Movement[] = [];
     for (const change of changes) {
       const { kind, locationId } = change;
       const level = levels.get(locationId) ?? { locationId, ...EMPTY_LEVEL };
-      const next = {
+      const next: LocationLevel = {
         locationId,
         onHand: level.onHand + change.onHand,
         reserved: level.reserved + change.reserved,
+        committed: level.committed + change.committed,
+        qualityControl: level.qualityControl + change.qualityControl,
+        damaged: level.damaged + change.damaged,
         incoming: level.incoming + change.incoming,
       };
-      quantity += change.onHand;
-      reserved += change.reserved;
-      if (!levelIsValid(next) || quantity > STOCK_MAX)
+      totals.quantityInStock += change.onHand;
+      totals.reservedQuantity += change.reserved;
+      totals.committedQuantity += change.committed;
+      totals.qualityControlQuantity += change.qualityControl;
+      totals.damagedQuantity += change.damaged;
+      if (!levelIsValid(next) || totals.quantityInStock > STOCK_MAX)
         throw new Error(`Product ${product.id}: ${kind} at location ${locationId} breaks the level's bounds.`);
       levels.set(locationId, next);
-      if (!holds(MOVES_STOCK, { quantityDelta: change.onHand, reservedDelta: change.reserved })) continue;
+      const deltas = deltasOf(change);
+      // A return is recorded even when nothing came back (missing): the ledger says the order's units are settled.
+      if (!holds(MOVES_STOCK, deltas) && kind !== 'returned') continue;
+      const { onHand, reserved, committed, qualityControl, damaged } = next;
       const movement: Movement = {
         kind,
         locationId,
-        quantityDelta: change.onHand,
-        reservedDelta: change.reserved,
-        quantityAfter: quantity,
-        reservedAfter: reserved,
-        onHand: next.onHand,
-        reserved: next.reserved,
+        ...deltas,
+        quantityAfter: totals.quantityInStock,
+        reservedAfter: totals.reservedQuantity,
+        reasonCode: reasonCodeOf(kind, change.reasonCode),
+        onHand,
+        reserved,
+        committed,
+        qualityControl,
+        damaged,
         sequence: ++sequence,
       };
       movements.push(
@@ -396,20 +538,22 @@ export class ProductStock {
       );
     }
     const backorderedQuantity = product.backorderedQuantity + backordered;
-    const available = evaluate(AVAILABLE, {
-      quantityInStock: quantity,
-      reservedQuantity: reserved,
-      backorderedQuantity,
-    });
+    const available = evaluate(AVAILABLE, { ...totals, backorderedQuantity });
     const crossing = lowStockCrossing({
       available,
       lowStockThreshold: product.lowStockThreshold,
       lowStockAlert: product.stock.lowStockAlert,
       hysteresis: policy.lowStockHysteresis,
     });
+    const { quantityInStock, reservedQuantity, committedQuantity, qualityControlQuantity, damagedQuantity } = totals;
     const details =
-      quantity === product.quantityInStock ? product.details : product.details.withQuantityInStock(quantity);
-    const after = Product.of(product.id, details, product.version + 1, reserved, {
+      quantityInStock === product.quantityInStock
+        ? product.details
+        : product.details.withQuantityInStock(quantityInStock);
+    const after = Product.of(product.id, details, product.version + 1, reservedQuantity, {
+      committedQuantity,
+      qualityControlQuantity,
+      damagedQuantity,
       backorderedQuantity,
       lowStockAlert: crossing.alert,
     });

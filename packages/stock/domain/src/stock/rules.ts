@@ -32,15 +32,29 @@ import {
 export const STOCK_MAX = INT32_MAX;
 
 /** What a product's totals are called where a rule reads them. */
-export type ProductName = 'quantityInStock' | 'reservedQuantity' | 'backorderedQuantity' | 'lowStockThreshold';
+export type ProductName =
+  | 'quantityInStock'
+  | 'reservedQuantity'
+  | 'committedQuantity'
+  | 'qualityControlQuantity'
+  | 'damagedQuantity'
+  | 'backorderedQuantity'
+  | 'lowStockThreshold';
 
 /**
- * What a product can still sell or hold: its stock less what holds took and
+ * What a product can still sell or hold: its stock less what is set aside
+ * (held by holds, committed to paid orders, in quality control, damaged) and
  * what backorders wait for (they take the next stock). Below 0 only while
  * backorders wait.
  */
 export const AVAILABLE: Term<Exclude<ProductName, 'lowStockThreshold'>> = minus(
-  minus(value('quantityInStock'), value('reservedQuantity')),
+  minus(
+    minus(
+      minus(minus(value('quantityInStock'), value('reservedQuantity')), value('committedQuantity')),
+      value('qualityControlQuantity'),
+    ),
+    value('damagedQuantity'),
+  ),
   value('backorderedQuantity'),
 );
 
@@ -50,29 +64,56 @@ export const STOCK_STATE = {
   low: below(value('available'), value('lowStockThreshold')),
 } as const satisfies Record<string, Condition<'available' | 'lowStockThreshold'>>;
 
-/** What a level's rules read: its quantities, and the change asked of it. */
-export type LevelName = 'onHand' | 'reserved' | 'incoming';
+/** What a level's rules read: its quantities in each state. */
+export type LevelName = 'onHand' | 'reserved' | 'committed' | 'qualityControl' | 'damaged' | 'incoming';
 
-/** A level has units no hold took: a hold may take from it, and a search by location finds its product. */
-export const LEVEL_HAS_AVAILABLE: Condition<LevelName> = above(minus(value('onHand'), value('reserved')), constant(0));
+/** The units of a level set aside from sale: held, committed, in quality control, damaged. */
+const SET_ASIDE: Term<'reserved' | 'committed' | 'qualityControl' | 'damaged'> = plus(
+  plus(plus(value('reserved'), value('committed')), value('qualityControl')),
+  value('damaged'),
+);
 
-/** A level that holds nothing: no units, no holds, none on their way (removable, or not in the way of a PUT). */
+/** What a location can give to a hold or a sale: its units on hand that are set aside in no state. */
+export const LEVEL_AVAILABLE: Term<Exclude<LevelName, 'incoming'>> = minus(value('onHand'), SET_ASIDE);
+
+/** A level has units available: a hold may take from it, and a search by location finds its product. */
+export const LEVEL_HAS_AVAILABLE: Condition<LevelName> = above(LEVEL_AVAILABLE, constant(0));
+
+/**
+ * A level that holds nothing: no units in any state, none on their way (removable, or not in the way of a PUT). The
+ * states are within on hand, so on hand 0 says they are 0; each is named all the same, so that a level outside its
+ * checks is never called empty.
+ */
 export const LEVEL_IS_EMPTY: Condition<LevelName> = all(
   equal(value('onHand'), constant(0)),
   equal(value('reserved'), constant(0)),
+  equal(value('committed'), constant(0)),
+  equal(value('qualityControl'), constant(0)),
+  equal(value('damaged'), constant(0)),
   equal(value('incoming'), constant(0)),
 );
 
-/** A change moves stock, and is a movement of the ledger, when it moves on hand or reserved (incoming is not). */
-export const MOVES_STOCK: Condition<'quantityDelta' | 'reservedDelta'> = any(
+/** What a change's deltas are called where MOVES_STOCK reads them. */
+export type DeltaName = 'quantityDelta' | 'reservedDelta' | 'committedDelta' | 'qualityControlDelta' | 'damagedDelta';
+
+/**
+ * A change moves stock, and is a movement of the ledger, when it moves on hand or any state of it (incoming is not).
+ */
+export const MOVES_STOCK: Condition<DeltaName> = any(
   not(equal(value('quantityDelta'), constant(0))),
   not(equal(value('reservedDelta'), constant(0))),
+  not(equal(value('committedDelta'), constant(0))),
+  not(equal(value('qualityControlDelta'), constant(0))),
+  not(equal(value('damagedDelta'), constant(0))),
 );
 
-/** Adding `delta` at a location never takes its on hand below what is held there (nor below 0). */
-export const KEEPS_HOLDS: Condition<'onHand' | 'reserved' | 'delta'> = atLeast(
+/**
+ * Adding `delta` available units at a location never takes its on hand below what is set aside there (held,
+ * committed, in quality control, damaged), nor below 0.
+ */
+export const KEEPS_HOLDS: Condition<Exclude<LevelName, 'incoming'> | 'delta'> = atLeast(
   plus(value('onHand'), value('delta')),
-  value('reserved'),
+  SET_ASIDE,
 );
 
 /** Adding `delta` never takes the product's stock above STOCK_MAX. */
@@ -87,8 +128,11 @@ export const ARRIVAL_FILLS: Condition<'delta' | 'backorderedQuantity'> = all(
   above(value('backorderedQuantity'), constant(0)),
 );
 
-/** A PUT's new stock at the default location covers what is held there. */
-export const COVERS_HOLDS: Condition<'quantity' | 'reserved'> = atLeast(value('quantity'), value('reserved'));
+/** A PUT's new stock at the default location covers what is set aside there. */
+export const COVERS_HOLDS: Condition<'quantity' | 'reserved' | 'committed' | 'qualityControl' | 'damaged'> = atLeast(
+  value('quantity'),
+  SET_ASIDE,
+);
 
 /** What the low-stock rules read: the product's available units after the change, its threshold and its alert. */
 export type LowStockName = 'available' | 'lowStockThreshold' | 'lowStockAlert' | 'hysteresis';

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import {
   type AllocationStrategy,
   type Backorder,
+  type Commitment,
   DEFAULT_LOCATION_ID,
   type Fill,
   type HoldPlan,
@@ -322,17 +323,24 @@ describe('ProductStock.adjust', () => {
 
   it('numbers its movement next, with the product’s totals and the level right after it, at the next version', () => {
     const stock = stockOf({ levels: [level(1, 5, 2), level(2, 3, 1)], version: 6, sequence: 41 });
-    const change = changeOf(stock.adjust(2, 4, policy(), 'imported'));
+    const change = changeOf(stock.adjust(2, 4, policy(), { kind: 'imported' }));
     expect(change.movements).to.deep.equal([
       {
         kind: 'imported',
         locationId: 2,
         quantityDelta: 4,
         reservedDelta: 0,
+        committedDelta: 0,
+        qualityControlDelta: 0,
+        damagedDelta: 0,
         quantityAfter: 12,
         reservedAfter: 3,
+        reasonCode: 'imported',
         onHand: 7,
         reserved: 1,
+        committed: 0,
+        qualityControl: 0,
+        damaged: 0,
         sequence: 42,
       },
     ]);
@@ -467,24 +475,54 @@ describe('ProductStock.settle', () => {
     stock: StockSetup;
     hold: LineHold;
     settlement: Settlement;
+    commitment?: Commitment;
     expected:
       | {
           moves: ReturnType<typeof moves>;
-          totals: { quantityInStock: number; reservedQuantity: number; backorderedQuantity: number };
+          totals: {
+            quantityInStock: number;
+            reservedQuantity: number;
+            committedQuantity: number;
+            backorderedQuantity: number;
+          };
         }
       | { status: 'backorder-not-filled'; backordered: number };
   }[] = [
     {
-      title: 'commits a hold at exactly its locations: its units leave the stock there',
+      title: 'commits an order’s hold at exactly its locations: its units wait there as committed, still on hand',
       stock: twoLocations,
       hold: hold(0, [1, 3], [2, 2]),
       settlement: 'committed',
       expected: {
         moves: [
+          { kind: 'committed', locationId: 1, quantityDelta: 0, reservedDelta: -3, committedDelta: 3 },
+          { kind: 'committed', locationId: 2, quantityDelta: 0, reservedDelta: -2, committedDelta: 2 },
+        ],
+        totals: { quantityInStock: 9, reservedQuantity: 0, committedQuantity: 5, backorderedQuantity: 0 },
+      },
+    },
+    {
+      title: 'commits an API hold at once at exactly its locations: its units leave the stock there',
+      stock: twoLocations,
+      hold: hold(0, [1, 3], [2, 2]),
+      settlement: 'committed',
+      commitment: 'at-once',
+      expected: {
+        moves: [
           { kind: 'committed', locationId: 1, quantityDelta: -3, reservedDelta: -3 },
           { kind: 'committed', locationId: 2, quantityDelta: -2, reservedDelta: -2 },
         ],
-        totals: { quantityInStock: 4, reservedQuantity: 0, backorderedQuantity: 0 },
+        totals: { quantityInStock: 4, reservedQuantity: 0, committedQuantity: 0, backorderedQuantity: 0 },
+      },
+    },
+    {
+      title: 'commits an order’s hold beside units other orders committed there, adding to them',
+      stock: { levels: [level(1, 6, 3, 0, { committed: 3 })] },
+      hold: hold(0, [1, 3]),
+      settlement: 'committed',
+      expected: {
+        moves: [{ kind: 'committed', locationId: 1, quantityDelta: 0, reservedDelta: -3, committedDelta: 3 }],
+        totals: { quantityInStock: 6, reservedQuantity: 0, committedQuantity: 6, backorderedQuantity: 0 },
       },
     },
     {
@@ -497,7 +535,7 @@ describe('ProductStock.settle', () => {
           { kind: 'released', locationId: 1, quantityDelta: 0, reservedDelta: -3 },
           { kind: 'released', locationId: 2, quantityDelta: 0, reservedDelta: -2 },
         ],
-        totals: { quantityInStock: 9, reservedQuantity: 0, backorderedQuantity: 0 },
+        totals: { quantityInStock: 9, reservedQuantity: 0, committedQuantity: 0, backorderedQuantity: 0 },
       },
     },
     {
@@ -510,7 +548,7 @@ describe('ProductStock.settle', () => {
           { kind: 'expired', locationId: 1, quantityDelta: 0, reservedDelta: -3 },
           { kind: 'expired', locationId: 2, quantityDelta: 0, reservedDelta: -2 },
         ],
-        totals: { quantityInStock: 9, reservedQuantity: 0, backorderedQuantity: 0 },
+        totals: { quantityInStock: 9, reservedQuantity: 0, committedQuantity: 0, backorderedQuantity: 0 },
       },
     },
     {
@@ -519,8 +557,8 @@ describe('ProductStock.settle', () => {
       hold: hold(0, [1, 1]),
       settlement: 'committed',
       expected: {
-        moves: [{ kind: 'committed', locationId: 1, quantityDelta: -1, reservedDelta: -1 }],
-        totals: { quantityInStock: 8, reservedQuantity: 4, backorderedQuantity: 0 },
+        moves: [{ kind: 'committed', locationId: 1, quantityDelta: 0, reservedDelta: -1, committedDelta: 1 }],
+        totals: { quantityInStock: 9, reservedQuantity: 4, committedQuantity: 1, backorderedQuantity: 0 },
       },
     },
     {
@@ -537,7 +575,7 @@ describe('ProductStock.settle', () => {
       settlement: 'released',
       expected: {
         moves: [{ kind: 'released', locationId: 1, quantityDelta: 0, reservedDelta: -3 }],
-        totals: { quantityInStock: 5, reservedQuantity: 0, backorderedQuantity: 3 },
+        totals: { quantityInStock: 5, reservedQuantity: 0, committedQuantity: 0, backorderedQuantity: 3 },
       },
     },
     {
@@ -545,20 +583,25 @@ describe('ProductStock.settle', () => {
       stock: { levels: [level(1, 0)], backordered: 2, backorderLimit: 2 },
       hold: hold(2),
       settlement: 'expired',
-      expected: { moves: [], totals: { quantityInStock: 0, reservedQuantity: 0, backorderedQuantity: 0 } },
+      expected: {
+        moves: [],
+        totals: { quantityInStock: 0, reservedQuantity: 0, committedQuantity: 0, backorderedQuantity: 0 },
+      },
     },
   ];
 
-  for (const { title, stock: setup, hold: line, settlement, expected } of cases) {
+  for (const { title, stock: setup, hold: line, settlement, commitment, expected } of cases) {
     it(title, () => {
-      const answer = stockOf(setup).settle(line, settlement, policy());
+      const answer = stockOf(setup).settle(line, settlement, policy(), commitment);
       if (isRefusal(answer) || isRefusal(expected)) {
         expect(answer).to.deep.equal(expected);
         return;
       }
       expect(moves(answer)).to.deep.equal(expected.moves);
-      const { quantityInStock, reservedQuantity, backorderedQuantity } = answer.after.product;
-      expect({ quantityInStock, reservedQuantity, backorderedQuantity }).to.deep.equal(expected.totals);
+      const { quantityInStock, reservedQuantity, committedQuantity, backorderedQuantity } = answer.after.product;
+      expect({ quantityInStock, reservedQuantity, committedQuantity, backorderedQuantity }).to.deep.equal(
+        expected.totals,
+      );
       expect(answer.steps).to.have.length(1);
       expectLedgerKept(answer);
     });
@@ -1053,10 +1096,17 @@ describe('ProductStock.of and its stock', () => {
       locationId: DEFAULT_LOCATION_ID,
       quantityDelta: 12,
       reservedDelta: 0,
+      committedDelta: 0,
+      qualityControlDelta: 0,
+      damagedDelta: 0,
       quantityAfter: 12,
       reservedAfter: 0,
+      reasonCode: 'created',
       onHand: 12,
       reserved: 0,
+      committed: 0,
+      qualityControl: 0,
+      damaged: 0,
       sequence: 1,
     });
   });

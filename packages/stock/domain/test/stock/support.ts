@@ -14,13 +14,17 @@ import {
 
 export const PRODUCT_ID = 7;
 
+/** The set-aside states beside reserved: none unless told. */
+export type States = Partial<Pick<LocationLevel, 'committed' | 'qualityControl' | 'damaged'>>;
+
 /** A product's level at a location. */
-export const level = (locationId: number, onHand: number, reserved = 0, incoming = 0): LocationLevel => ({
-  locationId,
-  onHand,
-  reserved,
-  incoming,
-});
+export const level = (
+  locationId: number,
+  onHand: number,
+  reserved = 0,
+  incoming = 0,
+  { committed = 0, qualityControl = 0, damaged = 0 }: States = {},
+): LocationLevel => ({ locationId, onHand, reserved, committed, qualityControl, damaged, incoming });
 
 export const location = (id: number, priority: number): Location => ({
   id,
@@ -69,7 +73,11 @@ export function stockOf(setup: StockSetup): ProductStock {
     backorderLimit,
     lowStockThreshold,
   });
-  const product = Product.of(PRODUCT_ID, details, setup.version ?? 3, sum(levels.map((each) => each.reserved)), {
+  const total = (state: keyof LocationLevel) => sum(levels.map((each) => each[state]));
+  const product = Product.of(PRODUCT_ID, details, setup.version ?? 3, total('reserved'), {
+    committedQuantity: total('committed'),
+    qualityControlQuantity: total('qualityControl'),
+    damagedQuantity: total('damaged'),
     backorderedQuantity: backordered,
     lowStockAlert,
   });
@@ -82,20 +90,44 @@ export function changeOf(answer: object | undefined): StockChange {
   return answer as StockChange;
 }
 
-/** The movements' quantities alone: what a table of cases spells out. */
-export const moves = (change: StockChange) =>
-  change.movements.map(({ kind, locationId, quantityDelta, reservedDelta }) => ({
-    kind,
-    locationId,
-    quantityDelta,
-    reservedDelta,
-  }));
+/** The deltas of the states beside on hand and reserved, as a movement names them. */
+const STATE_DELTAS = ['committedDelta', 'qualityControlDelta', 'damagedDelta'] as const;
+
+/**
+ * The movements' quantities alone: what a table of cases spells out. On hand and reserved always; the other states'
+ * deltas where they move, so a case names only what its verb touches.
+ */
+export const moves = (change: StockChange): Record<string, string | number>[] =>
+  change.movements.map((movement) => {
+    const { kind, locationId, quantityDelta, reservedDelta } = movement;
+    const states = STATE_DELTAS.filter((name) => movement[name] !== 0).map((name) => [name, movement[name]] as const);
+    return { kind, locationId, quantityDelta, reservedDelta, ...Object.fromEntries(states) };
+  });
+
+/** What a level says of its quantities, without its location. */
+const quantities = ({ onHand, reserved, committed, qualityControl, damaged }: LocationLevel) => ({
+  onHand,
+  reserved,
+  committed,
+  qualityControl,
+  damaged,
+});
+
+/** Each quantity a movement moves, by the name of the level's quantity it moves. */
+const DELTA_OF = {
+  onHand: 'quantityDelta',
+  reserved: 'reservedDelta',
+  committed: 'committedDelta',
+  qualityControl: 'qualityControlDelta',
+  damaged: 'damagedDelta',
+} as const;
 
 /**
  * What every change keeps: replayed from the stock before, each movement says
  * the product's totals and its level right after it and is numbered next; per
- * location its deltas sum to the level's change; the product's totals are its
- * levels' sums; every level is valid; the product moves one version per step.
+ * location its deltas sum to the level's change in every state; the product's
+ * totals are its levels' sums; every level is valid; the product moves one
+ * version per step.
  */
 export function expectLedgerKept(change: StockChange): void {
   const { before, after, movements } = change;
@@ -103,15 +135,15 @@ export function expectLedgerKept(change: StockChange): void {
   let [quantity, reserved] = [before.product.quantityInStock, before.product.reservedQuantity];
   movements.forEach((movement, index) => {
     const at = running.get(movement.locationId) ?? level(movement.locationId, 0);
-    const next = { ...at, onHand: at.onHand + movement.quantityDelta, reserved: at.reserved + movement.reservedDelta };
+    const next = { ...at };
+    for (const [name, delta] of Object.entries(DELTA_OF)) next[name as keyof typeof DELTA_OF] += movement[delta];
     running.set(movement.locationId, next);
     quantity += movement.quantityDelta;
     reserved += movement.reservedDelta;
     expect(movement, `movement ${index}`).to.include({
       quantityAfter: quantity,
       reservedAfter: reserved,
-      onHand: next.onHand,
-      reserved: next.reserved,
+      ...quantities(next),
       sequence: before.sequence + index + 1,
     });
   });
@@ -119,20 +151,30 @@ export function expectLedgerKept(change: StockChange): void {
   for (const locationId of locationIds) {
     const here = movements.filter((movement) => movement.locationId === locationId);
     const [from, to] = [before.levelAt(locationId), after.levelAt(locationId)];
-    expect(sum(here.map((each) => each.quantityDelta)), `on hand moved at ${locationId}`).to.equal(
-      to.onHand - from.onHand,
-    );
-    expect(sum(here.map((each) => each.reservedDelta)), `reserved moved at ${locationId}`).to.equal(
-      to.reserved - from.reserved,
-    );
+    for (const [name, delta] of Object.entries(DELTA_OF)) {
+      const state = name as keyof typeof DELTA_OF;
+      expect(sum(here.map((each) => each[delta])), `${state} moved at ${locationId}`).to.equal(to[state] - from[state]);
+    }
   }
   for (const each of after.levels) expect(levelIsValid(each), `level ${each.locationId}`).to.equal(true);
-  expect(after.product.quantityInStock, 'stock is the levels’ on hand').to.equal(
-    sum(after.levels.map((each) => each.onHand)),
-  );
-  expect(after.product.reservedQuantity, 'reserved is the levels’ reserved').to.equal(
-    sum(after.levels.map((each) => each.reserved)),
-  );
+  const total = (state: keyof LocationLevel) => sum(after.levels.map((each) => each[state]));
+  const { product } = after;
+  expect(
+    {
+      quantityInStock: product.quantityInStock,
+      reservedQuantity: product.reservedQuantity,
+      committedQuantity: product.committedQuantity,
+      qualityControlQuantity: product.qualityControlQuantity,
+      damagedQuantity: product.damagedQuantity,
+    },
+    'the product’s totals are its levels’ sums',
+  ).to.deep.equal({
+    quantityInStock: total('onHand'),
+    reservedQuantity: total('reserved'),
+    committedQuantity: total('committed'),
+    qualityControlQuantity: total('qualityControl'),
+    damagedQuantity: total('damaged'),
+  });
   expect(after.sequence, 'the last movement’s sequence').to.equal(before.sequence + movements.length);
   expect(after.product.version, 'one version per step').to.equal(before.product.version + change.steps.length);
 }

@@ -16,14 +16,23 @@ export function productJson(product: Product) {
     backorderedQuantity: product.backorderedQuantity,
     lowStockThreshold: product.lowStockThreshold,
     stockState: product.stockState,
+    // The named states came later: after the members clients already read, in the order of the level's.
+    committedQuantity: product.committedQuantity,
+    qualityControlQuantity: product.qualityControlQuantity,
+    damagedQuantity: product.damagedQuantity,
   };
 }
 
-/** Who a movement was made for stays inside: the ledger shows a reader its own ids, never other callers' names. */
-export function movementJson({ at, actor: _actor, ...movement }: StockMovement) {
+/**
+ * A movement of the ledger with why (reasonCode) and who (actor) on every row; its reservation, request and trace ids
+ * only when it was made for the reader (movementSeenBy, in the use case).
+ */
+export function movementJson({ at, ...movement }: StockMovement) {
   return { ...movement, at: at.toISOString() };
 }
 
-export function stockLevelJson({ locationId, locationCode, onHand, reserved, available, incoming }: StockLevelView) {
-  return { locationId, locationCode, onHand, reserved, available, incoming };
+/** A level in every state; the named states beside reserved came later, so they follow the members clients read. */
+export function stockLevelJson(level: StockLevelView) {
+  const { locationId, locationCode, onHand, reserved, committed, qualityControl, damaged, available, incoming } = level;
+  return { locationId, locationCode, onHand, reserved, available, incoming, committed, qualityControl, damaged };
 }

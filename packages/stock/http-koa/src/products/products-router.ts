@@ -16,6 +16,7 @@ import {
 } from '@platform/http';
 import {
   type AdjustStock,
+  type ChangeStockState,
   type CreateProduct,
   type DeleteProduct,
   type GetProduct,
@@ -48,7 +49,7 @@ import { etagOf, matches, parsePreconditions } from './etag';
 import { movementJson, productJson, stockLevelJson } from './product-json';
 import { decodeProductBody } from './product-codec';
 import type { AdjustmentOutcome, StockMetrics } from '../stock-metrics';
-import { decodeStockAdjustmentBody } from './stock-adjustment-codec';
+import { decodeStockAdjustmentBody, decodeStockStateChangeBody } from './stock-adjustment-codec';
 
 export interface ProductUseCases {
   readonly createProduct: CreateProduct;
@@ -61,6 +62,7 @@ export interface ProductUseCases {
   readonly updateProduct: UpdateProduct;
   readonly deleteProduct: DeleteProduct;
   readonly adjustStock: AdjustStock;
+  readonly changeStockState: ChangeStockState;
   /** For a product's stock levels at the locations. */
   readonly locations: Locations;
 }
@@ -371,18 +373,20 @@ function adjustStockHandler(useCases: ProductUseCases, metrics: StockMetrics | u
     try {
       const id = pathId(ctx);
       const adjustment = decodeStockAdjustmentBody(ctx.request.body as Record<string, unknown>);
-      const { delta, reason, locationId } = adjustment;
+      const { delta, reason, locationId, state, reasonCode } = adjustment;
       const fingerprint = {
         delta,
         ...(reason !== undefined && { reason }),
         ...(locationId !== undefined && { locationId }),
+        state,
+        reasonCode,
       };
       const idempotency = idempotencyKeyOf(ctx, 'adjust-stock', fingerprint);
       const options = { ...(idempotency && { idempotency }), requestId: requestIdOf(ctx), caller: callerOf(ctx) };
       const { value: product, replayed } = await useCases.adjustStock.execute(id, adjustment, options);
       if (!replayed) {
         const { quantityInStock } = product;
-        logWith(ctx, { event: 'stock adjusted', productId: id, delta, reason, locationId, quantityInStock });
+        logWith(ctx, { event: 'stock adjusted', productId: id, delta, state, reasonCode, locationId, quantityInStock });
       }
       metrics?.countAdjustment(replayed ? 'replayed' : 'adjusted');
       markReplayed(ctx, replayed);
@@ -391,6 +395,22 @@ function adjustStockHandler(useCases: ProductUseCases, metrics: StockMetrics | u
       metrics?.countAdjustment(adjustmentOutcome(error));
       throw error;
     }
+  };
+}
+
+/** POST /:id/stock-state-changes: units on hand moved between states at a location, once per Idempotency-Key. */
+function changeStockStateHandler(useCases: ProductUseCases): Handler {
+  return async function changeStockState(ctx) {
+    const id = pathId(ctx);
+    const change = decodeStockStateChangeBody(ctx.request.body as Record<string, unknown>);
+    const { locationId, quantity, from, to, reasonCode, reason } = change;
+    const fingerprint = { locationId, quantity, from, to, reasonCode, ...(reason !== undefined && { reason }) };
+    const idempotency = idempotencyKeyOf(ctx, 'change-stock-state', fingerprint);
+    const options = { ...(idempotency && { idempotency }), requestId: requestIdOf(ctx), caller: callerOf(ctx) };
+    const { value: product, replayed } = await useCases.changeStockState.execute(id, change, options);
+    if (!replayed) logWith(ctx, { event: 'stock state changed', productId: id, locationId, quantity, from, to });
+    markReplayed(ctx, replayed);
+    answer(ctx, 200, product);
   };
 }
 
@@ -410,5 +430,6 @@ export function productsRouter({ useCases, access, logger, metrics }: ProductsRo
   router.put('/:id', write, noQuery, jsonBody, updateProductHandler(useCases));
   router.delete('/:id', write, noQuery, deleteProductHandler(useCases));
   router.post('/:id/stock-adjustments', write, noQuery, jsonBody, adjustStockHandler(useCases, metrics));
+  router.post('/:id/stock-state-changes', write, noQuery, jsonBody, changeStockStateHandler(useCases));
   return router;
 }

@@ -117,7 +117,9 @@ function unknownQueryParameters(method: string, path: string): string[] {
       ? ['limit', 'after', 'ids']
       : reads && /^\/api\/products\/[^/]+\/stock-movements$/.test(url.pathname)
         ? ['limit', 'after']
-        : [];
+        : reads && (url.pathname === '/api/shipments' || url.pathname === '/api/returns')
+          ? ['orderId']
+          : [];
   return url.pathname.startsWith('/api/') ? [...url.searchParams.keys()].filter((name) => !takes.includes(name)) : [];
 }
 
@@ -151,6 +153,8 @@ const request = fc.record({
     fc.constant('/api/products'),
     idSegment.map((id) => `/api/products/${id}`),
     idSegment.map((id) => `/api/products/${id}/stock-adjustments`),
+    fc.constantFrom('/api/shipments', '/api/returns', `/api/shipments?orderId=${RESERVATION_ID}`),
+    idSegment.map((id) => `/api/returns/${id}`),
     fc
       .tuple(fc.constantFrom('limit', 'after', 'x'), fc.oneof(idSegment, headerText.map(encodeURIComponent)))
       .map(([k, v]) => `/api/products?${k}=${v}`),
@@ -163,6 +167,7 @@ const request = fc.record({
           '/api/products/1/stock-movements',
           '/api/reservations',
           `/api/reservations/${RESERVATION_ID}`,
+          '/api/shipments',
         ),
         queryString,
       )

@@ -7,6 +7,7 @@ interface ProductJson {
   id: number;
   quantityInStock: number;
   reservedQuantity: number;
+  committedQuantity: number;
   availableQuantity: number;
   backorderLimit: number;
   backorderedQuantity: number;
@@ -26,6 +27,9 @@ interface LevelJson {
   locationCode: string;
   onHand: number;
   reserved: number;
+  committed: number;
+  qualityControl: number;
+  damaged: number;
   available: number;
   incoming: number;
 }
@@ -93,6 +97,96 @@ export function locationsHttpSuite(backend: string, start: StartApi): void {
       api = await start(this);
     });
     after(async () => api?.stop());
+
+    describe('named states', () => {
+      const changeState = (id: number, fields: Record<string, unknown>) =>
+        request(`/api/products/${id}/stock-state-changes`, json(fields));
+      const movements = (id: number) => body<Record<string, unknown>[]>(request(`/api/products/${id}/stock-movements`));
+
+      it('moves units between states (200, the product), shows every state of a level, and refuses one unit more (409, nothing moved)', async () => {
+        const { id } = await product({ quantityInStock: 5 });
+        const moved = await changeState(id, {
+          locationId: DEFAULT,
+          quantity: 2,
+          from: 'available',
+          to: 'quality-control',
+        });
+        expect(moved.status, await moved.clone().text()).to.equal(200);
+        expect(await moved.json()).to.include({
+          quantityInStock: 5,
+          committedQuantity: 0,
+          qualityControlQuantity: 2,
+          damagedQuantity: 0,
+          availableQuantity: 3,
+        });
+        const [level] = await levels(id);
+        expect(level).to.include({ onHand: 5, reserved: 0, committed: 0, qualityControl: 2, damaged: 0, available: 3 });
+        const refused = await changeState(id, {
+          locationId: DEFAULT,
+          quantity: 3,
+          from: 'quality-control',
+          to: 'damaged',
+        });
+        const problem = await expectProblem(refused, 409, 'INSUFFICIENT_STOCK');
+        expect(problem).to.include({ available: 2, state: 'quality-control' });
+        expect(await levels(id)).to.deep.equal([level]);
+      });
+
+      it('refuses a malformed state change (400) and one at a location that does not exist (404)', async () => {
+        const { id } = await product({ quantityInStock: 5 });
+        const same = await changeState(id, { locationId: DEFAULT, quantity: 1, from: 'damaged', to: 'damaged' });
+        expect((await expectProblem(same, 400, 'VALIDATION_FAILED')).errors).to.have.property('to');
+        const unknown = await changeState(id, { locationId: DEFAULT, quantity: 1, from: 'available', to: 'broken' });
+        expect((await expectProblem(unknown, 400, 'VALIDATION_FAILED')).errors).to.have.property('to');
+        const none = await changeState(id, { locationId: DEFAULT, quantity: 0, from: 'available', to: 'damaged' });
+        expect((await expectProblem(none, 400, 'VALIDATION_FAILED')).errors).to.have.property('quantity');
+        await expectProblem(
+          await changeState(id, { locationId: 424242, quantity: 1, from: 'available', to: 'damaged' }),
+          404,
+          'LOCATION_NOT_FOUND',
+        );
+      });
+
+      it('adjusts damaged units in and writes them off, with reason codes, and refuses one unit more than is damaged', async () => {
+        const { id } = await product({ quantityInStock: 5 });
+        const added = await request(
+          `/api/products/${id}/stock-adjustments`,
+          json({ delta: 2, state: 'damaged', reasonCode: 'returned' }),
+        );
+        expect(await body(added)).to.include({ quantityInStock: 7, damagedQuantity: 2, availableQuantity: 5 });
+        const tooMany = await request(`/api/products/${id}/stock-adjustments`, json({ delta: -3, state: 'damaged' }));
+        expect(await expectProblem(tooMany, 409, 'INSUFFICIENT_STOCK')).to.include({ available: 2, state: 'damaged' });
+        const writtenOff = await request(
+          `/api/products/${id}/stock-adjustments`,
+          json({ delta: -2, state: 'damaged', reasonCode: 'damaged', reason: 'crushed' }),
+        );
+        expect(await body(writtenOff)).to.include({ quantityInStock: 5, damagedQuantity: 0 });
+        const badCode = await request(`/api/products/${id}/stock-adjustments`, json({ delta: 1, reasonCode: 'whim' }));
+        expect((await expectProblem(badCode, 400, 'VALIDATION_FAILED')).errors).to.have.property('reasonCode');
+        const ledger = await movements(id);
+        expect(
+          ledger.map(({ kind, reasonCode, actor, damagedDelta }) => ({ kind, reasonCode, actor, damagedDelta })),
+        ).to.deep.equal([
+          { kind: 'created', reasonCode: 'created', actor: 'anonymous', damagedDelta: 0 },
+          { kind: 'adjusted', reasonCode: 'returned', actor: 'anonymous', damagedDelta: 2 },
+          { kind: 'adjusted', reasonCode: 'damaged', actor: 'anonymous', damagedDelta: -2 },
+        ]);
+      });
+
+      it('takes an API hold’s committed units out at once: it has no order to ship', async () => {
+        const { id } = await product({ quantityInStock: 4 });
+        const held = await body<ReservationJson>(reserve([{ productId: id, quantity: 3 }]));
+        expect(await body(settle(held.id, 'commit'))).to.include({ status: 'committed' });
+        expect(await read(id)).to.include({
+          quantityInStock: 1,
+          reservedQuantity: 0,
+          committedQuantity: 0,
+          availableQuantity: 1,
+        });
+        const [, , commit] = await movements(id);
+        expect(commit).to.include({ kind: 'committed', quantityDelta: -3, reservedDelta: -3, committedDelta: 0 });
+      });
+    });
 
     describe('locations', () => {
       it('starts with the default location, creates others (201, Location) and lists them by priority', async () => {
@@ -171,8 +265,28 @@ export function locationsHttpSuite(backend: string, start: StartApi): void {
       it("shows the product's stock at each location, summing to its totals", async () => {
         const { id, place } = await stocked(10, 20);
         expect(await levels(id)).to.deep.equal([
-          { locationId: DEFAULT, locationCode: 'default', onHand: 10, reserved: 0, available: 10, incoming: 0 },
-          { locationId: place.id, locationCode: place.code, onHand: 20, reserved: 0, available: 20, incoming: 0 },
+          {
+            locationId: DEFAULT,
+            locationCode: 'default',
+            onHand: 10,
+            reserved: 0,
+            committed: 0,
+            qualityControl: 0,
+            damaged: 0,
+            available: 10,
+            incoming: 0,
+          },
+          {
+            locationId: place.id,
+            locationCode: place.code,
+            onHand: 20,
+            reserved: 0,
+            committed: 0,
+            qualityControl: 0,
+            damaged: 0,
+            available: 20,
+            incoming: 0,
+          },
         ]);
         expect(await read(id)).to.include({ quantityInStock: 30, reservedQuantity: 0, availableQuantity: 30 });
         await expectProblem(await request('/api/products/2147483647/stock-levels'), 404, 'PRODUCT_NOT_FOUND');
@@ -475,7 +589,17 @@ export function locationsHttpSuite(backend: string, start: StartApi): void {
       expect(await body(settle(held.id, 'commit'))).to.include({ status: 'committed' });
       expect(await read(id)).to.include({ quantityInStock: 1, reservedQuantity: 0, availableQuantity: 1 });
       expect(await levels(id)).to.deep.equal([
-        { locationId: DEFAULT, locationCode: 'default', onHand: 1, reserved: 0, available: 1, incoming: 0 },
+        {
+          locationId: DEFAULT,
+          locationCode: 'default',
+          onHand: 1,
+          reserved: 0,
+          committed: 0,
+          qualityControl: 0,
+          damaged: 0,
+          available: 1,
+          incoming: 0,
+        },
       ]);
     });
   });

@@ -7,6 +7,8 @@ const PROBLEM = 'application/problem+json';
 /** What a product created by a client that knows nothing of backorders and low-stock alerts shows of them. */
 /** A product created without stock settings or a SKU answers these. */
 const NO_STOCK_SETTINGS = { sku: null, backorderLimit: 0, backorderedQuantity: 0, lowStockThreshold: 0 };
+/** A product nothing set aside beside holds: no paid order waits on it, nothing in quality control or damaged. */
+const NOTHING_SET_ASIDE = { committedQuantity: 0, qualityControlQuantity: 0, damagedQuantity: 0 };
 
 async function expectFieldErrors(response: Response, fields: string[]) {
   const problem = await expectProblem(response, 400, 'VALIDATION_FAILED');
@@ -47,6 +49,7 @@ export function productsHttpSuite(backend: string, start: StartApi): void {
           price: 39.9,
           quantityInStock: 12,
           reservedQuantity: 0,
+          ...NOTHING_SET_ASIDE,
           availableQuantity: 12,
           ...NO_STOCK_SETTINGS,
           stockState: 'in',
@@ -479,6 +482,7 @@ export function productsHttpSuite(backend: string, start: StartApi): void {
           price: 2.5,
           quantityInStock: 4,
           reservedQuantity: 0,
+          ...NOTHING_SET_ASIDE,
           availableQuantity: 4,
           ...NO_STOCK_SETTINGS,
           stockState: 'in',
@@ -497,6 +501,7 @@ export function productsHttpSuite(backend: string, start: StartApi): void {
           price: 1,
           quantityInStock: 0,
           reservedQuantity: 0,
+          ...NOTHING_SET_ASIDE,
           availableQuantity: 0,
           ...NO_STOCK_SETTINGS,
           stockState: 'out',

@@ -1,6 +1,15 @@
+import { newEvent } from '@commerce/contracts';
 import { rawHttpRequest } from '@platform/test-kit';
+import type { OrderEvent } from '@stock/application';
 import { expect } from 'chai';
 import { assertMatchesContract } from './contract';
+
+/** Sales' order events, delivered to the stock the API serves as its queue's consumer would (no broker between). */
+export interface OrderFlow {
+  placed(orderId: string, lines: readonly { productId: number; quantity: number }[]): Promise<void>;
+  paid(orderId: string): Promise<void>;
+  cancelled(orderId: string): Promise<void>;
+}
 
 /** The stock API on an ephemeral port: the bare HTTP app over a store, or the whole service. */
 export interface ApiUnderTest {
@@ -16,14 +25,22 @@ export interface ApiUnderTest {
    */
   raw(method: string, path: string, headers: Record<string, string>, ...body: (string | Buffer)[]): Promise<Response>;
   stop(): Promise<void>;
+  /** Orders placed, paid and cancelled, for the suites of what follows them (shipments, returns). */
+  readonly orders?: OrderFlow;
 }
 
 /** How a suite gets its API: the HTTP package's tests over memory, the service's over SQLite and PostgreSQL. */
 export type StartApi = (context: Mocha.Context) => Promise<ApiUnderTest>;
 
 /** An ApiUnderTest over what listens at `url`, every response checked against docs/openapi.yaml. */
-export function checkedApi(url: string, logs: Record<string, unknown>[], stop: () => Promise<void>): ApiUnderTest {
+export function checkedApi(
+  url: string,
+  logs: Record<string, unknown>[],
+  stop: () => Promise<void>,
+  orders?: OrderFlow,
+): ApiUnderTest {
   return {
+    ...(orders && { orders }),
     url,
     logs,
     async request(path, init) {
@@ -45,6 +62,21 @@ export function checkedApi(url: string, logs: Record<string, unknown>[], stop: (
       return response;
     },
     stop,
+  };
+}
+
+/** The use cases stock's queue hands sales' order events to, as an OrderFlow. */
+export function orderFlowOf(useCases: {
+  readonly reserveForOrder: { execute(event: OrderEvent<'sales.order.placed'>): Promise<unknown> };
+  readonly commitForOrder: { execute(event: OrderEvent<'sales.order.paid'>): Promise<unknown> };
+  readonly releaseForOrder: { execute(event: OrderEvent<'sales.order.cancelled'>): Promise<unknown> };
+}): OrderFlow {
+  return {
+    placed: async (orderId, lines) =>
+      void (await useCases.reserveForOrder.execute(newEvent('sales.order.placed', { orderId, lines: [...lines] }))),
+    paid: async (orderId) => void (await useCases.commitForOrder.execute(newEvent('sales.order.paid', { orderId }))),
+    cancelled: async (orderId) =>
+      void (await useCases.releaseForOrder.execute(newEvent('sales.order.cancelled', { orderId }))),
   };
 }
 

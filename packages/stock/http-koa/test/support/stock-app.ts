@@ -5,7 +5,7 @@ import * as application from '@stock/application';
 import { createStockApp, type StockAppOptions, webhookSubscriptionsRouter } from '@stock/http-koa';
 import { InMemoryStockStore, InMemoryWebhookStore } from '@stock/persistence-memory';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { type ApiUnderTest, checkedApi } from './api-under-test';
+import { type ApiUnderTest, checkedApi, orderFlowOf } from './api-under-test';
 import { OPENAPI_FILE } from './contract';
 
 /** What the routers call, over one in-memory store, with the use cases' own default settings. */
@@ -18,6 +18,7 @@ export function inMemoryUseCases(store: InMemoryStockStore): StockAppOptions['us
     updateProduct: new application.UpdateProduct(unitOfWork, clock),
     deleteProduct: new application.DeleteProduct(unitOfWork),
     adjustStock: new application.AdjustStock(unitOfWork, clock),
+    changeStockState: new application.ChangeStockState(unitOfWork, clock),
     getProduct: new application.GetProduct(products),
     getProducts: new application.GetProducts(products),
     listProducts: new application.ListProducts(products),
@@ -32,6 +33,28 @@ export function inMemoryUseCases(store: InMemoryStockStore): StockAppOptions['us
     releaseReservation: new application.ReleaseReservation(unitOfWork, clock),
     locations: new application.Locations(unitOfWork),
     stockTransfers: new application.StockTransfers(unitOfWork, ids),
+    shipOrder: new application.ShipOrder(unitOfWork, ids),
+    getShipment: new application.GetShipment(store.shipments),
+    listShipments: new application.ListShipments(store.shipments),
+    receiveReturn: new application.ReceiveReturn(unitOfWork, ids),
+    getReturn: new application.GetReturn(store.returns),
+    listReturns: new application.ListReturns(store.returns),
+  };
+}
+
+/** What stock's queue hands sales' order events to, over the same store. */
+function orderUseCases(store: InMemoryStockStore) {
+  const settings = {
+    clock: () => new Date(),
+    newId: randomUUID,
+    defaultTtlSeconds: 900,
+    consumer: 'stock-service',
+    shippedOf: application.shippedOfOrder,
+  };
+  return {
+    reserveForOrder: new application.ReserveForOrder(store.unitOfWork, settings),
+    commitForOrder: new application.CommitForOrder(store.unitOfWork, settings),
+    releaseForOrder: new application.ReleaseForOrder(store.unitOfWork, settings),
   };
 }
 
@@ -66,5 +89,6 @@ async function startApp({ webhooks }: { readonly webhooks: boolean }): Promise<A
   }
   const listener = await listen({ port: 0, host: '127.0.0.1', requestTimeoutMs: 30_000, headersTimeoutMs: 10_000 });
   const server = serve(listener, http, { shutdownDelayMs: 0, shutdownGraceMs: 1_000 }, logger);
-  return checkedApi(listener.url, logs, async () => void (await server.close({ immediate: true })));
+  const stop = async () => void (await server.close({ immediate: true }));
+  return checkedApi(listener.url, logs, stop, orderFlowOf(orderUseCases(store)));
 }

@@ -27,19 +27,24 @@ export function appendMovements(
       kind,
       quantityDelta: movement.quantityDelta,
       reservedDelta: movement.reservedDelta,
+      committedDelta: movement.committedDelta,
+      qualityControlDelta: movement.qualityControlDelta,
+      damagedDelta: movement.damagedDelta,
       quantityAfter: movement.quantityAfter,
       reservedAfter: movement.reservedAfter,
+      reasonCode: movement.reasonCode,
+      actor: context.actor,
       sequence,
       at: context.at,
       ...(movement.transferId !== undefined && { transferId: movement.transferId }),
       ...(context.reason !== undefined && { reason: context.reason }),
       ...(reservation !== undefined && { reservationId: reservation }),
       ...(context.requestId !== undefined && { requestId: context.requestId }),
-      ...(context.actor !== undefined && { actor: context.actor }),
       ...(traceId !== undefined && { traceId }),
     };
     tables.movements.set(id, stored, tx);
     tables.movementSequences.set(productId, sequence, tx);
-    return { id, sequence, kind, locationId, onHand: movement.onHand, reserved: movement.reserved, at: context.at };
+    const { onHand, reserved, committed, qualityControl, damaged } = movement;
+    return { id, sequence, kind, locationId, onHand, reserved, committed, qualityControl, damaged, at: context.at };
   });
 }

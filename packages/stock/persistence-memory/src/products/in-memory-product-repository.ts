@@ -31,13 +31,9 @@ export class InMemoryProductRepository implements ProductRepository {
     const tx = this.writable();
     this.refuseTakenSku(details.sku, undefined);
     const product = Product.of(this.tables.nextProductId(), details, 1);
-    const stock = details.quantityInStock;
     this.tables.products.set(product.id, product, tx);
-    this.tables.levels.set(
-      levelKey(product.id, DEFAULT_LOCATION_ID),
-      { productId: product.id, locationId: DEFAULT_LOCATION_ID, onHand: stock, reserved: 0, incoming: 0 },
-      tx,
-    );
+    const [level] = ProductStock.ofNew(product).levels;
+    this.tables.levels.set(levelKey(product.id, DEFAULT_LOCATION_ID), { productId: product.id, ...level! }, tx);
     // Unlike a level change, creation is recorded even with no stock: the ledger starts with it.
     appendMovements(this.tables, tx, product.id, [ProductStock.opening(details)], context);
     return product;

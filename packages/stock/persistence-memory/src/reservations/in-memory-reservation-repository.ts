@@ -55,9 +55,19 @@ export class InMemoryReservationRepository implements ReservationRepository {
     return this.byReference(referenceKey(undefined, orderId));
   }
 
-  async transition(id: string, status: Exclude<ReservationStatus, 'held'>, at: Date): Promise<Reservation | undefined> {
+  /** Transactions run one at a time here: the order's reservation is the transaction's alone as it is. */
+  async lockForOrder(orderId: string): Promise<Reservation | undefined> {
+    return this.findForOrder(orderId);
+  }
+
+  async transition(
+    id: string,
+    status: Exclude<ReservationStatus, 'held'>,
+    at: Date,
+    from: 'held' | 'committed' = 'held',
+  ): Promise<Reservation | undefined> {
     const current = this.tables.reservations.get(id, this.tx);
-    if (current?.status !== 'held') return undefined;
+    if (current?.status !== from) return undefined;
     const moved = { ...current, status, updatedAt: at };
     this.tables.reservations.set(id, moved, this.writable());
     return this.withHolds(moved);

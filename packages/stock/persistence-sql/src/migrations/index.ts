@@ -7,7 +7,12 @@ import { Postgresql20261129BackorderAtItsLineLocation } from './generated/202611
 import { Sqlite20261129BackorderAtItsLineLocation } from './generated/20261129-backorder-at-its-line-location.sqlite';
 import { Postgresql20261129LedgerWithoutWriteContext } from './generated/20261129-ledger-without-write-context.postgresql';
 import { Sqlite20261129LedgerWithoutWriteContext } from './generated/20261129-ledger-without-write-context.sqlite';
+import { Postgresql20261129NamedStockStates } from './generated/20261129-named-stock-states.postgresql';
+import { Sqlite20261129NamedStockStates } from './generated/20261129-named-stock-states.sqlite';
+import { Postgresql20261129ShipmentsAndReturns } from './generated/20261129-shipments-and-returns.postgresql';
+import { Sqlite20261129ShipmentsAndReturns } from './generated/20261129-shipments-and-returns.sqlite';
 import { ledgerTriggersDropped } from './ledger-triggers-dropped';
+import { NAMED_STOCK_STATES } from './named-stock-states';
 
 /**
  * The stock database's migrations, in the order they run. The history
@@ -15,7 +20,8 @@ import { ledgerTriggersDropped } from './ledger-triggers-dropped';
  * database made by it migrates forward from wherever it stopped. Every
  * migration after it is generated from the tables' one description
  * (tables/*.ts) by `pnpm db:migration <name>`, per dialect (generated/), but
- * for the one step no schema diff can see (ledger-triggers-dropped.ts).
+ * for the steps no schema diff can see or write (ledger-triggers-dropped.ts,
+ * named-stock-states.ts).
  */
 export const STOCK_MIGRATIONS: Readonly<Record<Dialect, readonly MigrationObject[]>> = {
   postgresql: [
@@ -24,11 +30,19 @@ export const STOCK_MIGRATIONS: Readonly<Record<Dialect, readonly MigrationObject
     { name: '20261129-ledger-without-write-context', class: Postgresql20261129LedgerWithoutWriteContext },
     { name: '20261129-backorder-at-its-line-location', class: Postgresql20261129BackorderAtItsLineLocation },
     { name: '20261129-adjust-at-once-function', class: Postgresql20261129AdjustAtOnceFunction },
+    ...NAMED_STOCK_STATES.before('postgresql'),
+    { name: '20261129-named-stock-states', class: Postgresql20261129NamedStockStates },
+    NAMED_STOCK_STATES.after(),
+    { name: '20261129-shipments-and-returns', class: Postgresql20261129ShipmentsAndReturns },
   ],
   sqlite: [
     ...sqliteHistory,
     { name: '20261129-ledger-triggers-dropped', class: ledgerTriggersDropped('sqlite') },
     { name: '20261129-ledger-without-write-context', class: Sqlite20261129LedgerWithoutWriteContext },
     { name: '20261129-backorder-at-its-line-location', class: Sqlite20261129BackorderAtItsLineLocation },
+    ...NAMED_STOCK_STATES.before('sqlite'),
+    { name: '20261129-named-stock-states', class: Sqlite20261129NamedStockStates },
+    NAMED_STOCK_STATES.after(),
+    { name: '20261129-shipments-and-returns', class: Sqlite20261129ShipmentsAndReturns },
   ],
 };

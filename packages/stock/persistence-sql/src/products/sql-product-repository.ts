@@ -82,7 +82,16 @@ export class SqlProductRepository implements ProductRepository {
           ])
           .catch(skuTaken(each.sku));
         const product = toProduct(this.session, row!);
-        await this.session.run(SQLITE_SAVE.createLevel, [product.id, opening.locationId, opening.onHand, 0, 0]);
+        await this.session.run(SQLITE_SAVE.createLevel, [
+          product.id,
+          opening.locationId,
+          opening.onHand,
+          0,
+          0,
+          0,
+          0,
+          0,
+        ]);
         await this.session.run(MOVEMENT_STATEMENTS.append, movementValues(product.id, opening, context, traceId));
         added.push(product);
       }
@@ -103,12 +112,13 @@ export class SqlProductRepository implements ProductRepository {
         openings.map((opening) => opening.reservedDelta),
         openings.map((opening) => opening.quantityAfter),
         openings.map((opening) => opening.reservedAfter),
+        openings.map((opening) => opening.reasonCode),
         openings.map((opening) => opening.onHand),
         openings.map((opening) => opening.sequence),
         context.reason ?? null,
         context.reservationId ?? null,
         context.requestId ?? null,
-        context.actor ?? null,
+        context.actor,
         traceId ?? null,
         context.at,
       ])

@@ -96,10 +96,25 @@ export class SqlReservationRepository implements ReservationRepository {
     return row && toReservation(row);
   }
 
+  /** On PostgreSQL the row is locked (for update); SQLite's transactions take turns, so it is this one's already. */
+  async lockForOrder(orderId: string): Promise<Reservation | undefined> {
+    const lock = this.session.dialect === 'postgresql' ? ' for update of "reservation"' : '';
+    const [row] = await this.session.all(
+      `${this.select} where "reservation"."origin" = 'order' and "reservation"."reference" = ?${lock}`,
+      [orderId],
+    );
+    return row && toReservation(row);
+  }
+
   /** On PostgreSQL one statement (the update in a CTE, read back with its holds); on SQLite the read follows. */
-  async transition(id: string, status: Exclude<ReservationStatus, 'held'>, at: Date): Promise<Reservation | undefined> {
-    const update = `update "reservation" set "status" = ?, "updated_at" = ? where "id" = ? and "status" = 'held'`;
-    const params = [status, this.time(at), id];
+  async transition(
+    id: string,
+    status: Exclude<ReservationStatus, 'held'>,
+    at: Date,
+    from: 'held' | 'committed' = 'held',
+  ): Promise<Reservation | undefined> {
+    const update = `update "reservation" set "status" = ?, "updated_at" = ? where "id" = ? and "status" = ?`;
+    const params = [status, this.time(at), id, from];
     if (this.session.dialect === 'postgresql') {
       const [row] = await this.session.all(
         `with "reservation" as (${update} returning ${COLUMNS}) ${this.select}`,

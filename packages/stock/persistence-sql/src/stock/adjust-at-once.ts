@@ -32,6 +32,7 @@ const PARAMS = {
   p_location: 'integer',
   p_delta: 'integer',
   p_hysteresis: 'integer',
+  p_reason_code: 'text',
   p_reason: 'text',
   p_request_id: 'text',
   p_actor: 'text',
@@ -52,12 +53,29 @@ export const PLAIN_ADJUSTMENT = (() => {
   const product = {
     quantityInStock: 'p.quantity_in_stock',
     reservedQuantity: 'p.reserved_quantity',
+    committedQuantity: 'p.committed_quantity',
+    qualityControlQuantity: 'p.quality_control_quantity',
+    damagedQuantity: 'p.damaged_quantity',
     backorderedQuantity: 'p.backordered_quantity',
   };
+  const level = {
+    onHand: 'l.on_hand',
+    reserved: 'l.reserved',
+    committed: 'l.committed',
+    qualityControl: 'l.quality_control',
+    damaged: 'l.damaged',
+  };
   const after = renderTerm(plus(AVAILABLE, value('delta')), { ...product, delta: 'p_delta' }, wide);
+  const none = '0';
   return [
-    renderCondition(MOVES_STOCK, { quantityDelta: 'p_delta', reservedDelta: '0' }),
-    renderCondition(KEEPS_HOLDS, { onHand: 'l.on_hand', reserved: 'l.reserved', delta: 'p_delta' }, wide),
+    renderCondition(MOVES_STOCK, {
+      quantityDelta: 'p_delta',
+      reservedDelta: none,
+      committedDelta: none,
+      qualityControlDelta: none,
+      damagedDelta: none,
+    }),
+    renderCondition(KEEPS_HOLDS, { ...level, delta: 'p_delta' }, wide),
     renderCondition(WITHIN_STOCK_MAX, { quantityInStock: product.quantityInStock, delta: 'p_delta' }, wide),
     renderCondition(not(ARRIVAL_FILLS), { delta: 'p_delta', backorderedQuantity: product.backorderedQuantity }, wide),
     renderCondition(
@@ -81,7 +99,8 @@ export const PLAIN_ADJUSTMENT = (() => {
  * caller then takes the transaction, where the aggregate decides and
  * refuses); else the level, the product's stock, version and ledger sequence,
  * and the one `adjusted` movement, as ProductStock.adjust and a save would
- * write them. Answers the product after.
+ * write them. Answers the product after. Only available units are adjusted
+ * at once: an adjustment in another state takes the transaction.
  */
 export const ADJUST_AT_ONCE_ROUTINE = new Routine({
   name: 'stock_adjust_at_once',
@@ -102,15 +121,16 @@ export const ADJUST_AT_ONCE_ROUTINE = new Routine({
     ),
     appended as (
       insert into stock_movement (${MOVEMENT_COLUMNS.replaceAll('"', '')})
-      select id, p_location, null, 'adjusted', p_delta, 0, quantity_in_stock, reserved_quantity, p_reason, null,
-        p_request_id, p_actor, p_trace_id, movement_sequence, p_at from moved
+      select id, p_location, null, 'adjusted', p_delta, 0, 0, 0, 0, quantity_in_stock, reserved_quantity, p_reason_code,
+        p_reason, null, p_request_id, p_actor, p_trace_id, movement_sequence, p_at from moved
     )
     select * from moved;
 end`,
 });
 
 /**
- * The call: product, location, delta, hysteresis, then the movement's reason, request, actor, trace and time.
+ * The call: product, location, delta, hysteresis, then the movement's reason code, reason, request, actor, trace and
+ * time.
  * Answers the product after, or no row.
  */
 export const ADJUST_AT_ONCE = query<unknown[], ProductDbRow>(

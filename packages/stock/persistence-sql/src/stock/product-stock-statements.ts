@@ -3,7 +3,7 @@ import { AVAILABLE, COVERS_HOLDS, DEFAULT_LOCATION_ID, LOW_STOCK_STEADY } from '
 import { renderCondition, renderTerm } from './render-condition';
 import { MONEY_COLUMN } from '../tables/columns';
 import { type ProductDbRow, productColumns } from '../tables/product';
-import { levelIsEmpty } from '../tables/stock-level';
+import { levelColumns, levelIsEmpty } from '../tables/stock-level';
 import { MOVEMENT_ARRAY_TYPES, MOVEMENT_COLUMNS } from '../tables/stock-movement';
 
 /**
@@ -20,19 +20,21 @@ import { MOVEMENT_ARRAY_TYPES, MOVEMENT_COLUMNS } from '../tables/stock-movement
  * rows set to their state after, only from the version each lock read ("saved"); their levels moved by the
  * changes' deltas, or created; their movements appended in ledger order. Answers a row per product saved (with each
  * movement appended, its id and sequence) and how many levels it wrote, so the caller sees any that was not.
- * Parameters: the products' arrays (id, version before, version after, stock, reserved, backordered, alert,
- * sequence), the levels' (product, location, on hand, reserved, incoming, whether new), and the movements' (one
- * array per column of MOVEMENT_COLUMNS).
+ * Parameters: the products' arrays (id, version before, version after, stock, reserved, committed, quality control,
+ * damaged, backordered, alert, sequence), the levels' (product, location, then the deltas of LEVEL_COLUMNS, whether
+ * new), and the movements' (one array per column of MOVEMENT_COLUMNS).
  */
 export const SAVE_STOCK = query<
   unknown[],
   { product_id: number; id: number | null; sequence: number | null; levels: number }
 >(`with "product_change" as (
-    select * from unnest(?::integer[], ?::integer[], ?::integer[], ?::integer[], ?::integer[], ?::integer[], ?::boolean[], ?::bigint[])
-      as "c"("id", "version_before", "version_after", "quantity_in_stock", "reserved_quantity", "backordered_quantity", "low_stock_alert", "movement_sequence")
+    select * from unnest(?::integer[], ?::integer[], ?::integer[], ?::integer[], ?::integer[], ?::integer[], ?::integer[], ?::integer[], ?::integer[], ?::boolean[], ?::bigint[])
+      as "c"("id", "version_before", "version_after", "quantity_in_stock", "reserved_quantity", "committed_quantity", "quality_control_quantity", "damaged_quantity", "backordered_quantity", "low_stock_alert", "movement_sequence")
   ),
   "saved" as (
     update "product" set "quantity_in_stock" = "c"."quantity_in_stock", "reserved_quantity" = "c"."reserved_quantity",
+      "committed_quantity" = "c"."committed_quantity", "quality_control_quantity" = "c"."quality_control_quantity",
+      "damaged_quantity" = "c"."damaged_quantity",
       "backordered_quantity" = "c"."backordered_quantity", "low_stock_alert" = "c"."low_stock_alert",
       "movement_sequence" = "c"."movement_sequence", "version" = "c"."version_after"
     from "product_change" "c"
@@ -40,19 +42,21 @@ export const SAVE_STOCK = query<
     returning "product"."id"
   ),
   "level_change" as (
-    select * from unnest(?::integer[], ?::integer[], ?::integer[], ?::integer[], ?::integer[], ?::boolean[])
-      as "l"("product_id", "location_id", "on_hand", "reserved", "incoming", "new")
+    select * from unnest(?::integer[], ?::integer[], ?::integer[], ?::integer[], ?::integer[], ?::integer[], ?::integer[], ?::integer[], ?::boolean[])
+      as "l"("product_id", "location_id", ${levelColumns()}, "new")
   ),
   "moved" as (
     update "stock_level" set "on_hand" = "stock_level"."on_hand" + "l"."on_hand",
-      "reserved" = "stock_level"."reserved" + "l"."reserved", "incoming" = "stock_level"."incoming" + "l"."incoming"
+      "reserved" = "stock_level"."reserved" + "l"."reserved", "committed" = "stock_level"."committed" + "l"."committed",
+      "quality_control" = "stock_level"."quality_control" + "l"."quality_control",
+      "damaged" = "stock_level"."damaged" + "l"."damaged", "incoming" = "stock_level"."incoming" + "l"."incoming"
     from "level_change" "l" join "saved" on "saved"."id" = "l"."product_id"
     where not "l"."new" and "stock_level"."product_id" = "l"."product_id" and "stock_level"."location_id" = "l"."location_id"
     returning 1
   ),
   "created" as (
-    insert into "stock_level" ("product_id", "location_id", "on_hand", "reserved", "incoming")
-    select "l"."product_id", "l"."location_id", "l"."on_hand", "l"."reserved", "l"."incoming"
+    insert into "stock_level" ("product_id", "location_id", ${levelColumns()})
+    select "l"."product_id", "l"."location_id", ${levelColumns('l')}
     from "level_change" "l" join "saved" on "saved"."id" = "l"."product_id" where "l"."new"
     returning 1
   ),
@@ -75,18 +79,22 @@ export const SAVE_STOCK = query<
  * PostgreSQL: the common change, one product moving one level it has, with one movement or none (an adjustment, a
  * hold or a settlement at one location), as SAVE_STOCK writes it, in scalars: the arrays' unnesting costs a third
  * of a hot product's throughput while its lock is held. Parameters: the product's state after (stock, reserved,
- * backordered, alert, sequence, version), its id and version before; the level's deltas (on hand, reserved,
- * incoming) and location; the movement's columns but its product (MOVEMENT_COLUMNS), then whether there is one.
+ * committed, quality control, damaged, backordered, alert, sequence, version), its id and version before; the level's
+ * deltas (LEVEL_COLUMNS) and location; the movement's columns but its product (MOVEMENT_COLUMNS), then whether there
+ * is one.
  * Answers the product saved, the movement's id (or null), and how many levels it moved.
  */
 export const SAVE_ONE = query<unknown[], { product_id: number; id: number | null; levels: number }>(`with "saved" as (
-    update "product" set "quantity_in_stock" = ?::integer, "reserved_quantity" = ?::integer, "backordered_quantity" = ?::integer,
+    update "product" set "quantity_in_stock" = ?::integer, "reserved_quantity" = ?::integer, "committed_quantity" = ?::integer,
+      "quality_control_quantity" = ?::integer, "damaged_quantity" = ?::integer, "backordered_quantity" = ?::integer,
       "low_stock_alert" = ?::boolean, "movement_sequence" = ?::bigint, "version" = ?::integer
     where "id" = ?::integer and "version" = ?::integer
     returning "id"
   ),
   "moved" as (
-    update "stock_level" set "on_hand" = "on_hand" + ?::integer, "reserved" = "reserved" + ?::integer, "incoming" = "incoming" + ?::integer
+    update "stock_level" set "on_hand" = "on_hand" + ?::integer, "reserved" = "reserved" + ?::integer,
+      "committed" = "committed" + ?::integer, "quality_control" = "quality_control" + ?::integer,
+      "damaged" = "damaged" + ?::integer, "incoming" = "incoming" + ?::integer
     from "saved" where "stock_level"."product_id" = "saved"."id" and "stock_level"."location_id" = ?::integer
     returning 1
   ),
@@ -113,13 +121,26 @@ export const SQLITE_LOCK = query<
     location_id: number | null;
     on_hand: number;
     reserved_at: number;
+    committed: number;
+    quality_control: number;
+    damaged: number;
     incoming: number;
   }
 >(
-  `select ${productColumns('sqlite', 'product')}, "product"."movement_sequence", "stock_level"."location_id", "stock_level"."on_hand", "stock_level"."reserved" as "reserved_at", "stock_level"."incoming"
+  `select ${productColumns('sqlite', 'product')}, "product"."movement_sequence", "stock_level"."location_id", "stock_level"."on_hand", "stock_level"."reserved" as "reserved_at", "stock_level"."committed", "stock_level"."quality_control", "stock_level"."damaged", "stock_level"."incoming"
     from "product" left join "stock_level" on "stock_level"."product_id" = "product"."id"
     where "product"."id" = ? order by "stock_level"."location_id"`,
 );
+
+/** A level's quantities or their deltas, in LEVEL_COLUMNS' order. */
+export type LevelDeltas = [
+  onHand: number,
+  reserved: number,
+  committed: number,
+  qualityControl: number,
+  damaged: number,
+  incoming: number,
+];
 
 /** SQLite's steps of a save, in the caller's transaction: its writes are calls in the process, not round trips. */
 export const SQLITE_SAVE = {
@@ -128,6 +149,9 @@ export const SQLITE_SAVE = {
     [
       quantityInStock: number,
       reservedQuantity: number,
+      committedQuantity: number,
+      qualityControlQuantity: number,
+      damagedQuantity: number,
       backorderedQuantity: number,
       lowStockAlert: number,
       movementSequence: number,
@@ -137,15 +161,15 @@ export const SQLITE_SAVE = {
     ],
     { id: number }
   >(
-    `update "product" set "quantity_in_stock" = ?, "reserved_quantity" = ?, "backordered_quantity" = ?, "low_stock_alert" = ?, "movement_sequence" = ?, "version" = ? where "id" = ? and "version" = ? returning "id"`,
+    `update "product" set "quantity_in_stock" = ?, "reserved_quantity" = ?, "committed_quantity" = ?, "quality_control_quantity" = ?, "damaged_quantity" = ?, "backordered_quantity" = ?, "low_stock_alert" = ?, "movement_sequence" = ?, "version" = ? where "id" = ? and "version" = ? returning "id"`,
   ),
-  /** A level moved by a change's deltas. */
-  moveLevel: query<[onHand: number, reserved: number, incoming: number, productId: number, locationId: number]>(
-    `update "stock_level" set "on_hand" = "on_hand" + ?, "reserved" = "reserved" + ?, "incoming" = "incoming" + ? where "product_id" = ? and "location_id" = ?`,
+  /** A level moved by a change's deltas (LEVEL_COLUMNS'). */
+  moveLevel: query<[...deltas: LevelDeltas, productId: number, locationId: number]>(
+    `update "stock_level" set "on_hand" = "on_hand" + ?, "reserved" = "reserved" + ?, "committed" = "committed" + ?, "quality_control" = "quality_control" + ?, "damaged" = "damaged" + ?, "incoming" = "incoming" + ? where "product_id" = ? and "location_id" = ?`,
   ),
   /** A level a change creates. */
-  createLevel: query<[productId: number, locationId: number, onHand: number, reserved: number, incoming: number]>(
-    `insert into "stock_level" ("product_id", "location_id", "on_hand", "reserved", "incoming") values (?, ?, ?, ?, ?)`,
+  createLevel: query<[productId: number, locationId: number, ...quantities: LevelDeltas]>(
+    `insert into "stock_level" ("product_id", "location_id", ${levelColumns()}) values (?, ?, ?, ?, ?, ?, ?, ?)`,
   ),
 } as const;
 
@@ -166,14 +190,24 @@ const PLAIN_REPLACEMENT = (() => {
     {
       quantityInStock: '"replacement"."quantity"',
       reservedQuantity: '"product"."reserved_quantity"',
+      committedQuantity: '"product"."committed_quantity"',
+      qualityControlQuantity: '"product"."quality_control_quantity"',
+      damagedQuantity: '"product"."damaged_quantity"',
       backorderedQuantity: '"product"."backordered_quantity"',
     },
     wide,
   );
-  const covered = renderCondition(COVERS_HOLDS, {
-    quantity: '"replacement"."quantity"',
-    reserved: '"default"."reserved"',
-  });
+  const covered = renderCondition(
+    COVERS_HOLDS,
+    {
+      quantity: '"replacement"."quantity"',
+      reserved: '"default"."reserved"',
+      committed: '"default"."committed"',
+      qualityControl: '"default"."quality_control"',
+      damaged: '"default"."damaged"',
+    },
+    wide,
+  );
   return [
     `not exists (select 1 from "stock_level" "other" where "other"."product_id" = "product"."id" and "other"."location_id" <> ${DEFAULT_LOCATION_ID} and not (${levelIsEmpty('other')}))`,
     `exists (select 1 from "stock_level" "default" where "default"."product_id" = "product"."id" and "default"."location_id" = ${DEFAULT_LOCATION_ID} and ${covered})`,
@@ -227,8 +261,8 @@ function replaceAtOnceSql(versioned: boolean): string {
     ),
     "appended" as (
       insert into "stock_movement" (${MOVEMENT_COLUMNS})
-      select "replaced"."id", "level"."location_id", null, 'updated', "replacement"."quantity" - "before"."quantity_in_stock", 0,
-        "replaced"."quantity_in_stock", "replaced"."reserved_quantity", "context"."reason", null, "context"."request_id",
+      select "replaced"."id", "level"."location_id", null, 'updated', "replacement"."quantity" - "before"."quantity_in_stock", 0, 0, 0, 0,
+        "replaced"."quantity_in_stock", "replaced"."reserved_quantity", 'updated', "context"."reason", null, "context"."request_id",
         "context"."actor", "context"."trace_id", "replaced"."movement_sequence", "context"."at"
       from "replaced", "level", "replacement", "before", "context"
     )
@@ -250,15 +284,15 @@ export const LOCK_MANY = query<[ids: number[]], ProductDbRow & { movement_sequen
  * opening movement of its ledger as ProductStock.opening decided them: their ids drawn from the identity's sequence in
  * the rows' order, so the answer is matched to the rows by "ord", not by the order an insert returns. Parameters:
  * names, descriptions, prices, stocks, backorder limits, thresholds, SKUs; then the openings' locations, kinds,
- * quantity and reserved deltas, totals after, level on hand and sequences; then the context (reason, reservation,
- * request, actor, trace, time).
+ * quantity and reserved deltas, totals after, reason codes, level on hand and sequences; then the context (reason,
+ * reservation, request, actor, trace, time). An opening moves no other state.
  */
 export const ADD_PRODUCTS = query<unknown[], ProductDbRow & { ord: number }>(`with "source" as (
     select nextval(pg_get_serial_sequence('"product"', 'id')) as "new_id", "row".*
     from unnest(?::text[], ?::text[], ?::numeric[], ?::integer[], ?::integer[], ?::integer[], ?::text[],
-        ?::integer[], ?::text[], ?::bigint[], ?::bigint[], ?::integer[], ?::integer[], ?::integer[], ?::bigint[])
+        ?::integer[], ?::text[], ?::bigint[], ?::bigint[], ?::integer[], ?::integer[], ?::text[], ?::integer[], ?::bigint[])
       with ordinality as "row"("new_name", "new_description", "new_price", "new_stock", "new_backorder_limit", "new_threshold", "new_sku",
-        "location_id", "kind", "quantity_delta", "reserved_delta", "quantity_after", "reserved_after", "on_hand", "sequence", "ord")
+        "location_id", "kind", "quantity_delta", "reserved_delta", "quantity_after", "reserved_after", "reason_code", "on_hand", "sequence", "ord")
   ),
   "context" ("reason", "reservation_id", "request_id", "actor", "trace_id", "at") as (values (?::text, ?::text, ?::text, ?::text, ?::text, ?::timestamptz)),
   "created" as (
@@ -273,8 +307,8 @@ export const ADD_PRODUCTS = query<unknown[], ProductDbRow & { ord: number }>(`wi
   ),
   "opening" as (
     insert into "stock_movement" (${MOVEMENT_COLUMNS})
-    select "source"."new_id", "source"."location_id", null, "source"."kind", "source"."quantity_delta", "source"."reserved_delta",
-      "source"."quantity_after", "source"."reserved_after", "context"."reason", "context"."reservation_id", "context"."request_id",
+    select "source"."new_id", "source"."location_id", null, "source"."kind", "source"."quantity_delta", "source"."reserved_delta", 0, 0, 0,
+      "source"."quantity_after", "source"."reserved_after", "source"."reason_code", "context"."reason", "context"."reservation_id", "context"."request_id",
       "context"."actor", "context"."trace_id", "source"."sequence", "context"."at"
     from "source" join "created" on "created"."id" = "source"."new_id", "context"
     order by "source"."ord"

@@ -1,5 +1,6 @@
 import type { SqlSession } from '@platform/persistence';
 import {
+  type AdjustmentReasonCode,
   type AppendedMovement,
   type AtOnceOutcome,
   type LevelView,
@@ -14,21 +15,37 @@ import {
 } from '@stock/domain';
 import { priceOf, productStatements, toProduct } from '../tables/product';
 import { LEVEL_STATEMENTS, levelsOfMany, toLevel } from '../tables/stock-level';
-import { MOVEMENT_STATEMENTS, movementValues } from '../tables/stock-movement';
+import { MOVEMENT_ARRAY_TYPES, MOVEMENT_STATEMENTS, movementValues } from '../tables/stock-movement';
 import { ADJUST_AT_ONCE } from './adjust-at-once';
-import { LOCK_MANY, REPLACE_AT_ONCE, SAVE_ONE, SAVE_STOCK, SQLITE_LOCK, SQLITE_SAVE } from './product-stock-statements';
+import {
+  type LevelDeltas,
+  LOCK_MANY,
+  REPLACE_AT_ONCE,
+  SAVE_ONE,
+  SAVE_STOCK,
+  SQLITE_LOCK,
+  SQLITE_SAVE,
+} from './product-stock-statements';
 
 /** The trace a write is made in, when its context does not say: the composition root hands OpenTelemetry's. */
 export type TraceIdProvider = () => string | undefined;
 
-/** How a change moves one level: by its deltas, or from nothing when the level is new. */
+/** How a change moves one level: by its deltas (LEVEL_COLUMNS' order), or from nothing when the level is new. */
 interface LevelWrite {
   readonly locationId: number;
-  readonly onHand: number;
-  readonly reserved: number;
-  readonly incoming: number;
+  readonly deltas: LevelDeltas;
   readonly created: boolean;
 }
+
+/** A level's quantities in LEVEL_COLUMNS' order. */
+const quantitiesOf = (level: LocationLevel | undefined): LevelDeltas => [
+  level?.onHand ?? 0,
+  level?.reserved ?? 0,
+  level?.committed ?? 0,
+  level?.qualityControl ?? 0,
+  level?.damaged ?? 0,
+  level?.incoming ?? 0,
+];
 
 /** The levels a change writes: each whose quantities it moved, by how much (a new one from zero). */
 function levelWrites(change: StockChange): LevelWrite[] {
@@ -36,15 +53,33 @@ function levelWrites(change: StockChange): LevelWrite[] {
   const writes: LevelWrite[] = [];
   for (const after of change.after.levels) {
     const was: LocationLevel | undefined = before.get(after.locationId);
-    const [onHand, reserved, incoming] = [
-      after.onHand - (was?.onHand ?? 0),
-      after.reserved - (was?.reserved ?? 0),
-      after.incoming - (was?.incoming ?? 0),
-    ];
-    if (was && onHand === 0 && reserved === 0 && incoming === 0) continue;
-    writes.push({ locationId: after.locationId, onHand, reserved, incoming, created: !was });
+    const [from, to] = [quantitiesOf(was), quantitiesOf(after)];
+    const deltas = to.map((quantity, index) => quantity - from[index]!) as LevelDeltas;
+    if (was && deltas.every((delta) => delta === 0)) continue;
+    writes.push({ locationId: after.locationId, deltas, created: !was });
   }
   return writes;
+}
+
+/** A product's totals after a change, as the statements write them: stock, then each set-aside state, backordered. */
+function totalsAfter({
+  product,
+}: ProductStock): [
+  stock: number,
+  reserved: number,
+  committed: number,
+  qualityControl: number,
+  damaged: number,
+  backordered: number,
+] {
+  return [
+    product.quantityInStock,
+    product.reservedQuantity,
+    product.committedQuantity,
+    product.qualityControlQuantity,
+    product.damagedQuantity,
+    product.backorderedQuantity,
+  ];
 }
 
 /**
@@ -95,6 +130,9 @@ export class SqlProductStockRepository implements ProductStockRepository {
         locationId: Number(row.location_id),
         onHand: Number(row.on_hand),
         reserved: Number(row.reserved_at),
+        committed: Number(row.committed),
+        qualityControl: Number(row.quality_control),
+        damaged: Number(row.damaged),
         incoming: Number(row.incoming),
       }));
     return ProductStock.of(toProduct(this.session, rows[0]!), levels, Number(rows[0]!.movement_sequence));
@@ -167,29 +205,20 @@ export class SqlProductStockRepository implements ProductStockRepository {
       after.product.id,
       before.product.version,
       after.product.version,
-      after.product.quantityInStock,
-      after.product.reservedQuantity,
-      after.product.backorderedQuantity,
+      ...totalsAfter(after),
       after.product.stock.lowStockAlert,
       after.sequence,
     ]);
     const levels = changes.flatMap((change) =>
-      levelWrites(change).map((write) => [
-        change.productId,
-        write.locationId,
-        write.onHand,
-        write.reserved,
-        write.incoming,
-        write.created,
-      ]),
+      levelWrites(change).map((write) => [change.productId, write.locationId, ...write.deltas, write.created]),
     );
     const movements = changes.flatMap((change) =>
       change.movements.map((movement) => movementValues(change.productId, movement, context, traceId)),
     );
     const rows = await this.session.rows(SAVE_STOCK, [
-      ...columnsOf(products, 8),
-      ...columnsOf(levels, 6),
-      ...columnsOf(movements, 15),
+      ...columnsOf(products, 11),
+      ...columnsOf(levels, 9),
+      ...columnsOf(movements, MOVEMENT_ARRAY_TYPES.length),
     ]);
     const saved = new Set(rows.map((row) => Number(row.product_id)));
     const missing = changes.filter((change) => !saved.has(change.productId));
@@ -212,9 +241,9 @@ export class SqlProductStockRepository implements ProductStockRepository {
     const [movement] = change.movements;
     const values = movement
       ? movementValues(change.productId, movement, context, traceId).slice(1)
-      : Array<null>(14).fill(null);
+      : Array<null>(MOVEMENT_ARRAY_TYPES.length - 1).fill(null);
     const [row] = await this.session.rows(SAVE_ONE, [
-      ...[after.product.quantityInStock, after.product.reservedQuantity, after.product.backorderedQuantity],
+      ...totalsAfter(after),
       ...[
         after.product.stock.lowStockAlert,
         after.sequence,
@@ -222,7 +251,8 @@ export class SqlProductStockRepository implements ProductStockRepository {
         after.product.id,
         before.product.version,
       ],
-      ...[level.onHand, level.reserved, level.incoming, level.locationId],
+      ...level.deltas,
+      level.locationId,
       ...values,
       movement !== undefined,
     ]);
@@ -240,9 +270,7 @@ export class SqlProductStockRepository implements ProductStockRepository {
     for (const change of changes) {
       const { before, after } = change;
       const [saved] = await this.session.rows(SQLITE_SAVE.product, [
-        after.product.quantityInStock,
-        after.product.reservedQuantity,
-        after.product.backorderedQuantity,
+        ...totalsAfter(after),
         Number(after.product.stock.lowStockAlert),
         after.sequence,
         after.product.version,
@@ -252,20 +280,8 @@ export class SqlProductStockRepository implements ProductStockRepository {
       if (!saved) throw stale(change);
       for (const write of levelWrites(change)) {
         const moved = write.created
-          ? await this.session.run(SQLITE_SAVE.createLevel, [
-              change.productId,
-              write.locationId,
-              write.onHand,
-              write.reserved,
-              write.incoming,
-            ])
-          : await this.session.run(SQLITE_SAVE.moveLevel, [
-              write.onHand,
-              write.reserved,
-              write.incoming,
-              change.productId,
-              write.locationId,
-            ]);
+          ? await this.session.run(SQLITE_SAVE.createLevel, [change.productId, write.locationId, ...write.deltas])
+          : await this.session.run(SQLITE_SAVE.moveLevel, [...write.deltas, change.productId, write.locationId]);
         if (moved !== 1) throw levelGone(change);
       }
       const ids = new Map<number, number>();
@@ -282,6 +298,7 @@ export class SqlProductStockRepository implements ProductStockRepository {
     productId: number,
     locationId: number,
     delta: number,
+    reasonCode: AdjustmentReasonCode,
     context: MovementContext,
     policy: StockPolicy,
   ): Promise<AtOnceOutcome> {
@@ -290,6 +307,7 @@ export class SqlProductStockRepository implements ProductStockRepository {
       locationId,
       delta,
       policy.lowStockHysteresis,
+      reasonCode,
       ...this.contextParams(context),
     ]);
     return row ? { status: 'changed', product: toProduct(this.session, row) } : NEEDS_PLAN;
@@ -320,7 +338,7 @@ export class SqlProductStockRepository implements ProductStockRepository {
 
   /** The movement context a one-statement path appends with: reason, request, actor, trace, time. */
   private contextParams({ reason, requestId, actor, traceId, at }: MovementContext): unknown[] {
-    return [reason ?? null, requestId ?? null, actor ?? null, traceId ?? this.traceOf?.() ?? null, at];
+    return [reason ?? null, requestId ?? null, actor, traceId ?? this.traceOf?.() ?? null, at];
   }
 }
 
@@ -335,10 +353,11 @@ function appended(
   { at }: MovementContext,
   idOf: (sequence: number) => number | undefined,
 ): AppendedMovement[] {
-  return change.movements.map(({ sequence, kind, locationId, onHand, reserved }) => {
+  return change.movements.map((movement) => {
+    const { sequence, kind, locationId, onHand, reserved, committed, qualityControl, damaged } = movement;
     const id = idOf(sequence);
     if (id === undefined) throw new Error(`Movement ${sequence} of product ${change.productId} was not appended.`);
-    return { id, sequence, kind, locationId, onHand, reserved, at };
+    return { id, sequence, kind, locationId, onHand, reserved, committed, qualityControl, damaged, at };
   });
 }
 

@@ -27,6 +27,9 @@ export interface ProductRow {
   price: Money;
   quantityInStock: number;
   reservedQuantity: number;
+  committedQuantity: number;
+  qualityControlQuantity: number;
+  damagedQuantity: number;
   backorderLimit: number;
   backorderedQuantity: number;
   lowStockThreshold: number;
@@ -41,6 +44,9 @@ export interface ProductRow {
 export const PRODUCT_NAMES: Readonly<Record<ProductName, string>> = {
   quantityInStock: '"quantity_in_stock"',
   reservedQuantity: '"reserved_quantity"',
+  committedQuantity: '"committed_quantity"',
+  qualityControlQuantity: '"quality_control_quantity"',
+  damagedQuantity: '"damaged_quantity"',
   backorderedQuantity: '"backordered_quantity"',
   lowStockThreshold: '"low_stock_threshold"',
 };
@@ -117,8 +123,9 @@ export function productSchema(dialect: Dialect): EntitySchema<ProductRow> {
             { name: 'product_price_check', expression: `"${price}" >= 0` },
             { name: 'product_quantity_in_stock_check', expression: '"quantity_in_stock" >= 0' },
             {
-              name: 'product_reserved_quantity_check',
-              expression: '"reserved_quantity" >= 0 and "reserved_quantity" <= "quantity_in_stock"',
+              name: 'product_set_aside_check',
+              expression:
+                '"reserved_quantity" >= 0 and "committed_quantity" >= 0 and "quality_control_quantity" >= 0 and "damaged_quantity" >= 0 and "reserved_quantity" + "committed_quantity" + "quality_control_quantity" + "damaged_quantity" <= "quantity_in_stock"',
             },
             ...SETTING_CHECKS,
           ]
@@ -136,6 +143,9 @@ export function productSchema(dialect: Dialect): EntitySchema<ProductRow> {
       price: { type: MONEY_COLUMN[dialect].type, fieldName: MONEY_COLUMN[dialect].name },
       quantityInStock: { type: 'integer', fieldName: 'quantity_in_stock', default: 0 },
       reservedQuantity: { type: 'integer', fieldName: 'reserved_quantity', default: 0 },
+      committedQuantity: { type: 'integer', fieldName: 'committed_quantity', default: 0 },
+      qualityControlQuantity: { type: 'integer', fieldName: 'quality_control_quantity', default: 0 },
+      damagedQuantity: { type: 'integer', fieldName: 'damaged_quantity', default: 0 },
       backorderLimit: { type: 'integer', fieldName: 'backorder_limit', default: 0 },
       backorderedQuantity: { type: 'integer', fieldName: 'backordered_quantity', default: 0 },
       lowStockThreshold: { type: 'integer', fieldName: 'low_stock_threshold', default: 0 },
@@ -161,6 +171,9 @@ export interface ProductDbRow extends Row {
   price_cents?: number;
   quantity_in_stock: number;
   reserved_quantity: number;
+  committed_quantity: number;
+  quality_control_quantity: number;
+  damaged_quantity: number;
   backorder_limit: number;
   backordered_quantity: number;
   low_stock_threshold: number;
@@ -178,6 +191,9 @@ export function productColumns(dialect: Dialect, table?: string): string {
     MONEY_COLUMN[dialect].name,
     'quantity_in_stock',
     'reserved_quantity',
+    'committed_quantity',
+    'quality_control_quantity',
+    'damaged_quantity',
     'backorder_limit',
     'backordered_quantity',
     'low_stock_threshold',
@@ -201,6 +217,9 @@ export function toProduct(session: SqlSession, row: Row): Product {
     sku: row.sku == null ? null : (row.sku as string),
   });
   return Product.of(Number(row.id), details, Number(row.version), Number(row.reserved_quantity), {
+    committedQuantity: Number(row.committed_quantity),
+    qualityControlQuantity: Number(row.quality_control_quantity),
+    damagedQuantity: Number(row.damaged_quantity),
     backorderedQuantity: Number(row.backordered_quantity),
     lowStockAlert: row.low_stock_alert === true || Number(row.low_stock_alert) === 1,
   });

@@ -1,6 +1,14 @@
 import { EntitySchema } from '@mikro-orm/core';
 import { type Dialect, query, type Row, timeOf } from '@platform/persistence';
-import type { Movement, MovementContext, MovementKind, StockMovement } from '@stock/domain';
+import {
+  ANONYMOUS_CALLER,
+  DEFAULT_REASON_CODE,
+  type Movement,
+  type MovementContext,
+  type MovementKind,
+  type ReasonCode,
+  type StockMovement,
+} from '@stock/domain';
 import { identity, timeColumn as time } from './columns';
 
 /**
@@ -18,13 +26,20 @@ export interface StockMovementRow {
   kind: string;
   quantityDelta: number;
   reservedDelta: number;
+  committedDelta: number;
+  qualityControlDelta: number;
+  damagedDelta: number;
   quantityAfter: number;
   reservedAfter: number;
+  /** Why (@stock/domain's ReasonCode); every write says it, the default only speaks for rows older than it. */
+  reasonCode: string;
   reason: string | null;
   reservationId: string | null;
   requestId: string | null;
   /**
-   * Whom the change was made for (the API caller, or the owner of the API hold it settled); null for the order flow.
+   * Whom the change was made for: the API caller, the owner of the API hold it settled, or the service whose event
+   * caused it. Every write says it, and the named states' migration gave the older rows theirs; the column stays
+   * nullable as it was made (SQLite would rebuild the ledger's table to say otherwise).
    */
   actor: string | null;
   /** The OpenTelemetry trace the change was made in. */
@@ -48,8 +63,13 @@ export function stockMovementSchema(dialect: Dialect): EntitySchema<StockMovemen
       kind: { type: 'string', length: 20 },
       quantityDelta: { type: wide, fieldName: 'quantity_delta' },
       reservedDelta: { type: wide, fieldName: 'reserved_delta' },
+      // The rows from before the named states moved none of these.
+      committedDelta: { type: wide, fieldName: 'committed_delta', defaultRaw: '0' },
+      qualityControlDelta: { type: wide, fieldName: 'quality_control_delta', defaultRaw: '0' },
+      damagedDelta: { type: wide, fieldName: 'damaged_delta', defaultRaw: '0' },
       quantityAfter: { type: 'integer', fieldName: 'quantity_after' },
       reservedAfter: { type: 'integer', fieldName: 'reserved_after' },
+      reasonCode: { type: 'string', length: 20, fieldName: 'reason_code', default: DEFAULT_REASON_CODE },
       reason: { type: 'string', length: 200, nullable: true },
       reservationId: { type: 'string', length: 36, fieldName: 'reservation_id', nullable: true },
       requestId: { type: 'string', length: 128, fieldName: 'request_id', nullable: true },
@@ -73,8 +93,12 @@ const WRITTEN = [
   'kind',
   'quantity_delta',
   'reserved_delta',
+  'committed_delta',
+  'quality_control_delta',
+  'damaged_delta',
   'quantity_after',
   'reserved_after',
+  'reason_code',
   'reason',
   'reservation_id',
   'request_id',
@@ -92,12 +116,16 @@ export type MovementValues = [
   kind: string,
   quantityDelta: number,
   reservedDelta: number,
+  committedDelta: number,
+  qualityControlDelta: number,
+  damagedDelta: number,
   quantityAfter: number,
   reservedAfter: number,
+  reasonCode: ReasonCode,
   reason: string | null,
   reservationId: string | null,
   requestId: string | null,
-  actor: string | null,
+  actor: string,
   traceId: string | null,
   sequence: number,
   at: Date,
@@ -117,12 +145,16 @@ export function movementValues(
     movement.kind,
     movement.quantityDelta,
     movement.reservedDelta,
+    movement.committedDelta,
+    movement.qualityControlDelta,
+    movement.damagedDelta,
     movement.quantityAfter,
     movement.reservedAfter,
+    movement.reasonCode,
     context.reason ?? null,
     movement.reservationId ?? context.reservationId ?? null,
     context.requestId ?? null,
-    context.actor ?? null,
+    context.actor,
     traceId ?? null,
     movement.sequence,
     context.at,
@@ -139,8 +171,12 @@ export const MOVEMENT_ARRAY_TYPES = [
   'text',
   'bigint',
   'bigint',
+  'bigint',
+  'bigint',
+  'bigint',
   'integer',
   'integer',
+  'text',
   'text',
   'text',
   'text',
@@ -158,8 +194,12 @@ interface MovementDbRow extends Row {
   kind: string;
   quantity_delta: number;
   reserved_delta: number;
+  committed_delta: number;
+  quality_control_delta: number;
+  damaged_delta: number;
   quantity_after: number;
   reserved_after: number;
+  reason_code: string;
   reason: string | null;
   reservation_id: string | null;
   request_id: string | null;
@@ -192,12 +232,16 @@ export function toMovement(row: MovementDbRow): StockMovement {
     kind: row.kind as MovementKind,
     quantityDelta: Number(row.quantity_delta),
     reservedDelta: Number(row.reserved_delta),
+    committedDelta: Number(row.committed_delta),
+    qualityControlDelta: Number(row.quality_control_delta),
+    damagedDelta: Number(row.damaged_delta),
     quantityAfter: Number(row.quantity_after),
     reservedAfter: Number(row.reserved_after),
+    reasonCode: row.reason_code as ReasonCode,
     ...(row.reason != null && { reason: String(row.reason) }),
     ...(row.reservation_id != null && { reservationId: String(row.reservation_id) }),
     ...(row.request_id != null && { requestId: String(row.request_id) }),
-    ...(row.actor != null && { actor: String(row.actor) }),
+    actor: row.actor ?? ANONYMOUS_CALLER,
     ...(row.trace_id != null && { traceId: String(row.trace_id) }),
     sequence: Number(row.sequence),
     at: timeOf(row.at),

@@ -7,6 +7,10 @@ import { reservationAllocationSchema, reservationBackorderSchema, reservationSch
 import { stockLevelSchema } from './stock-level';
 import { stockMovementSchema } from './stock-movement';
 import { stockTransferSchema } from './stock-transfer';
+import { shipmentSchema } from './shipment';
+import { shipmentLineSchema } from './shipment-line';
+import { stockReturnSchema } from './stock-return';
+import { stockReturnLineSchema } from './stock-return-line';
 
 /**
  * Every table of the stock database, each described once (a file of its own
@@ -14,10 +18,12 @@ import { stockTransferSchema } from './stock-transfer';
  * (pnpm db:migration), and the drift test holds the database to them.
  */
 export function stockEntities(dialect: Dialect): EntitySchema[] {
-  const [product, location, reservation] = [
+  const [product, location, reservation, shipment, stockReturn] = [
     productSchema(dialect),
     locationSchema(dialect),
     reservationSchema(dialect),
+    shipmentSchema(dialect),
+    stockReturnSchema(dialect),
   ];
   return [
     product,
@@ -28,6 +34,10 @@ export function stockEntities(dialect: Dialect): EntitySchema[] {
     reservation,
     reservationAllocationSchema(reservation),
     reservationBackorderSchema(dialect, reservation),
+    shipment,
+    shipmentLineSchema(shipment),
+    stockReturn,
+    stockReturnLineSchema(stockReturn),
     idempotencyKeySchema(dialect),
     // The outbox carries the webhook fan-out's mark, and the webhook tables sit beside it (stock's webhooks/ folders).
     withWebhookFanOut(outboxMessageSchema(dialect), dialect),

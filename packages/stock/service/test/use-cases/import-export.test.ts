@@ -209,7 +209,12 @@ function importAndExport(open: OpenStockStore): void {
       ReservationRequest.create({ reference: 'r', lines: [{ productId: held.id, quantity: 3 }] }),
     );
     const result = await importRows([{ sku: 'H-1', onHand: '2' }]);
-    expect(result.errors).to.deep.equal([{ row: 1, problems: ['onHand: must be at least 3, the units held there'] }]);
+    expect(result.errors).to.deep.equal([
+      {
+        row: 1,
+        problems: ['onHand: must be at least 3, the units held, committed, in quality control or damaged there'],
+      },
+    ]);
     expect((await bySku('H-1')).quantityInStock).to.equal(5);
   });
 

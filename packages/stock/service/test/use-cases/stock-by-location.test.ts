@@ -1,5 +1,6 @@
 import {
   AdjustStock,
+  ChangeStockState,
   CommitReservation,
   CreateProduct,
   ListStockMovements,
@@ -22,10 +23,18 @@ import {
   StockAdjustment,
   StockAtSeveralLocationsError,
   StockShortageError,
+  StockStateChange,
+  StockStateShortError,
   TransferNotInTransitError,
   TransferRequest,
 } from '@stock/domain';
-import { aProduct, onOneStore, type OpenStockStore, type StockStoreUnderTest } from '@stock/domain/testing';
+import {
+  aProduct,
+  expectLedgersToSum,
+  onOneStore,
+  type OpenStockStore,
+  type StockStoreUnderTest,
+} from '@stock/domain/testing';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { randomUUID } from 'node:crypto';
@@ -354,6 +363,155 @@ function stockByLocation(open: OpenStockStore): void {
       const rows = await store.outbox.claim(10_000, 60_000, Date.now());
       expect(rows.filter((row) => row.type === 'stock.level.low')).to.have.length(1);
       expect(rows.filter((row) => row.type === 'stock.level.restored')).to.have.length(0);
+    });
+  });
+
+  describe('named states', () => {
+    const changeState = (id: number, input: Parameters<typeof StockStateChange.create>[0]) =>
+      new ChangeStockState(store.unitOfWork, clock)
+        .execute(id, StockStateChange.create(input), { caller: 'clerk' })
+        .then((result) => result.value);
+    const adjustIn = (id: number, delta: number, state: string, reasonCode?: string) =>
+      new AdjustStock(store.unitOfWork, clock)
+        .execute(id, StockAdjustment.create({ delta, state, ...(reasonCode !== undefined && { reasonCode }) }))
+        .then((result) => result.value);
+    const statesAt = async (p: Pick<Product, 'id'>, locationId: number) => {
+      const level = (await locations().levelsOf(p.id)).find((each) => each.locationId === locationId)!;
+      const { onHand, reserved, committed, qualityControl, damaged, available } = level;
+      return { onHand, reserved, committed, qualityControl, damaged, available };
+    };
+
+    it('moves exactly the available units aside and back, one state-changed movement each, the caller its actor', async () => {
+      const p = await product(5);
+      await hold([{ productId: p.id, quantity: 2 }]);
+      await changeState(p.id, {
+        locationId: DEFAULT_LOCATION_ID,
+        quantity: 3,
+        from: 'available',
+        to: 'quality-control',
+      });
+      expect(await statesAt(p, DEFAULT_LOCATION_ID)).to.deep.equal({
+        onHand: 5,
+        reserved: 2,
+        committed: 0,
+        qualityControl: 3,
+        damaged: 0,
+        available: 0,
+      });
+      await changeState(p.id, {
+        locationId: DEFAULT_LOCATION_ID,
+        quantity: 1,
+        from: 'quality-control',
+        to: 'damaged',
+        reasonCode: 'damaged',
+      });
+      const movements = await store.movements.list(p.id, { after: 0, limit: 10 });
+      expect(
+        movements.slice(-2).map(({ kind, qualityControlDelta, damagedDelta, reasonCode, actor }) => ({
+          kind,
+          qualityControlDelta,
+          damagedDelta,
+          reasonCode,
+          actor,
+        })),
+      ).to.deep.equal([
+        { kind: 'state-changed', qualityControlDelta: 3, damagedDelta: 0, reasonCode: 'correction', actor: 'clerk' },
+        { kind: 'state-changed', qualityControlDelta: -1, damagedDelta: 1, reasonCode: 'damaged', actor: 'clerk' },
+      ]);
+      expect(await reload(p)).to.include({ qualityControlQuantity: 2, damagedQuantity: 1, availableQuantity: 0 });
+      await expectLedgersToSum(store, [p]);
+    });
+
+    it('refuses one unit more than the state holds, naming what it holds, and moves nothing', async () => {
+      const p = await product(5);
+      await changeState(p.id, {
+        locationId: DEFAULT_LOCATION_ID,
+        quantity: 2,
+        from: 'available',
+        to: 'quality-control',
+      });
+      const before = await statesAt(p, DEFAULT_LOCATION_ID);
+      const refused = changeState(p.id, {
+        locationId: DEFAULT_LOCATION_ID,
+        quantity: 3,
+        from: 'quality-control',
+        to: 'available',
+      });
+      await expect(refused).to.be.rejectedWith(StockStateShortError).and.eventually.include({
+        available: 2,
+        from: 'quality-control',
+      });
+      await expect(
+        changeState(p.id, { locationId: DEFAULT_LOCATION_ID, quantity: 4, from: 'available', to: 'damaged' }),
+      ).to.be.rejectedWith(StockStateShortError);
+      expect(await statesAt(p, DEFAULT_LOCATION_ID)).to.deep.equal(before);
+    });
+
+    it('refuses a state change at a location that does not exist', async () => {
+      const p = await product(5);
+      await expect(
+        changeState(p.id, { locationId: 424242, quantity: 1, from: 'available', to: 'damaged' }),
+      ).to.be.rejectedWith(LocationNotFoundError);
+    });
+
+    it('fills a waiting backorder with units that pass quality control', async () => {
+      const p = await product(2, { backorderLimit: 3 });
+      await changeState(p.id, {
+        locationId: DEFAULT_LOCATION_ID,
+        quantity: 2,
+        from: 'available',
+        to: 'quality-control',
+      });
+      await hold([{ productId: p.id, quantity: 2 }], { allowBackorder: true });
+      expect(await reload(p)).to.include({ backorderedQuantity: 2 });
+      await changeState(p.id, {
+        locationId: DEFAULT_LOCATION_ID,
+        quantity: 2,
+        from: 'quality-control',
+        to: 'available',
+      });
+      expect(await reload(p)).to.include({ backorderedQuantity: 0, reservedQuantity: 2, qualityControlQuantity: 0 });
+      await expectLedgersToSum(store, [p]);
+    });
+
+    it('writes off exactly the damaged units, refuses one more, and adds damaged units with their reason code', async () => {
+      const p = await product(5);
+      await adjustIn(p.id, 3, 'damaged', 'returned');
+      expect(await statesAt(p, DEFAULT_LOCATION_ID)).to.include({ onHand: 8, damaged: 3, available: 5 });
+      await expect(adjustIn(p.id, -4, 'damaged'))
+        .to.be.rejectedWith(InsufficientStockError)
+        .and.eventually.include({
+          available: 3,
+          state: 'damaged',
+        });
+      await adjustIn(p.id, -3, 'damaged', 'damaged');
+      expect(await statesAt(p, DEFAULT_LOCATION_ID)).to.include({ onHand: 5, damaged: 0, available: 5 });
+      const codes = (await store.movements.list(p.id, { after: 0, limit: 10 })).map(({ reasonCode }) => reasonCode);
+      expect(codes).to.deep.equal(['created', 'returned', 'damaged']);
+      await expectLedgersToSum(store, [p]);
+    });
+
+    it('never takes committed, quality-control or damaged units out as available ones', async () => {
+      const p = await product(4);
+      await changeState(p.id, {
+        locationId: DEFAULT_LOCATION_ID,
+        quantity: 1,
+        from: 'available',
+        to: 'quality-control',
+      });
+      await adjustIn(p.id, 1, 'damaged');
+      await expect(adjust(p.id, -4))
+        .to.be.rejectedWith(InsufficientStockError)
+        .and.eventually.include({ available: 3 });
+      await adjust(p.id, -3);
+      expect(await statesAt(p, DEFAULT_LOCATION_ID)).to.deep.equal({
+        onHand: 2,
+        reserved: 0,
+        committed: 0,
+        qualityControl: 1,
+        damaged: 1,
+        available: 0,
+      });
     });
   });
 }
