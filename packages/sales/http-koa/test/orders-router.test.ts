@@ -438,4 +438,15 @@ describe('The orders router', function () {
     const orders = (await sales.json<OrderJson[]>('GET', '/api/orders?limit=1000')).body;
     expect(pending).to.equal(orders.filter((o) => o.status === 'pending').length);
   });
+
+  it('counts payments by status and the webhook events by type and outcome in /metrics', async () => {
+    const text = await (await sales.request('/metrics')).text();
+    const orders = (await sales.json<OrderJson[]>('GET', '/api/orders?limit=1000')).body;
+    const authorized = Number(/^sales_payments\{status="authorized"\} (\d+)$/m.exec(text)?.[1]);
+    expect(authorized).to.be.greaterThan(0);
+    expect(authorized).to.equal(orders.filter((o) => o.payment?.status === 'authorized').length);
+    expect(text).to.match(/^sales_payment_events_total\{type="authorized",outcome="applied"\} [1-9]\d*$/m);
+    expect(text).to.match(/^sales_payment_events_total\{type="refused",outcome="refused"\} [1-9]\d*$/m);
+    expect(text).to.match(/^sales_payment_events_total\{type="other",outcome="ignored"\} 1$/m);
+  });
 });

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { type Logger, logWith, queryParameters, RequestError } from '@platform/http';
 import type { HandlePaymentEvent } from '@sales/application';
-import type { PaymentEvent, PaymentProvider } from '@sales/domain';
+import { type PaymentEvent, PaymentEventRefusedError, type PaymentProvider } from '@sales/domain';
 import type { Context } from 'koa';
 import type { PaymentEventCounter } from './payment-metrics';
 
@@ -51,7 +51,7 @@ export function paymentEventsRouter({ provider, handlePaymentEvent, counter, log
     try {
       event = provider.verifyWebhook(body, ctx.get('Stripe-Signature') || undefined);
     } catch (error) {
-      counter.count('refused', 'refused');
+      if (error instanceof PaymentEventRefusedError) counter.count('refused', 'refused');
       throw error;
     }
     const { outcome, warning } = await handlePaymentEvent.execute(event);
