@@ -11,7 +11,7 @@ export const Scopes = {
     fulfil: 'stock:fulfil',
     webhooks: 'webhooks:manage',
   },
-  sales: { read: 'orders:read', write: 'orders:write', admin: 'orders:admin', pay: 'orders:pay' },
+  sales: { read: 'orders:read', write: 'orders:write', admin: 'orders:admin', refund: 'orders:refund' },
 } as const;
 
 export type ApiName = keyof typeof Scopes;
@@ -47,8 +47,8 @@ export const Apis = {
       [Scopes.sales.read]: 'Read your orders',
       [Scopes.sales.write]: 'Place and cancel your orders',
       [Scopes.sales.admin]: 'Read and act on every order',
-      // The payment provider's alone: it confirms an order's payment, whoever the buyer (ADR 0016).
-      [Scopes.sales.pay]: "Confirm an order's payment (the payment provider's)",
+      // A merchant's: money goes back for any order, whoever the buyer; orders:admin alone does not give it.
+      [Scopes.sales.refund]: 'Refund what was captured for any order',
     },
   },
 } as const satisfies { readonly [A in ApiName]: Api<A> };

@@ -46,11 +46,18 @@ export interface GatewayApp extends HttpApp {
   readonly operations: Koa;
 }
 
-/** Runs `middleware` for the API paths only: what the token check needs. */
+/**
+ * API paths whose callers carry no token: the payment provider's webhook proves itself by its signature, which sales
+ * checks over the body as sent (the gateway passes the body through untouched).
+ */
+const OPEN_API_PATHS: ReadonlySet<string> = new Set(['/api/payment-events']);
+
+/** Runs `middleware` for the API paths that take tokens only: what the token check needs. */
 function onApiPaths(middleware: Middleware): Middleware {
   return function onApiPaths(ctx, next) {
+    const checked = ctx.path.startsWith('/api/') && !OPEN_API_PATHS.has(ctx.path);
     // Koa types a middleware's result and next()'s as any: each is the promise of the rest of the chain.
-    return (ctx.path.startsWith('/api/') ? middleware(ctx, next) : next()) as Promise<void>;
+    return (checked ? middleware(ctx, next) : next()) as Promise<void>;
   };
 }
 

@@ -98,6 +98,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
         // Every path of stock's API (docs/openapi.yaml), so a client of the gateway reaches all of it.
         ...STOCK_PATHS.map((prefix) => ({ prefix, upstream: stock })),
         { prefix: '/api/orders', upstream: sales },
+        { prefix: '/api/payment-events', upstream: sales },
         { prefix: '/identity', upstream: identity },
       ],
       dispatcher,

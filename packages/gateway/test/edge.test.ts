@@ -83,6 +83,19 @@ describe('the gateway checking tokens', function () {
     expect(upstream.seen.length).to.equal(before);
   });
 
+  it("lets the payment provider's webhook through without a token: its signature is sales' to check", async () => {
+    const before = upstream.seen.length;
+    const response = await fetch(`${gateway.url}/api/payment-events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=abc' },
+      body: '{"id": "evt_1"}',
+    });
+    expect(response.status).to.equal(200);
+    expect(upstream.seen.length).to.equal(before + 1);
+    expect(upstream.seen.at(-1)!.headers).to.include({ 'stripe-signature': 't=1,v1=abc' });
+    expect((await fetch(`${gateway.url}/api/payment-eventsx`)).status, 'only that path').to.equal(401);
+  });
+
   it('refuses at the edge a token for an audience neither API has: the service never sees it', async () => {
     const claims = decodePart(await identity.token('inventory-sync', STOCK), 1);
     const before = upstream.seen.length;

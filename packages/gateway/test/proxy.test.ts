@@ -47,7 +47,8 @@ describe('the gateway in front of the services', function () {
       ['/api/returns/r1', 'stock'],
       ['/api/webhook-subscriptions', 'stock'],
       ['/api/orders', 'sales'],
-      ['/api/orders/1/payment', 'sales'],
+      ['/api/orders/1/refunds', 'sales'],
+      ['/api/payment-events', 'sales'],
       ['/identity/.well-known/openid-configuration', 'identity'],
     ]) {
       const response = await fetch(`${gateway.url}${path}`);

@@ -71,7 +71,7 @@ describe('the clients file', () => {
     [
       'an unknown scope',
       [{ clientId: 'a', clientSecret: SECRET, scopes: ['stock:read', 'stock:delete'] }],
-      /\(a\): unknown scope "stock:delete"; known: stock:read, stock:write, stock:reserve, stock:fulfil, webhooks:manage, orders:read, orders:write, orders:admin, orders:pay/,
+      /\(a\): unknown scope "stock:delete"; known: stock:read, stock:write, stock:reserve, stock:fulfil, webhooks:manage, orders:read, orders:write, orders:admin, orders:refund/,
     ],
   ];
   for (const [what, content, message] of refusals) {

@@ -53,7 +53,7 @@ describe('the identity service', function () {
       'orders:read',
       'orders:write',
       'orders:admin',
-      'orders:pay',
+      'orders:refund',
     ]);
     expect(metadata.token_endpoint_auth_methods_supported).to.deep.equal(['client_secret_basic', 'client_secret_post']);
     expect(metadata).not.to.have.property('authorization_endpoint');

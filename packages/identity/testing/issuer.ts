@@ -42,7 +42,11 @@ export const CLIENTS: readonly IdentityClient[] = [
     clientSecret: 'orders-admin-secret-0123456789abcdefghij',
     scopes: [sales.admin, stock.read],
   },
-  { clientId: 'payment-provider', clientSecret: 'payment-provider-secret-0123456789abcdef', scopes: [sales.pay] },
+  {
+    clientId: 'refunds',
+    clientSecret: 'refunds-secret-0123456789abcdefghijklmnop',
+    scopes: [sales.refund],
+  },
   { clientId: 'webhook-admin', clientSecret: 'webhook-admin-secret-0123456789abcdefgh', scopes: [stock.webhooks] },
   { clientId: 'warehouse', clientSecret: 'warehouse-secret-0123456789abcdefghijklm', scopes: [stock.fulfil] },
 ];

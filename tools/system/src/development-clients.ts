@@ -13,8 +13,9 @@ export interface Client {
 
 /**
  * Who start:system's clients are: a buyer (`demo`), a person managing stock
- * (who also ships orders and takes returns), sales calling stock, an administrator of orders, and the payment provider,
- * which alone confirms payments (ADR 0016). A buyer holds no stock scope.
+ * (who also ships orders and takes returns), sales calling stock, and an
+ * administrator of orders, who also refunds. A buyer holds no stock scope.
+ * Payments are confirmed by the provider's signed webhooks, not by a client.
  */
 export const DEVELOPMENT_CLIENTS: readonly {
   readonly clientId: string;
@@ -28,9 +29,18 @@ export const DEVELOPMENT_CLIENTS: readonly {
     role: 'a person managing stock, shipping orders and taking returns',
   },
   { clientId: 'sales-service', scopes: [stock.read], role: 'sales, to read stock' },
-  { clientId: 'orders-admin', scopes: [sales.admin, stock.read], role: 'reads and cancels every order' },
-  { clientId: 'payment-provider', scopes: [sales.pay], role: 'confirms payments' },
+  {
+    clientId: 'orders-admin',
+    scopes: [sales.admin, sales.refund, stock.read],
+    role: 'reads, cancels and refunds every order',
+  },
 ];
+
+/**
+ * Clients an older start:system wrote that hold a scope no API knows any more: identity would refuse the whole file,
+ * so they are taken out of it.
+ */
+const RETIRED_CLIENTS: readonly string[] = ['payment-provider'];
 
 export interface ClientsFile {
   readonly clients: readonly Client[];
@@ -83,9 +93,11 @@ function read(path: string): Client[] {
 /**
  * The clients file start:system runs identity with. Written with random
  * secrets when missing; a file from an older start:system gets the
- * development clients it lacks (with new secrets), the others left as they
- * are, and a buyer still holding stock scopes, or a stock manager lacking
- * stock:fulfil (files from before shipments), is pointed out, not changed.
+ * development clients it lacks (with new secrets), loses the retired ones and
+ * gives orders-admin orders:refund, each said in a notice; the others are left
+ * as they are, and a buyer still holding stock scopes, or a stock manager
+ * lacking stock:fulfil (files from before shipments), is pointed out, not
+ * changed.
  */
 export function developmentClientsFile(path: string): ClientsFile {
   if (!existsSync(path)) {
@@ -98,15 +110,23 @@ export function developmentClientsFile(path: string): ClientsFile {
     return { clients, created: true, added: [], notices: [] };
   }
   const existing = read(path);
-  const missing = DEVELOPMENT_CLIENTS.filter(
-    ({ clientId }) => !existing.some((client) => client.clientId === clientId),
-  );
+  const retired = existing.filter((client) => RETIRED_CLIENTS.includes(client.clientId));
+  const current = existing.filter((client) => !RETIRED_CLIENTS.includes(client.clientId));
+  const kept = current.map((client) => (client.clientId === 'orders-admin' ? withRefunds(client) : client));
+  const refundsAdded = kept.some((client, i) => client !== current[i]);
+  const missing = DEVELOPMENT_CLIENTS.filter(({ clientId }) => !kept.some((client) => client.clientId === clientId));
   const clients = [
-    ...existing,
+    ...kept,
     ...missing.map(({ clientId, scopes }) => ({ clientId, clientSecret: secret(), scopes: [...scopes] })),
   ];
-  if (missing.length > 0) writeWhole(path, clients);
-  const notices: string[] = [];
+  if (missing.length > 0 || retired.length > 0 || refundsAdded) writeWhole(path, clients);
+  const notices: string[] = [
+    ...retired.map(
+      ({ clientId }) =>
+        `${clientId} was taken out of ${path}: payments are confirmed by the provider's signed webhooks now, not by a client.`,
+    ),
+    ...(refundsAdded ? [`orders-admin in ${path} was given ${sales.refund}: it refunds orders.`] : []),
+  ];
   const demo = existing.find((client) => client.clientId === 'demo');
   const stockScopes = Array.isArray(demo?.scopes) ? demo.scopes.filter((scope) => scope.startsWith('stock:')) : [];
   if (stockScopes.length > 0) {
@@ -121,4 +141,10 @@ export function developmentClientsFile(path: string): ClientsFile {
     );
   }
   return { clients, created: false, added: missing.map(({ clientId }) => clientId), notices };
+}
+
+/** The client with orders:refund among its scopes (the same object when it holds it already). */
+function withRefunds(client: Client): Client {
+  if (!Array.isArray(client.scopes) || client.scopes.includes(sales.refund)) return client;
+  return { ...client, scopes: [...client.scopes, sales.refund] };
 }

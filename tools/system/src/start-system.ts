@@ -1,6 +1,8 @@
 /**
- * pnpm start:system: identity, stock, sales and the gateway, each a process of
- * its own, with tokens on and events through RabbitMQ. Their lines go to
+ * pnpm start:system: identity, stock, sales, the offline payment provider and
+ * the gateway, each a process of its own, with tokens on and events through
+ * RabbitMQ; sales pays through the provider, whose webhooks reach it through
+ * the gateway. Their lines go to
  * stdout: at a terminal one short coloured line per event, else (or with
  * LOG_FORMAT=json) their JSON behind the service's name. Ctrl-C (or SIGTERM)
  * stops them one at a time, gracefully, the gateway first: each runs in a
@@ -40,6 +42,7 @@ const PORTS = {
   stock: port('STOCK_PORT', 8080),
   sales: port('SALES_PORT', 8082),
   identity: port('IDENTITY_PORT', 8083),
+  payments: port('PAYMENTS_PORT', 8084),
 };
 /** The gateway's metrics listener (its /metrics, and readiness naming each instance), on loopback. */
 const GATEWAY_METRICS_PORT = port('GATEWAY_METRICS_PORT', 9464);
@@ -52,6 +55,13 @@ const REDIS_URL = env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const GATEWAY = `http://localhost:${PORTS.gateway}`;
 const ISSUER = `${GATEWAY}/identity`;
 const internal = (name: keyof typeof PORTS) => `http://127.0.0.1:${PORTS[name]}`;
+/**
+ * The offline provider's secret key: its callers' (sales', and a buyer confirming a payment) and its own. A test
+ * double's key on loopback, so a fixed one the walkthrough can name; PAYMENTS_API_KEY replaces it.
+ */
+const PAYMENTS_API_KEY = env.PAYMENTS_API_KEY ?? 'sk_test_start_system_offline';
+/** Where the provider sends sales' events: through the gateway, as a provider outside would. */
+const PAYMENT_EVENTS_URL = `${GATEWAY}/api/payment-events`;
 
 function fail(line: string): never {
   process.stderr.write(`start:system: ${line}\n`);
@@ -59,7 +69,7 @@ function fail(line: string): never {
 }
 
 /** The order the services stop in: no new traffic first, the token issuer last. */
-const STOP_ORDER = ['gateway', 'sales', 'stock', 'identity'] as const;
+const STOP_ORDER = ['gateway', 'sales', 'payments', 'stock', 'identity'] as const;
 /** A service's own stop is bounded by its drain delay (2 s), its grace (10 s) and 2 s for each of three resources. */
 const STOP_WITHIN_MS = 25_000;
 
@@ -197,6 +207,25 @@ const firstAdmin = await createFirstAdmin(USERS_FILE, join(DATA, 'identity-admin
   fail(error.message),
 );
 
+/**
+ * Registers sales' webhook endpoint with the provider (a fresh one each run: it keeps its state in memory), for every
+ * event, and answers the endpoint's `whsec_…` signing secret, sales' PAYMENTS_WEBHOOK_SECRET.
+ */
+async function registerPaymentEvents(): Promise<string> {
+  const response = await fetch(`${internal('payments')}/v1/webhook_endpoints`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${PAYMENTS_API_KEY}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: new URLSearchParams({ url: PAYMENT_EVENTS_URL, 'enabled_events[0]': '*', description: 'sales' }),
+  });
+  const body = (await response.json()) as { secret?: string };
+  if (!response.ok || !body.secret)
+    throw new Error(`the payment provider did not register sales' webhook endpoint (${response.status})`);
+  return body.secret;
+}
+
 // Tokens name the gateway's /identity as their issuer; the services read its keys from the issuer directly.
 const auth = {
   AUTH_ISSUER: ISSUER,
@@ -212,6 +241,8 @@ try {
     IDENTITY_USERS_FILE: USERS_FILE,
     REDIS_URL,
   });
+  await start('payments', 'packages/offline-payments/src/main.ts', { PAYMENTS_API_KEY });
+  const paymentsWebhookSecret = await registerPaymentEvents();
   await Promise.all([
     start('stock', 'packages/stock/service/src/main.ts', {
       ...auth,
@@ -227,6 +258,9 @@ try {
       STOCK_URL: internal('stock'),
       STOCK_CLIENT_ID: salesClient.clientId,
       STOCK_CLIENT_SECRET: salesClient.clientSecret,
+      PAYMENTS_API_KEY,
+      PAYMENTS_URL: internal('payments'),
+      PAYMENTS_WEBHOOK_SECRET: paymentsWebhookSecret,
     }),
   ]);
   // PUBLIC_URL: the host the gateway tells identity (TRUST_PROXY) is the issuer's, never the Host a client sends.
@@ -256,6 +290,7 @@ process.stdout.write(
     `  clients and secrets:  ${where}${created ? ' (written now, with random secrets)' : ''}: ${DEVELOPMENT_CLIENTS.map(({ clientId, role }) => `${clientId} (${role})`).join(', ')}`,
     `  a token for stock:    curl -s -u stock-admin:${secretOf('stock-admin')} -d grant_type=client_credentials -d resource=${Apis.stock.audience} ${GATEWAY}/identity/token`,
     `  behind it: identity ${internal('identity')}, stock ${internal('stock')}, sales ${internal('sales')}, RabbitMQ ${redactedAmqpUrl(AMQP_URL)}, SQLite files in ${relative(process.cwd(), DATA) || DATA}`,
+    `  payments: the offline provider (Stripe's API) at ${internal('payments')}, key ${PAYMENTS_API_KEY}; a buyer confirms with curl -u ${PAYMENTS_API_KEY}: -d payment_method=pm_card_visa ${internal('payments')}/v1/payment_intents/<the order's payment.intentId>/confirm`,
     `  the gateway's metrics and detailed readiness: http://127.0.0.1:${GATEWAY_METRICS_PORT}/metrics, …/health/ready`,
     ...(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()
       ? [`  traces go to the OTLP endpoint ${env.OTEL_EXPORTER_OTLP_ENDPOINT.trim()} (OTEL_EXPORTER_OTLP_ENDPOINT)`]

@@ -17,7 +17,7 @@ describe("start:system's development clients file", () => {
   });
   afterEach(() => rmSync(folder, { recursive: true, force: true }));
 
-  it('is written when missing, mode 0600, with a buyer that holds no stock scope, a stock manager and the payment provider', () => {
+  it('is written when missing, mode 0600, with a buyer that holds no stock scope, a stock manager and an orders admin who refunds', () => {
     const written = developmentClientsFile(file);
     expect(written).to.include({ created: true });
     expect(written.added).to.deep.equal([]);
@@ -26,13 +26,12 @@ describe("start:system's development clients file", () => {
       demo: ['orders:read', 'orders:write'],
       'stock-admin': ['stock:read', 'stock:write', 'stock:reserve', 'stock:fulfil'],
       'sales-service': ['stock:read'],
-      'orders-admin': ['orders:admin', 'stock:read'],
-      'payment-provider': ['orders:pay'],
+      'orders-admin': ['orders:admin', 'orders:refund', 'stock:read'],
     });
     expect(
       new Set(readClientsFile(file).map((client) => client.clientSecret)).size,
       'a secret of its own each',
-    ).to.equal(5);
+    ).to.equal(4);
   });
 
   it('is left as it is when it has every development client', () => {
@@ -42,7 +41,7 @@ describe("start:system's development clients file", () => {
     expect(readFileSync(file, 'utf8')).to.equal(before);
   });
 
-  it('from an older start:system gets the clients it lacks, keeps its own as they are, and points out a buyer still holding stock scopes', () => {
+  it('from an older start:system gets the clients it lacks, loses the payment provider, gives orders-admin refunds, keeps the rest as they are, and points out a buyer still holding stock scopes', () => {
     const old = [
       {
         clientId: 'demo',
@@ -51,19 +50,22 @@ describe("start:system's development clients file", () => {
       },
       { clientId: 'sales-service', clientSecret: 's'.repeat(43), scopes: ['stock:read'] },
       { clientId: 'orders-admin', clientSecret: 'o'.repeat(43), scopes: ['orders:admin', 'stock:read'] },
+      { clientId: 'payment-provider', clientSecret: 'p'.repeat(43), scopes: ['orders:pay'] },
     ];
     mkdirSync(dirname(file));
     writeFileSync(file, JSON.stringify(old), { mode: 0o600 });
     const merged = developmentClientsFile(file);
-    expect(merged).to.deep.include({ created: false, added: ['stock-admin', 'payment-provider'] });
+    expect(merged).to.deep.include({ created: false, added: ['stock-admin'] });
     expect(merged.notices).to.deep.equal([
+      `payment-provider was taken out of ${file}: payments are confirmed by the provider's signed webhooks now, not by a client.`,
+      `orders-admin in ${file} was given orders:refund: it refunds orders.`,
       `demo in ${file} still holds stock:read, stock:write, stock:reserve, which a buyer no longer gets (stock-admin manages stock); remove them from it, or delete the file to have the development clients written again.`,
     ]);
     const clients = readClientsFile(file);
-    expect(clients.slice(0, 3)).to.deep.equal(old);
-    expect(clients.slice(3).map((client) => [client.clientId, client.scopes])).to.deep.equal([
-      ['stock-admin', ['stock:read', 'stock:write', 'stock:reserve', 'stock:fulfil']],
-      ['payment-provider', ['orders:pay']],
+    expect(clients.slice(0, 2)).to.deep.equal(old.slice(0, 2));
+    expect(clients.slice(2).map((client) => [client.clientId, client.clientSecret, client.scopes])).to.deep.equal([
+      ['orders-admin', 'o'.repeat(43), ['orders:admin', 'stock:read', 'orders:refund']],
+      ['stock-admin', clients[3]!.clientSecret, ['stock:read', 'stock:write', 'stock:reserve', 'stock:fulfil']],
     ]);
     expect(statSync(file).mode & 0o777).to.equal(0o600);
     expect(merged.clients).to.deep.equal(clients);

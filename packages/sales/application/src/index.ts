@@ -4,5 +4,7 @@ export * from './orders/get-order';
 export * from './orders/list-orders';
 export * from './orders/order-record';
 export * from './orders/place-order';
-export * from './payments/pay-order';
+export * from './payments/handle-payment-event';
+export * from './payments/perform-payment-work';
+export * from './payments/request-refund';
 export * from './stock-events/handle-stock-event';

@@ -9,8 +9,10 @@ import {
   orderFromSnapshot,
   orderSnapshot,
   type Outcome,
+  type PaymentStatus,
   RESERVATION_RELEASED,
 } from '../src';
+import { paidThroughProvider, TEST_AUTHORISATION } from '../testing';
 
 const at = new Date('2026-11-23T10:00:00Z');
 const later = new Date('2026-11-23T10:05:00Z');
@@ -34,6 +36,18 @@ const UNITS: Partial<Record<OrderStatus, { shipped: number; returned: number }>>
   returned: { shipped: 3, returned: 3 },
 };
 
+/** The payment of an order in each status, as the provider's events left it (none before stock held it). */
+const PAYMENT: Partial<Record<OrderStatus, PaymentStatus>> = {
+  reserved: 'requires_payment_method',
+  paid: 'authorized',
+  partially_shipped: 'captured',
+  shipped: 'captured',
+  returned: 'captured',
+  cancelled: 'requires_payment_method',
+  expired: 'requires_payment_method',
+  unfulfilled: 'authorized',
+};
+
 /** An order of 3 lamps in `status`, holding reservation r-1 once stock confirmed it (not pending, not rejected). */
 function orderIn(status: OrderStatus): Order {
   const placed = Order.place(
@@ -43,9 +57,22 @@ function orderIn(status: OrderStatus): Order {
     at,
   );
   const { shipped = 0, returned = 0 } = { ...UNITS[status] };
+  const payment = PAYMENT[status];
   return Order.restore({
     ...placed,
     status,
+    ...(payment && {
+      payment: {
+        provider: 'stripe',
+        intentId: TEST_AUTHORISATION.intentId,
+        clientSecret: TEST_AUTHORISATION.clientSecret,
+        status: payment,
+        amount: placed.total,
+        currency: 'EUR',
+        capturedAmount: payment === 'captured' ? placed.total : Money.fromCents(0),
+        refundedAmount: Money.fromCents(0),
+      },
+    }),
     ...(status !== 'pending' && status !== 'rejected' && { reservationId: 'r-1' }),
     lines: placed.lines.map((line) => ({ ...line, shippedQuantity: shipped, returnedQuantity: returned })),
   });
@@ -73,20 +100,11 @@ const MACHINE: Record<
       unfulfilled: '409',
     },
   },
-  pay: {
-    input: (o) => o.pay(later),
-    from: {
-      reserved: 'paid',
-      paid: 'same',
-      partially_shipped: 'same',
-      shipped: 'same',
-      returned: 'same',
-      pending: '409',
-      rejected: '409',
-      cancelled: '409',
-      expired: '409',
-      unfulfilled: '409',
-    },
+  // The provider's authorisation of the total pays a reserved order; an order that died keeps its status (and gives
+  // the money back); one paid already, or without a payment, does not move.
+  authorized: {
+    input: (o) => o.paymentAuthorized(TEST_AUTHORISATION.intentId, Money.fromCents(5997), 'EUR', later, later),
+    from: { reserved: 'paid', cancelled: 'cancelled', expired: 'expired' },
   },
   confirmed: { input: (o) => o.reservationConfirmed('r-1', later, later), from: { pending: 'reserved' } },
   rejected: {
@@ -197,7 +215,7 @@ describe('an order', () => {
     const reserved = pending.reservationConfirmed('r-1', later, later, held).order;
     expect(reserved).to.include({ status: 'reserved', version: 2 });
     expect(reserved.lines.map((line) => line.allocations)).to.deep.equal([held[0]!.allocations]);
-    expect(reserved.pay(later).order.lines).to.deep.equal(reserved.lines);
+    expect(paidThroughProvider(reserved, later).lines).to.deep.equal(reserved.lines);
   });
 
   it('learns the allocations from a second confirmation of its hold, once, whichever version came first', () => {
@@ -212,7 +230,7 @@ describe('an order', () => {
       learnt.order.reservationConfirmed('r-1', later, later),
     ])
       expect(again).to.deep.equal({ changed: false, order: learnt.order });
-    const paid = withoutThem.pay(later).order;
+    const paid = paidThroughProvider(withoutThem, later);
     expect(paid.reservationConfirmed('r-1', later, later, held).order).to.include({ status: 'paid' });
   });
 

@@ -3,6 +3,7 @@ import { timeOrderedId } from '@platform/kernel';
 import { Order, type Viewer } from '../src';
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
+import { paidThroughProvider } from './payments';
 import type { OpenSalesStore, SalesStoreUnderTest } from './sales-store';
 
 chai.use(chaiAsPromised);
@@ -82,7 +83,7 @@ export function orderRepositoryContract(open: OpenSalesStore): void {
   it("keeps each line's shipped and returned units, the fulfilment statuses, and that a payment is owed back", async () => {
     const at = new Date();
     const paid = (order: Order) =>
-      order.reservationConfirmed('3f1c2b7e-9a40-4d1e-8f7a-2c1d0b9e6a55', at, at).order.pay(at).order;
+      paidThroughProvider(order.reservationConfirmed('3f1c2b7e-9a40-4d1e-8f7a-2c1d0b9e6a55', at, at).order, at);
     const order = anOrder('a');
     const partly = paid(order).shipmentCreated([{ productId: 1, quantity: 3 }], at).order;
     const shipped = partly.shipmentCreated([{ productId: 2, quantity: 2 }], at).order;

@@ -1,7 +1,10 @@
 import type { AccessControl, HttpApp, HttpLogger, ReadinessChecks } from '@platform/http';
 import { createHttpApp } from '@platform/http';
-import type { OrderStatus } from '@sales/domain';
+import type { HandlePaymentEvent } from '@sales/application';
+import type { OrderStatus, PaymentProvider, PaymentStatus } from '@sales/domain';
 import { type OrderUseCases, ordersRouter } from './orders/orders-router';
+import { paymentEventCounter } from './payments/payment-metrics';
+import { paymentEventsRouter } from './payments/payment-events-router';
 import { toProblem } from './problem';
 
 export interface SalesAppOptions {
@@ -16,9 +19,16 @@ export interface SalesAppOptions {
   readonly readinessChecks?: () => Promise<ReadinessChecks>;
   /** Orders by status, read at scrape time from the database, so every instance reports the same truth. */
   readonly countOrders: () => Promise<Partial<Record<OrderStatus, number>>>;
+  /** Payments by status, read at scrape time from the database. */
+  readonly countPayments: () => Promise<Partial<Record<PaymentStatus, number>>>;
+  /** The provider whose webhooks POST /api/payment-events verifies, and what applies them. */
+  readonly payments: { readonly provider: PaymentProvider; readonly handlePaymentEvent: HandlePaymentEvent };
 }
 
-/** The sales service's HTTP app: the platform's, with the orders routes mounted and the orders-by-status gauge. */
+/**
+ * The sales service's HTTP app: the platform's, with the orders routes and the provider's webhook mounted, the orders-
+ * and payments-by-status gauges, and the webhook events counter.
+ */
 export function createSalesApp({
   useCases,
   access,
@@ -27,6 +37,8 @@ export function createSalesApp({
   isReady,
   readinessChecks,
   countOrders,
+  countPayments,
+  payments,
 }: SalesAppOptions): HttpApp {
   const http = createHttpApp({
     logger,
@@ -41,6 +53,14 @@ export function createSalesApp({
     'status',
     countOrders,
   );
+  http.metrics.addGauge(
+    'sales_payments',
+    "Orders' payments by status, across every instance (read from the database)",
+    'status',
+    countPayments,
+  );
+  const counter = paymentEventCounter(http.metrics.registry);
+  http.route(paymentEventsRouter({ ...payments, counter, logger }));
   http.route(ordersRouter({ useCases, access }));
   return http;
 }

@@ -2,13 +2,16 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { type HttpMetrics, operationsRouter } from '@platform/http';
 import { type RecordingAccess, scopesByOperation, scopesByRoute } from '@platform/test-kit';
 import { expect } from 'chai';
-import { type OrderUseCases, ordersRouter } from '../src';
+import { type OrderUseCases, ordersRouter, paymentEventsRouter, type PaymentEventsRouterOptions } from '../src';
 import { SALES_OPENAPI_FILE, salesOpenApi } from './sales-contract';
 
+/** The provider's webhook: no token, its signature is the proof. */
+const WEBHOOK = '/api/payment-events';
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
 /** The routers createSalesApp mounts, with the access control they are given. */
 const salesRouters = (access: RecordingAccess) => [
   ordersRouter({ useCases: {} as OrderUseCases, access }),
+  paymentEventsRouter({} as PaymentEventsRouterOptions),
   operationsRouter({ isReady: async () => true, metrics: {} as HttpMetrics }),
 ];
 
@@ -25,13 +28,15 @@ describe('docs/sales.openapi.yaml', () => {
     expect(served).to.have.members(Object.keys(scopesByOperation(salesOpenApi)));
   });
 
-  it('groups the operations under Orders and Operations; only the operations are open without a token', () => {
-    expect(salesOpenApi.tags.map((tag) => tag.name)).to.deep.equal(['Orders', 'Operations']);
+  it("groups the operations under Orders, Payments and Operations; only the operations and the provider's webhook are open without a token", () => {
+    expect(salesOpenApi.tags.map((tag) => tag.name)).to.deep.equal(['Orders', 'Payments', 'Operations']);
+    const payments = ['/api/orders/{id}/refunds', WEBHOOK];
     for (const [path, item] of Object.entries(salesOpenApi.paths)) {
       for (const [method, operation] of Object.entries(item)) {
         if (!HTTP_METHODS.includes(method)) continue;
-        const api = path.startsWith('/api/');
-        expect(operation.tags, path).to.deep.equal([api ? 'Orders' : 'Operations']);
+        const api = path.startsWith('/api/') && path !== WEBHOOK;
+        const tag = payments.includes(path) ? 'Payments' : path.startsWith('/api/') ? 'Orders' : 'Operations';
+        expect(operation.tags, path).to.deep.equal([tag]);
         if (api)
           expect(operation.security, path).to.satisfy(
             (security: unknown) =>
@@ -49,7 +54,9 @@ describe('docs/sales.openapi.yaml', () => {
 describe("docs/sales.openapi.yaml's security, route by route", () => {
   it('asks each operation for the scopes its route guards with, and leaves open the unguarded ones', () => {
     const routes = scopesByRoute(salesRouters);
-    expect(routes['POST /api/orders/{id}/payment']).to.deep.equal([['orders:pay']]);
+    expect(routes['POST /api/orders/{id}/refunds']).to.deep.equal([['orders:refund']]);
+    expect(routes).not.to.have.property('POST /api/orders/{id}/payment');
+    expect(routes['POST /api/payment-events']).to.deep.equal([]);
     expect(scopesByOperation(salesOpenApi)).to.deep.equal(routes);
   });
 });

@@ -8,8 +8,9 @@ import { callWith } from './sales-contract';
 const LAMP = { id: 1, name: 'Lamp', price: Money.fromDecimalString('10') };
 
 /**
- * The router with tokens checked against a real issuer: each buyer sees and acts on its own orders only, the payment
- * provider alone confirms payments, an admin sees every order, and nothing answered to a token is cached.
+ * The router with tokens checked against a real issuer: each buyer sees and acts on its own orders only (and alone
+ * sees its payment's client secret), refunds take orders:refund, an admin sees every order, and nothing answered to a
+ * token is cached.
  */
 describe('The orders router, one buyer and another', function () {
   this.timeout(30_000);
@@ -90,28 +91,50 @@ describe('The orders router, one buyer and another', function () {
     expect([againB.status, againB.replayed, againB.order.id]).to.deep.equal([202, 'true', other.order.id]);
   });
 
-  it('takes payments from the payment provider alone (orders:pay): the buyer, even of its own order, and orders:admin get 403 naming the scope', async () => {
+  it('takes refunds from orders:refund alone, on any order: the buyer and orders:admin get 403 naming the scope', async () => {
     const a = await as('buyer-a');
     const placed = (await (await place(a)).json()) as { id: string };
+    const refund = (call: typeof a, id = placed.id) =>
+      call(`/api/orders/${id}/refunds`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+        body: JSON.stringify({ amount: 1, reason: 'r' }),
+      });
     for (const client of ['buyer-a', 'orders-admin']) {
-      const refused = await (await as(client))(`/api/orders/${placed.id}/payment`, { method: 'POST' });
+      const refused = await refund(await as(client));
       expect(refused.status, client).to.equal(403);
       expect(refused.headers.get('www-authenticate'), client).to.equal(
-        'Bearer error="insufficient_scope", scope="orders:pay"',
+        'Bearer error="insufficient_scope", scope="orders:refund"',
       );
       expect(await refused.json(), client).to.include({ code: 'INSUFFICIENT_SCOPE' });
     }
-    const provider = await as('payment-provider');
-    // It reaches buyer-a's order by its id (stock has not held it here, so it cannot be paid yet: 409, not 404).
-    const early = await provider(`/api/orders/${placed.id}/payment`, { method: 'POST' });
+    const refunds = await as('refunds');
+    // It reaches buyer-a's order by its id (nothing was captured here: 409, not 404).
+    const early = await refund(refunds);
     expect(early.status).to.equal(409);
-    expect(await early.json()).to.include({ code: 'ORDER_STATE_CONFLICT', orderStatus: 'pending' });
-    expect(
-      (await provider('/api/orders/00000000-0000-7000-8000-000000000000/payment', { method: 'POST' })).status,
-    ).to.equal(404);
-    // It confirms payments; it reads nothing.
-    expect((await provider(`/api/orders/${placed.id}`)).status).to.equal(403);
-    expect((await a(`/api/orders/${placed.id}`)).status).to.equal(200);
+    expect(await early.json()).to.include({ code: 'PAYMENT_NOT_CAPTURED' });
+    expect((await refund(refunds, '00000000-0000-7000-8000-000000000000')).status).to.equal(404);
+    // It refunds; it reads nothing.
+    expect((await refunds(`/api/orders/${placed.id}`)).status).to.equal(403);
+  });
+
+  it("shows the payment's client secret to the order's buyer alone, not to orders:admin", async () => {
+    const a = await as('buyer-a');
+    const placed = (await (await place(a)).json()) as { id: string };
+    const order = (await sales.store.orders.findById(placed.id))!;
+    await sales.store.unitOfWork.run((tx) =>
+      tx.orders.save(order.reservationConfirmed(crypto.randomUUID(), new Date(), new Date()).order, order.version),
+    );
+    await sales.paymentWork.execute(placed.id);
+    type Shown = { payment: { intentId: string; clientSecret?: string } };
+    const buyers = (await (await a(`/api/orders/${placed.id}`)).json()) as Shown;
+    expect(buyers.payment.clientSecret).to.equal(`pi_${placed.id}_secret_fake`);
+    const admin = await as('orders-admin');
+    const admins = (await (await admin(`/api/orders/${placed.id}`)).json()) as Shown;
+    expect(admins.payment).to.have.property('intentId', buyers.payment.intentId);
+    expect(admins.payment).not.to.have.property('clientSecret');
+    const listed = (await (await admin('/api/orders')).json()) as Shown[];
+    expect(listed.every((o) => !o.payment || !('clientSecret' in o.payment))).to.equal(true);
   });
 
   it('marks every answer to a token no-store, a 304 and another buyer’s 404 included: what a buyer sees is theirs alone', async () => {

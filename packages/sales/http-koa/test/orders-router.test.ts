@@ -1,6 +1,7 @@
 import { newEvent } from '@commerce/contracts';
 import { Money } from '@commerce/shared-kernel';
 import { HandleStockEvent, type StockEvent } from '@sales/application';
+import { FAKE_SIGNATURE } from '@sales/domain/testing';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { type SalesAppUnderTest, startSalesApp } from './sales-app';
@@ -21,6 +22,17 @@ type OrderJson = {
     returnedQuantity: number;
   }[];
   paymentToRelease?: true;
+  payment?: {
+    status: string;
+    intentId: string;
+    clientSecret?: string;
+    amount: number;
+    currency: string;
+    capturedAmount: number;
+    refundedAmount: number;
+    lastError?: string;
+  };
+  refunds: { id: string; amount: number; reason: string; status: string }[];
   createdAt: string;
   updatedAt: string;
 };
@@ -29,6 +41,7 @@ type ProblemJson = {
   detail: string;
   productIds?: number[];
   orderStatus?: string;
+  refundable?: number;
   errors?: Record<string, string[]>;
 };
 
@@ -145,16 +158,13 @@ describe('The orders router', function () {
     );
   });
 
-  it('cancels a pending order once, and then refuses to pay it with 409 naming the state', async () => {
+  it('cancels a pending order once, and answers the cancelled order to a second cancel', async () => {
     const { body } = await place([{ productId: pen, quantity: 1 }]);
     const cancelled = await sales.json<OrderJson>('POST', `/api/orders/${body.id}/cancel`);
     expect(cancelled.status).to.equal(200);
     expect(cancelled.body.status).to.equal('cancelled');
     expect(cancelled.headers.get('etag')).to.equal('"2"');
     expect((await sales.json<OrderJson>('POST', `/api/orders/${body.id}/cancel`)).body.status).to.equal('cancelled');
-    const paid = await sales.json<ProblemJson>('POST', `/api/orders/${body.id}/payment`);
-    expect(paid.status).to.equal(409);
-    expect(paid.body).to.include({ code: 'ORDER_STATE_CONFLICT', orderStatus: 'cancelled' });
   });
 
   /** Stock's part, as its events would play it: applied to the order through the use case sales' consumer calls. */
@@ -196,11 +206,149 @@ describe('The orders router', function () {
       ),
     );
 
-  it('takes the payment of an order stock holds: 200, paid, its ETag moved on', async () => {
+  /** The provider's webhook, signed as FakePaymentProvider takes it (or not), its body exactly as sent. */
+  const webhook = (event: Record<string, unknown>, signature = FAKE_SIGNATURE) =>
+    sales.request('/api/payment-events', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Stripe-Signature': signature },
+      body: JSON.stringify(event),
+    });
+  const read = async (orderId: string) => (await sales.json<OrderJson>('GET', `/api/orders/${orderId}`)).body;
+  /** Sales makes the authorisation the order owes (as its worker would); the provider says the total is held. */
+  const pay = async (orderId: string) => {
+    await sales.paymentWork.execute(orderId);
+    const order = await read(orderId);
+    return webhook({
+      kind: 'authorized',
+      eventId: `evt_${randomUUID()}`,
+      occurredAt: new Date().toISOString(),
+      intentId: order.payment!.intentId,
+      orderId,
+      amount: Math.round(order.total * 100),
+      currency: 'EUR',
+    });
+  };
+  /** The order paid, shipped in part (so captured), as stock and the worker would take it. */
+  const captured = async (quantity = 2) => {
+    const { body } = await place([{ productId: lamp, quantity }]);
+    await confirm(body.id);
+    await pay(body.id);
+    await ship(body.id, lamp, 1);
+    await sales.paymentWork.execute(body.id);
+    return read(body.id);
+  };
+  const refund = (orderId: string, body: unknown, key: string | null = randomUUID()) =>
+    sales.json<ProblemJson & { id: string; amount: number; reason: string; status: string }>(
+      'POST',
+      `/api/orders/${orderId}/refunds`,
+      body,
+      key === null ? {} : { 'Idempotency-Key': key },
+    );
+
+  it("shows the authorisation stock's hold led to, and is paid by the provider's signed webhook: 200, paid, its ETag moved on", async () => {
     const { body } = await place([{ productId: lamp, quantity: 1 }]);
     expect(await confirm(body.id)).to.equal('applied');
-    const paid = await sales.json<OrderJson>('POST', `/api/orders/${body.id}/payment`);
-    expect([paid.status, paid.body.status, paid.headers.get('etag')]).to.deep.equal([200, 'paid', '"3"']);
+    await sales.paymentWork.execute(body.id);
+    const authorising = await read(body.id);
+    expect(authorising.payment).to.deep.equal({
+      provider: 'stripe',
+      intentId: `pi_${body.id}`,
+      clientSecret: `pi_${body.id}_secret_fake`,
+      status: 'requires_payment_method',
+      amount: 39.9,
+      currency: 'EUR',
+      capturedAmount: 0,
+      refundedAmount: 0,
+    });
+    const taken = await pay(body.id);
+    expect([taken.status, await taken.json()]).to.deep.equal([200, { received: true, outcome: 'applied' }]);
+    const paid = await sales.json<OrderJson>('GET', `/api/orders/${body.id}`);
+    expect([paid.body.status, paid.body.payment?.status, paid.headers.get('etag')]).to.deep.equal([
+      'paid',
+      'authorized',
+      '"4"',
+    ]);
+  });
+
+  it('refuses a webhook whose signature is missing or bad with 400 PAYMENT_EVENT_REFUSED, and changes nothing', async () => {
+    const { body } = await place([{ productId: lamp, quantity: 1 }]);
+    await confirm(body.id);
+    await sales.paymentWork.execute(body.id);
+    const before = await read(body.id);
+    const event = {
+      kind: 'authorized',
+      eventId: 'evt_forged',
+      occurredAt: new Date().toISOString(),
+      intentId: before.payment!.intentId,
+      orderId: body.id,
+      amount: 3990,
+      currency: 'EUR',
+    };
+    for (const signature of ['t=1,v1=forged', '']) {
+      const refused = await webhook(event, signature);
+      expect(refused.status).to.equal(400);
+      expect(refused.headers.get('content-type')).to.match(/^application\/problem\+json/);
+      expect(await refused.json()).to.include({ code: 'PAYMENT_EVENT_REFUSED' });
+    }
+    expect(await read(body.id)).to.deep.equal(before);
+    expect((await webhook(event)).status, 'the same event, genuine').to.equal(200);
+  });
+
+  it('answers 200 to a genuine event it does not act on, or about an order it does not know', async () => {
+    const other = await webhook({
+      kind: 'other',
+      eventId: 'evt_o',
+      occurredAt: new Date().toISOString(),
+      providerType: 'charge.succeeded',
+    });
+    expect(await other.json()).to.deep.equal({ received: true, outcome: 'ignored' });
+    const unknown = await webhook({
+      kind: 'canceled',
+      eventId: 'evt_u',
+      occurredAt: new Date().toISOString(),
+      intentId: 'pi_x',
+      orderId: randomUUID(),
+    });
+    expect(await unknown.json()).to.deep.equal({ received: true, outcome: 'unknown-order' });
+  });
+
+  it('takes a refund of what was captured: 202 pending, listed on the order, and a repeat answers the same refund', async () => {
+    const order = await captured();
+    expect(order.payment).to.include({ status: 'captured', capturedAmount: 79.8 });
+    const key = randomUUID();
+    const made = await refund(order.id, { amount: 39.9, reason: 'One lamp came back' }, key);
+    expect(made.status).to.equal(202);
+    expect(made.body).to.include({ amount: 39.9, reason: 'One lamp came back', status: 'pending' });
+    const again = await refund(order.id, { amount: 39.9, reason: 'One lamp came back' }, key);
+    expect([again.status, again.headers.get('idempotent-replayed'), again.body.id]).to.deep.equal([
+      202,
+      'true',
+      made.body.id,
+    ]);
+    expect((await read(order.id)).refunds.map((r) => [r.id, r.amount, r.status])).to.deep.equal([
+      [made.body.id, 39.9, 'pending'],
+    ]);
+  });
+
+  it('refuses a refund before capture, beyond what was captured, without an Idempotency-Key, or of no money', async () => {
+    const { body } = await place([{ productId: lamp, quantity: 1 }]);
+    await confirm(body.id);
+    await pay(body.id);
+    const early = await refund(body.id, { amount: 1, reason: 'r' });
+    expect([early.status, early.body.code]).to.deep.equal([409, 'PAYMENT_NOT_CAPTURED']);
+    const order = await captured();
+    await refund(order.id, { amount: 70, reason: 'most of it' });
+    const beyond = await refund(order.id, { amount: 9.81, reason: 'more' });
+    expect(beyond.status).to.equal(409);
+    expect(beyond.body).to.include({ code: 'REFUND_EXCEEDS_CAPTURED', refundable: 9.8 });
+    const keyless = await refund(order.id, { amount: 1, reason: 'r' }, null);
+    expect([keyless.status, Object.keys(keyless.body.errors ?? {})]).to.deep.equal([400, ['Idempotency-Key']]);
+    const bad = await refund(order.id, { amount: 0, reason: ' ', extra: 1 });
+    expect(bad.status).to.equal(400);
+    expect(Object.keys(bad.body.errors ?? {})).to.have.members(['amount', 'reason', 'extra']);
+    expect((await refund(order.id, { amount: 0.001, reason: 'r' })).status).to.equal(400);
+    expect((await refund(randomUUID(), { amount: 1, reason: 'r' })).status).to.equal(404);
+    expect((await read(order.id)).refunds).to.have.length(1);
   });
 
   it('shows each line shipped and returned as stock ships and takes back, through partially_shipped, shipped and returned', async () => {
@@ -209,11 +357,11 @@ describe('The orders router', function () {
       { productId: pen, quantity: 1 },
     ]);
     await confirm(body.id);
-    await sales.json('POST', `/api/orders/${body.id}/payment`);
-    const read = async () => (await sales.json<OrderJson>('GET', `/api/orders/${body.id}`)).body;
+    await pay(body.id);
+    const readIt = () => read(body.id);
     const counts = (order: OrderJson) => order.lines.map((l) => [l.productId, l.shippedQuantity, l.returnedQuantity]);
     await ship(body.id, lamp, 1);
-    const partly = await read();
+    const partly = await readIt();
     expect(partly.status).to.equal('partially_shipped');
     expect(counts(partly)).to.deep.equal([
       [lamp, 1, 0],
@@ -221,10 +369,10 @@ describe('The orders router', function () {
     ]);
     await ship(body.id, lamp, 1);
     await ship(body.id, pen, 1);
-    expect((await read()).status).to.equal('shipped');
+    expect((await readIt()).status).to.equal('shipped');
     await takeBack(body.id, lamp, 2);
     await takeBack(body.id, pen, 1);
-    const returned = await read();
+    const returned = await readIt();
     expect(returned.status).to.equal('returned');
     expect(counts(returned)).to.deep.equal([
       [lamp, 2, 2],
@@ -240,7 +388,7 @@ describe('The orders router', function () {
     ];
     for (const order of [toCancel, shipping]) {
       await confirm(order.id);
-      await sales.json('POST', `/api/orders/${order.id}/payment`);
+      await pay(order.id);
     }
     const cancelled = await sales.json<OrderJson>('POST', `/api/orders/${toCancel.id}/cancel`);
     expect(cancelled.status).to.equal(200);
@@ -250,13 +398,6 @@ describe('The orders router', function () {
     expect(refused.status).to.equal(409);
     expect(refused.body).to.include({ code: 'ORDER_STATE_CONFLICT', orderStatus: 'partially_shipped' });
     expect(refused.body.detail).to.equal(`Order ${shipping.id} is partially_shipped: it cannot be cancelled.`);
-  });
-
-  it('refuses to pay a pending order: stock has not held it yet', async () => {
-    const { body } = await place([{ productId: pen, quantity: 1 }]);
-    const paid = await sales.json<ProblemJson>('POST', `/api/orders/${body.id}/payment`);
-    expect(paid.status).to.equal(409);
-    expect(paid.body).to.include({ code: 'ORDER_STATE_CONFLICT', orderStatus: 'pending' });
   });
 
   it('answers 404 for an order that does not exist and 400 for an id that is not one', async () => {
@@ -296,5 +437,16 @@ describe('The orders router', function () {
     expect(cancelled).to.be.greaterThan(0);
     const orders = (await sales.json<OrderJson[]>('GET', '/api/orders?limit=1000')).body;
     expect(pending).to.equal(orders.filter((o) => o.status === 'pending').length);
+  });
+
+  it('counts payments by status and the webhook events by type and outcome in /metrics', async () => {
+    const text = await (await sales.request('/metrics')).text();
+    const orders = (await sales.json<OrderJson[]>('GET', '/api/orders?limit=1000')).body;
+    const authorized = Number(/^sales_payments\{status="authorized"\} (\d+)$/m.exec(text)?.[1]);
+    expect(authorized).to.be.greaterThan(0);
+    expect(authorized).to.equal(orders.filter((o) => o.payment?.status === 'authorized').length);
+    expect(text).to.match(/^sales_payment_events_total\{type="authorized",outcome="applied"\} [1-9]\d*$/m);
+    expect(text).to.match(/^sales_payment_events_total\{type="refused",outcome="refused"\} [1-9]\d*$/m);
+    expect(text).to.match(/^sales_payment_events_total\{type="other",outcome="ignored"\} 1$/m);
   });
 });

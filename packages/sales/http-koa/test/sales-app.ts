@@ -2,9 +2,17 @@ import { Apis } from '@commerce/contracts';
 import { accessControl, tokenVerifierFor } from '@platform/http';
 import { timeOrderedId } from '@platform/kernel';
 import { capturingLogger } from '@platform/runtime';
-import { CancelOrder, GetOrder, ListOrders, PayOrder, PlaceOrder } from '@sales/application';
+import {
+  CancelOrder,
+  GetOrder,
+  HandlePaymentEvent,
+  ListOrders,
+  PerformPaymentWork,
+  PlaceOrder,
+  RequestRefund,
+} from '@sales/application';
 import type { QuotedProduct } from '@sales/domain';
-import { FixedCatalog } from '@sales/domain/testing';
+import { FakePaymentProvider, FixedCatalog } from '@sales/domain/testing';
 import { InMemorySalesStore } from '@sales/persistence-memory';
 import type { AddressInfo } from 'node:net';
 import { createSalesApp } from '../src';
@@ -13,6 +21,10 @@ import { SALES_OPENAPI_FILE, type SalesClient, salesClient } from './sales-contr
 export interface SalesAppUnderTest extends SalesClient {
   readonly url: string;
   readonly store: InMemorySalesStore;
+  /** The provider the app's webhook verifies with, and the calls the payment work made to it. */
+  readonly provider: FakePaymentProvider;
+  /** Makes the call an order owes the provider, as the service's worker does. */
+  readonly paymentWork: PerformPaymentWork;
   readonly logs: Record<string, unknown>[];
   close(): Promise<void>;
 }
@@ -33,13 +45,14 @@ export async function startSalesApp({
   const logger = capturingLogger('sales-service', logs);
   const store = new InMemorySalesStore({ idempotencyTtlMs: 60_000 });
   const clock = () => new Date();
+  const provider = new FakePaymentProvider();
   const http = createSalesApp({
     useCases: {
       placeOrder: new PlaceOrder(store.unitOfWork, new FixedCatalog(products), { clock, newId: () => timeOrderedId() }),
       getOrder: new GetOrder(store.orders),
       listOrders: new ListOrders(store.orders),
       cancelOrder: new CancelOrder(store.unitOfWork, clock),
-      payOrder: new PayOrder(store.unitOfWork, clock),
+      requestRefund: new RequestRefund(store.unitOfWork, { clock, newId: () => timeOrderedId() }),
     },
     access: accessControl(
       tokenVerifierFor({ authIssuer, authAudience: Apis.sales.audience, authDiscoveryUrl: '' }, logger),
@@ -48,6 +61,8 @@ export async function startSalesApp({
     logger,
     openApiFile: SALES_OPENAPI_FILE,
     countOrders: () => store.orders.countByStatus(),
+    countPayments: () => store.orders.countByPaymentStatus(),
+    payments: { provider, handlePaymentEvent: new HandlePaymentEvent(store.unitOfWork, { clock }) },
   });
   const server = http.app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
@@ -56,6 +71,8 @@ export async function startSalesApp({
     ...salesClient(url),
     url,
     store,
+    provider,
+    paymentWork: new PerformPaymentWork(store.unitOfWork, provider, { clock, currency: 'EUR' }),
     logs,
     close: () =>
       new Promise<void>((resolve, reject) => {

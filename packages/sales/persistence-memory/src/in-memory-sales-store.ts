@@ -9,7 +9,7 @@ import {
   type OutboxTable,
 } from '@platform/persistence/memory';
 import type { Order, OrderRepository, SalesTransaction } from '@sales/domain';
-import { InMemoryOrderRepository } from './orders/in-memory-order-repository';
+import { InMemoryOrderRepository, type PaymentDueTable } from './orders/in-memory-order-repository';
 
 export interface InMemorySalesStoreOptions {
   readonly idempotencyTtlMs: number;
@@ -27,15 +27,16 @@ export class InMemorySalesStore {
   constructor({ idempotencyTtlMs, now = Date.now }: InMemorySalesStoreOptions) {
     const database = new InMemoryDatabase();
     const orders = new InMemoryTable<string, Order>();
+    const paymentDue: PaymentDueTable = new InMemoryTable();
     const idempotency: IdempotencyTable = new InMemoryTable();
     const outbox: OutboxTable = new InMemoryTable();
-    this.orders = new InMemoryOrderRepository(orders);
+    this.orders = new InMemoryOrderRepository(orders, paymentDue);
     this.outbox = new InMemoryOutboxStore(database, outbox);
     this.unitOfWork = {
       run: (work) =>
         database.transaction((tx) =>
           work({
-            orders: new InMemoryOrderRepository(orders, tx),
+            orders: new InMemoryOrderRepository(orders, paymentDue, tx),
             idempotency: new InMemoryIdempotencyRecords(idempotency, tx, idempotencyTtlMs, now),
             outbox: new InMemoryOutbox(outbox, tx),
           }),

@@ -73,7 +73,7 @@ for (const dialect of ['sqlite', 'postgresql'] as const) {
              values (?, 'buyer-a', ?, ?, 10395, ?, ?, ?, ?, 3)`,
             [id, status, JSON.stringify(lines), randomUUID(), at(placedAt), at(placedAt), at(placedAt)],
           );
-        expect(await database.migrate()).to.deep.equal(['20261129-order-fulfilment']);
+        expect(await database.migrate()).to.deep.equal(['20261129-order-fulfilment', '20261130-order-payments']);
 
         const repository = new MikroOrmOrderRepository(database.session);
         const counts = async (id: string) =>
@@ -108,6 +108,49 @@ for (const dialect of ['sqlite', 'postgresql'] as const) {
         await expect(
           database.session.run(`update "sales_order" set "status" = 'completed' where "id" = ?`, [orders.completed]),
         ).to.be.rejectedWith(/check/i);
+      } finally {
+        await database.close();
+        await cleanUp();
+      }
+    });
+  });
+}
+
+/** The last migration before payments: the orders it left have no payment, no refunds and owe the provider nothing. */
+const BEFORE_PAYMENTS = '20261129-order-fulfilment';
+
+for (const dialect of ['sqlite', 'postgresql'] as const) {
+  describe(`sales migrations from before payments on ${dialect}`, () => {
+    it('read every order as without a payment or refunds, and make the reserved ones due for their authorisation', async function () {
+      const { url, cleanUp } = await scratchUrl(dialect, this, 'sales');
+      const database = await openSalesDatabase(url, { createDatabase: true });
+      const at = (iso: string) => (dialect === 'postgresql' ? iso : Date.parse(iso));
+      const placedAt = '2026-11-29T10:00:00.000Z';
+      const line = { productId: 1, name: 'Lamp', unitPriceCents: 1999, quantity: 1, allocations: [] };
+      const orders = { reserved: '00000000-0000-7000-8000-000000000011', paid: '00000000-0000-7000-8000-000000000012' };
+      try {
+        await database.orm.migrator.up({ to: BEFORE_PAYMENTS });
+        for (const [status, id] of Object.entries(orders))
+          await database.session.run(
+            `insert into "sales_order" ("id", "buyer", "status", "lines", "total_cents", "reservation_id", "created_at", "updated_at", "version")
+             values (?, 'buyer-a', ?, ?, 1999, ?, ?, ?, 2)`,
+            [id, status, JSON.stringify([line]), randomUUID(), at(placedAt), at(placedAt)],
+          );
+        expect(await database.migrate()).to.deep.equal(['20261130-order-payments']);
+        const repository = new MikroOrmOrderRepository(database.session);
+        for (const id of Object.values(orders)) {
+          const order = (await repository.findById(id))!;
+          expect(order).not.to.have.property('payment');
+          expect(order.refunds).to.deep.equal([]);
+        }
+        const now = new Date('2026-11-30T10:00:00Z');
+        const claim = () =>
+          database.transaction((s) => new MikroOrmOrderRepository(s).claimPaymentWork(now, 60_000, 10));
+        expect(await claim(), 'the reserved order owes an authorisation; the paid one, nothing').to.deep.equal([
+          orders.reserved,
+        ]);
+        expect((await repository.findById(orders.reserved))!.paymentWork()).to.deep.equal({ kind: 'authorise' });
+        expect((await repository.findById(orders.paid))!.paymentWork()).to.equal(undefined);
       } finally {
         await database.close();
         await cleanUp();

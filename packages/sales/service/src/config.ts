@@ -11,9 +11,26 @@ import {
   optionalText,
   readSettings,
   serverSettings,
+  type Setting,
   type Settings,
   url,
 } from '@platform/runtime';
+import { paymentSettings } from '@sales/payments-stripe';
+
+/** ISO 4217, upper case: the shop's currency. Money is held in hundredths, so a currency with two decimals. */
+function currency(variable: string): Setting<string> {
+  return {
+    variable,
+    fallback: 'EUR',
+    read(name, value) {
+      if (typeof value !== 'string' || !/^[A-Z]{3}$/.test(value))
+        throw new Error(
+          `${name} must be a currency's ISO 4217 code in upper case (EUR, USD, GBP), not ${JSON.stringify(value)}.`,
+        );
+      return value;
+    },
+  };
+}
 
 /** The embedded database of the quick start: the one the service creates by itself when it is missing. */
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/sales.db';
@@ -30,6 +47,12 @@ export const SALES_SETTINGS = {
   /** Sales' own client at the issuer, for tokens to call stock with (never the caller's token). */
   stockClientId: optionalText('STOCK_CLIENT_ID'),
   stockClientSecret: optionalText('STOCK_CLIENT_SECRET'),
+  /** The payment provider (Stripe's API: Stripe itself, or the offline provider at PAYMENTS_URL). */
+  ...paymentSettings(),
+  /** The shop's currency, what authorisations are asked in. */
+  currency: currency('CURRENCY'),
+  /** How often the payment worker looks for calls due to the provider (a change wakes it sooner on this instance). */
+  paymentsPollMs: integer('PAYMENTS_POLL_MS', 500, 10, 60_000),
   /**
    * The OpenAPI description served at /swagger; none is served without one. Its default is the entry's to give
    * (loadConfig's `files`).
@@ -67,6 +90,10 @@ export function loadConfig(
     throw new Error('STOCK_CLIENT_ID and STOCK_CLIENT_SECRET go together: set both, or neither.');
   if (config.stockClientId && !config.authIssuer)
     throw new Error('STOCK_CLIENT_ID needs AUTH_ISSUER: the issuer it gets tokens from.');
+  if (Boolean(config.paymentsApiKey) !== Boolean(config.paymentsWebhookSecret))
+    throw new Error(
+      'PAYMENTS_API_KEY and PAYMENTS_WEBHOOK_SECRET go together: set both (payments on), or neither (payments off).',
+    );
   return listenHost(config);
 }
 

@@ -4,15 +4,26 @@ import { timeOrderedId } from '@platform/kernel';
 import type { Logger } from '@platform/runtime';
 import { bind, createServiceContainer, single } from '@platform/http/service';
 import type { ServiceRoot, ServiceStorage } from '@platform/http/service';
-import { CancelOrder, GetOrder, HandleStockEvent, ListOrders, PayOrder, PlaceOrder } from '@sales/application';
+import {
+  CancelOrder,
+  GetOrder,
+  HandlePaymentEvent,
+  HandleStockEvent,
+  ListOrders,
+  PerformPaymentWork,
+  PlaceOrder,
+  RequestRefund,
+} from '@sales/application';
 import type { SalesTransaction } from '@sales/domain';
 import { createSalesApp } from '@sales/http-koa';
 import { SALES_QUEUE, stockEventsHandler } from './stock-events-handler';
 import { InMemorySalesStore } from '@sales/persistence-memory';
 import { MikroOrmOrderRepository, MikroOrmSalesUnitOfWork, openSalesDatabase } from '@sales/persistence-sql';
+import { StripePaymentProvider } from '@sales/payments-stripe';
 import { ClientCredentials, HttpProductCatalog } from '@sales/stock-client';
 import type { DependencyContainer } from 'tsyringe';
 import { DEFAULT_DATABASE_URL, type SalesServiceConfig } from './config';
+import { PAYMENTS_OFF } from './payments-off';
 import { Tokens } from './tokens';
 
 /** The API sales calls stock's with, and what it may do there: read the catalogue. */
@@ -59,6 +70,20 @@ function productCatalog(config: SalesServiceConfig, logger: Logger): HttpProduct
   });
 }
 
+/** Whether the service takes payments: both of the provider's secrets are set (loadConfig refuses one alone). */
+export function paymentsAreOn(config: SalesServiceConfig): boolean {
+  return Boolean(config.paymentsApiKey && config.paymentsWebhookSecret);
+}
+
+function paymentProvider(config: SalesServiceConfig) {
+  if (!paymentsAreOn(config)) return PAYMENTS_OFF;
+  return new StripePaymentProvider({
+    apiKey: config.paymentsApiKey,
+    webhookSecret: config.paymentsWebhookSecret,
+    ...(config.paymentsUrl && { url: config.paymentsUrl }),
+  });
+}
+
 /**
  * Sales' own registrations, each once, each built by the container on first use from what it resolves: the stock
  * catalogue client and the use cases. The order use cases are also registered together, as the router takes them.
@@ -77,7 +102,27 @@ function registerOwn(container: DependencyContainer, config: SalesServiceConfig)
   single(container, GetOrder, (c) => new GetOrder(c.resolve(Tokens.OrderRepository)));
   single(container, ListOrders, (c) => new ListOrders(c.resolve(Tokens.OrderRepository)));
   single(container, CancelOrder, (c) => new CancelOrder(c.resolve(Tokens.UnitOfWork), c.resolve(Tokens.Clock)));
-  single(container, PayOrder, (c) => new PayOrder(c.resolve(Tokens.UnitOfWork), c.resolve(Tokens.Clock)));
+  single(container, Tokens.PaymentProvider, () => paymentProvider(config));
+  single(
+    container,
+    RequestRefund,
+    (c) =>
+      new RequestRefund(c.resolve(Tokens.UnitOfWork), { clock: c.resolve(Tokens.Clock), newId: () => timeOrderedId() }),
+  );
+  single(
+    container,
+    HandlePaymentEvent,
+    (c) => new HandlePaymentEvent(c.resolve(Tokens.UnitOfWork), { clock: c.resolve(Tokens.Clock) }),
+  );
+  single(
+    container,
+    PerformPaymentWork,
+    (c) =>
+      new PerformPaymentWork(c.resolve(Tokens.UnitOfWork), c.resolve(Tokens.PaymentProvider), {
+        clock: c.resolve(Tokens.Clock),
+        currency: config.currency,
+      }),
+  );
   single(
     container,
     HandleStockEvent,
@@ -89,7 +134,7 @@ function registerOwn(container: DependencyContainer, config: SalesServiceConfig)
     getOrder: c.resolve(GetOrder),
     listOrders: c.resolve(ListOrders),
     cancelOrder: c.resolve(CancelOrder),
-    payOrder: c.resolve(PayOrder),
+    requestRefund: c.resolve(RequestRefund),
   }));
 }
 
@@ -113,6 +158,8 @@ export function salesRoot(config: SalesServiceConfig): ServiceRoot<SalesTransact
         logger: c.resolve(Tokens.Logger),
         openApiFile: config.openApiFile,
         countOrders: () => orders.countByStatus(),
+        countPayments: () => orders.countByPaymentStatus(),
+        payments: { provider: c.resolve(Tokens.PaymentProvider), handlePaymentEvent: c.resolve(HandlePaymentEvent) },
         ...health,
       });
     },

@@ -1,18 +1,45 @@
 import { type RunningServiceContainer, type StartOptions, startServiceContainer } from '@platform/http/service';
+import { PerformPaymentWork } from '@sales/application';
+import type { DependencyContainer } from 'tsyringe';
 import type { SalesServiceConfig } from './config';
-import { salesRoot } from './container';
+import { paymentsAreOn, salesRoot } from './container';
+import { paymentWorker } from './payment-worker';
 import { Tokens } from './tokens';
 
 export type RunningSalesService = RunningServiceContainer;
 export type { StartOptions };
 
-/** Starts the sales service as the platform starts every service; `close` also closes its connections to stock. */
+const PAYMENTS_OFF_LINE =
+  'payments are off (PAYMENTS_API_KEY and PAYMENTS_WEBHOOK_SECRET are not set): orders are held but never authorised, so never paid; webhooks answer 503';
+
+/** The payment worker, when payments are on: the calls orders owe the provider. */
+function paymentWork(config: SalesServiceConfig, container: DependencyContainer) {
+  const logger = container.resolve(Tokens.Logger);
+  if (!paymentsAreOn(config)) {
+    logger.warn(PAYMENTS_OFF_LINE);
+    return [];
+  }
+  return [
+    paymentWorker({
+      unitOfWork: container.resolve(Tokens.UnitOfWork),
+      performPaymentWork: container.resolve(PerformPaymentWork),
+      clock: container.resolve(Tokens.Clock),
+      logger,
+      pollMs: config.paymentsPollMs,
+    }),
+  ];
+}
+
+/**
+ * Starts the sales service as the platform starts every service, with the payment worker; `close` also closes its
+ * connections to stock.
+ */
 export function startSalesService(
   config: SalesServiceConfig,
   options: StartOptions = {},
 ): Promise<RunningSalesService> {
   return startServiceContainer(config, salesRoot(config), options, (container) => {
     const catalog = container.resolve(Tokens.ProductCatalog);
-    return { dispose: () => catalog.close() };
+    return { background: () => paymentWork(config, container), dispose: () => catalog.close() };
   });
 }

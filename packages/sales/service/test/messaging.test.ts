@@ -3,7 +3,14 @@ import { Broker, EventPublisher, EVENTS_EXCHANGE } from '@platform/messaging';
 import { createScratchVhost, eventually, type ScratchVhost, vhostUrl } from '@platform/test-kit';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { type SalesUnderTest, type StockUnderTest, startSales, startStock } from './support';
+import {
+  payThroughFakeProvider,
+  type SalesUnderTest,
+  type StockUnderTest,
+  startSales,
+  startStock,
+  withFakePaymentProvider,
+} from './support';
 
 const quiet = { info() {}, warn() {}, error() {} };
 
@@ -33,7 +40,12 @@ describe('The sales service on RabbitMQ', function () {
     await new Promise((resolve) => probe.once('ready', resolve));
     stock = await startStock();
     // The relay polls once a minute: an event published sooner was published because its unit of work woke the relay.
-    sales = await startSales('sqlite', this, { stockUrl: stock.url, amqpUrl: vhost.url, outboxPollMs: 60_000 });
+    sales = await startSales(
+      'sqlite',
+      this,
+      { stockUrl: stock.url, amqpUrl: vhost.url, outboxPollMs: 60_000 },
+      { configure: withFakePaymentProvider },
+    );
     await eventually(
       'the broker up',
       10_000,
@@ -144,7 +156,8 @@ describe('The sales service on RabbitMQ', function () {
     });
     await publish(confirmed);
     await handled(confirmed.id);
-    expect((await sales.json<OrderJson>('POST', `/api/orders/${order.id}/payment`)).body.status).to.equal('paid');
+    await payThroughFakeProvider(sales.service, order.id);
+    expect((await sales.json<OrderJson>('GET', `/api/orders/${order.id}`)).body.status).to.equal('paid');
     const shipped = newEvent('stock.shipment.created', {
       shipmentId: randomUUID(),
       orderId: order.id,

@@ -35,3 +35,29 @@ describe('sales settings', () => {
     expect(() => loadConfig({ AUTH_ISSUER: 'not a url' }, '/nonexistent')).to.throw(/AUTH_ISSUER/);
   });
 });
+
+describe('The sales service settings for payments', () => {
+  it('runs without payments when neither secret is set, pays in EUR unless CURRENCY says otherwise', () => {
+    const config = loadConfig({}, '/nonexistent');
+    expect(config).to.include({ paymentsApiKey: '', paymentsWebhookSecret: '', paymentsUrl: '', currency: 'EUR' });
+    const on = loadConfig(
+      {
+        PAYMENTS_API_KEY: 'sk_test_sales',
+        PAYMENTS_WEBHOOK_SECRET: 'whsec_abc',
+        PAYMENTS_URL: 'http://127.0.0.1:8084',
+        CURRENCY: 'USD',
+      },
+      '/nonexistent',
+    );
+    expect(on).to.include({ paymentsUrl: 'http://127.0.0.1:8084', currency: 'USD' });
+  });
+
+  it('refuses one payment secret without the other, a key that is not a secret key, and a currency that is not a code', () => {
+    expect(() => loadConfig({ PAYMENTS_API_KEY: 'sk_test_sales' }, '/nonexistent')).to.throw(
+      /PAYMENTS_API_KEY and PAYMENTS_WEBHOOK_SECRET go together/,
+    );
+    expect(() => loadConfig({ PAYMENTS_WEBHOOK_SECRET: 'whsec_abc' }, '/nonexistent')).to.throw(/go together/);
+    expect(() => loadConfig({ PAYMENTS_API_KEY: 'pk_test_public' }, '/nonexistent')).to.throw(/secret key/);
+    expect(() => loadConfig({ CURRENCY: 'eur' }, '/nonexistent')).to.throw(/CURRENCY must be a currency's ISO 4217/);
+  });
+});

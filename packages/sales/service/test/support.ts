@@ -2,12 +2,17 @@ import { capturingLogger } from '@platform/runtime';
 import { type Backend, IN_THIS_PROCESS, scratchDatabaseFor } from '@platform/test-kit';
 import { SALES_OPENAPI_FILE, type SalesClient, salesClient } from '@sales/http-koa/testing';
 import { DEFAULT_CONFIG as STOCK_DEFAULTS, type RunningStockService, startStockService } from '@stock/service';
+import { HandlePaymentEvent, PerformPaymentWork } from '@sales/application';
+import { FakePaymentProvider } from '@sales/domain/testing';
+import { randomUUID } from 'node:crypto';
+import type { DependencyContainer } from 'tsyringe';
 import {
   DEFAULT_CONFIG,
   type RunningSalesService,
   type SalesServiceConfig,
   type StartOptions,
   startSalesService,
+  Tokens,
 } from '../src';
 
 export type { Backend };
@@ -80,4 +85,28 @@ export async function startStock(config: Partial<typeof STOCK_DEFAULTS> = {}): P
     },
     stop: async () => void (await service.close({ immediate: true })),
   };
+}
+
+/** Puts a payment provider in memory in place of the service's (StartOptions.configure), for other suites. */
+export function withFakePaymentProvider(container: DependencyContainer): void {
+  container.register(Tokens.PaymentProvider, { useValue: new FakePaymentProvider() });
+}
+
+/**
+ * Pays an order stock holds as the provider would, on a service started withFakePaymentProvider: the authorisation the
+ * order owes (the worker's part), then the provider's word that its total is held.
+ */
+export async function payThroughFakeProvider(service: RunningSalesService, orderId: string): Promise<void> {
+  const { container } = service;
+  await container.resolve(PerformPaymentWork).execute(orderId);
+  const order = (await container.resolve(Tokens.OrderRepository).findById(orderId))!;
+  await container.resolve(HandlePaymentEvent).execute({
+    kind: 'authorized',
+    eventId: `evt_${randomUUID()}`,
+    occurredAt: new Date(),
+    intentId: order.payment!.intentId,
+    orderId,
+    amount: order.total.cents,
+    currency: order.payment!.currency,
+  });
 }

@@ -6,10 +6,11 @@ import { visibleTo } from './get-order';
 const ATTEMPTS = 5;
 
 /**
- * Reads an order, lets `decide` move it on, and stores the next state only if
- * nobody changed it in between (optimistic, by version): on a race it reads
- * again and decides again, so guards always see the current state. `then`
- * runs in the same transaction when the order changed (to write its event).
+ * Reads an order with its row locked, lets `decide` move it on, and stores
+ * the next state only if nobody changed it in between (by version, a second
+ * guard where a store cannot lock): on a race it reads again and decides
+ * again, so guards always see the current state. `then` runs in the same
+ * transaction when the order changed (to write its event).
  */
 export async function changeOrder(
   tx: SalesTransaction,
@@ -20,7 +21,7 @@ export async function changeOrder(
   then: (order: Order, at: Date) => Promise<void> = async () => {},
 ): Promise<Order> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const current = await tx.orders.findById(id);
+    const current = await tx.orders.findForUpdate(id);
     if (!visibleTo(current, viewer)) throw new OrderNotFoundError(id);
     const at = clock();
     const outcome = decide(current, at);

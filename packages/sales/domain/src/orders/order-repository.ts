@@ -1,3 +1,4 @@
+import type { PaymentStatus } from '../payments/order-payment';
 import type { Order, OrderStatus } from './order';
 
 /** Who is asking: a buyer sees and acts on their own orders only; an admin on all. */
@@ -13,10 +14,25 @@ export interface OrderPageQuery {
 export interface OrderRepository {
   add(order: Order): Promise<void>;
   findById(id: string): Promise<Order | undefined>;
+  /**
+   * The order, its row locked until the transaction ends: two transactions that change one order take turns, so each
+   * decides on the state the other left (refunds never exceed what was captured, however many arrive at once).
+   */
+  findForUpdate(id: string): Promise<Order | undefined>;
   /** The viewer's orders, oldest first (ids are time-ordered), after a given one. */
   list(viewer: Viewer, query: OrderPageQuery): Promise<Order[]>;
   /** How many orders are in each status (statuses with none are left out): the metrics read it at scrape time. */
   countByStatus(): Promise<Partial<Record<OrderStatus, number>>>;
+  /** How many orders' payments are in each status (orders without one are left out), for the metrics. */
+  countByPaymentStatus(): Promise<Partial<Record<PaymentStatus, number>>>;
+  /**
+   * Orders that owe the provider a call (Order.paymentWork) due by `now`, oldest due first, at most `limit`: each is
+   * leased until `now + leaseMs`, so that no other worker takes it meanwhile and one that died is taken again after.
+   * Saving an order makes it due at once when it still owes a call, and never due otherwise.
+   */
+  claimPaymentWork(now: Date, leaseMs: number, limit: number): Promise<string[]>;
+  /** The order's call is tried again at `until`, not before (the provider could not be reached). */
+  deferPaymentWork(id: string, until: Date): Promise<void>;
   /**
    * Stores the order's next state, only if it is still at `expectedVersion`: answers false when someone changed it
    * since.

@@ -1,17 +1,34 @@
 import { isProductId, LINE_MAX_QUANTITY, Money, ORDER_MAX_LINES } from '@commerce/shared-kernel';
 import { allValid, INT32_MAX, Invalid } from '@platform/kernel';
-import { OrderStateConflictError } from '../errors';
+import { OrderStateConflictError, PaymentNotCapturedError, RefundExceedsCapturedError } from '../errors';
+import {
+  committedRefunds,
+  type OrderPayment,
+  type OrderRefund,
+  type PaymentWork,
+  succeededRefunds,
+} from '../payments/order-payment';
+import type { Authorisation, RefundStatus } from '../payments/payment-provider';
 import type { OrderStatus } from './order-status';
 
 /**
- * pending → reserved (stock held) → paid (stock commits the units: they wait
- * to ship) → partially_shipped → shipped (stock's shipments) → returned (every
+ * pending → reserved (stock held; sales asks the provider for an authorisation
+ * of the total) → paid (the provider's webhook says the total is authorised;
+ * stock commits the units: they wait to ship) → partially_shipped → shipped (stock's shipments) → returned (every
  * shipped unit came back). Or: pending → rejected (not enough stock); pending |
  * reserved | paid → cancelled (a paid one owes its payment back:
  * paymentToRelease); reserved → expired (the hold lapsed before payment); paid
  * → unfulfilled (paid after the hold lapsed: stock could not commit, the
  * payment is owed back). rejected, cancelled, expired, unfulfilled and
  * returned are final.
+ *
+ * The payment: created when the order is reserved, authorised by the buyer at
+ * the provider (which makes the order paid, when the amount is the total),
+ * captured at the first shipment, cancelled when the order will never ship,
+ * refunded on request (never more than was captured). What sales owes the
+ * provider is read off the state (paymentWork) and done outside any
+ * transaction; what the provider says comes back as events, each guarded by
+ * the payment's state, so duplicates and reordering change nothing.
  *
  * Stock is the truth about its holds and its units: when a hold is settled
  * through stock's own API rather than by sales' events, the order follows.
@@ -122,10 +139,14 @@ export interface OrderState {
    */
   readonly failureReason?: string;
   /**
-   * true when the order was cancelled after its payment: the payment must be given back (cancelling the authorisation
-   * is the payments' part). Absent otherwise.
+   * true while money held or taken for an order that will not ship (cancelled after payment, unfulfilled, or authorised
+   * after it died) is still to be given back; absent once the provider released or refunded it.
    */
   readonly paymentToRelease?: true;
+  /** The authorisation, once sales asked the provider for one (when stock held the order). */
+  readonly payment?: OrderPayment;
+  /** Money given back, oldest first. */
+  readonly refunds: readonly OrderRefund[];
   readonly createdAt: Date;
   readonly updatedAt: Date;
   /** Starts at 1 and grows with every change: the order's ETag. */
@@ -134,6 +155,15 @@ export interface OrderState {
 
 /** The statuses of a paid order, as far as stock's shipments and returns have taken it. */
 const AFTER_PAYMENT: readonly OrderStatus[] = ['paid', 'partially_shipped', 'shipped', 'returned'];
+
+/** The statuses of an order that will never ship: money held or taken for it is given back. */
+const WITHOUT_FULFILMENT: readonly OrderStatus[] = ['rejected', 'cancelled', 'expired', 'unfulfilled'];
+
+/** A pending refund as the provider settled it: succeeded, or failed (a canceled one too) with why. */
+function settled(refund: OrderRefund, status: RefundStatus, failureReason?: string): OrderRefund {
+  if (status === 'succeeded') return { ...refund, status: 'succeeded' };
+  return { ...refund, status: 'failed', failureReason: failureReason ?? `The provider's refund is ${status}.` };
+}
 
 /** The count of a line a shipment or a return adds to. */
 type FulfilmentCount = 'shippedQuantity' | 'returnedQuantity';
@@ -180,6 +210,8 @@ export class Order implements OrderState {
   declare readonly shortages?: readonly Shortage[];
   declare readonly failureReason?: string;
   declare readonly paymentToRelease?: true;
+  declare readonly payment?: OrderPayment;
+  declare readonly refunds: readonly OrderRefund[];
   declare readonly createdAt: Date;
   declare readonly updatedAt: Date;
   declare readonly version: number;
@@ -203,7 +235,17 @@ export class Order implements OrderState {
       returnedQuantity: 0,
     }));
     const total = priced.reduce((sum, line) => sum.plus(line.lineTotal), Money.fromCents(0));
-    return new Order({ id, buyer, status: 'pending', lines: priced, total, createdAt: at, updatedAt: at, version: 1 });
+    return new Order({
+      id,
+      buyer,
+      status: 'pending',
+      lines: priced,
+      total,
+      refunds: [],
+      createdAt: at,
+      updatedAt: at,
+      version: 1,
+    });
   }
 
   /** An order read back from storage. */
@@ -220,13 +262,6 @@ export class Order implements OrderState {
     if (this.status === 'paid') return this.move({ status: 'cancelled', paymentToRelease: true }, at);
     if (!this.isIn('pending', 'reserved')) throw new OrderStateConflictError(this.id, this.status, 'cancelled');
     return this.move({ status: 'cancelled' }, at);
-  }
-
-  /** The payment provider's callback: reserved → paid; a paid order stays so, however far it has shipped. */
-  pay(at: Date): Outcome {
-    if (this.isIn(...AFTER_PAYMENT)) return this.unchanged();
-    if (this.status !== 'reserved') throw new OrderStateConflictError(this.id, this.status, 'paid');
-    return this.move({ status: 'paid' }, at);
   }
 
   /**
@@ -259,10 +294,10 @@ export class Order implements OrderState {
     return this.move({ reservationId }, at);
   }
 
-  /** Stock could not commit (the hold had lapsed): paid → unfulfilled, never shipped. */
+  /** Stock could not commit (the hold had lapsed): paid → unfulfilled, never shipped; its payment is owed back. */
   commitFailed(reason: string, at: Date): Outcome {
     if (this.status !== 'paid') return this.unchanged();
-    return this.move({ status: 'unfulfilled', failureReason: reason }, at);
+    return this.move({ status: 'unfulfilled', failureReason: reason, paymentToRelease: true }, at);
   }
 
   /**
@@ -305,6 +340,163 @@ export class Order implements OrderState {
    */
   returnReceived(units: readonly ProductUnits[], at: Date): Outcome {
     return this.fulfil(units, 'returnedQuantity', at);
+  }
+
+  /**
+   * What sales owes the provider now, one call at a time: an authorisation for a reserved order that has none; a
+   * refund not sent yet; the capture of an authorisation once a unit shipped; the cancel of an authorisation (or of one
+   * not confirmed yet) for an order that will never ship, or one that did not match the total. Undefined: nothing.
+   */
+  paymentWork(): PaymentWork | undefined {
+    const payment = this.payment;
+    if (!payment) return this.status === 'reserved' ? { kind: 'authorise' } : undefined;
+    const unsent = this.refunds.find((refund) => refund.status === 'pending' && refund.providerRefundId === undefined);
+    if (unsent) return { kind: 'refund', refund: unsent };
+    if (payment.status === 'requires_payment_method' && this.isIn(...WITHOUT_FULFILMENT)) return { kind: 'cancel' };
+    if (payment.status !== 'authorized') return undefined;
+    if (this.isIn('partially_shipped', 'shipped', 'returned')) return { kind: 'capture' };
+    return this.isIn(...AFTER_PAYMENT) ? undefined : { kind: 'cancel' };
+  }
+
+  /** The provider made the authorisation sales asked for: the order shows it, for its buyer to confirm. */
+  authorisationCreated(provider: string, authorisation: Authorisation, currency: string, at: Date): Outcome {
+    if (this.payment) return this.unchanged();
+    const zero = Money.fromCents(0);
+    const payment: OrderPayment = {
+      provider,
+      intentId: authorisation.intentId,
+      clientSecret: authorisation.clientSecret,
+      status: 'requires_payment_method',
+      amount: this.total,
+      currency,
+      capturedAmount: zero,
+      refundedAmount: zero,
+    };
+    return this.move({ payment }, at);
+  }
+
+  /**
+   * The provider holds `amount` for the order. Only the order's total in its currency pays a reserved order
+   * (reserved → paid); any other amount is recorded with why, and given back (paymentWork), as is money held for an
+   * order that will not ship (paymentToRelease). A duplicate, a late event, or one about another intent: nothing.
+   */
+  paymentAuthorized(intentId: string, amount: Money, currency: string, occurredAt: Date, at: Date): Outcome {
+    const payment = this.paymentFor(intentId, occurredAt);
+    if (payment?.status !== 'requires_payment_method') return this.unchanged();
+    const { lastError: _declined, ...rest } = payment;
+    const authorized: OrderPayment = { ...rest, status: 'authorized', lastEventAt: occurredAt };
+    if (!amount.equals(this.total) || currency !== payment.currency) {
+      const lastError = `The provider authorised ${amount.toString()} ${currency}, not the order's total ${this.total.toString()} ${payment.currency}: the authorisation is given back.`;
+      return this.move({ payment: { ...authorized, lastError } }, at);
+    }
+    if (this.status === 'reserved') return this.move({ status: 'paid', payment: authorized }, at);
+    const lastError = `The order is ${this.status}: the authorisation is given back.`;
+    return this.move({ payment: { ...authorized, lastError }, paymentToRelease: true }, at);
+  }
+
+  /** The buyer's confirmation was declined: the payment still waits for a method, and says why. */
+  authorisationFailed(intentId: string, reason: string, occurredAt: Date, at: Date): Outcome {
+    const payment = this.paymentFor(intentId, occurredAt);
+    if (payment?.status !== 'requires_payment_method') return this.unchanged();
+    return this.move({ payment: { ...payment, lastError: reason, lastEventAt: occurredAt } }, at);
+  }
+
+  /**
+   * `amount` was taken (the capture's answer, or its event, whichever comes first). Money taken for an order that will
+   * not ship (a cancel that raced the shipment) is refunded whole at once.
+   */
+  paymentCaptured(intentId: string, amount: Money, at: Date, occurredAt?: Date): Outcome {
+    const payment = this.paymentFor(intentId, occurredAt);
+    if (payment?.status !== 'authorized') return this.unchanged();
+    const captured: OrderPayment = {
+      ...payment,
+      status: 'captured',
+      capturedAmount: amount,
+      ...(occurredAt && { lastEventAt: occurredAt }),
+    };
+    if (!this.isIn(...WITHOUT_FULFILMENT) || amount.cents === 0) return this.move({ payment: captured }, at);
+    const release: OrderRefund = {
+      id: `release-${this.id}`,
+      amount,
+      reason: `The order is ${this.status}: what was captured is given back.`,
+      status: 'pending',
+      createdAt: at,
+    };
+    return this.move({ payment: captured, refunds: [...this.refunds, release], paymentToRelease: true }, at);
+  }
+
+  /** The provider released the authorisation (sales cancelled it, or the provider did): nothing is held any more. */
+  paymentCanceled(intentId: string, at: Date, occurredAt?: Date): Outcome {
+    const payment = this.paymentFor(intentId, occurredAt);
+    if (payment?.status !== 'requires_payment_method' && payment?.status !== 'authorized') return this.unchanged();
+    const { paymentToRelease: _released, ...order } = this;
+    const canceled: OrderPayment = { ...payment, status: 'canceled', ...(occurredAt && { lastEventAt: occurredAt }) };
+    return this.moveFrom(order, { payment: canceled }, at);
+  }
+
+  /**
+   * A merchant gives back `amount` of what was captured: a pending refund, sent to the provider afterwards. Refused
+   * before capture (PaymentNotCapturedError) and beyond what was captured less the refunds pending or made
+   * (RefundExceedsCapturedError).
+   */
+  refundRequested(id: string, amount: Money, reason: string, at: Date): Outcome {
+    const payment = this.payment;
+    if (payment?.status !== 'captured' && payment?.status !== 'refunded') throw new PaymentNotCapturedError(this.id);
+    const refundable = payment.capturedAmount.cents - committedRefunds(this.refunds).cents;
+    if (amount.cents > refundable)
+      throw new RefundExceedsCapturedError(this.id, Money.fromCents(refundable).toString());
+    const refund: OrderRefund = { id, amount, reason, status: 'pending', createdAt: at };
+    return this.move({ refunds: [...this.refunds, refund] }, at);
+  }
+
+  /** The provider made refund `id` (`providerRefundId`), perhaps settled already. */
+  refundSent(id: string, providerRefundId: string, status: RefundStatus, at: Date): Outcome {
+    const refund = this.refunds.find((r) => r.id === id);
+    if (!refund || refund.providerRefundId !== undefined) return this.unchanged();
+    const sent = { ...refund, providerRefundId };
+    return this.withRefund(status === 'pending' ? sent : settled(sent, status), at);
+  }
+
+  /** The provider refused refund `id`: it failed, and its amount may be refunded again. */
+  refundRefused(id: string, reason: string, at: Date): Outcome {
+    const refund = this.refunds.find((r) => r.id === id);
+    if (refund?.status !== 'pending' || refund.providerRefundId !== undefined) return this.unchanged();
+    return this.withRefund({ ...refund, status: 'failed', failureReason: reason }, at);
+  }
+
+  /**
+   * The provider settled a refund: succeeded (the payment's refundedAmount grows; refunded once it is all that was
+   * captured) or failed. A refund settled already, or one this order does not know, changes nothing.
+   */
+  refundSettled(providerRefundId: string, status: RefundStatus, at: Date, failureReason?: string): Outcome {
+    const refund = this.refunds.find((r) => r.providerRefundId === providerRefundId);
+    if (refund?.status !== 'pending' || status === 'pending') return this.unchanged();
+    return this.withRefund(settled(refund, status, failureReason), at);
+  }
+
+  /** Whether a refund of this order waits for the provider's id: an event about an unknown refund may be about it. */
+  awaitsProviderRefund(): boolean {
+    return this.refunds.some((refund) => refund.status === 'pending' && refund.providerRefundId === undefined);
+  }
+
+  /** The order with `refund` in place of the one of its id, and the payment's refunded amount and status after it. */
+  private withRefund(refund: OrderRefund, at: Date): Outcome {
+    const refunds = this.refunds.map((r) => (r.id === refund.id ? refund : r));
+    const payment = this.payment!;
+    const refundedAmount = succeededRefunds(refunds);
+    const whole = refundedAmount.equals(payment.capturedAmount) && refundedAmount.cents > 0;
+    const status = whole ? 'refunded' : payment.status;
+    if (!whole) return this.move({ refunds, payment: { ...payment, refundedAmount, status } }, at);
+    const { paymentToRelease: _released, ...order } = this;
+    return this.moveFrom(order, { refunds, payment: { ...payment, refundedAmount, status } }, at);
+  }
+
+  /** The payment an event about `intentId` is about, unless it is another intent's or older than what was applied. */
+  private paymentFor(intentId: string, occurredAt: Date | undefined): OrderPayment | undefined {
+    const payment = this.payment;
+    if (payment?.intentId !== intentId) return undefined;
+    if (occurredAt && payment.lastEventAt && occurredAt < payment.lastEventAt) return undefined;
+    return payment;
   }
 
   private fulfil(units: readonly ProductUnits[], count: FulfilmentCount, at: Date): Outcome {
@@ -355,6 +547,11 @@ export class Order implements OrderState {
   }
 
   private move(changes: Partial<OrderState>, at: Date): Outcome {
-    return { changed: true, order: new Order({ ...this, ...changes, updatedAt: at, version: this.version + 1 }) };
+    return this.moveFrom(this, changes, at);
+  }
+
+  /** `state` (this order, perhaps with optional members left out) with `changes`, one version on. */
+  private moveFrom(state: Omit<OrderState, 'paymentToRelease'>, changes: Partial<OrderState>, at: Date): Outcome {
+    return { changed: true, order: new Order({ ...state, ...changes, updatedAt: at, version: this.version + 1 }) };
   }
 }

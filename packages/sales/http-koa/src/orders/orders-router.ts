@@ -12,10 +12,11 @@ import {
   queryParameters,
   singleQueryValue,
 } from '@platform/http';
-import type { CancelOrder, GetOrder, ListOrders, PayOrder, PlaceOrder } from '@sales/application';
+import type { CancelOrder, GetOrder, ListOrders, PlaceOrder, RequestRefund } from '@sales/application';
 import type { Order, Viewer } from '@sales/domain';
 import type { Context } from 'koa';
-import { orderJson } from './order-json';
+import { decodeRefundBody } from '../payments/refund-codec';
+import { type OrderAudience, orderJson, refundJson } from './order-json';
 import { decodeOrderBody } from './order-codec';
 
 export interface OrderUseCases {
@@ -23,7 +24,7 @@ export interface OrderUseCases {
   readonly getOrder: GetOrder;
   readonly listOrders: ListOrders;
   readonly cancelOrder: CancelOrder;
-  readonly payOrder: PayOrder;
+  readonly requestRefund: RequestRefund;
 }
 
 export interface OrdersRouterOptions {
@@ -59,23 +60,29 @@ function uuidParameter(name: string, raw: unknown): string {
   return id;
 }
 
+/**
+ * The payment's client secret is the buyer's alone: with tokens on, only the token whose subject placed the order sees
+ * it; without tokens, everyone does.
+ */
+function audienceOf(ctx: Context): OrderAudience {
+  const principal = principalOf(ctx);
+  return { seesClientSecret: (order) => !principal || principal.subject === order.buyer };
+}
+
 function answer(ctx: Context, status: number, order: Order): void {
   ctx.status = status;
   ctx.set('ETag', `"${order.version}"`);
-  ctx.body = orderJson(order);
+  ctx.body = orderJson(order, audienceOf(ctx));
 }
 
-/**
- * POST and GET /api/orders, GET /api/orders/{id}, its cancel (by its buyer) and its payment (confirmed by the payment
- * provider).
- */
+/** POST and GET /api/orders, GET /api/orders/{id}, its cancel (by its buyer) and its refunds (orders:refund). */
 export function ordersRouter({ useCases, access }: OrdersRouterOptions): Router {
-  const { placeOrder, getOrder, listOrders, cancelOrder, payOrder } = useCases;
+  const { placeOrder, getOrder, listOrders, cancelOrder, requestRefund } = useCases;
   const router = new Router({ prefix: '/api/orders' });
   const read = access.require(Scopes.sales.read, Scopes.sales.admin);
   const write = access.require(Scopes.sales.write, Scopes.sales.admin);
-  // Payments are confirmed by the payment provider alone, never by a buyer or an administrator (ADR 0016).
-  const confirmPayment = access.require(Scopes.sales.pay);
+  // Money goes back on a merchant's word, for any order: neither a buyer nor orders:admin may give it.
+  const refund = access.require(Scopes.sales.refund);
   const noQuery = queryParameters();
   const orderId = (ctx: Context) => uuidParameter('id', (ctx.params as RouterContext['params']).id);
   router.use(access.authenticate);
@@ -106,7 +113,8 @@ export function ordersRouter({ useCases, access }: OrdersRouterOptions): Router 
     const page = await listOrders.execute(viewerOf(ctx), query);
     if (page.nextAfter !== undefined)
       ctx.set('Link', `</api/orders?limit=${query.limit}&after=${page.nextAfter}>; rel="next"`);
-    ctx.body = page.items.map(orderJson);
+    const audience = audienceOf(ctx);
+    ctx.body = page.items.map((order) => orderJson(order, audience));
   });
 
   router.get('/:id', read, noQuery, async (ctx) => {
@@ -131,11 +139,19 @@ export function ordersRouter({ useCases, access }: OrdersRouterOptions): Router 
     answer(ctx, 200, order);
   });
 
-  router.post('/:id/payment', confirmPayment, noQuery, async (ctx) => {
-    const order = await payOrder.execute(orderId(ctx));
-    const provider = principalOf(ctx)?.clientId;
-    logWith(ctx, { event: 'order paid', orderId: order.id, ...(provider && { confirmedBy: provider }) });
-    answer(ctx, 200, order);
+  router.post('/:id/refunds', refund, noQuery, jsonObjectBody(BODY_LIMIT), async (ctx) => {
+    const id = orderId(ctx);
+    const { amount, reason } = decodeRefundBody(ctx.request.body as Record<string, unknown>);
+    const idempotency = idempotencyKeyOf(ctx, 'refund', { amount: amount.toString(), reason });
+    if (!idempotency)
+      throw new ValidationError({ 'Idempotency-Key': ['is required: a refund must never be made twice'] });
+    const { value: made, replayed } = await requestRefund.execute(id, amount, reason, idempotency);
+    if (!replayed) logWith(ctx, { event: 'refund requested', orderId: id, refundId: made.id, amount: made.amount });
+    markReplayed(ctx, replayed);
+    // Accepted: the provider gives the money back; the order's refunds say when it has.
+    ctx.status = 202;
+    ctx.set('Location', `/api/orders/${id}`);
+    ctx.body = refundJson(made);
   });
 
   return router;

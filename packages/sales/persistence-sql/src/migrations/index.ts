@@ -1,6 +1,7 @@
 import { type Dialect, idempotencyKeyMigration, outboxMigrations } from '@platform/persistence';
 import { createOrders } from './create-orders';
 import { orderFulfilment } from './order-fulfilment';
+import { orderPayments } from './order-payments';
 
 /** The sales service's migrations, in order, for one dialect. */
 export function salesMigrations(dialect: Dialect) {
@@ -9,5 +10,6 @@ export function salesMigrations(dialect: Dialect) {
     { name: '20261124-idempotency-keys', class: idempotencyKeyMigration(dialect) },
     ...outboxMigrations(dialect),
     { name: '20261129-order-fulfilment', class: orderFulfilment(dialect) },
+    { name: '20261130-order-payments', class: orderPayments(dialect) },
   ];
 }

@@ -1,12 +1,12 @@
 import { type Row, type SqlSession, timeOf } from '@platform/persistence';
 import { orderFromSnapshot, orderSnapshot } from '@sales/domain';
-import type { Order, OrderPageQuery, OrderRepository, OrderStatus, Viewer } from '@sales/domain';
+import type { Order, OrderPageQuery, OrderRepository, OrderStatus, PaymentStatus, Viewer } from '@sales/domain';
 
 /** An order as its row's JSON columns hold it. */
 type Snapshot = Parameters<typeof orderFromSnapshot>[0];
 
 const COLUMNS =
-  '"id", "buyer", "status", "lines", "total_cents", "reservation_id", "reservation_expires_at", "shortages", "failure_reason", "payment_to_release", "created_at", "updated_at", "version"';
+  '"id", "buyer", "status", "lines", "total_cents", "reservation_id", "reservation_expires_at", "shortages", "failure_reason", "payment_to_release", "payment", "payment_status", "refunds", "payment_due_at", "created_at", "updated_at", "version"';
 
 /** Orders through MikroORM, one statement per call on the session handed over. */
 export class MikroOrmOrderRepository implements OrderRepository {
@@ -14,13 +14,20 @@ export class MikroOrmOrderRepository implements OrderRepository {
 
   async add(order: Order): Promise<void> {
     await this.session.run(
-      `insert into "sales_order" (${COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `insert into "sales_order" (${COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       this.values(order),
     );
   }
 
   async findById(id: string): Promise<Order | undefined> {
     const [row] = await this.session.all(`select ${COLUMNS} from "sales_order" where "id" = ?`, [id]);
+    return row && this.toOrder(row);
+  }
+
+  /** `for update` on PostgreSQL; SQLite's transactions hold the one connection, so they take turns already. */
+  async findForUpdate(id: string): Promise<Order | undefined> {
+    const lock = this.session.dialect === 'postgresql' ? ' for update' : '';
+    const [row] = await this.session.all(`select ${COLUMNS} from "sales_order" where "id" = ?${lock}`, [id]);
     return row && this.toOrder(row);
   }
 
@@ -44,6 +51,32 @@ export class MikroOrmOrderRepository implements OrderRepository {
     return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
   }
 
+  async countByPaymentStatus(): Promise<Partial<Record<PaymentStatus, number>>> {
+    const rows = await this.session.all<{ payment_status: PaymentStatus; n: number | string }>(
+      'select "payment_status", count(*) as "n" from "sales_order" where "payment_status" is not null group by "payment_status"',
+    );
+    return Object.fromEntries(rows.map((row) => [row.payment_status, Number(row.n)]));
+  }
+
+  /** One statement: instances claiming at once skip each other's rows (PostgreSQL) or take turns (SQLite). */
+  async claimPaymentWork(now: Date, leaseMs: number, limit: number): Promise<string[]> {
+    const skipLocked = this.session.dialect === 'postgresql' ? ' for update skip locked' : '';
+    const rows = await this.session.all<{ id: string }>(
+      `update "sales_order" set "payment_due_at" = ? where "id" in (
+         select "id" from "sales_order" where "payment_due_at" <= ? order by "payment_due_at" limit ?${skipLocked}
+       ) returning "id"`,
+      [this.time(new Date(now.getTime() + leaseMs)), this.time(now), limit],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  async deferPaymentWork(id: string, until: Date): Promise<void> {
+    await this.session.run(
+      'update "sales_order" set "payment_due_at" = ? where "id" = ? and "payment_due_at" is not null',
+      [this.time(until), id],
+    );
+  }
+
   /** One conditional update: the row changes only if it is still at `expectedVersion`. */
   async save(order: Order, expectedVersion: number): Promise<boolean> {
     const [
@@ -57,12 +90,16 @@ export class MikroOrmOrderRepository implements OrderRepository {
       shortages,
       failureReason,
       paymentToRelease,
+      payment,
+      paymentStatus,
+      refunds,
+      paymentDueAt,
       ,
       updatedAt,
       version,
     ] = this.values(order);
     const changed = await this.session.run(
-      `update "sales_order" set "buyer" = ?, "status" = ?, "lines" = ?, "total_cents" = ?, "reservation_id" = ?, "reservation_expires_at" = ?, "shortages" = ?, "failure_reason" = ?, "payment_to_release" = ?, "updated_at" = ?, "version" = ?
+      `update "sales_order" set "buyer" = ?, "status" = ?, "lines" = ?, "total_cents" = ?, "reservation_id" = ?, "reservation_expires_at" = ?, "shortages" = ?, "failure_reason" = ?, "payment_to_release" = ?, "payment" = ?, "payment_status" = ?, "refunds" = ?, "payment_due_at" = ?, "updated_at" = ?, "version" = ?
        where "id" = ? and "version" = ?`,
       [
         buyer,
@@ -74,6 +111,10 @@ export class MikroOrmOrderRepository implements OrderRepository {
         shortages,
         failureReason,
         paymentToRelease,
+        payment,
+        paymentStatus,
+        refunds,
+        paymentDueAt,
         updatedAt,
         version,
         id,
@@ -96,6 +137,11 @@ export class MikroOrmOrderRepository implements OrderRepository {
       order.shortages ? JSON.stringify(order.shortages) : null,
       order.failureReason ?? null,
       this.flag(order.paymentToRelease === true),
+      snapshot.payment ? JSON.stringify(snapshot.payment) : null,
+      order.payment?.status ?? null,
+      JSON.stringify(snapshot.refunds ?? []),
+      // Due at once while the order owes the provider a call (the payment worker's claim leases it).
+      order.paymentWork() ? this.time(order.updatedAt) : null,
       this.time(order.createdAt),
       this.time(order.updatedAt),
       order.version,
@@ -125,6 +171,8 @@ export class MikroOrmOrderRepository implements OrderRepository {
       ...(row.shortages != null && { shortages: JSON.parse(row.shortages as string) as Snapshot['shortages'] }),
       ...(row.failure_reason != null && { failureReason: row.failure_reason as string }),
       ...(Boolean(row.payment_to_release) && { paymentToRelease: true }),
+      ...(row.payment != null && { payment: JSON.parse(row.payment as string) as Snapshot['payment'] }),
+      ...(row.refunds != null && { refunds: JSON.parse(row.refunds as string) as Snapshot['refunds'] }),
       createdAt: timeOf(row.created_at).toISOString(),
       updatedAt: timeOf(row.updated_at).toISOString(),
       version: Number(row.version),

@@ -23,6 +23,17 @@ export interface OrderRow {
   failureReason: string | null;
   /** A paid order was cancelled: its payment is owed back. */
   paymentToRelease: boolean;
+  /** JSON: the order's payment (amounts in cents), once sales asked the provider for one. */
+  payment: string | null;
+  /** The payment's status, apart from its JSON so that the metrics count by it. */
+  paymentStatus: string | null;
+  /** JSON: the order's refunds (amounts in cents), oldest first; null in rows written before refunds (none). */
+  refunds: string | null;
+  /**
+   * When the order owes the payment provider a call (Order.paymentWork): at once after a change, later once a worker
+   * leased it or the provider could not be reached; null when it owes nothing.
+   */
+  paymentDueAt: Date | number | null;
   createdAt: Date | number;
   updatedAt: Date | number;
   version: number;
@@ -60,7 +71,10 @@ export function orderSchema(dialect: Dialect): EntitySchema<OrderRow> {
   return new EntitySchema<OrderRow>({
     name: 'SalesOrder',
     tableName: 'sales_order',
-    indexes: [{ name: 'sales_order_buyer_id_index', properties: ['buyer', 'id'] }],
+    indexes: [
+      { name: 'sales_order_buyer_id_index', properties: ['buyer', 'id'] },
+      { name: 'sales_order_payment_due_at_index', properties: ['paymentDueAt'] },
+    ],
     properties: {
       id: { type: 'string', length: 36, primary: true },
       buyer: { type: 'string', length: 255 },
@@ -73,6 +87,10 @@ export function orderSchema(dialect: Dialect): EntitySchema<OrderRow> {
       shortages: { type: 'text', nullable: true },
       failureReason: { type: 'string', length: 500, fieldName: 'failure_reason', nullable: true },
       paymentToRelease: { type: 'boolean', fieldName: 'payment_to_release', default: false },
+      payment: { type: 'text', nullable: true },
+      paymentStatus: { type: 'string', length: 32, fieldName: 'payment_status', nullable: true },
+      refunds: { type: 'text', nullable: true },
+      paymentDueAt: time(dialect, 'payment_due_at', true),
       createdAt: time(dialect, 'created_at'),
       updatedAt: time(dialect, 'updated_at'),
       version: { type: 'integer', version: true, default: 1 },

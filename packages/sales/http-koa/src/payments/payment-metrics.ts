@@ -1,0 +1,16 @@
+import { Counter, type Registry } from 'prom-client';
+
+/** Webhook events by type (the port's kind, `refused` for a bad signature) and what handling them did. */
+export interface PaymentEventCounter {
+  count(type: string, outcome: string): void;
+}
+
+export function paymentEventCounter(registry: Registry): PaymentEventCounter {
+  const counter = new Counter({
+    name: 'sales_payment_events_total',
+    help: "The payment provider's webhook events, by type and outcome (refused: a bad signature)",
+    labelNames: ['type', 'outcome'],
+    registers: [registry],
+  });
+  return { count: (type, outcome) => counter.inc({ type, outcome }) };
+}
