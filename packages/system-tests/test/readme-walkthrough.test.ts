@@ -1,7 +1,14 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { type CurlAnswer, docShellBlock, jsonAnswers, type OrderSystem, startOrderSystem } from './support';
+import {
+  type CurlAnswer,
+  docShellBlock,
+  jsonAnswers,
+  type OrderSystem,
+  PAYMENTS_KEY,
+  startOrderSystem,
+} from './support';
 
 describe("the sales API page's order walkthrough", function () {
   this.timeout(120_000);
@@ -12,10 +19,12 @@ describe("the sales API page's order walkthrough", function () {
   });
   after(async () => system?.stop());
 
-  it('runs as written: the order is reserved, paid, shipped and returned, and the stock follows', async () => {
+  it('runs as written: the order is reserved, paid by the provider, shipped, returned and refunded, and the stock follows', async () => {
     const script = docShellBlock('docs/sales-api.md', 'An order, start to finish')
       .replaceAll('http://localhost:8080', system.stock.url)
-      .replaceAll('http://localhost:8082', system.sales.url);
+      .replaceAll('http://localhost:8082', system.sales.url)
+      .replaceAll('http://localhost:8084', system.payments.url)
+      .replaceAll('sk_test_sales_walkthrough', PAYMENTS_KEY);
     const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', `${script}\n`], {
       timeout: 60_000,
     });
@@ -27,6 +36,7 @@ describe("the sales API page's order walkthrough", function () {
       '3/0',
       'shipped',
       '3/0',
+      'pending',
     ]);
   });
 });

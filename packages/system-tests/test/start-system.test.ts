@@ -26,11 +26,11 @@ describe('pnpm start:system', function () {
       return message === 'stopping' || message === 'stopped' ? [`${name} ${message}`] : [];
     });
 
-  it('starts the four services, serves the README walkthrough, and stops them one at a time on Ctrl-C', async () => {
+  it('starts the five services, serves the README walkthrough, and stops them one at a time on Ctrl-C', async () => {
     const { process: system, ports, gateway } = await startWholeSystem({ AMQP_URL: vhost.url, DATA_DIR: data });
     try {
       expect(system.stdout.join('\n')).to.include(`Everything goes through the gateway: ${gateway}`);
-      for (const service of ['identity', 'stock', 'sales', 'gateway'])
+      for (const service of ['identity', 'stock', 'payments', 'sales', 'gateway'])
         expect(
           system.stdout.some((line) => line.startsWith(`${service.padEnd(8)} │ {`)),
           service,
@@ -44,7 +44,9 @@ describe('pnpm start:system', function () {
         /the back office: +http:\/\/localhost:\d+\/admin\/ +\(sign in as admin; its password, made now, is in .*identity-admin-password\.txt/,
       );
 
-      const answers = jsonAnswers<CurlAnswer>(await runReadmeWalkthrough(gateway, data));
+      const answers = jsonAnswers<CurlAnswer>(
+        await runReadmeWalkthrough(gateway, data, { payments: `http://localhost:${ports.PAYMENTS_PORT}` }),
+      );
       // Stock's answers as on hand/committed/damaged/available; a shipment and a return as their lines.
       const summary = (answer: CurlAnswer) =>
         answer.status ??
@@ -61,7 +63,7 @@ describe('pnpm start:system', function () {
       expect(await system.exited).to.equal(0);
       const lastStop = async () => stopLines(system.stdout).includes('identity stopped');
       await eventually('the last service to say it stopped', 5_000, lastStop);
-      const order = ['gateway', 'sales', 'stock', 'identity'];
+      const order = ['gateway', 'sales', 'payments', 'stock', 'identity'];
       expect(stopLines(system.stdout)).to.deep.equal(order.flatMap((name) => [`${name} stopping`, `${name} stopped`]));
       for (const port of Object.values(ports)) {
         const refused = await fetch(`http://127.0.0.1:${port}/health/live`).then(

@@ -18,7 +18,11 @@ export const MAINS = {
   stock: join(PACKAGES, 'stock', 'service', 'src', 'main.ts'),
   sales: join(PACKAGES, 'sales', 'service', 'src', 'main.ts'),
   identity: join(PACKAGES, 'identity', 'src', 'main.ts'),
+  payments: join(PACKAGES, 'offline-payments', 'src', 'main.ts'),
 } as const;
+
+/** The offline payment provider's secret key in these tests (Stripe's test-key form). */
+export const PAYMENTS_KEY = 'sk_test_system_tests';
 
 export interface RunningProcess {
   readonly process: ServiceProcess;
@@ -119,9 +123,11 @@ export interface OrderSystem {
   /** Replaced when a test starts stock again (on the same port, as sales knows it). */
   stock: RunningProcess;
   readonly sales: RunningProcess;
+  /** The offline payment provider sales is paid through (Stripe's API). */
+  readonly payments: RunningProcess;
   /** Stock's environment, to start it again. */
   readonly stockEnv: Record<string, string>;
-  /** Stops both processes and removes their databases and vhost. */
+  /** Stops the processes and removes their databases and vhost. */
   stop(): Promise<void>;
 }
 
@@ -136,9 +142,10 @@ export async function startOrderSystem(
 ): Promise<OrderSystem> {
   const vhost = await createScratchVhost(context);
   const cleanUps: (() => Promise<void>)[] = [vhost.drop];
-  const processes: { stock?: RunningProcess; sales?: RunningProcess } = {};
+  const processes: { stock?: RunningProcess; sales?: RunningProcess; payments?: RunningProcess } = {};
   const stop = async () => {
     await Promise.all([processes.stock?.process.stop(), processes.sales?.process.stop()]);
+    await processes.payments?.process.stop();
     for (const cleanUp of cleanUps.reverse()) await cleanUp();
   };
   try {
@@ -149,16 +156,26 @@ export async function startOrderSystem(
     const common = { AMQP_URL: vhost.url, OUTBOX_POLL_MS: '50', DB_CREATE_DATABASE: 'true' };
     const stockEnv = { ...common, DATABASE_URL: stockDb.url, ...env.stock };
     processes.stock = await launch('stock', stockEnv);
+    // Sales is paid by the offline provider's webhook: its endpoint is registered before sales listens on its port.
+    processes.payments = await launch('payments', { PAYMENTS_API_KEY: PAYMENTS_KEY });
+    const salesPort = await freePort();
+    const webhookSecret = await registerWebhook(processes.payments.url, `http://127.0.0.1:${salesPort}`);
     processes.sales = await launch('sales', {
       ...common,
+      PORT: String(salesPort),
       DATABASE_URL: salesDb.url,
       STOCK_URL: processes.stock.url,
+      PAYMENTS_API_KEY: PAYMENTS_KEY,
+      PAYMENTS_URL: processes.payments.url,
+      PAYMENTS_WEBHOOK_SECRET: webhookSecret,
+      PAYMENTS_POLL_MS: '50',
       ...env.sales,
     });
     return {
       vhost,
       stockEnv,
       sales: processes.sales,
+      payments: processes.payments,
       get stock() {
         return processes.stock!;
       },
@@ -173,9 +190,42 @@ export async function startOrderSystem(
   }
 }
 
+/** Registers sales' `/api/payment-events` at `salesUrl` with the provider: answers the endpoint's signing secret. */
+async function registerWebhook(providerUrl: string, salesUrl: string): Promise<string> {
+  const response = await fetch(`${providerUrl}/v1/webhook_endpoints`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${PAYMENTS_KEY}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ url: `${salesUrl}/api/payment-events`, 'enabled_events[]': '*' }),
+  });
+  const body = (await response.json()) as { secret?: string };
+  if (!response.ok || !body.secret)
+    throw new Error(`registering the webhook: ${response.status} ${JSON.stringify(body)}`);
+  return body.secret;
+}
+
 /**
- * The shell block of a page's section (the page a path from the workspace's root) that runs curl commands (not the
- * one that starts the services), as a test runs it.
+ * Pays an order as its buyer does: once sales has its authorisation, confirms it at the provider with Stripe's test
+ * card; the provider's webhook then makes the order paid.
+ */
+export async function payOrder(system: OrderSystem, orderId: string): Promise<void> {
+  const intentId = await eventually(`order ${orderId}'s authorisation`, 30_000, async () => {
+    const { body } = await json<Order & { payment?: { intentId: string } }>(
+      'GET',
+      `${system.sales.url}/api/orders/${orderId}`,
+    );
+    return body.payment?.intentId;
+  });
+  const response = await fetch(`${system.payments.url}/v1/payment_intents/${intentId}/confirm`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${PAYMENTS_KEY}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ payment_method: 'pm_card_visa' }),
+  });
+  if (!response.ok) throw new Error(`confirming ${intentId}: ${response.status} ${await response.text()}`);
+}
+
+/**
+ * The last shell block of a page's section (the page a path from the workspace's root) that runs curl commands (not
+ * the one that starts the services, which may register a webhook with curl too), as a test runs it.
  */
 export function docShellBlock(page: string, section: string): string {
   const text = readFileSync(join(PACKAGES, '..', page), 'utf8')
@@ -183,7 +233,7 @@ export function docShellBlock(page: string, section: string): string {
     .split('\n## ')[0]!;
   const block = [...text.matchAll(/```sh\n([\s\S]*?)```/g)]
     .map((match) => match[1]!)
-    .find((candidate) => candidate.includes('curl'));
+    .findLast((candidate) => candidate.includes('curl'));
   if (!block) throw new Error(`${page}, section "${section}", has no shell block with curl`);
   return block;
 }
@@ -229,6 +279,7 @@ export async function startWholeSystem(settings: Record<string, string>): Promis
     STOCK_PORT: await freePort(),
     SALES_PORT: await freePort(),
     IDENTITY_PORT: await freePort(),
+    PAYMENTS_PORT: await freePort(),
     GATEWAY_METRICS_PORT: await freePort(),
   };
   const portSettings = Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)]));
@@ -250,15 +301,20 @@ export async function startWholeSystem(settings: Record<string, string>): Promis
 
 /**
  * The README's walkthrough of the whole system, run in bash against `gateway` with the clients file in `data` (or
- * the one `clientsFile` names).
+ * the one `clientsFile` names) and the offline payment provider at `payments`; `until` cuts it before the first line
+ * that contains it.
  */
 export async function runReadmeWalkthrough(
   gateway: string,
   data: string,
-  clientsFile = join(data, 'identity-clients.json'),
+  { clientsFile = join(data, 'identity-clients.json'), payments = 'http://localhost:8084', until = '' } = {},
 ): Promise<string> {
-  const script = docShellBlock('README.md', 'The whole system in one command')
+  const block = docShellBlock('README.md', 'The whole system in one command');
+  const lines = block.split('\n');
+  const cut = until ? lines.findIndex((line) => line.includes(until)) : -1;
+  const script = (cut === -1 ? block : lines.slice(0, cut).join('\n'))
     .replaceAll('http://localhost:8000', gateway)
+    .replaceAll('http://localhost:8084', payments)
     .replaceAll('data/identity-clients.json', clientsFile);
   const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { timeout: 60_000 });
   return stdout;

@@ -39,7 +39,11 @@ describe('tracing across the system (start:system with OTEL_EXPORTER_OTLP_ENDPOI
   });
 
   it("holds an order placed through the gateway in one trace: the gateway's spans, sales', its read of stock's catalogue, the relay's publish, stock's consume and sales' consume of the confirmation, each under its parent", async () => {
-    const { process: system, gateway } = await startWholeSystem({
+    const {
+      process: system,
+      gateway,
+      ports,
+    } = await startWholeSystem({
       AMQP_URL: vhost.url,
       DATA_DIR: data,
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
@@ -48,7 +52,7 @@ describe('tracing across the system (start:system with OTEL_EXPORTER_OTLP_ENDPOI
       OTEL_BSP_SCHEDULE_DELAY: '100',
     });
     try {
-      const stdout = await runReadmeWalkthrough(gateway, data);
+      const stdout = await runReadmeWalkthrough(gateway, data, { payments: `http://localhost:${ports.PAYMENTS_PORT}` });
       expect(jsonAnswers(stdout)[0]).to.include({ status: 'reserved' });
 
       const orderPlaced = (span: ReceivedSpan) =>
