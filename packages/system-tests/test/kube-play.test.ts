@@ -108,7 +108,8 @@ describe('the images, played from the local overlay with podman', function () {
   });
 
   it('keeps every secret out of the image layers and the ConfigMaps', () => {
-    expect(secrets.length).to.be.greaterThan(5);
+    // Every development client's secret and the signing key's private part: the search below is for something.
+    expect(secrets.length).to.be.at.least(5);
     const played = readFileSync(system.playedFile, 'utf8');
     expect(secrets.filter((secret) => played.includes(secret))).to.deep.equal([]);
     for (const { image } of images) expect(secretsInImage(image, secrets)).to.deep.equal([]);
