@@ -15,6 +15,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { call, type Outcome } from './load';
 import { containerName, containerPid, IMAGE_UID, inImages, killContainer, spawnContainer } from './containers';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -24,6 +25,7 @@ const MAINS = {
   stock: 'packages/stock/service/src/main.ts',
   sales: 'packages/sales/service/src/main.ts',
   gateway: 'packages/gateway/src/main.ts',
+  payments: 'packages/offline-payments/src/main.ts',
 } as const;
 
 export type Role = keyof typeof MAINS;
@@ -63,15 +65,20 @@ export class Instance {
 
   /** The service's own process: in a container, the host's PID of the service, not podman's. */
   get pid(): number | undefined {
-    return inImages() ? this.containerPid : this.child?.pid;
+    return this.contained ? this.containerPid : this.child?.pid;
   }
 
   private containerPid: number | undefined;
 
+  /** Whether it runs in a container: the offline payment provider, a test double, has no image and is a process. */
+  private get contained(): boolean {
+    return inImages() && this.role !== 'payments';
+  }
+
   /** Starts it (again) and resolves once /health/live answers. */
   async start(): Promise<void> {
     if (this.retired) throw new Error(`${this.name} is not started again: its cluster is stopping`);
-    const child = inImages()
+    const child = this.contained
       ? spawnContainer(this.role, containerName(this.name), { ...this.env, PORT: String(this.port), HOST: '127.0.0.1' })
       : spawn(process.execPath, ['--import', TSX, join(ROOT, MAINS[this.role])], {
           cwd: ROOT,
@@ -104,7 +111,7 @@ export class Instance {
         () => false,
       );
       if (live) {
-        if (inImages()) this.containerPid = containerPid(containerName(this.name));
+        if (this.contained) this.containerPid = containerPid(containerName(this.name));
         return;
       }
       if (Date.now() > deadline)
@@ -126,14 +133,14 @@ export class Instance {
       child.once('exit', (code, sig) => resolve(code ?? sig ?? 'unknown')),
     );
     // podman run passes SIGTERM on to the container; a SIGKILL would end podman alone.
-    if (inImages() && signal === 'SIGKILL') killContainer(containerName(this.name));
+    if (this.contained && signal === 'SIGKILL') killContainer(containerName(this.name));
     else child.kill(signal);
     let timer: NodeJS.Timeout | undefined;
     const hung = new Promise<'hung'>((resolve) => (timer = setTimeout(() => resolve('hung'), killAfterMs)));
     const first = await Promise.race([exited, hung]);
     clearTimeout(timer);
     if (first !== 'hung') return first;
-    if (inImages()) killContainer(containerName(this.name));
+    if (this.contained) killContainer(containerName(this.name));
     child.kill('SIGKILL');
     return `did not exit within ${killAfterMs} ms of ${signal}: killed (${await exited})`;
   }
@@ -243,21 +250,25 @@ export interface ClusterOptions {
 
 /**
  * The drill's clients: stock:write for products and adjustments; orders:read and orders:write of one buyer;
- * orders:admin for every order; orders:pay of the payment provider, which alone confirms payments.
+ * orders:admin for every order. A buyer pays at the payment provider, not through the system: Cluster.confirmPayment.
  */
-export type Client = 'stockWriter' | 'buyer' | 'ordersAdmin' | 'paymentProvider';
+export type Client = 'stockWriter' | 'buyer' | 'ordersAdmin';
 const CLIENT_OF: Record<Client, readonly [clientId: string, resource: string]> = {
   stockWriter: ['inventory-sync', STOCK],
   buyer: ['buyer-a', SALES],
   ordersAdmin: ['orders-admin', SALES],
-  paymentProvider: ['payment-provider', SALES],
 };
+
+/** The offline payment provider's secret key: sales' and the buyers' (a test double's, on loopback). */
+const PAYMENTS_API_KEY = 'sk_test_drills_offline';
 
 /**
  * The whole system as an operator runs it at scale: an issuer, N stock and M
  * sales instances on one PostgreSQL database per service and one RabbitMQ
  * vhost, and a gateway in front of all of them; sales reaches stock through
- * the gateway too. Every process is a real one, on loopback, with a fixed
+ * the gateway too, and takes payments from one offline payment provider (a
+ * test double, a process even with `--images`), whose webhooks reach sales
+ * through the gateway. Every process is a real one, on loopback, with a fixed
  * port, so it can be killed and started again where the others expect it.
  */
 export class Cluster {
@@ -336,6 +347,28 @@ export class Cluster {
     return this.instances.filter((instance) => instance.role === role);
   }
 
+  /** The offline payment provider: one process, a test double; sales and the buyers call it, and it calls sales. */
+  get payments(): Instance {
+    return this.of('payments')[0]!;
+  }
+
+  /** The processes of the system itself, the payment provider (a test double) left out. */
+  get systemInstances(): Instance[] {
+    return this.instances.filter((instance) => instance.role !== 'payments');
+  }
+
+  /**
+   * The buyer's part of paying an order: confirms its PaymentIntent at the provider with a card that pays. The order
+   * becomes paid once the provider's webhook reaches sales.
+   */
+  confirmPayment(intentId: string): Promise<Outcome> {
+    return call(`${this.payments.url}/v1/payment_intents/${intentId}/confirm`, {
+      method: 'POST',
+      token: PAYMENTS_API_KEY,
+      form: { payment_method: 'pm_card_visa' },
+    });
+  }
+
   /** The gateway's URL: where every client request goes. */
   get url(): string {
     return this.gateway.url;
@@ -366,6 +399,7 @@ export class Cluster {
     });
     this.instances.push(identity);
     await identity.start();
+    const payments = await this.startPayments(`http://127.0.0.1:${gatewayPort}/api/payment-events`);
     const seller = CLIENTS.find((client) => client.clientId === 'inventory-sync')!;
     const common = {
       AMQP_URL: vhostUrl(this.vhost),
@@ -408,6 +442,7 @@ export class Cluster {
           STOCK_URL: gatewayUrl,
           STOCK_CLIENT_ID: seller.clientId,
           STOCK_CLIENT_SECRET: seller.clientSecret,
+          ...payments,
           ...this.options.salesEnv,
           ...(await brokerFor(name)),
         }),
@@ -441,6 +476,29 @@ export class Cluster {
     await Promise.all(Object.keys(CLIENT_OF).map((client) => this.token(client as Client)));
   }
 
+  /**
+   * Starts the offline payment provider and registers sales' webhook endpoint with it, at `eventsUrl`, for every event;
+   * answers the settings every sales instance gets to take payments from it.
+   */
+  private async startPayments(eventsUrl: string): Promise<Record<string, string>> {
+    const provider = new Instance('payments', 'payments', await this.freePort(), {
+      PAYMENTS_API_KEY,
+      LOG_LEVEL: 'warn',
+      SHUTDOWN_DELAY_MS: '0',
+    });
+    this.instances.push(provider);
+    await provider.start();
+    const endpoint = await call(`${provider.url}/v1/webhook_endpoints`, {
+      method: 'POST',
+      token: PAYMENTS_API_KEY,
+      form: { url: eventsUrl, 'enabled_events[0]': '*', description: 'sales' },
+    });
+    const secret = 'status' in endpoint && (endpoint.body as { secret?: string } | undefined)?.secret;
+    if (!secret)
+      throw new Error(`the payment provider did not register sales' webhook endpoint: ${JSON.stringify(endpoint)}`);
+    return { PAYMENTS_API_KEY, PAYMENTS_URL: provider.url, PAYMENTS_WEBHOOK_SECRET: secret };
+  }
+
   /** Resolves once every instance's readiness answers 200 (the gateway's says every service has a ready instance). */
   async waitUntilReady(timeoutMs = 60_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
@@ -466,7 +524,7 @@ export class Cluster {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       for (const instance of this.instances) instance.retired = true;
-      for (const role of ['gateway', 'sales', 'stock', 'identity'] as const) {
+      for (const role of ['gateway', 'sales', 'payments', 'stock', 'identity'] as const) {
         await Promise.allSettled(this.of(role).map((instance) => instance.stop('SIGTERM', 15_000)));
       }
       await Promise.allSettled([...this.proxies.values()].map((proxy) => proxy.close()));

@@ -37,7 +37,15 @@ export function count(
 /** A JSON request, never throwing: the answer's status and parsed body, or the error that stood for one. */
 export async function call(
   url: string,
-  init: { method?: string; token?: string; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {},
+  init: {
+    method?: string;
+    token?: string;
+    body?: unknown;
+    /** A form body instead of JSON (the payment provider speaks Stripe's API). */
+    form?: Record<string, string>;
+    headers?: Record<string, string>;
+    timeoutMs?: number;
+  } = {},
 ): Promise<Outcome> {
   try {
     const response = await fetch(url, {
@@ -45,9 +53,11 @@ export async function call(
       headers: {
         ...(init.token && { authorization: `Bearer ${init.token}` }),
         ...(init.body !== undefined && { 'content-type': 'application/json' }),
+        ...(init.form && { 'content-type': 'application/x-www-form-urlencoded' }),
         ...init.headers,
       },
       ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+      ...(init.form && { body: new URLSearchParams(init.form) }),
       signal: AbortSignal.timeout(init.timeoutMs ?? 30_000),
     });
     const text = await response.text();

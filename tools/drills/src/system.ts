@@ -102,6 +102,8 @@ export interface Order {
   id: string;
   status: string;
   lines: { quantity: number }[];
+  /** The order's PaymentIntent at the provider, once stock holds it and sales has created one. */
+  payment?: { intentId: string; status: string };
 }
 
 export async function createProduct(cluster: Cluster, name: string, quantityInStock: number): Promise<number> {

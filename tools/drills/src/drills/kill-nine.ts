@@ -10,6 +10,7 @@ import {
   eventsDelivered,
   type Findings,
   ledger,
+  type Order,
   product,
   runDrill,
   settled,
@@ -170,22 +171,33 @@ export async function killNineDrill({ workers, downMs, betweenMs }: KillSize = F
       accepted.every((id) => known.has(id)),
       accepted.filter((id) => !known.has(id)).length,
     );
+    // The buyer of each held order pays at the provider once sales has created its intent; the provider's webhook
+    // then makes it paid.
     await inPool(
       orders.filter((o) => o.status === 'reserved'),
       8,
-      (order) =>
-        eventually(
-          `order ${order.id} paid`,
+      async (order) => {
+        const intentId = await eventually(
+          `order ${order.id}'s payment intent`,
           30_000,
           async () => {
-            const answer = await call(`${cluster.url}/api/orders/${order.id}/payment`, {
-              method: 'POST',
-              token: await cluster.token('paymentProvider'),
+            const answer = await call(`${cluster.url}/api/orders/${order.id}`, {
+              token: await cluster.token('ordersAdmin'),
             });
+            return 'status' in answer && answer.status === 200 && (answer.body as Order).payment?.intentId;
+          },
+          DRILL_POLL_MS,
+        );
+        await eventually(
+          `order ${order.id}'s payment confirmed at the provider`,
+          30_000,
+          async () => {
+            const answer = await cluster.confirmPayment(intentId);
             return 'status' in answer && answer.status === 200;
           },
           DRILL_POLL_MS,
-        ),
+        );
+      },
     );
     await settled(cluster, accepted.length, 120_000, true);
     // The killed relay's rows come back only when their lease ends (30 s): allow for it.

@@ -7,6 +7,7 @@ import {
   type DrillResult,
   eventFlows,
   metric,
+  type Order,
   runDrill,
   sum,
   tableSizes,
@@ -118,11 +119,7 @@ export async function soakDrill({
       const lamp = await createProduct(cluster, 'Lamp', 10_000_000);
       const reserved: string[] = [];
       const load = steady(workers, pauseMs, async (worker, i) => {
-        const [writer, buyer, provider] = [
-          await cluster.token('stockWriter'),
-          await cluster.token('buyer'),
-          await cluster.token('paymentProvider'),
-        ];
+        const [writer, buyer] = [await cluster.token('stockWriter'), await cluster.token('buyer')];
         switch (i % 5) {
           case 0:
           case 1:
@@ -151,16 +148,17 @@ export async function soakDrill({
             break;
           }
           default: {
-            // The payment provider pays an order placed a while ago (stock has held it by now), or the buyer reads its
-            // orders if none is old enough.
+            // The buyer pays an order placed a while ago at the provider, once sales has created its intent (it waits
+            // its turn again if not yet), or reads its orders if none is old enough.
             const id = reserved.length > workers * 4 ? reserved.shift() : undefined;
-            if (id)
-              count(
-                requests,
-                await call(`${cluster.url}/api/orders/${id}/payment`, { method: 'POST', token: provider }),
-                (status) => status === 200 || status === 409,
-              );
-            else count(requests, await call(`${cluster.url}/api/orders?limit=10`, { token: buyer }));
+            if (!id) {
+              count(requests, await call(`${cluster.url}/api/orders?limit=10`, { token: buyer }));
+              break;
+            }
+            const answer = await call(`${cluster.url}/api/orders/${id}`, { token: buyer });
+            const intentId = count(requests, answer) && 'status' in answer && (answer.body as Order).payment?.intentId;
+            if (intentId) count(requests, await cluster.confirmPayment(intentId));
+            else reserved.push(id);
           }
         }
       });
@@ -183,7 +181,7 @@ export async function soakDrill({
         await sleep(Math.min(10_000, durationMs / 12));
         const now = Date.now();
         const at = (now - started) / 60_000;
-        for (const instance of cluster.instances) {
+        for (const instance of cluster.systemInstances) {
           // The young generation from the process's own metrics, then its RSS at once, so the two describe the same
           // moment.
           const youngMiB = await metric(instance, 'nodejs_heap_space_size_total_bytes', { space: 'new' }).then(
@@ -229,7 +227,7 @@ export async function soakDrill({
       if (judgeSlopes) {
         const growing = Object.entries(slopes).filter(([, s]) => s.outsideYoung > MAX_SLOPE_MIB_PER_MINUTE);
         // A process whose metrics did not answer after warm-up would otherwise pass unjudged.
-        const unsampled = cluster.instances
+        const unsampled = cluster.systemInstances
           .filter((instance) => (samples.get(instance.name) ?? []).filter(({ at }) => at >= minutes / 3).length < 2)
           .map((instance) => instance.name);
         findings.check(

@@ -9,7 +9,7 @@
  * standing for two stock and two sales instances, answering what the soak's
  * requests get (sales' orders call stock's reservations through the gateway,
  * as the real sales does). In front: the soak's mix (reads, restocks, orders,
- * payments, order lists) from `workers` loops pausing `pause-ms`, as in
+ * the payment provider's webhooks, order lists) from `workers` loops pausing `pause-ms`, as in
  * tools/drills/src/drills/soak.ts. The gateway runs as the drills start it,
  * plus memory-sampler.ts; every 10 s its VmRSS is written to rss.csv and the
  * sampler's heap figures to heap.jsonl. No PostgreSQL, RabbitMQ or Redis.
@@ -171,8 +171,9 @@ function salesServer(): Server {
       if (url === '/health/ready')
         return json(res, 200, { status: 'ready', checks: { database: 'up', broker: 'up', stock: 'up' } }, req);
       if (url.startsWith('/health/live')) return json(res, 200, { status: 'live' }, req);
-      if (req.method === 'POST' && (url === '/api/orders' || url.endsWith('/payment'))) {
-        // As sales does: a hold (or its commit) on stock, through the gateway.
+      const paymentEvent = url === '/api/payment-events';
+      if (req.method === 'POST' && (url === '/api/orders' || paymentEvent)) {
+        // As sales does: a hold on stock for an order, or its commit for a payment's event, through the gateway.
         const path = url === '/api/orders' ? '/api/reservations' : `/api/reservations/${randomUUID()}/commit`;
         const answer = await fetch(`${gatewayUrl}${path}`, {
           method: 'POST',
@@ -184,7 +185,8 @@ function salesServer(): Server {
           body: JSON.stringify({ lines: [{ productId: randomUUID(), quantity: 1 }] }),
         });
         await answer.arrayBuffer();
-        return json(res, url === '/api/orders' ? 202 : 200, order(randomUUID()), req);
+        if (paymentEvent) return json(res, 200, { received: true, outcome: 'applied' }, req);
+        return json(res, 202, order(randomUUID()), req);
       }
       if (url.startsWith('/api/orders?'))
         return json(res, 200, { items: Array.from({ length: 10 }, () => order(randomUUID())), next: null }, req);
@@ -288,13 +290,16 @@ try {
   salesToken = await tokenOf('inventory-sync', STOCK);
 
   const tally = { sent: 0, failed: 0 };
-  const call = async (path: string, init: { method?: string; token: string; body?: unknown; idempotent?: boolean }) => {
+  const call = async (
+    path: string,
+    init: { method?: string; token?: string; body?: unknown; idempotent?: boolean },
+  ) => {
     tally.sent++;
     try {
       const response = await fetch(`${gatewayUrl}${path}`, {
         method: init.method ?? 'GET',
         headers: {
-          authorization: `Bearer ${init.token}`,
+          ...(init.token && { authorization: `Bearer ${init.token}` }),
           ...(init.body !== undefined && { 'content-type': 'application/json' }),
           ...(init.idempotent && { 'idempotency-key': randomUUID() }),
         },
@@ -334,7 +339,12 @@ try {
           });
           break;
         default:
-          if (i % 10 === 4) await call(`/api/orders/${randomUUID()}/payment`, { method: 'POST', token: buyer });
+          // The provider's webhook for a paid order: no token, as the gateway routes it to sales.
+          if (i % 10 === 4)
+            await call('/api/payment-events', {
+              method: 'POST',
+              body: { id: `evt_${randomUUID()}`, type: 'payment_intent.succeeded', data: { object: {} } },
+            });
           else await call('/api/orders?limit=10', { token: buyer });
       }
       if (pauseMs > 0) await sleep(pauseMs);
