@@ -1,9 +1,16 @@
 import type { Logger } from '@platform/runtime';
-import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { type ClientMetadata, type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { IdentityClient } from './clients-file';
 import { type KeyRing, providerJwks } from './keys-file';
 import { NoStorageAdapter } from './no-storage-adapter';
 import { ALL_SCOPES, RESOURCES } from './resources';
+import {
+  BACK_OFFICE_CLIENT_ID,
+  backOfficeClient,
+  type StaffOptions,
+  staffConfiguration,
+  userScopesOn,
+} from './staff-sign-in';
 
 export interface ProviderOptions {
   readonly issuer: string;
@@ -12,6 +19,8 @@ export interface ProviderOptions {
   readonly accessTokenTtlSeconds: number;
   readonly trustProxy: boolean;
   readonly logger: Logger;
+  /** Staff sign-in for the back office (authorization code with PKCE), when there are staff. */
+  readonly staff?: StaffOptions;
 }
 
 function requestedScopes(ctx: KoaContextWithOIDC): string[] {
@@ -56,9 +65,17 @@ export function apiOfScopes(scopes: readonly string[]): string | undefined {
  * not hold API scopes to a client's allowance (it silently drops the others),
  * so this hook refuses them by name.
  */
-function resourceServer(clients: readonly IdentityClient[], accessTokenTtlSeconds: number) {
+function resourceServer(clients: readonly IdentityClient[], accessTokenTtlSeconds: number, staff?: StaffOptions) {
   const allowedTo = new Map(clients.map((client) => [client.clientId, new Set(client.scopes)]));
+  const tokenFor = (resource: string, scopes: readonly string[]) => ({
+    scope: scopes.join(' '),
+    audience: resource,
+    accessTokenTTL: accessTokenTtlSeconds,
+    accessTokenFormat: 'jwt' as const,
+    jwt: { sign: { alg: 'ES256' as const } },
+  });
   return (ctx: KoaContextWithOIDC, resource: string, client: { clientId: string }) => {
+    if (staff && client.clientId === BACK_OFFICE_CLIENT_ID) return staffResourceServer(ctx, resource, staff, tokenFor);
     // oidc-provider refuses several resources itself, but only after calling this hook for each.
     if (Array.isArray(ctx.oidc.params?.resource))
       throw new errors.InvalidTarget('only one resource indicator is supported per token request');
@@ -76,14 +93,42 @@ function resourceServer(clients: readonly IdentityClient[], accessTokenTtlSecond
     }
     // No scope asked for: every scope the client holds on this API. The handler reads params.scope after this hook.
     if (requested.length === 0) ctx.oidc.params!.scope = allowed.join(' ');
-    return {
-      scope: allowed.join(' '),
-      audience: resource,
-      accessTokenTTL: accessTokenTtlSeconds,
-      accessTokenFormat: 'jwt' as const,
-      jwt: { sign: { alg: 'ES256' as const } },
-    };
+    return tokenFor(resource, allowed);
   };
+}
+
+/**
+ * A token of the back office's: for one API, with the scopes the signed-in user's roles give on it today (the grant
+ * of the sign-in narrows them again). Before anyone has signed in (the authorization request) the API's staff scopes.
+ */
+function staffResourceServer<T>(
+  ctx: KoaContextWithOIDC,
+  resource: string,
+  staff: StaffOptions,
+  tokenFor: (resource: string, scopes: readonly string[]) => T,
+): T {
+  if (!RESOURCES[resource])
+    throw new errors.InvalidTarget(`unknown resource indicator; known: ${Object.keys(RESOURCES).join(', ')}`);
+  if (ctx.oidc.route === 'token' && Array.isArray(ctx.oidc.params?.resource))
+    throw new errors.InvalidTarget('one resource indicator per token request: one token per API');
+  const accountId = ctx.oidc.account?.accountId;
+  const user = accountId === undefined ? undefined : staff.users.get(accountId);
+  const scopes = user ? userScopesOn(resource, user) : RESOURCES[resource];
+  return tokenFor(resource, scopes);
+}
+
+/** The resource of a request that names none: every API when the back office asks to sign in, else none. */
+function defaultResourceOf(ctx: KoaContextWithOIDC): string | string[] {
+  const all = Object.keys(RESOURCES);
+  if (ctx.oidc.client?.clientId === BACK_OFFICE_CLIENT_ID) {
+    if (ctx.oidc.route !== 'token') return all; // the authorization request, and its resumption after sign-in
+    throw new errors.InvalidTarget(`the resource parameter is required (${all.join(' or ')}): one token per API`);
+  }
+  const api = apiOfScopes(requestedScopes(ctx));
+  if (api) return api;
+  throw new errors.InvalidTarget(
+    `the resource parameter is required (${all.join(' or ')}), unless every requested scope belongs to one of them`,
+  );
 }
 
 /**
@@ -101,24 +146,30 @@ export async function createProvider({
   accessTokenTtlSeconds,
   trustProxy,
   logger,
+  staff,
 }: ProviderOptions): Promise<Provider> {
+  const staffConfig = staff ? staffConfiguration(staff) : undefined;
   const configuration: Configuration = {
     adapter: NoStorageAdapter,
+    ...staffConfig,
     jwks: providerJwks(keys),
-    clients: clients.map((client) => ({
-      client_id: client.clientId,
-      client_secret: client.clientSecret,
-      grant_types: ['client_credentials'],
-      response_types: [],
-      redirect_uris: [],
-      // oidc-provider takes client_secret_post from a client registered for client_secret_basic too.
-      token_endpoint_auth_method: 'client_secret_basic',
-    })),
-    clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
+    clients: [
+      ...clients.map((client): ClientMetadata => ({
+        client_id: client.clientId,
+        client_secret: client.clientSecret,
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+        // oidc-provider takes client_secret_post from a client registered for client_secret_basic too.
+        token_endpoint_auth_method: 'client_secret_basic',
+      })),
+      ...(staff ? [backOfficeClient(issuer)] : []),
+    ],
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', ...(staff ? ['none' as const] : [])],
     clientDefaults: { id_token_signed_response_alg: 'ES256' },
     enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
     scopes: [],
-    responseTypes: [],
+    responseTypes: staff ? ['code'] : [],
     // Browsers send Origin on every POST, same-origin ones too: a page served at the issuer's origin (the gateway's
     // /swagger) may get tokens, pages elsewhere may not.
     clientBasedCORS: (_ctx, origin) => origin === new URL(issuer).origin,
@@ -126,7 +177,7 @@ export async function createProvider({
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
       userinfo: { enabled: false },
-      rpInitiatedLogout: { enabled: false },
+      rpInitiatedLogout: staffConfig?.features?.rpInitiatedLogout ?? { enabled: false },
       introspection: { enabled: false },
       revocation: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
@@ -136,24 +187,34 @@ export async function createProvider({
       resourceIndicators: {
         enabled: true,
         // Without a resource oidc-provider would issue an opaque, stored token no API accepts. A request whose scopes
-        // all
-        // belong to one API means that API: swagger-ui's client credentials flow (the gateway's /swagger) sends no
+        // all belong to one API means that API: swagger-ui's client credentials flow (the gateway's /swagger) sends no
         // resource.
-        defaultResource(ctx) {
-          const api = apiOfScopes(requestedScopes(ctx));
-          if (api) return api;
-          throw new errors.InvalidTarget(
-            `the resource parameter is required (${Object.keys(RESOURCES).join(' or ')}), unless every requested scope belongs to one of them`,
-          );
-        },
+        defaultResource: defaultResourceOf,
         useGrantedResource: () => false,
-        getResourceServerInfo: resourceServer(clients, accessTokenTtlSeconds),
+        getResourceServerInfo: resourceServer(clients, accessTokenTtlSeconds, staff),
       },
     },
-    ttl: { ClientCredentials: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? accessTokenTtlSeconds },
+    ttl: {
+      ...staffConfig?.ttl,
+      ClientCredentials: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? accessTokenTtlSeconds,
+      AccessToken: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? accessTokenTtlSeconds,
+    },
   };
   const provider = new Provider(issuer, configuration);
   provider.proxy = trustProxy;
+  if (staff) {
+    const { redis } = staff;
+    provider.use(async function storageUnavailable(ctx, next) {
+      await next();
+      // oidc-provider answers a storage failure as its own server_error; Redis out of reach is a moment's outage.
+      if (ctx.status === 500 && redis.status !== 'ready') {
+        ctx.status = 503;
+        ctx.set('Retry-After', '5');
+        if (ctx.body && typeof ctx.body === 'object' && 'error' in ctx.body)
+          ctx.body = { error: 'temporarily_unavailable', error_description: 'sign-in storage is not reachable' };
+      }
+    });
+  }
   provider.use(async function advertisedScopes(ctx, next) {
     await next();
     // The discovery options only add members; these would advertise scopes and a browser endpoint this issuer does not
@@ -161,15 +222,16 @@ export async function createProvider({
     const route = (ctx as KoaContextWithOIDC).oidc?.route;
     if (route === 'discovery' && ctx.status === 200) {
       const body = ctx.body as Record<string, unknown>;
-      body.scopes_supported = [...ALL_SCOPES];
-      delete body.authorization_endpoint;
+      body.scopes_supported = staff ? ['openid', ...ALL_SCOPES] : [...ALL_SCOPES];
+      if (!staff) delete body.authorization_endpoint;
     }
   });
   provider.on('grant.success', (ctx) => {
     const { client, params } = ctx.oidc;
     const { scope } = ctx.body as { scope?: string };
     const clientId = client?.clientId;
-    logger.log({ level: 'info', message: 'access token issued', clientId, resource: params?.resource, scope });
+    const user = ctx.oidc.account?.accountId;
+    logger.log({ level: 'info', message: 'access token issued', clientId, user, resource: params?.resource, scope });
   });
   provider.on('grant.error', (ctx, error) => {
     // The client hears a generic invalid_client; the log says why, and which client id was claimed.

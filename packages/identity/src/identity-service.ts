@@ -1,6 +1,7 @@
 import { type CloseOptions, listen, type RunningServer, serve } from '@platform/http';
-import { createLogger, type Logger } from '@platform/runtime';
-import { type FSWatcher, watch } from 'node:fs';
+import { createLogger, type Logger, redactedUrl } from '@platform/runtime';
+import { Redis } from 'ioredis';
+import { existsSync, type FSWatcher, watch } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type Provider from 'oidc-provider';
 import { readClientsFile } from './clients-file';
@@ -8,6 +9,9 @@ import type { IdentityConfig } from './config';
 import { createProvider } from './create-provider';
 import { createIdentityApp } from './identity-app';
 import { createKeysFileIfMissing, readKeysFile } from './keys-file';
+import { SignInGuard } from './sign-in-guard';
+import type { StaffSignIn } from './sign-in-routes';
+import { readUsersFile, type StaffUser } from './users-file';
 
 export interface RunningIdentityService extends RunningServer {
   readonly logger: Logger;
@@ -57,7 +61,9 @@ function coalesced(task: () => Promise<void>): () => Promise<void> {
  */
 function watchFiles(files: readonly string[], changed: () => void, logger: Logger): FSWatcher[] {
   const names = new Set(files.map((file) => basename(file)));
-  return [...new Set(files.map((file) => dirname(file)))].map((folder) =>
+  // A folder that does not exist yet (the users file's, before anyone was added) is not watched; SIGHUP reloads.
+  const folders = [...new Set(files.map((file) => dirname(file)))].filter((folder) => existsSync(folder));
+  return folders.map((folder) =>
     watch(folder, (_event, name) => {
       if (name && names.has(name)) changed();
     }).on('error', (error) =>
@@ -69,10 +75,39 @@ function watchFiles(files: readonly string[], changed: () => void, logger: Logge
   );
 }
 
+/** The staff in the users file, or none when there is no such file (the issuer serves clients alone). */
+function readStaff(config: IdentityConfig, redis: Redis | undefined): ReadonlyMap<string, StaffUser> | undefined {
+  if (!existsSync(config.usersFile)) return undefined;
+  const users = readUsersFile(config.usersFile);
+  if (!redis)
+    throw new Error(
+      `The users file ${config.usersFile} has staff, who sign in through sessions every instance must share: set REDIS_URL.`,
+    );
+  return new Map(users.map((user) => [user.username, user]));
+}
+
+function connectRedis(config: IdentityConfig, logger: Logger): Redis | undefined {
+  if (!config.redisUrl) return undefined;
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 1_000, connectTimeout: 2_000 });
+  let reported = false;
+  redis.on('error', (error) => {
+    if (reported) return;
+    reported = true; // once per outage, not on every reconnection attempt
+    logger.error('Redis is not reachable: staff cannot sign in', {
+      redis: redactedUrl(config.redisUrl),
+      error: String(error),
+    });
+  });
+  redis.on('ready', () => (reported = false));
+  return redis;
+}
+
 /**
- * Binds the port first, then reads the clients and keys (creating the keys
- * file on a first start) and serves. Nothing is kept between requests but
- * what the two files say, so instances sharing them issue equally valid tokens.
+ * Binds the port first, then reads the clients, keys and users (creating the
+ * keys file on a first start) and serves. Client-credentials tokens need
+ * nothing but what the files say; staff sign-ins keep their sessions, codes,
+ * refresh tokens and failure counts in Redis, so instances sharing the files
+ * and Redis serve alike.
  */
 export async function startIdentityService(
   config: IdentityConfig,
@@ -80,17 +115,38 @@ export async function startIdentityService(
 ): Promise<RunningIdentityService> {
   const logger = options.logger ?? createLogger('identity', config.logLevel, config.logFormat);
   const listener = await listen(config);
+  const redis = connectRedis(config, logger);
   try {
     const issuer = config.issuer || localIssuer(config.host, listener.port);
+    const mountPath = new URL(issuer).pathname.replace(/\/$/, '');
+    const guard = redis
+      ? new SignInGuard(redis, {
+          maxFailures: config.signInMaxFailures,
+          lockSeconds: config.signInLockSeconds,
+          failureDelayMs: config.signInFailureDelayMs,
+        })
+      : undefined;
     const created = await createKeysFileIfMissing(config.keysFile);
     if (created) logger.info('created the signing keys file', { file: config.keysFile, kid: created, mode: '0600' });
 
     let fingerprint = '';
-    const build = async (): Promise<Provider | undefined> => {
+    interface Issuing {
+      readonly provider: Provider;
+      readonly staff: StaffSignIn | undefined;
+    }
+    const build = async (): Promise<Issuing | undefined> => {
       const clients = readClientsFile(config.clientsFile);
       const keys = await readKeysFile(config.keysFile);
-      const read = JSON.stringify([clients, keys]);
+      const users = readStaff(config, redis);
+      const read = JSON.stringify([clients, keys, users && [...users.values()]]);
       if (read === fingerprint) return undefined;
+      const staffOptions = users && {
+        mountPath,
+        users,
+        redis: redis!,
+        keys,
+        sessionTtlSeconds: config.staffSessionTtlSeconds,
+      };
       const provider = await createProvider({
         issuer,
         keys,
@@ -98,21 +154,23 @@ export async function startIdentityService(
         accessTokenTtlSeconds: config.accessTokenTtlSeconds,
         trustProxy: config.trustProxy === 'true',
         logger,
+        staff: staffOptions,
       });
       fingerprint = read;
-      logger.info('signing keys and clients loaded', {
+      logger.info('signing keys, clients and users loaded', {
         signingKid: keys.keys[0]!.kid,
         publishedKids: keys.keys.map((key) => key.kid),
         clients: clients.length,
+        users: users ? users.size : `none (no ${config.usersFile})`,
       });
-      return provider;
+      return { provider, staff: users && { provider, users, guard: guard! } };
     };
-    let provider = (await build())!;
+    let issuing = (await build())!;
     const reload = coalesced(async () => {
       try {
-        provider = (await build()) ?? provider;
+        issuing = (await build()) ?? issuing;
       } catch (error) {
-        logger.error('reloading the keys or clients failed; the previous ones stay in use', {
+        logger.error('reloading the keys, clients or users failed; the previous ones stay in use', {
           error: (error as Error).message,
         });
       }
@@ -120,19 +178,23 @@ export async function startIdentityService(
 
     const http = createIdentityApp({
       logger,
-      mountPath: new URL(issuer).pathname.replace(/\/$/, ''),
-      provider: () => provider,
+      mountPath,
+      provider: () => issuing.provider,
+      staff: () => issuing.staff,
       trustProxy: config.trustProxy === 'true',
     });
     const server = serve(listener, http, config, logger);
-    const watchers = watchFiles([config.keysFile, config.clientsFile], () => void reload(), logger);
+    const watchers = watchFiles([config.keysFile, config.clientsFile, config.usersFile], () => void reload(), logger);
     let closing: Promise<boolean> | undefined;
-    const close = (closeOptions?: CloseOptions) => {
+    const close = async (closeOptions?: CloseOptions) => {
       for (const watcher of watchers) watcher.close();
-      return server.close(closeOptions);
+      const closed = await server.close(closeOptions);
+      redis?.disconnect();
+      return closed;
     };
     return { ...server, logger, issuer, reload, close: (closeOptions) => (closing ??= close(closeOptions)) };
   } catch (error) {
+    redis?.disconnect();
     await listener.close();
     throw error;
   }

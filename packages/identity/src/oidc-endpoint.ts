@@ -2,6 +2,7 @@ import { requestIdOf } from '@platform/http';
 import type { Middleware } from 'koa';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
+import { PAGE_CSP } from './sign-in-page';
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => unknown;
 
@@ -24,8 +25,13 @@ export function oidcEndpoint(mountPath: string, current: () => Provider): Middle
     const url = req.url!;
     Object.assign(req, { originalUrl: url });
     req.url = url.slice(mountPath.length);
-    // Set now: the provider sends the response, so the request context cannot add them afterwards.
-    ctx.set({ 'X-Request-Id': requestIdOf(ctx), 'X-Content-Type-Options': 'nosniff' });
+    // Set now: the provider sends the response, so the request context cannot add them afterwards. The policy holds
+    // the pages it renders (sign-out, errors) to what the sign-in page may do.
+    ctx.set({
+      'X-Request-Id': requestIdOf(ctx),
+      'X-Content-Type-Options': 'nosniff',
+      'Content-Security-Policy': PAGE_CSP,
+    });
     ctx.respond = false;
     try {
       await new Promise<void>((resolve) => {

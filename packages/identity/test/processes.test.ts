@@ -2,7 +2,7 @@ import { createTokenVerifier } from '@platform/http';
 import { expect } from 'chai';
 import { chmodSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
-import { createKeysFileIfMissing } from '../src';
+import { createKeysFileIfMissing, hashPassword } from '../src';
 import { eventually, type ServiceProcess } from '@platform/test-kit';
 import { issuerOf, runScript } from './process-support';
 import { callWith, CLIENTS, decodePart, kidsAt, scratchFolder, STOCK, tokenFor } from '@commerce/identity/testing';
@@ -19,7 +19,16 @@ describe('the identity service as a process', function () {
     files.remove();
   });
 
-  const envFor = () => ({ IDENTITY_CLIENTS_FILE: files.clientsFile, IDENTITY_KEYS_FILE: files.keysFile });
+  const envFor = () => ({
+    IDENTITY_CLIENTS_FILE: files.clientsFile,
+    IDENTITY_KEYS_FILE: files.keysFile,
+    IDENTITY_USERS_FILE: files.usersFile,
+  });
+  const writeUsers = (users: unknown, mode = 0o600) => {
+    writeFileSync(files.usersFile, JSON.stringify(users), { mode });
+    chmodSync(files.usersFile, mode);
+  };
+  const REDIS = { REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' };
 
   it('starts with JSON log lines only, no oidc-provider warning, and creates its keys file with mode 0600', async () => {
     running = runScript('main.ts', envFor());
@@ -117,6 +126,61 @@ describe('the identity service as a process', function () {
           return {};
         },
         /The keys file .*signing-keys\.json can be read by other users \(mode 604\); chmod 600 it\./,
+      ],
+      [
+        'a users file other users may read',
+        async () => {
+          writeUsers(
+            [{ username: 'alice', passwordHash: await hashPassword('a long password'), roles: ['admin'] }],
+            0o644,
+          );
+          return REDIS;
+        },
+        /The users file .*users\.json can be read or written by other users \(mode 644\); chmod 600 it\./,
+      ],
+      [
+        'a users file that is not JSON',
+        async () => {
+          writeFileSync(files.usersFile, '[{"username": "alice",', { mode: 0o600 });
+          return REDIS;
+        },
+        /The users file .*users\.json is not valid JSON/,
+      ],
+      [
+        'a user with an unknown role',
+        async () => {
+          writeUsers([{ username: 'alice', passwordHash: await hashPassword('a long password'), roles: ['owner'] }]);
+          return REDIS;
+        },
+        /User 1 of .*users\.json \(alice\): unknown role "owner"; known: stock-clerk, order-manager, admin\./,
+      ],
+      [
+        'a user whose password is not a scrypt hash',
+        async () => {
+          writeUsers([{ username: 'alice', passwordHash: 'plain text', roles: ['admin'] }]);
+          return REDIS;
+        },
+        /User 1 of .*users\.json \(alice\): passwordHash must be a scrypt hash/,
+      ],
+      [
+        'a username listed twice',
+        async () => {
+          const passwordHash = await hashPassword('a long password');
+          writeUsers([
+            { username: 'alice', passwordHash, roles: ['admin'] },
+            { username: 'alice', passwordHash, roles: ['stock-clerk'] },
+          ]);
+          return REDIS;
+        },
+        /User 2 of .*users\.json \(alice\): username is listed twice\./,
+      ],
+      [
+        'staff without REDIS_URL',
+        async () => {
+          writeUsers([{ username: 'alice', passwordHash: await hashPassword('a long password'), roles: ['admin'] }]);
+          return { REDIS_URL: '' };
+        },
+        /has staff, who sign in through sessions every instance must share: set REDIS_URL/,
       ],
       [
         'an ISSUER with a trailing slash',

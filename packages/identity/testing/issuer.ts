@@ -13,7 +13,7 @@ import { importJWK, type JWTPayload, SignJWT } from 'jose';
 import { createPublicKey } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export const STOCK = Apis.stock.audience;
 export const SALES = Apis.sales.audience;
@@ -51,6 +51,8 @@ export interface IdentityFiles {
   readonly folder: string;
   readonly clientsFile: string;
   readonly keysFile: string;
+  /** Where the users file goes; none is written, so the service has no staff unless a test adds some. */
+  readonly usersFile: string;
   remove(): void;
 }
 
@@ -63,13 +65,14 @@ export function scratchFolder(): IdentityFiles {
     folder,
     clientsFile,
     keysFile: join(folder, 'keys', 'signing-keys.json'),
+    usersFile: join(folder, 'users.json'),
     remove: () => rmSync(folder, { recursive: true, force: true }),
   };
 }
 
 export interface IdentityUnderTest {
   readonly service: RunningIdentityService;
-  readonly files: Pick<IdentityFiles, 'clientsFile' | 'keysFile'>;
+  readonly files: Pick<IdentityFiles, 'clientsFile' | 'keysFile' | 'usersFile'>;
   readonly logs: Record<string, unknown>[];
   /** A token for `clientId` (one of CLIENTS), or a thrown error saying why not. */
   token(clientId: string, resource: string, scope?: string): Promise<string>;
@@ -80,10 +83,12 @@ export interface IdentityUnderTest {
 
 /** The identity service in this process, on an ephemeral port, reading the folder's files. */
 export async function startIdentity(
-  files: Pick<IdentityFiles, 'clientsFile' | 'keysFile'>,
+  someFiles: Pick<IdentityFiles, 'clientsFile' | 'keysFile'> & Partial<Pick<IdentityFiles, 'usersFile'>>,
   config: Partial<IdentityConfig> = {},
 ): Promise<IdentityUnderTest> {
   const logs: Record<string, unknown>[] = [];
+  // Never the default data/identity-users.json of the working folder: a developer's staff are not the test's.
+  const files = { usersFile: join(dirname(someFiles.clientsFile), 'users.json'), ...someFiles };
   const service = await startIdentityService(
     { ...DEFAULT_CONFIG, port: 0, host: '127.0.0.1', ...files, ...config },
     { logger: capturingLogger('identity', logs) },

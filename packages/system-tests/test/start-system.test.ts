@@ -37,6 +37,12 @@ describe('pnpm start:system', function () {
         ).to.equal(true);
       const clients = join(data, 'identity-clients.json');
       expect(statSync(clients).mode & 0o777).to.equal(0o600);
+      // The first run's admin: its password in a file of the owner's, the back office's URL said.
+      expect(statSync(join(data, 'identity-admin-password.txt')).mode & 0o777).to.equal(0o600);
+      expect(statSync(join(data, 'identity-users.json')).mode & 0o777).to.equal(0o600);
+      expect(system.stdout.join('\n')).to.match(
+        /the back office: +http:\/\/localhost:\d+\/admin\/ +\(sign in as admin, password in .*identity-admin-password\.txt/,
+      );
 
       const answers = jsonAnswers<CurlAnswer>(await runReadmeWalkthrough(gateway, data));
       // Stock's answers as on hand/committed/damaged/available; a shipment and a return as their lines.

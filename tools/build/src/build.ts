@@ -31,6 +31,7 @@ export const ENTRIES: Readonly<Record<string, string>> = {
   migrate: 'packages/stock/service/src/migrate.ts',
   seed: 'tools/seed/src/main.ts',
   'rotate-keys': 'packages/identity/src/rotate-keys-main.ts',
+  'add-user': 'packages/identity/src/add-user-main.ts',
 };
 
 /** Files outside the bundle's inputs that decide what it is: how packages resolve, and how it is built. */

@@ -17,6 +17,7 @@ import { createRequire } from 'node:module';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DEVELOPMENT_CLIENTS, developmentClientsFile } from './development-clients';
+import { backOfficeLine, createFirstAdmin } from './first-admin';
 import { servicesEnv } from './services-env';
 import { type LinesStyle, shownLine } from './service-lines';
 import { killAll, stopInOrder } from './stop-in-order';
@@ -45,6 +46,9 @@ const GATEWAY_METRICS_PORT = port('GATEWAY_METRICS_PORT', 9464);
 const AMQP_URL = env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const DATA = resolve(env.DATA_DIR ?? join(ROOT, 'data'));
 const CLIENTS_FILE = join(DATA, 'identity-clients.json');
+const USERS_FILE = join(DATA, 'identity-users.json');
+/** Staff sign-in keeps its sessions and failed sign-ins there (ADR 0031). */
+const REDIS_URL = env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const GATEWAY = `http://localhost:${PORTS.gateway}`;
 const ISSUER = `${GATEWAY}/identity`;
 const internal = (name: keyof typeof PORTS) => `http://127.0.0.1:${PORTS[name]}`;
@@ -189,6 +193,9 @@ if (added.length > 0)
   );
 for (const notice of notices) process.stderr.write(`start:system: ${notice}\n`);
 const salesClient = known.find((client) => client.clientId === 'sales-service')!;
+const firstAdmin = await createFirstAdmin(USERS_FILE, join(DATA, 'identity-admin-password.txt')).catch((error: Error) =>
+  fail(error.message),
+);
 
 // Tokens name the gateway's /identity as their issuer; the services read its keys from the issuer directly.
 const auth = {
@@ -202,6 +209,8 @@ try {
     TRUST_PROXY: 'true',
     IDENTITY_CLIENTS_FILE: CLIENTS_FILE,
     IDENTITY_KEYS_FILE: join(DATA, 'identity-keys.json'),
+    IDENTITY_USERS_FILE: USERS_FILE,
+    REDIS_URL,
   });
   await Promise.all([
     start('stock', 'packages/stock/service/src/main.ts', {
@@ -243,6 +252,7 @@ process.stdout.write(
     '',
     `The system is up. Everything goes through the gateway: ${GATEWAY}`,
     `  try it in a browser:  ${GATEWAY}/swagger  (Authorize with a client below)`,
+    backOfficeLine(GATEWAY, USERS_FILE, firstAdmin, (path) => relative(process.cwd(), path) || path),
     `  clients and secrets:  ${where}${created ? ' (written now, with random secrets)' : ''}: ${DEVELOPMENT_CLIENTS.map(({ clientId, role }) => `${clientId} (${role})`).join(', ')}`,
     `  a token for stock:    curl -s -u stock-admin:${secretOf('stock-admin')} -d grant_type=client_credentials -d resource=${Apis.stock.audience} ${GATEWAY}/identity/token`,
     `  behind it: identity ${internal('identity')}, stock ${internal('stock')}, sales ${internal('sales')}, RabbitMQ ${redactedAmqpUrl(AMQP_URL)}, SQLite files in ${relative(process.cwd(), DATA) || DATA}`,
