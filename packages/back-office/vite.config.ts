@@ -9,7 +9,8 @@ export default defineConfig({
   base: '/admin/',
   plugins: [react()],
   build: {
-    outDir: 'dist',
+    // BACK_OFFICE_OUT_DIR: the browser tests build into a folder of their own.
+    outDir: process.env.BACK_OFFICE_OUT_DIR ?? 'dist',
     emptyOutDir: true,
     modulePreload: { polyfill: false },
     assetsInlineLimit: 0,

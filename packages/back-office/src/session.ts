@@ -8,6 +8,11 @@ export type Audience = typeof STOCK | typeof SALES;
 const CLIENT_ID = 'back-office';
 const ISSUER = `${window.location.origin}/identity`;
 const APP = `${window.location.origin}/admin/`;
+/**
+ * Every scope a member of staff may hold (the roles in identity give them): the issuer grants those of the person's
+ * roles among them, and each token carries those of its API.
+ */
+const STAFF_SCOPES = 'stock:read stock:write stock:fulfil orders:read orders:admin orders:refund';
 /** Set while the person is on the issuer's sign-out page, so that coming back does not sign them in again at once. */
 const SIGNED_OUT = 'back-office:signed-out';
 
@@ -22,7 +27,7 @@ const manager = new UserManager({
   redirect_uri: `${APP}callback`,
   post_logout_redirect_uri: APP,
   response_type: 'code',
-  scope: 'openid',
+  scope: `openid ${STAFF_SCOPES}`,
   // The code is exchanged for the stock API's token; the sales API's comes from the refresh token (one per API).
   extraTokenParams: { resource: STOCK },
   loadUserInfo: false,
