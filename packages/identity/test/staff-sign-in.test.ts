@@ -54,7 +54,7 @@ describe('staff sign-in: authorization code with PKCE for the back office', func
       client_id: 'back-office',
       response_type: 'code',
       redirect_uri: redirectUri,
-      scope: 'openid stock:read stock:write orders:read orders:admin',
+      scope: 'openid stock:read stock:write stock:fulfil orders:read orders:admin orders:refund',
       state: 'state-1',
       ...params,
     });
@@ -124,13 +124,12 @@ describe('staff sign-in: authorization code with PKCE for the back office', func
     expect(stock).to.include({ token_type: 'Bearer' });
     const stockClaims = decodePart(stock.access_token!, 1);
     expect(stockClaims).to.include({ iss: issuer, aud: STOCK, sub: CLERK.username, client_id: 'back-office' });
-    // stock:fulfil joins once @commerce/contracts declares it; the clerk asked for stock:read and stock:write.
-    expect(stockClaims.scope).to.equal('stock:read stock:write');
+    expect(stockClaims.scope).to.equal('stock:read stock:write stock:fulfil');
     const stockVerifier = createTokenVerifier({ issuer, audience: STOCK });
     expect(await stockVerifier.verify(stock.access_token!)).to.deep.include({
       subject: CLERK.username,
       clientId: 'back-office',
-      scopes: ['stock:read', 'stock:write'],
+      scopes: ['stock:read', 'stock:write', 'stock:fulfil'],
     });
 
     const refreshed = await token({
@@ -198,6 +197,7 @@ describe('staff sign-in: authorization code with PKCE for the back office', func
     const sales = (await (
       await token({ grant_type: 'refresh_token', refresh_token: stock.refresh_token!, resource: SALES })
     ).json()) as Record<string, string>;
+    // orders:refund joins once @commerce/contracts declares it (roles.ts).
     expect(decodePart(sales.access_token!, 1).scope).to.equal('orders:read orders:admin');
   });
 
@@ -231,10 +231,15 @@ describe('staff sign-in: authorization code with PKCE for the back office', func
     expect(await wrong.json()).to.include({ error: 'invalid_grant' });
 
     const second = await signIn(new Browser(freshAddress()), CLERK);
-    expect((await exchange(second.code, second.verifier)).status).to.equal(200);
+    const first = await exchange(second.code, second.verifier);
+    expect(first.status).to.equal(200);
+    const { refresh_token: refreshToken } = (await first.json()) as Record<string, string>;
     const twice = await exchange(second.code, second.verifier);
     expect(twice.status).to.equal(400);
     expect(await twice.json()).to.include({ error: 'invalid_grant' });
+    // The second use revoked what the first one issued.
+    const refreshed = await token({ grant_type: 'refresh_token', refresh_token: refreshToken!, resource: STOCK });
+    expect(refreshed.status).to.equal(400);
   });
 
   /** Posts the form once for `username` from `browser`; answers the status and the page. */

@@ -41,7 +41,7 @@ describe('pnpm start:system', function () {
       expect(statSync(join(data, 'identity-admin-password.txt')).mode & 0o777).to.equal(0o600);
       expect(statSync(join(data, 'identity-users.json')).mode & 0o777).to.equal(0o600);
       expect(system.stdout.join('\n')).to.match(
-        /the back office: +http:\/\/localhost:\d+\/admin\/ +\(sign in as admin, password in .*identity-admin-password\.txt/,
+        /the back office: +http:\/\/localhost:\d+\/admin\/ +\(sign in as admin; its password, made now, is in .*identity-admin-password\.txt/,
       );
 
       const answers = jsonAnswers<CurlAnswer>(await runReadmeWalkthrough(gateway, data));

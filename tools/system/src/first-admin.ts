@@ -31,7 +31,7 @@ export function backOfficeLine(
   shown: (path: string) => string,
 ): string {
   const who = admin
-    ? `sign in as ${admin.username}, password in ${shown(admin.passwordFile)} (written now)`
+    ? `sign in as ${admin.username}; its password, made now, is in ${shown(admin.passwordFile)}`
     : `staff in ${shown(usersFile)}; add one with pnpm identity:add-user <name> --role <role>`;
   return `  the back office:      ${gateway}/admin/  (${who})`;
 }

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFirstAdmin } from '../src/first-admin';
+import { backOfficeLine, createFirstAdmin } from '../src/first-admin';
 
 describe("start:system's first admin", function () {
   this.timeout(20_000);
@@ -29,5 +29,16 @@ describe("start:system's first admin", function () {
     writeFileSync(usersFile, '[]', { mode: 0o600 });
     expect(await createFirstAdmin(usersFile, join(folder, 'password.txt'))).to.equal(undefined);
     expect(readFileSync(usersFile, 'utf8')).to.equal('[]');
+  });
+
+  it("says where the back office is, and where the first admin's password went or how to add staff", () => {
+    const admin = { username: 'admin', passwordFile: '/srv/data/identity-admin-password.txt' };
+    const shown = (path: string) => path.replace('/srv/', '');
+    expect(backOfficeLine('http://localhost:8000', '/srv/data/identity-users.json', admin, shown)).to.equal(
+      '  the back office:      http://localhost:8000/admin/  (sign in as admin; its password, made now, is in data/identity-admin-password.txt)',
+    );
+    expect(backOfficeLine('http://localhost:8000', '/srv/data/identity-users.json', undefined, shown)).to.equal(
+      '  the back office:      http://localhost:8000/admin/  (staff in data/identity-users.json; add one with pnpm identity:add-user <name> --role <role>)',
+    );
   });
 });
