@@ -7,7 +7,7 @@ export default defineConfig(
     ignores: ['**/node_modules/', 'data/', 'test-artifacts/', 'bench-results/', 'drills-results/', 'scratch/', 'dist/'],
   },
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     extends: [eslint.configs.recommended, tseslint.configs.recommendedTypeChecked],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },

@@ -86,12 +86,15 @@ export const GATEWAY_SETTINGS = {
    */
   stockOpenApiFile: optionalText('STOCK_OPENAPI_FILE'),
   salesOpenApiFile: optionalText('SALES_OPENAPI_FILE'),
+  /** The back office's built files (index.html and assets/), served at /admin/; empty: no /admin/. */
+  backOfficeDir: optionalText('BACK_OFFICE_DIR'),
 };
 
 /** Where this workspace keeps the descriptions: only the entry knows (main.ts hands them over). */
 export interface GatewayFiles {
   readonly stockOpenApiFile?: string;
   readonly salesOpenApiFile?: string;
+  readonly backOfficeDir?: string;
 }
 
 export type GatewayConfig = Settings<typeof GATEWAY_SETTINGS>;
@@ -110,6 +113,7 @@ export function loadConfig(
     ...GATEWAY_SETTINGS,
     stockOpenApiFile: optionalText('STOCK_OPENAPI_FILE', files.stockOpenApiFile),
     salesOpenApiFile: optionalText('SALES_OPENAPI_FILE', files.salesOpenApiFile),
+    backOfficeDir: optionalText('BACK_OFFICE_DIR', files.backOfficeDir),
   };
   return listenHost(
     readSettings(spec, { env, cwd, file: { variable: 'GATEWAY_CONFIG', fallback: 'gateway.config.json' } }),

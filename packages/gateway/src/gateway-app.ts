@@ -11,6 +11,7 @@ import {
 } from '@platform/http';
 import Koa, { type Middleware } from 'koa';
 import type { Agent } from 'undici';
+import { backOfficeFiles } from './back-office';
 import { identifyCaller, refuseUnidentified } from './edge-token-check';
 import { type ApiDocument, gatewayDocument } from './gateway-docs';
 import { toProblem } from './gateway-errors';
@@ -38,6 +39,8 @@ export interface GatewayAppOptions {
   readonly verifier?: TokenVerifier;
   readonly rateLimit?: { readonly counter: RateCounter; readonly perMinute: number };
   readonly apis: readonly ApiDocument[];
+  /** The back office's built files, served at /admin/; absent, no /admin/. */
+  readonly backOfficeDir?: string;
 }
 
 /** The public app, as startService serves it, and the operators' app, for the metrics listener. */
@@ -121,6 +124,7 @@ export function createGatewayApp(options: GatewayAppOptions): GatewayApp {
       ),
     );
   }
+  if (options.backOfficeDir) app.use(outsideTheApi(backOfficeFiles(options.backOfficeDir)));
   app.use(proxy(options));
 
   const operations = new Koa();

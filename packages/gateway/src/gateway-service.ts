@@ -112,6 +112,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
         { name: 'Stock API', slug: 'stock', file: config.stockOpenApiFile, scopes: Apis.stock.scopes },
         { name: 'Sales API', slug: 'sales', file: config.salesOpenApiFile, scopes: Apis.sales.scopes },
       ].filter((api) => api.file !== ''),
+      ...(config.backOfficeDir && { backOfficeDir: config.backOfficeDir }),
     });
     metrics = await listenForOperators(http.operations, config);
     return {

@@ -1,3 +1,4 @@
+export * from './back-office';
 export * from './config';
 export * from './gateway-app';
 export * from './gateway-docs';

@@ -4,12 +4,13 @@ import { loadConfig } from './config';
 import { startGateway } from './gateway-service';
 
 /**
- * The entry is the one place that knows this workspace's layout: it hands the gateway both descriptions (the variables
- * override them).
+ * The entry is the one place that knows this workspace's layout: it hands the gateway both descriptions and the back
+ * office's build (the variables override them).
  */
 const WORKSPACE_FILES = {
   stockOpenApiFile: fileURLToPath(new URL('../../../docs/openapi.yaml', import.meta.url)),
   salesOpenApiFile: fileURLToPath(new URL('../../../docs/sales.openapi.yaml', import.meta.url)),
+  backOfficeDir: fileURLToPath(new URL('../../back-office/dist', import.meta.url)),
 };
 
 await runMain(

@@ -1,0 +1,269 @@
+import { callWith, type IdentityUnderTest, STOCK, scratchFolder, startIdentity } from '@commerce/identity/testing';
+import { DEFAULT_CONFIG as GATEWAY_DEFAULTS, startGateway } from '@commerce/gateway';
+import type { RunningService } from '@platform/http/service';
+import { createLogger } from '@platform/runtime';
+import { freePort, IN_THIS_PROCESS } from '@platform/test-kit';
+import { DEFAULT_CONFIG as STOCK_DEFAULTS, startStockService } from '@stock/service';
+import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { ARTIFACTS, expectNoTrouble, launchChromium, type PageTrouble, watchForTrouble } from './chromium';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const require = createRequire(import.meta.url);
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+const CLERK = { username: 'clerk', password: 'a clerk’s long password', role: 'stock-clerk' };
+const MANAGER = { username: 'manager', password: 'a manager’s long password', role: 'order-manager' };
+
+/** The back office built as `pnpm build:back-office` builds it, into `outDir`. */
+function buildBackOffice(outDir: string): void {
+  const built = spawnSync('pnpm', ['--dir', 'packages/back-office', 'exec', 'vite', 'build', '--logLevel', 'warn'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, BACK_OFFICE_OUT_DIR: outDir },
+  });
+  expect(built.status, built.stderr).to.equal(0);
+}
+
+/** A member of staff added as `pnpm identity:add-user <name> --role <role> --password-stdin` adds one. */
+function addUser(usersFile: string, user: typeof CLERK): void {
+  const tsx = pathToFileURL(require.resolve('tsx')).href;
+  const script = join(ROOT, 'packages', 'identity', 'src', 'add-user-main.ts');
+  const added = spawnSync(
+    process.execPath,
+    ['--import', tsx, script, user.username, '--role', user.role, '--password-stdin'],
+    { input: `${user.password}\n`, encoding: 'utf8', env: { ...process.env, IDENTITY_USERS_FILE: usersFile } },
+  );
+  expect(added.status, added.stderr).to.equal(0);
+}
+
+interface Violation {
+  readonly id: string;
+  readonly impact: string;
+  readonly nodes: { target: string[] }[];
+}
+
+/** axe-core's scan of the page as it is: its serious and critical violations (none expected). */
+async function seriousViolations(page: Page): Promise<string[]> {
+  // Evaluated by the browser's debugger, which the page's Content-Security-Policy does not govern: nothing from a CDN.
+  await page.evaluate(AXE);
+  const violations = await page.evaluate<Violation[]>(
+    'axe.run(document, { resultTypes: ["violations"] }).then((result) => result.violations)',
+  );
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
+
+describe('the back office in headless Chromium, through the gateway', function () {
+  this.timeout(180_000);
+  let browser: Browser;
+  let files: ReturnType<typeof scratchFolder>;
+  let identity: IdentityUnderTest;
+  const running: RunningService[] = [];
+  let gatewayUrl: string;
+  const name = `Brass lamp ${randomBytes(3).toString('hex')}`;
+
+  before(async function () {
+    browser = await launchChromium(this);
+    files = scratchFolder();
+    const built = join(files.folder, 'back-office');
+    buildBackOffice(built);
+    for (const user of [CLERK, MANAGER]) addUser(files.usersFile, user);
+    // The issuer is the gateway's /identity, as start:system has it: the app signs in on its own origin.
+    const gatewayPort = await freePort();
+    gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+    // Behind the gateway, as start:system runs it: the endpoints it advertises are the gateway's (X-Forwarded-Host).
+    identity = await startIdentity(files, {
+      issuer: `${gatewayUrl}/identity`,
+      redisUrl: REDIS_URL,
+      trustProxy: 'true',
+    });
+    const auth = {
+      authIssuer: identity.service.issuer,
+      authDiscoveryUrl: `${identity.service.url}/identity/.well-known/openid-configuration`,
+    };
+    const quiet = (service: string) => ({ logger: createLogger(service, 'warn') });
+    const stock = await startStockService({ ...STOCK_DEFAULTS, ...IN_THIS_PROCESS, ...auth }, quiet('stock-service'));
+    const gateway = await startGateway(
+      {
+        ...GATEWAY_DEFAULTS,
+        port: gatewayPort,
+        host: '127.0.0.1',
+        metricsPort: 0,
+        shutdownDelayMs: 0,
+        stockUrl: [stock.url],
+        salesUrl: [stock.url],
+        identityUrl: [identity.service.url],
+        backOfficeDir: built,
+        ...auth,
+      },
+      quiet('gateway'),
+    );
+    running.push(gateway, stock);
+    const created = await callWith(
+      `${gatewayUrl}/api/products`,
+      await identity.token('inventory-sync', STOCK, 'stock:write'),
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name, price: 24.5, quantityInStock: 5 }),
+      },
+    );
+    expect(created.status).to.equal(201);
+  });
+  after(async () => {
+    await browser?.close();
+    for (const service of running) await service.close({ immediate: true });
+    await identity?.stop();
+    files?.remove();
+  });
+
+  /** A browser context that may reach the gateway only, with its page and what went wrong on it. */
+  async function openContext(): Promise<{
+    context: BrowserContext;
+    page: Page;
+    trouble: PageTrouble;
+    foreign: string[];
+  }> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const foreign: string[] = [];
+    await context.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(`${gatewayUrl}/`)) return route.continue();
+      foreign.push(url);
+      return route.abort('blockedbyclient');
+    });
+    const page = await context.newPage();
+    return { context, page, trouble: await watchForTrouble(context, page), foreign };
+  }
+
+  /** Opens /admin/, lands on the issuer's sign-in page, and signs in with the keyboard alone. */
+  async function signIn(page: Page, user: typeof CLERK): Promise<void> {
+    const served = await page.goto(`${gatewayUrl}/admin/`);
+    expect(served?.status()).to.equal(200);
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await seriousViolations(page), 'the sign-in page').to.deep.equal([]);
+    // The Username field has the focus when the page opens.
+    await page.keyboard.type(user.username);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(user.password);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Products' }).waitFor();
+  }
+
+  /** Tabs through the page until the element labelled `label` has the focus. */
+  async function tabTo(page: Page, label: string): Promise<void> {
+    const id = await page.getByLabel(label, { exact: true }).getAttribute('id');
+    for (let presses = 0; presses < 60; presses++) {
+      if ((await page.evaluate<string | undefined>('document.activeElement?.id')) === id) return;
+      await page.keyboard.press('Tab');
+    }
+    expect.fail(`Tab never reached ${label}`);
+  }
+
+  it('signs a clerk in, finds a product, adjusts its stock with a reason by keyboard alone, and signs out', async () => {
+    const { context, page, trouble, foreign } = await openContext();
+    try {
+      const served = await page.goto(`${gatewayUrl}/admin/`);
+      const policy = served?.headers()['content-security-policy'];
+      expect(policy).to.include("script-src 'self'").and.include("frame-ancestors 'none'");
+      await signIn(page, CLERK);
+      expect(new URL(page.url()).pathname).to.equal('/admin/');
+
+      await page.getByRole('searchbox', { name: 'Search' }).fill(name);
+      await page.getByRole('searchbox', { name: 'Search' }).press('Enter');
+      await page.getByRole('link', { name }).waitFor();
+      expect(await seriousViolations(page), 'Products').to.deep.equal([]);
+      await page.screenshot({ path: join(ARTIFACTS, 'back-office-products.png'), fullPage: true });
+      await page.getByRole('link', { name }).click();
+      await page.getByRole('heading', { name, level: 1 }).waitFor();
+      const states = ['On hand', 'Reserved', 'Committed', 'Quality control', 'Damaged', 'Available', 'Incoming'];
+      for (const state of states) await page.getByRole('columnheader', { name: state, exact: true }).waitFor();
+      const level = page.getByRole('row', { name: /^default/ });
+      expect(await level.getByRole('cell').allInnerTexts()).to.deep.equal(['5', '0', '0', '0', '0', '5', '0']);
+
+      const form = page.getByRole('form', { name: 'Adjust stock' });
+      await tabTo(page, 'Location');
+      await page.keyboard.press('Tab');
+      await page.keyboard.type('3');
+      await page.keyboard.press('Tab');
+      // A closed select takes the first option starting with what is typed: "received".
+      await page.keyboard.type('rec');
+      await page.keyboard.press('Tab');
+      await page.keyboard.type('delivery 77');
+      await page.keyboard.press('Enter');
+      await form.getByRole('status').filter({ hasText: 'Applied +3 (received).' }).waitFor();
+      await level.getByRole('cell').first().filter({ hasText: /^8$/ }).waitFor();
+      expect(await level.getByRole('cell').allInnerTexts()).to.deep.equal(['8', '0', '0', '0', '0', '8', '0']);
+      const newest = page.getByRole('region', { name: 'Ledger' }).getByRole('row').nth(1);
+      await newest.filter({ hasText: 'delivery 77' }).waitFor();
+      expect((await newest.getByRole('cell').allInnerTexts()).slice(1)).to.deep.equal([
+        'adjusted',
+        'default',
+        '3',
+        'received',
+        'delivery 77',
+        CLERK.username,
+      ]);
+
+      // A refusal shows where the action was, with the API's detail; nothing changes.
+      await page.getByLabel('Change', { exact: true }).fill('-100');
+      await form.getByRole('button', { name: 'Apply' }).click();
+      await form.getByRole('alert').waitFor();
+      expect(await form.getByRole('alert').innerText()).to.match(/available/i);
+      // Chromium logs the refused request itself: that error, and no other.
+      expect(trouble.consoleErrors.splice(0)).to.deep.equal([
+        'Failed to load resource: the server responded with a status of 409 (Conflict)',
+      ]);
+      expect(await seriousViolations(page), 'the product').to.deep.equal([]);
+      await page.screenshot({ path: join(ARTIFACTS, 'back-office-product.png'), fullPage: true });
+
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      // The issuer asks; its Sign out ends the session and sends the browser back to the app.
+      await page.getByRole('heading', { name: 'Sign out?' }).waitFor();
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByText('You have signed out.').waitFor();
+      expect(new URL(page.url()).pathname).to.equal('/admin/');
+      expect(await seriousViolations(page), 'signed out').to.deep.equal([]);
+      await page.screenshot({ path: join(ARTIFACTS, 'back-office-signed-out.png'), fullPage: true });
+      // Signed out for real: signing in again asks for the password.
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByLabel('Password').waitFor();
+      const stored = String(
+        await page.evaluate('JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage)])'),
+      );
+      expect(stored).not.to.include('access_token').and.not.to.include('refresh_token').and.not.to.include('eyJ');
+      await expectNoTrouble(trouble, foreign);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows an order manager the levels but not Adjust stock: the token grants no stock:write', async () => {
+    const { context, page, trouble, foreign } = await openContext();
+    try {
+      await signIn(page, MANAGER);
+      await page.getByRole('searchbox', { name: 'Search' }).fill(name);
+      await page.getByRole('searchbox', { name: 'Search' }).press('Enter');
+      await page.getByRole('link', { name }).click();
+      await page.getByRole('columnheader', { name: 'On hand' }).waitFor();
+      await page.getByRole('region', { name: 'Ledger' }).getByRole('row').nth(1).waitFor();
+      expect(await page.getByRole('form', { name: 'Adjust stock' }).count()).to.equal(0);
+      expect(await page.getByRole('button', { name: 'Apply' }).count()).to.equal(0);
+      await page.getByRole('link', { name: 'Low stock' }).click();
+      await page.getByRole('heading', { name: 'Low stock' }).waitFor();
+      expect(await seriousViolations(page), 'Low stock').to.deep.equal([]);
+      await expectNoTrouble(trouble, foreign);
+    } finally {
+      await context.close();
+    }
+  });
+});
