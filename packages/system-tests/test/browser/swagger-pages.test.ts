@@ -101,6 +101,7 @@ describe('the /swagger pages in headless Chromium', function () {
         'Reservations',
         'Locations',
         'Stock transfers',
+        'Fulfilment',
         'Webhooks',
         'Operations',
       ]);
