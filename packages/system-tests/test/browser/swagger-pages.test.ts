@@ -148,6 +148,9 @@ describe('the /swagger pages in headless Chromium', function () {
         backorderedQuantity: 0,
         lowStockThreshold: 0,
         stockState: 'in',
+        committedQuantity: 0,
+        qualityControlQuantity: 0,
+        damagedQuantity: 0,
       });
 
       await page.screenshot({ path: join(ARTIFACTS, 'stock-swagger.png'), fullPage: true });
