@@ -190,15 +190,14 @@ describe('staff sign-in: authorization code with PKCE for the back office', func
     await startSignIn(browser, pkce().challenge);
   });
 
-  it('gives an order manager the scopes of the role: orders:admin on sales, stock:read on stock', async () => {
+  it('gives an order manager the scopes of the role: orders:admin and orders:refund on sales, stock:read on stock', async () => {
     const { code, verifier } = await signIn(new Browser(freshAddress()), MANAGER);
     const stock = (await (await exchange(code, verifier)).json()) as Record<string, string>;
     expect(decodePart(stock.access_token!, 1).scope).to.equal('stock:read');
     const sales = (await (
       await token({ grant_type: 'refresh_token', refresh_token: stock.refresh_token!, resource: SALES })
     ).json()) as Record<string, string>;
-    // orders:refund joins once @commerce/contracts declares it (roles.ts).
-    expect(decodePart(sales.access_token!, 1).scope).to.equal('orders:read orders:admin');
+    expect(decodePart(sales.access_token!, 1).scope).to.equal('orders:read orders:admin orders:refund');
   });
 
   it('refuses an authorization without PKCE, or with plain PKCE, sending the error back to the app', async () => {
