@@ -24,8 +24,14 @@ export function movementValues(
     kind,
     change.delta,
     0,
+    // committed, quality-control and damaged: a plain change moves none of them.
+    0,
+    0,
+    0,
     change.quantityAfter,
     change.reservedAfter,
+    // The reason code a change without one carries (the service's default for an adjustment, its kind otherwise).
+    kind === 'adjusted' ? 'correction' : kind,
     reason,
     null,
     requestId,

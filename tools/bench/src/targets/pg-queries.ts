@@ -28,6 +28,9 @@ interface Row {
   version: number;
   movement_sequence?: number;
   low_stock_alert?: boolean;
+  committed_quantity?: number;
+  quality_control_quantity?: number;
+  damaged_quantity?: number;
 }
 
 interface LevelRow {
@@ -48,6 +51,9 @@ const stored = (row: Row): StoredProduct => ({
   backorderedQuantity: row.backordered_quantity,
   lowStockThreshold: row.low_stock_threshold,
   version: row.version,
+  committedQuantity: Number(row.committed_quantity ?? 0),
+  qualityControlQuantity: Number(row.quality_control_quantity ?? 0),
+  damagedQuantity: Number(row.damaged_quantity ?? 0),
 });
 
 /** The default location's id (DEFAULT_LOCATION_ID), where a client that names no location keeps its stock. */
@@ -136,7 +142,26 @@ export function pgQueries(pool: pg.Pool, prepared = true): Handlers {
       const { reason, requestId, actor, traceId, at } = requestContext();
       const product = [...details(body), q, 0, 0, null, 1];
       const level = [DEFAULT_LOCATION, q];
-      const opening = [DEFAULT_LOCATION, null, 'created', q, 0, q, 0, reason, null, requestId, actor, traceId, 1, at];
+      const opening = [
+        DEFAULT_LOCATION,
+        null,
+        'created',
+        q,
+        0,
+        0,
+        0,
+        0,
+        q,
+        0,
+        'created',
+        reason,
+        null,
+        requestId,
+        actor,
+        traceId,
+        1,
+        at,
+      ];
       return stored((await first(ADD_PRODUCT, [...product, ...level, ...opening]))!);
     },
     update: async (id, body) => {
@@ -167,7 +192,7 @@ export function pgQueries(pool: pg.Pool, prepared = true): Handlers {
       });
     },
     adjust: async (id, delta) => {
-      const atOnce = await first(ADJUST_AT_ONCE, [id, DEFAULT_LOCATION, delta, HYSTERESIS, ...context()]);
+      const atOnce = await first(ADJUST_AT_ONCE, [id, DEFAULT_LOCATION, delta, HYSTERESIS, 'correction', ...context()]);
       if (atOnce) return stored(atOnce);
       return inTransaction(async (on) => {
         const locked = await lock(on, id);

@@ -33,6 +33,10 @@ export interface StoredProduct extends BodyProduct {
   backorderedQuantity: number;
   lowStockThreshold: number;
   version: number;
+  /** The named states' totals (the service's product row has them; a baseline without them holds none). */
+  committedQuantity?: number;
+  qualityControlQuantity?: number;
+  damagedQuantity?: number;
 }
 
 export function toBodyProduct(raw: unknown): BodyProduct | undefined {
@@ -50,7 +54,9 @@ export function toBodyProduct(raw: unknown): BodyProduct | undefined {
 export function productJson(product: StoredProduct) {
   const { id, name, description, price, quantityInStock, reservedQuantity } = product;
   const { backorderLimit, backorderedQuantity, lowStockThreshold } = product;
-  const available = quantityInStock - reservedQuantity - backorderedQuantity;
+  const { committedQuantity = 0, qualityControlQuantity = 0, damagedQuantity = 0 } = product;
+  const setAside = committedQuantity + qualityControlQuantity + damagedQuantity;
+  const available = quantityInStock - reservedQuantity - setAside - backorderedQuantity;
   return {
     id,
     // The baselines keep no SKUs: every product answers none, as one created without a SKU does.
@@ -65,6 +71,9 @@ export function productJson(product: StoredProduct) {
     backorderedQuantity,
     lowStockThreshold,
     stockState: available <= 0 ? 'out' : available < lowStockThreshold ? 'low' : 'in',
+    committedQuantity,
+    qualityControlQuantity,
+    damagedQuantity,
   };
 }
 

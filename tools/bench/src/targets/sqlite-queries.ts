@@ -23,6 +23,9 @@ interface Row {
   version: number;
   movement_sequence?: number;
   low_stock_alert?: number;
+  committed_quantity?: number;
+  quality_control_quantity?: number;
+  damaged_quantity?: number;
 }
 
 interface LevelRow {
@@ -43,6 +46,9 @@ const stored = (row: Row): StoredProduct => ({
   backorderedQuantity: row.backordered_quantity,
   lowStockThreshold: row.low_stock_threshold,
   version: row.version,
+  committedQuantity: Number(row.committed_quantity ?? 0),
+  qualityControlQuantity: Number(row.quality_control_quantity ?? 0),
+  damagedQuantity: Number(row.damaged_quantity ?? 0),
 });
 
 /** The service's default statement timeout, which is its busy timeout on SQLite. */
@@ -106,6 +112,9 @@ export function sqliteQueries(db: Database.Database): Handlers {
     saveProduct(
       quantity,
       reserved,
+      Number(product.committed_quantity ?? 0),
+      Number(product.quality_control_quantity ?? 0),
+      Number(product.damaged_quantity ?? 0),
       backordered,
       product.low_stock_alert,
       sequence,
@@ -113,11 +122,11 @@ export function sqliteQueries(db: Database.Database): Handlers {
       product.id,
       product.version,
     );
-    moveLevel(delta, 0, 0, product.id, DEFAULT_LOCATION);
+    moveLevel(delta, 0, 0, 0, 0, 0, product.id, DEFAULT_LOCATION);
     const movement = { delta, quantityAfter: quantity, reservedAfter: reserved, sequence };
     const values = movementValues(product.id, DEFAULT_LOCATION, kind, movement);
     // better-sqlite3 binds no Date: the service's connection binds a time as epoch milliseconds.
-    appendMovement(...values.slice(0, -1), values[14].getTime());
+    appendMovement(...values.slice(0, -1), values[18].getTime());
     return stored({ ...product, quantity_in_stock: quantity, version });
   };
   /** The product and its levels in one read, as ProductStockRepository.lock reads them on SQLite. */
@@ -142,7 +151,7 @@ export function sqliteQueries(db: Database.Database): Handlers {
       inTransaction(() => {
         const q = body.quantityInStock;
         const row = insert(...details(body), q, 0, 0, null, 1)[0]!;
-        createLevel(row.id, DEFAULT_LOCATION, q, 0, 0);
+        createLevel(row.id, DEFAULT_LOCATION, q, 0, 0, 0, 0, 0);
         const { reason, requestId, actor, traceId, at } = requestContext();
         appendMovement(
           row.id,
@@ -151,8 +160,12 @@ export function sqliteQueries(db: Database.Database): Handlers {
           'created',
           q,
           0,
+          0,
+          0,
+          0,
           q,
           0,
+          'created',
           reason,
           null,
           requestId,
