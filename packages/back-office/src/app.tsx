@@ -1,5 +1,7 @@
 import { useEffect, useState } from 'react';
 import { LowStockPage } from './low-stock-page';
+import { OrderPage } from './orders/order-page';
+import { OrdersPage } from './orders/orders-page';
 import { ProblemMessage } from './problem-message';
 import { ProductPage } from './product-page';
 import { ProductsPage } from './products-page';
@@ -13,6 +15,9 @@ function Page({ session, scopes }: { session: Session; scopes: Set<string> }) {
   const product = new RegExp(`^${BASE}/products/(\\d+)$`).exec(pathname);
   if (product) return <ProductPage session={session} id={Number(product[1])} scopes={scopes} />;
   if (pathname === `${BASE}/low-stock`) return <LowStockPage session={session} />;
+  const order = new RegExp(`^${BASE}/orders/([0-9a-fA-F-]{36})$`).exec(pathname);
+  if (order) return <OrderPage session={session} id={order[1]!} scopes={scopes} />;
+  if (pathname === `${BASE}/orders`) return <OrdersPage session={session} />;
   if (pathname === `${BASE}/` || pathname === `${BASE}/products`) return <ProductsPage session={session} />;
   return (
     <>
@@ -34,6 +39,7 @@ function SignedIn({ session }: { session: Session }) {
         <nav aria-label="Main">
           <Link href={`${BASE}/products`}>Products</Link>
           <Link href={`${BASE}/low-stock`}>Low stock</Link>
+          <Link href={`${BASE}/orders`}>Orders</Link>
         </nav>
         <span className="who">{session.username}</span>
         <button type="button" onClick={() => void signOut()}>
