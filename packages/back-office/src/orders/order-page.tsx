@@ -42,6 +42,8 @@ function settling({ order, shipments, returns }: OrderView): boolean {
   const returned = unitsOf(order.lines.map((line) => ({ quantity: line.returnedQuantity })));
   return (
     order.refunds.some((refund) => refund.status === 'pending') ||
+    // Sales captures at the first shipment, and the provider's webhook says it did.
+    (shipped > 0 && order.payment?.status === 'authorized') ||
     shipments.reduce((sum, shipment) => sum + unitsOf(shipment.lines), 0) > shipped ||
     returns.reduce((sum, stockReturn) => sum + unitsOf(stockReturn.lines), 0) > returned
   );
