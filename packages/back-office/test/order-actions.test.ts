@@ -80,7 +80,9 @@ describe('the back office’s order actions', () => {
   });
 
   it('knows the statuses sales answers and the dispositions stock takes', () => {
-    expect([...ORDER_STATUSES]).to.deep.equal(spec('sales.openapi.yaml').components.schemas.Order!.properties.status!.enum);
+    expect([...ORDER_STATUSES]).to.deep.equal(
+      spec('sales.openapi.yaml').components.schemas.Order!.properties.status!.enum,
+    );
     expect([...DISPOSITIONS]).to.deep.equal(
       spec('openapi.yaml').components.schemas.ReturnLine!.properties.disposition!.enum,
     );

@@ -48,7 +48,9 @@ describe('pnpm start:system', function () {
       expect(admin.status, await admin.clone().text()).to.equal(200);
       expect(admin.headers.get('content-type')).to.match(/^text\/html/);
       expect(admin.headers.get('content-security-policy')).to.include("script-src 'self'");
-      expect(await admin.text()).to.match(/<script type="module" crossorigin src="\/admin\/assets\/index-[\w-]+\.js"><\/script>/);
+      expect(await admin.text()).to.match(
+        /<script type="module" crossorigin src="\/admin\/assets\/index-[\w-]+\.js"><\/script>/,
+      );
 
       const answers = jsonAnswers<CurlAnswer>(
         await runReadmeWalkthrough(gateway, data, { payments: `http://localhost:${ports.PAYMENTS_PORT}` }),

@@ -31,7 +31,11 @@ describe('start:system’s build of the back office', () => {
   });
 
   it('says in one line how to build it when its build fails, and nothing when it is fresh', () => {
-    const failed = buildBackOfficeIfStale(root, [process.execPath, '-e', 'console.error("vite: broken"); process.exit(1)']);
+    const failed = buildBackOfficeIfStale(root, [
+      process.execPath,
+      '-e',
+      'console.error("vite: broken"); process.exit(1)',
+    ]);
     expect(failed).to.deep.equal({
       kind: 'failed',
       line: `the back office needs a build (it was never built) and ${process.execPath} -e console.error("vite: broken"); process.exit(1) failed (vite: broken): run pnpm build:back-office, then reload /admin/`,

@@ -18,7 +18,11 @@ export interface OrdersPage {
  * One screen of orders, oldest first, of `status` when one is given. Sales pages its orders by id and does not filter
  * them by status: the screen reads its pages (up to PAGES_SCANNED of them) and keeps the orders of that status.
  */
-export async function loadOrders(session: Session, status: OrderStatus | undefined, after?: string): Promise<OrdersPage> {
+export async function loadOrders(
+  session: Session,
+  status: OrderStatus | undefined,
+  after?: string,
+): Promise<OrdersPage> {
   const orders: Order[] = [];
   let cursor = after;
   for (let page = 0; page < PAGES_SCANNED; page++) {

@@ -19,7 +19,10 @@ const SHIPPABLE: readonly OrderStatus[] = ['paid', 'partially_shipped'];
  * The actions an order's page offers: those its state allows and the signed-in person's scopes grant (the APIs check
  * both again; this only spares a person a button that can only be refused).
  */
-export function allowedActions(order: Order, scopes: ReadonlySet<string>): { ship: boolean; return: boolean; refund: boolean } {
+export function allowedActions(
+  order: Order,
+  scopes: ReadonlySet<string>,
+): { ship: boolean; return: boolean; refund: boolean } {
   const fulfils = scopes.has('stock:fulfil');
   return {
     ship:

@@ -43,7 +43,9 @@ export function OrdersPage({ session }: { session: Session }) {
       {page.state === 'loaded' && (
         <>
           {page.value.orders.length === 0 ? (
-            <p>No {status ? `${statusLabel(status)} ` : ''}order{after ? ' further on' : ''}.</p>
+            <p>
+              No {status ? `${statusLabel(status)} ` : ''}order{after ? ' further on' : ''}.
+            </p>
           ) : (
             <table>
               <caption className="visually-hidden">Orders, oldest first</caption>

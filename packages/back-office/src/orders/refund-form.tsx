@@ -30,7 +30,9 @@ export function RefundForm({ session, order, onDone, onClose }: Props) {
         headers: { 'idempotency-key': idempotencyKey },
         body: { amount: Number(amount), reason: reason.trim() },
       });
-      onDone(`Refund of ${money(answer.body.amount, currency)} recorded (${answer.body.status}): the provider settles it.`);
+      onDone(
+        `Refund of ${money(answer.body.amount, currency)} recorded (${answer.body.status}): the provider settles it.`,
+      );
     });
   };
 

@@ -73,12 +73,12 @@ describe('the back office’s orders in headless Chromium, through pnpm start:sy
       expect(await page.getByLabel('Status').inputValue()).to.equal('paid');
       const link = page.getByRole('link', { name: orderId });
       await link.waitFor();
-      expect(await page.getByRole('row', { name: new RegExp(orderId) }).getByRole('cell').allInnerTexts()).to.include.members([
-        'demo',
-        'paid',
-        '2 × Reading lamp',
-        '€49.00',
-      ]);
+      expect(
+        await page
+          .getByRole('row', { name: new RegExp(orderId) })
+          .getByRole('cell')
+          .allInnerTexts(),
+      ).to.include.members(['demo', 'paid', '2 × Reading lamp', '€49.00']);
       await screen(page, 'orders');
       await page.getByLabel('Status').selectOption('shipped');
       await page.getByText('No shipped order.').waitFor();
@@ -88,7 +88,14 @@ describe('the back office’s orders in headless Chromium, through pnpm start:sy
       await page.getByRole('heading', { name: `Order ${orderId}` }).waitFor();
       const lines = page.getByRole('region', { name: 'Lines' });
       const line = lines.getByRole('row', { name: /Reading lamp/ });
-      expect(await line.getByRole('cell').allInnerTexts()).to.deep.equal(['2', '€24.50', '€49.00', 'default: 2', '0', '0']);
+      expect(await line.getByRole('cell').allInnerTexts()).to.deep.equal([
+        '2',
+        '€24.50',
+        '€49.00',
+        'default: 2',
+        '0',
+        '0',
+      ]);
       const payment = page.getByRole('region', { name: 'Payment' });
       expect(await fact(payment, 'Amount').innerText()).to.equal('€49.00');
       expect(await fact(payment, 'Captured').innerText()).to.equal('€0.00');
@@ -103,12 +110,22 @@ describe('the back office’s orders in headless Chromium, through pnpm start:sy
       await ship.getByLabel('Quantity').fill('2');
       await screen(page, 'ship');
       await ship.getByRole('button', { name: 'Confirm shipment' }).click();
-      await page.getByRole('status').filter({ hasText: /^Shipment [\w-]+ recorded: 2 units\./ }).waitFor();
+      await page
+        .getByRole('status')
+        .filter({ hasText: /^Shipment [\w-]+ recorded: 2 units\./ })
+        .waitFor();
       const shipments = page.getByRole('region', { name: 'Shipments' });
       await shipments.getByRole('cell', { name: '2 × Reading lamp from default' }).waitFor();
       // Sales hears of the shipment by its event, then captures the payment: the page reads the order until it shows.
       await fact(payment, 'Captured').filter({ hasText: '€49.00' }).waitFor({ timeout: 60_000 });
-      expect(await line.getByRole('cell').allInnerTexts()).to.deep.equal(['2', '€24.50', '€49.00', 'default: 2', '2', '0']);
+      expect(await line.getByRole('cell').allInnerTexts()).to.deep.equal([
+        '2',
+        '€24.50',
+        '€49.00',
+        'default: 2',
+        '2',
+        '0',
+      ]);
       expect(await actions.getByRole('button').allInnerTexts()).to.deep.equal(['Record return', 'Refund']);
 
       await actions.getByRole('button', { name: 'Record return' }).click();
@@ -118,7 +135,10 @@ describe('the back office’s orders in headless Chromium, through pnpm start:sy
       await returned.getByLabel('Location').selectOption({ label: 'default' });
       await screen(page, 'return');
       await returned.getByRole('button', { name: 'Confirm return' }).click();
-      await page.getByRole('region', { name: 'Returns' }).getByRole('cell', { name: '1 × Reading lamp to default, damaged' }).waitFor();
+      await page
+        .getByRole('region', { name: 'Returns' })
+        .getByRole('cell', { name: '1 × Reading lamp to default, damaged' })
+        .waitFor();
       await line.getByRole('cell').last().filter({ hasText: /^1$/ }).waitFor({ timeout: 60_000 });
 
       await actions.getByRole('button', { name: 'Refund', exact: true }).click();
