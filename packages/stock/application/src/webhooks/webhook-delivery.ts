@@ -84,6 +84,22 @@ export class WebhookDelivery {
     return every(pollMs, 'webhook delivery', () => this.drain(), this.options.logger);
   }
 
+  /**
+   * Forgets settled deliveries (and their attempts and events) made more than `retentionMs` ago, a batch at a time
+   * until none is left; answers how many deliveries it forgot.
+   */
+  async sweep(retentionMs: number): Promise<number> {
+    let forgotten = 0;
+    for (let swept = this.batch; swept === this.batch; forgotten += swept)
+      swept = await this.options.store.sweep(this.now() - retentionMs, this.batch);
+    return forgotten;
+  }
+
+  /** Sweeps every `everyMs` until stopped. */
+  startSweeping(everyMs: number, retentionMs: number): BackgroundWork {
+    return every(everyMs, 'webhook sweep', () => this.sweep(retentionMs), this.options.logger);
+  }
+
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
     const { subscription, event } = delivery;
     const startedAt = this.now();

@@ -98,4 +98,10 @@ export interface WebhookStore {
    * replay sends what the records hold even where no subscription took it when it happened.
    */
   replay(subscriptionId: string, from: ReplayFrom, now: number, rebuilt?: readonly OutboxEnvelope[]): Promise<number>;
+  /**
+   * Forgets up to `batch` settled deliveries (delivered, or given up) made before `before`, with their attempts, and
+   * then the stored events made before `before` that no delivery names any more. Pending deliveries and their events
+   * stay whatever their age. Answers how many deliveries it forgot; instances sweeping at once never fail for it.
+   */
+  sweep(before: number, batch: number): Promise<number>;
 }

@@ -173,6 +173,23 @@ export class InMemoryWebhookStore implements WebhookStore {
     return chosen.length;
   }
 
+  async sweep(before: number, batch: number): Promise<number> {
+    const forgotten = new Set<string>();
+    for (const [id, delivery] of this.deliveries) {
+      if (forgotten.size === batch) break;
+      if (delivery.state === 'pending' || delivery.createdAt >= before) continue;
+      this.deliveries.delete(id);
+      forgotten.add(String(id));
+    }
+    for (let i = this.attemptLog.length - 1; i >= 0; i--)
+      if (forgotten.has(this.attemptLog[i]!.deliveryId)) this.attemptLog.splice(i, 1);
+    const named = new Set([...this.deliveries.values()].map((delivery) => delivery.eventId));
+    for (const [id, event] of this.events) if (event.occurredAt < before && !named.has(id)) this.events.delete(id);
+    // The outbox's own sweep drops published rows; their fan-out marks go with them.
+    for (const id of this.fannedOut) if (this.outbox.get(id) === undefined) this.fannedOut.delete(id);
+    return forgotten.size;
+  }
+
   private queue(subscriptionId: string, event: StoredEvent, now: number): void {
     const id = this.nextDeliveryId++;
     this.deliveries.set(id, {

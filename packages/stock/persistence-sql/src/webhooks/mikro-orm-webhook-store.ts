@@ -341,6 +341,27 @@ export class MikroOrmWebhookStore implements WebhookStore {
       return chosen.length;
     });
   }
+
+  sweep(before: number, batch: number): Promise<number> {
+    return this.database.transaction(async (tx) => {
+      // Rows another instance is sweeping at this moment are skipped rather than waited for.
+      const lock = tx.dialect === 'postgresql' ? ' for update skip locked' : '';
+      const settled = await tx.all<{ id: number | string }>(
+        `select "id" from "webhook_delivery" where "state" <> 'pending' and "created_at" < ? order by "id" limit ?${lock}`,
+        [before, batch],
+      );
+      if (settled.length === 0) return 0;
+      const ids = settled.map((row) => Number(row.id));
+      await tx.run(`delete from "webhook_attempt" where "delivery_id" in (${list(ids.length)})`, ids);
+      await tx.run(`delete from "webhook_delivery" where "id" in (${list(ids.length)})`, ids);
+      await tx.run(
+        `delete from "webhook_event" where "occurred_at" < ?
+         and not exists (select 1 from "webhook_delivery" "d" where "d"."event_id" = "webhook_event"."id")`,
+        [before],
+      );
+      return ids.length;
+    });
+  }
 }
 
 /** Stores an event once: an event of the same id stored before (by the fan-out, or an earlier replay) stays. */

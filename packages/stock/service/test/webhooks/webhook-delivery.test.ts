@@ -174,6 +174,29 @@ for (const [name, open] of [
       expect(later.headers['webhook-signature']).to.equal(signed);
     });
 
+    it('forgets what it delivered once the retention has passed, in batches, and never what is still to send', async () => {
+      const now = () => r.clock.now;
+      const worker = new WebhookDelivery({ store: r.h.store, secrets: box, sender: r.sender, logger, now, batch: 2 });
+      const { subscription } = await r.subscriptions.create({ url: receiver.url, events: ['*'] });
+      await r.h.write(...[1, 2, 3, 4, 5].map((productId) => anEvent('stock.level.changed', { productId })));
+      await worker.drain();
+      receiver.answer = () => 503;
+      await r.h.write(anEvent('stock.level.changed', { productId: 6 }));
+      await worker.drain();
+      const HOUR = 3_600_000;
+      r.clock.now += HOUR;
+      expect(await worker.sweep(2 * HOUR)).to.equal(0);
+      expect(await r.subscriptions.attempts(subscription.id, 10)).to.have.length(6);
+      r.clock.now += 2 * HOUR;
+      // Five delivered, in batches of two; the one still retrying stays, with its attempts.
+      expect(await worker.sweep(2 * HOUR)).to.equal(5);
+      const kept = await r.subscriptions.attempts(subscription.id, 10);
+      expect(kept.map((attempt) => attempt.statusCode)).to.deep.equal([503]);
+      receiver.answer = () => 204;
+      await worker.drain();
+      expect(receiver.received.at(-1)!.headers['webhook-id']).to.equal(`msg_${kept[0]!.eventId}`);
+    });
+
     it('replays what is stored with the original webhook-ids', async () => {
       const { subscription, secret } = await r.subscriptions.create({
         url: receiver.url,
