@@ -96,28 +96,43 @@ export class InMemoryWebhookStore implements WebhookStore {
     return taken.length;
   }
 
-  async claim(batch: number, leaseMs: number, now: number): Promise<ClaimedDelivery[]> {
-    const heads = new Map<string, DeliveryRow>();
+  async claim(batch: number, leaseMs: number, now: number, run = 1): Promise<ClaimedDelivery[]> {
+    // Each key's unsettled deliveries, in their order.
+    const queues = new Map<string, DeliveryRow[]>();
     for (const delivery of this.deliveries.values()) {
+      if (delivery.state !== 'pending') continue;
       const key = `${delivery.subscriptionId}\n${delivery.orderingKey}`;
-      if (delivery.state === 'pending' && !heads.has(key)) heads.set(key, delivery);
+      const queue = queues.get(key);
+      if (queue) queue.push(delivery);
+      else queues.set(key, [delivery]);
     }
     const claimed: ClaimedDelivery[] = [];
-    for (const delivery of heads.values()) {
-      if (claimed.length === batch) break;
-      const subscription = this.subscriptionsById.get(delivery.subscriptionId);
+    let heads = 0;
+    for (const [head, ...behind] of queues.values()) {
+      if (heads === batch) break;
+      const subscription = this.subscriptionsById.get(head!.subscriptionId);
       if (!subscription || subscription.disabledAt !== null) continue;
-      if (delivery.nextAttemptAt > now || delivery.lockedUntil > now) continue;
-      delivery.lockedUntil = now + leaseMs;
-      claimed.push({
-        id: String(delivery.id),
-        subscription,
-        event: this.events.get(delivery.eventId)!,
-        attempts: delivery.attempts,
-        createdAt: delivery.createdAt,
-      });
+      if (head!.nextAttemptAt > now || head!.lockedUntil > now) continue;
+      heads++;
+      for (const delivery of [head!, ...behind.slice(0, run - 1)]) {
+        delivery.lockedUntil = now + leaseMs;
+        claimed.push({
+          id: String(delivery.id),
+          subscription,
+          event: this.events.get(delivery.eventId)!,
+          attempts: delivery.attempts,
+          createdAt: delivery.createdAt,
+        });
+      }
     }
     return claimed;
+  }
+
+  async release(deliveryIds: readonly string[]): Promise<void> {
+    for (const id of deliveryIds) {
+      const delivery = this.deliveries.get(Number(id));
+      if (delivery?.state === 'pending') delivery.lockedUntil = 0;
+    }
   }
 
   async recordAttempt(attempt: AttemptRecord, outcome: DeliveryOutcome): Promise<void> {

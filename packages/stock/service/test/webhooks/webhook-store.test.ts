@@ -84,6 +84,26 @@ function webhookStoreContract(name: string, open: HarnessFactory): void {
       expect(next.map((d) => [d.event.id, d.attempts])).to.deep.equal([[second.id, 0]]);
     });
 
+    it('claims a run of a key behind its head, in order; the released rest is claimable again, oldest first', async () => {
+      const s = aSubscription(['*']);
+      await h.store.addSubscription(s);
+      const hot = [1, 2, 3, 4, 5].map((sequence) => anEvent('stock.level.changed', { productId: 1, sequence }));
+      const other = anEvent('stock.level.changed', { productId: 2, sequence: 1 });
+      await h.write(hot[0]!, other, ...hot.slice(1));
+      await h.store.fanOut(100, NOW);
+      const claimed = await h.store.claim(10, LEASE, NOW, 3);
+      expect(claimed.map((d) => d.event.id)).to.deep.equal([hot[0]!.id, hot[1]!.id, hot[2]!.id, other.id]);
+      // Nobody else gets any of the run, nor what stands behind it.
+      expect(await h.otherStore.claim(10, LEASE, NOW, 3)).to.deep.equal([]);
+      await h.store.recordAttempt(
+        { ...attemptOf(claimed[0]!.id, s.id, hot[0]!.id), statusCode: 200 },
+        { kind: 'delivered' },
+      );
+      await h.store.release([claimed[1]!.id, claimed[2]!.id]);
+      const again = await h.otherStore.claim(10, LEASE, NOW, 10);
+      expect(again.map((d) => d.event.id)).to.deep.equal(hot.slice(1).map((e) => e.id));
+    });
+
     it('leases a claimed delivery: no other instance gets it until the lease ends', async () => {
       const s = aSubscription(['*']);
       await h.store.addSubscription(s);
