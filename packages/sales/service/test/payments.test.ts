@@ -6,6 +6,7 @@ import { HandleStockEvent, type StockEvent } from '@sales/application';
 import { expect } from 'chai';
 import { createHmac, randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
+import { Tokens } from '../src';
 import { type SalesUnderTest, type StockUnderTest, startSales, startStock } from './support';
 
 const KEY = 'sk_test_sales_payments';
@@ -102,6 +103,30 @@ describe('The sales service with the offline payment provider misbehaving', func
       .map((row) => JSON.parse(row.payload) as { data: { orderId: string } });
   };
 
+  /** Stripe's event that an order's 10.00 is held, as the provider would send it for `order`'s intent. */
+  const capturableEvent = (order: OrderJson) =>
+    JSON.stringify({
+      id: `evt_${randomUUID().replaceAll('-', '')}`,
+      object: 'event',
+      type: 'payment_intent.amount_capturable_updated',
+      created: Math.floor(Date.now() / 1000),
+      data: {
+        object: {
+          id: order.payment!.intentId,
+          object: 'payment_intent',
+          amount: 1000,
+          amount_capturable: 1000,
+          amount_received: 0,
+          currency: 'eur',
+          status: 'requires_capture',
+          metadata: { order_id: order.id },
+        },
+      },
+    });
+  /** A Stripe-Signature header over `payload` at `at` (seconds), with the endpoint's secret unless told. */
+  const signed = (payload: string, at: number, key = secret) =>
+    `t=${at},v1=${createHmac('sha256', key).update(`${at}.${payload}`).digest('hex')}`;
+
   before(async function () {
     provider = startServiceProcess(OFFLINE_PROVIDER_MAIN, {
       PAYMENTS_API_KEY: KEY,
@@ -157,26 +182,7 @@ describe('The sales service with the offline payment provider misbehaving', func
   it('refuses a webhook with a bad signature, one signed too long ago, and one whose body changed: 400, nothing changes', async () => {
     const order = await authorising();
     const before = await read(order.id);
-    const body = JSON.stringify({
-      id: `evt_${randomUUID().replaceAll('-', '')}`,
-      object: 'event',
-      type: 'payment_intent.amount_capturable_updated',
-      created: Math.floor(Date.now() / 1000),
-      data: {
-        object: {
-          id: order.payment!.intentId,
-          object: 'payment_intent',
-          amount: 1000,
-          amount_capturable: 1000,
-          amount_received: 0,
-          currency: 'eur',
-          status: 'requires_capture',
-          metadata: { order_id: order.id },
-        },
-      },
-    });
-    const signed = (payload: string, at: number, key = secret) =>
-      `t=${at},v1=${createHmac('sha256', key).update(`${at}.${payload}`).digest('hex')}`;
+    const body = capturableEvent(order);
     const now = Math.floor(Date.now() / 1000);
     for (const [what, payload, signature] of [
       ['a bad signature', body, signed(body, now, 'whsec_forged')],
@@ -199,6 +205,9 @@ describe('The sales service with the offline payment provider misbehaving', func
       body,
     });
     expect(genuine.status, 'the same body, signed now with the secret').to.equal(200);
+    // The refused deliveries took nothing, not even the event's id: the genuine one is the first, and pays the order.
+    const paid = await until('paid by the genuine event', order.id, (o) => o.status === 'paid');
+    expect(paid.payment).to.include({ status: 'authorized', amount: 10 });
   });
 
   it('shows a declined card on the order, and is paid by the card after it', async () => {
@@ -246,6 +255,41 @@ describe('The sales service with the offline payment provider misbehaving', func
     );
     const expired = await until('given back', racing.id, (o) => o.payment?.status === 'canceled');
     expect(expired.status).to.equal('expired');
+  });
+
+  it('records a capture the provider refuses for good on the order, says so once, counts it, and owes it no more', async () => {
+    const order = await authorising();
+    // Sales hears, genuinely signed, that the total is held, though the buyer never confirmed at the provider: the
+    // intent still waits for a payment method there, so the capture at the first shipment is refused for good.
+    const body = capturableEvent(order);
+    const heard = await sales.request('/api/payment-events', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'stripe-signature': signed(body, Math.floor(Date.now() / 1000)) },
+      body,
+    });
+    expect(heard.status).to.equal(200);
+    await until('paid', order.id, (o) => o.status === 'paid');
+    await ship(order.id, 1);
+    const refused = await until('the refusal recorded', order.id, (o) => o.payment?.refusedCall !== undefined);
+    expect(refused.status).to.equal('shipped');
+    expect(refused.payment).to.include({ status: 'authorized', refusedCall: 'capture', capturedAmount: 0 });
+    expect(refused.payment!.lastError).to.match(
+      /could not be captured because it has a status of requires_payment_method/,
+    );
+    const intent = await fetch(`${providerUrl}/v1/payment_intents/${order.payment!.intentId}`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    });
+    expect(await intent.json()).to.include({ status: 'requires_payment_method', amount_received: 0 });
+    // Owed no more: the worker never takes the order again.
+    const stored = await sales.service.container.resolve(Tokens.OrderRepository).findById(order.id);
+    expect(stored!.paymentWork()).to.equal(undefined);
+    const metrics = await (await sales.request('/metrics')).text();
+    expect(metrics).to.include('sales_payment_calls_refused_total{call="capture"} 1');
+    const warnings = sales.logs.filter(
+      (line) => line.orderId === order.id && String(line.message).includes('refused a call for good'),
+    );
+    expect(warnings).to.have.length(1);
+    expect(warnings[0]).to.include({ level: 'warn', call: 'capture' });
   });
 
   it('captures once at the first shipment, and 20 refunds at once never give back more than was captured', async () => {
