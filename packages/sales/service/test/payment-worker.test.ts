@@ -23,7 +23,8 @@ class TroubledProvider extends FakePaymentProvider {
   captureAttempts = 0;
 
   override createAuthorisation(request: AuthorisationRequest): Promise<Authorisation> {
-    if (this.unavailable-- > 0) return Promise.reject(new UnavailableError('PAYMENTS_UNAVAILABLE', 'connect ECONNREFUSED'));
+    if (this.unavailable-- > 0)
+      return Promise.reject(new UnavailableError('PAYMENTS_UNAVAILABLE', 'connect ECONNREFUSED'));
     return super.createAuthorisation(request);
   }
 
