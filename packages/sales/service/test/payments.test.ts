@@ -20,6 +20,7 @@ type Payment = {
   capturedAmount: number;
   refundedAmount: number;
   lastError?: string;
+  refusedCall?: string;
 };
 type OrderJson = {
   id: string;
