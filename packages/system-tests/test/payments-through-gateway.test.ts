@@ -113,7 +113,7 @@ describe('Payments through the gateway, tokens on: authorised, captured, refunde
     return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
   };
 
-  /** Stripe's API at the offline provider, as the buyer's client (confirm) or anyone with the key (retrieve) calls it. */
+  /** Stripe's API at the offline provider, as a buyer's client (confirm) or anyone with the key (retrieve) calls it. */
   const provider = async (path: string, form?: Record<string, string>) => {
     const response = await fetch(`http://127.0.0.1:${system.ports.PAYMENTS_PORT}/v1${path}`, {
       method: form ? 'POST' : 'GET',
