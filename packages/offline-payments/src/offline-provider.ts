@@ -39,6 +39,12 @@ function assemble(config: PaymentsConfig, logger: Logger): { http: HttpApp; disp
   });
   const ledger = new PaymentLedger(eventPublisher({ endpoints, dispatcher, apiVersion: API_VERSION }));
   const http = createHttpApp({ logger, toProblem: problemsFor<never>({}) });
+  http.metrics.addGauge(
+    'payments_webhook_deliveries',
+    'Webhook deliveries (each copy of a duplicated event) by state: waiting (to be sent, or retrying) or delivered (a 2xx)',
+    'state',
+    () => ({ ...dispatcher.counts }),
+  );
   http.app.use(stripeApi({ apiKey: config.apiKey, apiVersion: API_VERSION, ledger, endpoints }));
   return { http, dispatcher };
 }

@@ -63,6 +63,16 @@ describe('the webhook dispatcher', () => {
     expect(attempts.map((a) => a.eventId)).to.deep.equal(['evt_1', 'evt_1']);
   });
 
+  it('counts the deliveries waiting (each copy, until a 2xx) and those delivered', async () => {
+    const { dispatcher: sender } = dispatcher(['duplicate', 'delay'], (n) => n >= 3);
+    sender.dispatch(delivery('evt_1'));
+    expect(sender.counts).to.deep.equal({ waiting: 2, delivered: 0 });
+    await clock.tickAsync(2_000);
+    expect(sender.counts, 'both first attempts refused').to.deep.equal({ waiting: 2, delivered: 0 });
+    await clock.tickAsync(1_000);
+    expect(sender.counts).to.deep.equal({ waiting: 0, delivered: 2 });
+  });
+
   it('delay: holds each event before its first attempt', async () => {
     const { dispatcher: sender, attempts } = dispatcher(['delay']);
     sender.dispatch(delivery('evt_1'));

@@ -39,6 +39,11 @@ export function backoffMs(retry: number, firstMs: number, maxMs: number): number
  * both). `stop` cancels what waits and aborts what is in flight.
  */
 export class WebhookDispatcher {
+  /**
+   * Deliveries (each copy of a duplicated event counts) not taken yet, waiting or retrying, and those taken: a test
+   * knows every late and duplicated event has arrived when none waits.
+   */
+  readonly counts = { waiting: 0, delivered: 0 };
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly batches = new Map<string, Delivery[]>();
   private readonly stopping = new AbortController();
@@ -47,6 +52,7 @@ export class WebhookDispatcher {
 
   dispatch(delivery: Delivery): void {
     if (this.stopping.signal.aborted) return;
+    this.counts.waiting += this.options.chaos.includes('duplicate') ? 2 : 1;
     if (this.options.chaos.includes('reorder')) this.gather(delivery);
     else this.schedule(delivery);
   }
@@ -84,7 +90,12 @@ export class WebhookDispatcher {
 
   private async send(delivery: Delivery, attempts: number): Promise<void> {
     const delivered = await this.options.attempt(delivery, this.stopping.signal);
-    if (delivered || this.stopping.signal.aborted) return;
+    if (delivered) {
+      this.counts.waiting--;
+      this.counts.delivered++;
+      return;
+    }
+    if (this.stopping.signal.aborted) return;
     const wait = backoffMs(attempts, this.options.retryFirstMs, this.options.retryMaxMs);
     this.options.onRetry?.(delivery, attempts, wait);
     this.after(wait, () => void this.send(delivery, attempts + 1));

@@ -15,6 +15,7 @@ import {
   OrderRequest,
   type PaymentEvent,
   PaymentNotCapturedError,
+  PaymentRefusedError,
   RefundExceedsCapturedError,
 } from '@sales/domain';
 import {
@@ -155,6 +156,37 @@ function paymentUseCases(open: OpenSalesStore): void {
     expect((await order(held.id)).payment).to.include({ status: 'requires_payment_method' });
   });
 
+  it('records a capture the provider refuses for good on the payment, and owes it no more; its row is due no more', async () => {
+    const o = await paid();
+    await useCases().stock.execute(
+      stock('stock.shipment.created', {
+        shipmentId: randomUUID(),
+        orderId: o.id,
+        lines: [{ productId: 1, locationId: 1, quantity: 1 }],
+        carrier: null,
+        trackingNumber: null,
+      }),
+    );
+    const reason = 'This PaymentIntent could not be captured because it has a status of canceled.';
+    provider.failNext(new PaymentRefusedError('unexpected_state', reason));
+    expect(await useCases().work.execute(o.id)).to.deep.equal({ refused: 'capture', reason });
+    const refused = await order(o.id);
+    expect(refused).to.include({ status: 'partially_shipped' });
+    expect(refused.payment).to.deep.include({ status: 'authorized', lastError: reason, refusedCall: 'capture' });
+    expect(refused.paymentWork()).to.equal(undefined);
+    expect(await useCases().work.execute(o.id)).to.equal('none');
+    expect(provider.calls.filter((call) => call.kind === 'capture')).to.deep.equal([]);
+    const later = new Date(now.getTime() + 120_000);
+    expect(await store.unitOfWork.run((tx) => tx.orders.claimPaymentWork(later, 60_000, 10))).to.deep.equal([]);
+  });
+
+  it('keeps owing an authorisation the provider refuses (there is no payment to record it on)', async () => {
+    const held = await reserved();
+    provider.failNext(new PaymentRefusedError('invalid', 'Amount must be at least 50'));
+    await expect(useCases().work.execute(held.id)).to.be.rejectedWith(PaymentRefusedError);
+    expect((await order(held.id)).paymentWork()).to.deep.equal({ kind: 'authorise' });
+  });
+
   it('is paid once, by the authorisation of its total, however often and however late the provider says so', async () => {
     const held = await reserved();
     await useCases().work.execute(held.id);
@@ -201,7 +233,7 @@ function paymentUseCases(open: OpenSalesStore): void {
 
     const cancelled = await paid();
     await store.unitOfWork.run(async (tx) => {
-      const current = (await tx.orders.findForUpdate(cancelled.id))!;
+      const current = (await tx.orders.findById(cancelled.id, { lock: true }))!;
       await tx.orders.save(current.cancel(now).order, current.version);
     });
     expect(await useCases().work.execute(cancelled.id)).to.equal('cancel');

@@ -44,6 +44,36 @@ describe("an order's payment", () => {
     ).to.have.property('changed', false);
   });
 
+  it('records a capture or a cancel the provider refused for good, and owes it no more; a new authorisation clears it', () => {
+    const shipped = paidThroughProvider(reserved(), at).shipmentCreated([{ productId: 1, quantity: 1 }], at).order;
+    expect(shipped.paymentWork()).to.deep.equal({ kind: 'capture' });
+    const refused = shipped.paymentCallRefused(intent, 'capture', 'status of canceled', later).order;
+    expect(refused.payment).to.deep.include({
+      status: 'authorized',
+      refusedCall: 'capture',
+      lastError: 'status of canceled',
+    });
+    expect(refused.paymentWork()).to.equal(undefined);
+    expect(shipped.paymentCallRefused(intent, 'cancel', 'not owed', later), 'a call not owed').to.have.property(
+      'changed',
+      false,
+    );
+    expect(shipped.paymentCallRefused('pi_other', 'capture', 'another intent', later)).to.have.property(
+      'changed',
+      false,
+    );
+
+    const cancelled = withAuthorisation(reserved(), at).cancel(at).order;
+    expect(cancelled.paymentWork()).to.deep.equal({ kind: 'cancel' });
+    const kept = cancelled.paymentCallRefused(intent, 'cancel', 'no such payment_intent', later).order;
+    expect(kept.payment).to.deep.include({ status: 'requires_payment_method', refusedCall: 'cancel' });
+    expect(kept.paymentWork()).to.equal(undefined);
+    // The buyer confirms after all: the new authorisation is owed its cancel again, and the old refusal is gone.
+    const authorised = kept.paymentAuthorized(intent, euros('59.97'), 'EUR', later, later).order;
+    expect(authorised.payment).not.to.have.property('refusedCall');
+    expect(authorised.paymentWork()).to.deep.equal({ kind: 'cancel' });
+  });
+
   it('is paid only by an authorisation of the total in its currency; anything else is recorded and given back', () => {
     const authorising = withAuthorisation(reserved(), at);
     const paid = authorising.paymentAuthorized(intent, euros('59.97'), 'EUR', at, later).order;

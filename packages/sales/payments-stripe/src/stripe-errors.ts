@@ -3,9 +3,20 @@ import { PaymentRefusedError } from '@sales/domain';
 import Stripe from 'stripe';
 
 /**
- * What a failed call to Stripe means for sales. Stripe unreachable, failing (5xx), limiting the rate, or refusing our
- * key: the provider cannot be used now (UnavailableError: retry with the same idempotency key). Stripe refusing the
- * request: PaymentRefusedError, with why in sales' words. Anything else is not Stripe's answer: passed on.
+ * Conflicts that pass: another request holds the object (`lock_timeout`), or a request with the same idempotency key is
+ * still running (409 `idempotency_key_in_use`): the same request later is answered otherwise. (A key reused with other
+ * parameters, `idempotency_error`, is refused for good.)
+ */
+function isPassingConflict(error: Stripe.errors.StripeError): boolean {
+  return error.statusCode === 409 || error.code === 'lock_timeout';
+}
+
+/**
+ * What a failed call to Stripe means for sales. Stripe unreachable, failing (5xx), limiting the rate (429), refusing
+ * our key, or in a conflict that passes (isPassingConflict): the provider cannot be used now (UnavailableError: retry
+ * with the same idempotency key). Stripe refusing the request (any other 4xx): PaymentRefusedError, with why in sales'
+ * words: the same request will be refused again (Stripe keeps a key's answer, its refusal too, for a day). Anything
+ * else is not Stripe's answer: passed on.
  */
 export function providerFailure(error: unknown): Error {
   if (!(error instanceof Stripe.errors.StripeError)) return error instanceof Error ? error : new Error(String(error));
@@ -14,6 +25,8 @@ export function providerFailure(error: unknown): Error {
     error instanceof Stripe.errors.StripeRateLimitError ||
     error instanceof Stripe.errors.StripeAuthenticationError ||
     error instanceof Stripe.errors.StripePermissionError ||
+    error.statusCode === 429 ||
+    isPassingConflict(error) ||
     (error.statusCode ?? 500) >= 500
   )
     return new UnavailableError(

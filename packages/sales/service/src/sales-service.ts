@@ -1,5 +1,6 @@
 import { type RunningServiceContainer, type StartOptions, startServiceContainer } from '@platform/http/service';
 import { PerformPaymentWork } from '@sales/application';
+import { paymentRefusalCounter } from '@sales/http-koa';
 import type { DependencyContainer } from 'tsyringe';
 import type { SalesServiceConfig } from './config';
 import { paymentsAreOn, salesRoot } from './container';
@@ -26,6 +27,7 @@ function paymentWork(config: SalesServiceConfig, container: DependencyContainer)
       clock: container.resolve(Tokens.Clock),
       logger,
       pollMs: config.paymentsPollMs,
+      refusals: paymentRefusalCounter(container.resolve(Tokens.HttpApp).metrics.registry),
     }),
   ];
 }

@@ -21,7 +21,7 @@ export async function changeOrder(
   then: (order: Order, at: Date) => Promise<void> = async () => {},
 ): Promise<Order> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const current = await tx.orders.findForUpdate(id);
+    const current = await tx.orders.findById(id, { lock: true });
     if (!visibleTo(current, viewer)) throw new OrderNotFoundError(id);
     const at = clock();
     const outcome = decide(current, at);

@@ -67,7 +67,7 @@ export class HandlePaymentEvent {
       inboxEntry(PAYMENT_EVENTS_CONSUMER, { id: event.eventId, type: event.kind, data: event }),
       { serialise: (text: PaymentEventOutcome) => text, deserialise: (text) => text as PaymentEventOutcome },
       async (tx): Promise<PaymentEventOutcome> => {
-        const order = await tx.orders.findForUpdate(orderId);
+        const order = await tx.orders.findById(orderId, { lock: true });
         if (!order) return 'unknown-order';
         if (event.kind === 'refund_updated' && !order.refunds.some((r) => r.providerRefundId === event.refundId))
           if (order.awaitsProviderRefund())

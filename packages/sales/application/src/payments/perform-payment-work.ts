@@ -17,8 +17,21 @@ export interface PerformPaymentWorkSettings {
   readonly currency: string;
 }
 
-/** What the call did: nothing was owed, or the call was made and its answer recorded (or it changed nothing). */
-export type PaymentWorkOutcome = 'none' | PaymentWork['kind'];
+/**
+ * The provider refused the call for good (a capture or cancel it will never accept, a refund it will not make): the
+ * refusal is recorded on the order and the call is not made again.
+ */
+export interface PaymentWorkRefusal {
+  readonly refused: PaymentWork['kind'];
+  /** The provider's words. */
+  readonly reason: string;
+}
+
+/**
+ * What the call did: nothing was owed, the call was made and its answer recorded (or it changed nothing), or the
+ * provider refused it for good (recorded too).
+ */
+export type PaymentWorkOutcome = 'none' | PaymentWork['kind'] | PaymentWorkRefusal;
 
 /** The provider's part is the system's: its answer may concern any order. */
 const SYSTEM = { kind: 'admin' } as const;
@@ -41,17 +54,34 @@ export class PerformPaymentWork {
   ) {}
 
   /**
-   * Throws what the provider threw (UnavailableError: it could not be reached; PaymentRefusedError: it refused an
-   * authorisation, a capture or a cancel) with nothing recorded, for the worker to try again later. A refund the
-   * provider refuses is recorded as failed: its amount may be refunded again.
+   * Throws what the provider threw when it could not be reached or may answer otherwise later (UnavailableError: down,
+   * failing, limiting the rate, in a conflict), and what it refused to authorise, with nothing recorded, for the worker
+   * to try again later. A capture or a cancel the provider refuses (PaymentRefusedError) is recorded on the payment
+   * (paymentCallRefused), a refund it refuses as failed (its amount may be refunded again): both answer the refusal,
+   * and neither call is made again.
    */
   async execute(orderId: string): Promise<PaymentWorkOutcome> {
     const order = await this.unitOfWork.run((tx) => tx.orders.findById(orderId), { singleCall: true });
     const work = order?.paymentWork();
     if (!order || !work) return 'none';
-    const answer = await this.call(order, work);
+    let answer: Answer;
+    let refusal: PaymentWorkRefusal | undefined;
+    try {
+      answer = await this.call(order, work);
+    } catch (error) {
+      if (!(error instanceof PaymentRefusedError) || work.kind === 'authorise') throw error;
+      refusal = { refused: work.kind, reason: error.message };
+      answer = this.refused(order, work, error.message);
+    }
     await this.unitOfWork.run((tx) => changeOrder(tx, orderId, SYSTEM, this.settings.clock, answer));
-    return work.kind;
+    return refusal ?? work.kind;
+  }
+
+  /** How a refusal of `work` is recorded: on the refund (failed), or on the payment (its capture or cancel). */
+  private refused(order: Order, work: Exclude<PaymentWork, { kind: 'authorise' }>, reason: string): Answer {
+    const intentId = order.payment?.intentId ?? '';
+    if (work.kind === 'refund') return (current, at) => current.refundRefused(work.refund.id, reason, at);
+    return (current, at) => current.paymentCallRefused(intentId, work.kind, reason, at);
   }
 
   private async call(order: Order, work: PaymentWork): Promise<Answer> {
@@ -83,18 +113,13 @@ export class PerformPaymentWork {
 
   private async refund(order: Order, intentId: string, refundId: string): Promise<Answer> {
     const refund = order.refunds.find((r) => r.id === refundId)!;
-    try {
-      const made = await this.provider.refund({
-        orderId: order.id,
-        intentId,
-        amount: toMinorUnits(refund.amount),
-        reason: refund.reason,
-        idempotencyKey: `refund-${refund.id}`,
-      });
-      return (current, at) => current.refundSent(refund.id, made.refundId, made.status, at);
-    } catch (error) {
-      if (!(error instanceof PaymentRefusedError)) throw error;
-      return (current, at) => current.refundRefused(refund.id, error.message, at);
-    }
+    const made = await this.provider.refund({
+      orderId: order.id,
+      intentId,
+      amount: toMinorUnits(refund.amount),
+      reason: refund.reason,
+      idempotencyKey: `refund-${refund.id}`,
+    });
+    return (current, at) => current.refundSent(refund.id, made.refundId, made.status, at);
   }
 }

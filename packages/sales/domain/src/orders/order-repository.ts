@@ -13,12 +13,12 @@ export interface OrderPageQuery {
 /** The orders of one transaction, or of none (reads). */
 export interface OrderRepository {
   add(order: Order): Promise<void>;
-  findById(id: string): Promise<Order | undefined>;
   /**
-   * The order, its row locked until the transaction ends: two transactions that change one order take turns, so each
-   * decides on the state the other left (refunds never exceed what was captured, however many arrive at once).
+   * The order. With `lock`, its row stays locked until the transaction ends: two transactions that change one order
+   * take turns, so each decides on the state the other left (refunds never exceed what was captured, however many
+   * arrive at once).
    */
-  findForUpdate(id: string): Promise<Order | undefined>;
+  findById(id: string, options?: { readonly lock?: boolean }): Promise<Order | undefined>;
   /** The viewer's orders, oldest first (ids are time-ordered), after a given one. */
   list(viewer: Viewer, query: OrderPageQuery): Promise<Order[]>;
   /** How many orders are in each status (statuses with none are left out): the metrics read it at scrape time. */

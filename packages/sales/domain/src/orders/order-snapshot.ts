@@ -1,5 +1,11 @@
 import { Money } from '@commerce/shared-kernel';
-import type { OrderPayment, OrderRefund, OrderRefundStatus, PaymentStatus } from '../payments/order-payment';
+import type {
+  OrderPayment,
+  OrderRefund,
+  OrderRefundStatus,
+  PaymentStatus,
+  RefusableCall,
+} from '../payments/order-payment';
 import { type Allocation, Order, type OrderStatus, type Shortage } from './order';
 
 /** A payment as JSON: money in cents, times in ISO. */
@@ -13,6 +19,7 @@ export interface PaymentSnapshot {
   capturedCents: number;
   refundedCents: number;
   lastError?: string;
+  refusedCall?: RefusableCall;
   lastEventAt?: string;
 }
 
@@ -38,18 +45,20 @@ export function paymentSnapshot(payment: OrderPayment): PaymentSnapshot {
     capturedCents: payment.capturedAmount.cents,
     refundedCents: payment.refundedAmount.cents,
     ...(payment.lastError !== undefined && { lastError: payment.lastError }),
+    ...(payment.refusedCall !== undefined && { refusedCall: payment.refusedCall }),
     ...(payment.lastEventAt !== undefined && { lastEventAt: payment.lastEventAt.toISOString() }),
   };
 }
 
 export function paymentFromSnapshot(snapshot: PaymentSnapshot): OrderPayment {
-  const { amountCents, capturedCents, refundedCents, lastError, lastEventAt, ...rest } = snapshot;
+  const { amountCents, capturedCents, refundedCents, lastError, refusedCall, lastEventAt, ...rest } = snapshot;
   return {
     ...rest,
     amount: Money.fromCents(amountCents),
     capturedAmount: Money.fromCents(capturedCents),
     refundedAmount: Money.fromCents(refundedCents),
     ...(lastError !== undefined && { lastError }),
+    ...(refusedCall !== undefined && { refusedCall }),
     ...(lastEventAt !== undefined && { lastEventAt: new Date(lastEventAt) }),
   };
 }

@@ -6,6 +6,7 @@ import {
   type OrderPayment,
   type OrderRefund,
   type PaymentWork,
+  type RefusableCall,
   succeededRefunds,
 } from '../payments/order-payment';
 import type { Authorisation, RefundStatus } from '../payments/payment-provider';
@@ -352,10 +353,26 @@ export class Order implements OrderState {
     if (!payment) return this.status === 'reserved' ? { kind: 'authorise' } : undefined;
     const unsent = this.refunds.find((refund) => refund.status === 'pending' && refund.providerRefundId === undefined);
     if (unsent) return { kind: 'refund', refund: unsent };
-    if (payment.status === 'requires_payment_method' && this.isIn(...WITHOUT_FULFILMENT)) return { kind: 'cancel' };
+    const call = this.callOwed(payment);
+    return call === undefined || call === payment.refusedCall ? undefined : { kind: call };
+  }
+
+  /** The capture or cancel the payment's state asks of the provider, whether or not it refused it before. */
+  private callOwed(payment: OrderPayment): RefusableCall | undefined {
+    if (payment.status === 'requires_payment_method' && this.isIn(...WITHOUT_FULFILMENT)) return 'cancel';
     if (payment.status !== 'authorized') return undefined;
-    if (this.isIn('partially_shipped', 'shipped', 'returned')) return { kind: 'capture' };
-    return this.isIn(...AFTER_PAYMENT) ? undefined : { kind: 'cancel' };
+    if (this.isIn('partially_shipped', 'shipped', 'returned')) return 'capture';
+    return this.isIn(...AFTER_PAYMENT) ? undefined : 'cancel';
+  }
+
+  /**
+   * The provider refused for good the capture or cancel sales owed it for `intentId`: the payment says why and which
+   * call, and the call is not made again (paymentWork). A refusal of a call the order no longer owes changes nothing.
+   */
+  paymentCallRefused(intentId: string, call: RefusableCall, reason: string, at: Date): Outcome {
+    const payment = this.paymentFor(intentId, undefined);
+    if (!payment || this.paymentWork()?.kind !== call) return this.unchanged();
+    return this.move({ payment: { ...payment, lastError: reason, refusedCall: call } }, at);
   }
 
   /** The provider made the authorisation sales asked for: the order shows it, for its buyer to confirm. */
@@ -383,7 +400,7 @@ export class Order implements OrderState {
   paymentAuthorized(intentId: string, amount: Money, currency: string, occurredAt: Date, at: Date): Outcome {
     const payment = this.paymentFor(intentId, occurredAt);
     if (payment?.status !== 'requires_payment_method') return this.unchanged();
-    const { lastError: _declined, ...rest } = payment;
+    const { lastError: _declined, refusedCall: _refused, ...rest } = payment;
     const authorized: OrderPayment = { ...rest, status: 'authorized', lastEventAt: occurredAt };
     if (!amount.equals(this.total) || currency !== payment.currency) {
       const lastError = `The provider authorised ${amount.toString()} ${currency}, not the order's total ${this.total.toString()} ${payment.currency}: the authorisation is given back.`;

@@ -25,8 +25,16 @@ export interface OrderPayment {
   readonly capturedAmount: Money;
   /** The refunds that succeeded, summed. */
   readonly refundedAmount: Money;
-  /** Why the last confirmation was declined, or why sales gave the authorisation back. */
+  /**
+   * Why the last confirmation was declined, why sales gave the authorisation back, or why the provider refused for good
+   * the call sales owed it (refusedCall).
+   */
   readonly lastError?: string;
+  /**
+   * The call the provider refused for good (a 4xx other than a rate limit or a conflict: capturing an authorisation it
+   * no longer holds, cancelling one it took): sales does not make it again; lastError says why. Someone has to look.
+   */
+  readonly refusedCall?: RefusableCall;
   /** When the provider made the last event sales applied: an older one would move the payment backwards. */
   readonly lastEventAt?: Date;
 }
@@ -56,6 +64,12 @@ export type PaymentWork =
   | { readonly kind: 'capture' }
   | { readonly kind: 'cancel' }
   | { readonly kind: 'refund'; readonly refund: OrderRefund };
+
+/**
+ * The calls for an authorisation that the provider may refuse for good, ending that piece of work. (A refused refund
+ * ends as a failed refund; a refused authorisation has no payment to record it on, so it is tried again.)
+ */
+export type RefusableCall = 'capture' | 'cancel';
 
 /** An exact amount in minor units (cents: the shop's currency has two decimals, as Money has). */
 export function toMinorUnits(amount: Money): MinorUnits {

@@ -19,6 +19,7 @@ function paymentJson(payment: OrderPayment, withSecret: boolean) {
     capturedAmount: payment.capturedAmount.toNumber(),
     refundedAmount: payment.refundedAmount.toNumber(),
     ...(payment.lastError !== undefined && { lastError: payment.lastError }),
+    ...(payment.refusedCall !== undefined && { refusedCall: payment.refusedCall }),
   };
 }
 

@@ -14,3 +14,18 @@ export function paymentEventCounter(registry: Registry): PaymentEventCounter {
   });
   return { count: (type, outcome) => counter.inc({ type, outcome }) };
 }
+
+/** Calls to the provider it refused for good (by the call: capture, cancel, refund), which are not made again. */
+export interface PaymentRefusalCounter {
+  count(call: string): void;
+}
+
+export function paymentRefusalCounter(registry: Registry): PaymentRefusalCounter {
+  const counter = new Counter({
+    name: 'sales_payment_calls_refused_total',
+    help: 'Calls to the payment provider that it refused for good (not made again; the order says why), by call',
+    labelNames: ['call'],
+    registers: [registry],
+  });
+  return { count: (call) => counter.inc({ call }) };
+}

@@ -21,12 +21,8 @@ export class InMemoryOrderRepository implements OrderRepository {
     this.markDue(order);
   }
 
-  async findById(id: string): Promise<Order | undefined> {
-    return this.table.get(id, this.tx);
-  }
-
-  /** Transactions run one at a time here: reading is locking. */
-  async findForUpdate(id: string): Promise<Order | undefined> {
+  /** Transactions run one at a time here: reading is locking, whatever `lock` says. */
+  async findById(id: string, _options?: { readonly lock?: boolean }): Promise<Order | undefined> {
     return this.table.get(id, this.tx);
   }
 

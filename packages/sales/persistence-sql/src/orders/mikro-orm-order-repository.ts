@@ -19,15 +19,10 @@ export class MikroOrmOrderRepository implements OrderRepository {
     );
   }
 
-  async findById(id: string): Promise<Order | undefined> {
-    const [row] = await this.session.all(`select ${COLUMNS} from "sales_order" where "id" = ?`, [id]);
-    return row && this.toOrder(row);
-  }
-
-  /** `for update` on PostgreSQL; SQLite's transactions hold the one connection, so they take turns already. */
-  async findForUpdate(id: string): Promise<Order | undefined> {
-    const lock = this.session.dialect === 'postgresql' ? ' for update' : '';
-    const [row] = await this.session.all(`select ${COLUMNS} from "sales_order" where "id" = ?${lock}`, [id]);
+  /** `lock`: `for update` on PostgreSQL; SQLite's transactions hold the one connection, so they take turns already. */
+  async findById(id: string, { lock = false }: { readonly lock?: boolean } = {}): Promise<Order | undefined> {
+    const forUpdate = lock && this.session.dialect === 'postgresql' ? ' for update' : '';
+    const [row] = await this.session.all(`select ${COLUMNS} from "sales_order" where "id" = ?${forUpdate}`, [id]);
     return row && this.toOrder(row);
   }
 
