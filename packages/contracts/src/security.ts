@@ -14,6 +14,12 @@ export const Scopes = {
   sales: { read: 'orders:read', write: 'orders:write', admin: 'orders:admin', refund: 'orders:refund' },
 } as const;
 
+/**
+ * The back office's client at the issuer: its tokens are a signed-in member of staff's. With them, `orders:read` reads
+ * every order, not only the holder's own (a stock clerk ships the shop's orders); what staff may do stays the scopes'.
+ */
+export const STAFF_CLIENT_ID = 'back-office';
+
 export type ApiName = keyof typeof Scopes;
 
 /** A scope of one API. */

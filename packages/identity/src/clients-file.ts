@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { STAFF_CLIENT_ID } from '@commerce/contracts';
 import { othersMayReach } from './private-file';
 import { ALL_SCOPES } from './resources';
 
@@ -47,6 +48,9 @@ function client(entry: unknown, where: string, seen: Set<string>): IdentityClien
       `${where}: clientId must be 1 to 128 letters, digits, ".", "_", "~" or "-", starting with a letter or digit.`,
     );
   const named = `${where} (${clientId})`;
+  // The back office's public client is identity's own, and its tokens are staff's (ADR 0038): no file may claim it.
+  if (clientId === STAFF_CLIENT_ID)
+    throw new Error(`${named}: clientId ${STAFF_CLIENT_ID} is the back office's own; choose another name.`);
   if (seen.has(clientId)) throw new Error(`${named}: clientId is listed twice.`);
   seen.add(clientId);
   if (typeof clientSecret !== 'string' || !CLIENT_SECRET.test(clientSecret))

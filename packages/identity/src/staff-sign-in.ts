@@ -1,3 +1,4 @@
+import { STAFF_CLIENT_ID } from '@commerce/contracts';
 import type { Redis } from 'ioredis';
 import { createHash } from 'node:crypto';
 import { type ClientMetadata, type Configuration, interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
@@ -9,7 +10,7 @@ import { messagePage, signOutPage } from './sign-in-page';
 import type { StaffUser } from './users-file';
 
 /** The back office's client: a single-page app, so public (no secret), held to PKCE with S256. */
-export const BACK_OFFICE_CLIENT_ID = 'back-office';
+export const BACK_OFFICE_CLIENT_ID = STAFF_CLIENT_ID;
 
 export interface StaffOptions {
   /** The issuer's path ('' or e.g. /identity), where the sign-in pages are served too. */

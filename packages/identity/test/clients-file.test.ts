@@ -54,6 +54,11 @@ describe('the clients file', () => {
       /Client 2 of .* \(a\): clientId is listed twice/,
     ],
     [
+      'the back office’s own client id',
+      [{ clientId: 'back-office', clientSecret: SECRET, scopes: ['orders:read'] }],
+      /\(back-office\): clientId back-office is the back office's own; choose another name/,
+    ],
+    [
       'a short secret',
       [{ clientId: 'a', clientSecret: 'short', scopes: ['stock:read'] }],
       /\(a\): clientSecret must be 32 to 512 visible ASCII characters/,

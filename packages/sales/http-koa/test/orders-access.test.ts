@@ -1,4 +1,12 @@
-import { type IdentityUnderTest, SALES, scratchFolder, startIdentity } from '@commerce/identity/testing';
+import { STAFF_CLIENT_ID } from '@commerce/contracts';
+import {
+  decodePart,
+  forgedToken,
+  type IdentityUnderTest,
+  SALES,
+  scratchFolder,
+  startIdentity,
+} from '@commerce/identity/testing';
 import { Money } from '@commerce/shared-kernel';
 import { expect } from 'chai';
 import { type SalesAppUnderTest, startSalesApp } from './sales-app';
@@ -65,6 +73,23 @@ describe('The orders router, one buyer and another', function () {
     const listed = (await (await b('/api/orders')).json()) as { id: string }[];
     expect(listed.map((order) => order.id)).not.to.include(placed.id);
     expect((await a(`/api/orders/${placed.id}`)).status).to.equal(200);
+  });
+
+  it('lets a member of staff read every order with orders:read, as a clerk who ships them, and act on none', async () => {
+    const placed = (await (await place(await as('buyer-a'))).json()) as { id: string };
+    // The issuer's own claims for a buyer, as its back-office client would issue them to a clerk signed in there.
+    const claims = decodePart(await identity.token('buyer-a', SALES, 'orders:read'), 1);
+    const clerk = (changes: Record<string, unknown>) => forgedToken(identity.files.keysFile, claims, changes);
+    const staff = await clerk({ client_id: STAFF_CLIENT_ID, sub: 'clerk' });
+    expect((await callWith(`${sales.url}/api/orders/${placed.id}`, staff)).status).to.equal(200);
+    const listed = (await (await callWith(`${sales.url}/api/orders`, staff)).json()) as { id: string }[];
+    expect(listed.map((order) => order.id)).to.include(placed.id);
+    expect((await callWith(`${sales.url}/api/orders/${placed.id}/cancel`, staff, { method: 'POST' })).status).to.equal(
+      403,
+    );
+    // The same scope from any other client is a buyer's: its own orders only.
+    const buyer = await clerk({ client_id: 'buyer-b', sub: 'buyer-b' });
+    expect((await callWith(`${sales.url}/api/orders/${placed.id}`, buyer)).status).to.equal(404);
   });
 
   it('keeps an Idempotency-Key to its buyer: another buyer’s same key and lines place that buyer’s own order, never a replay of the first', async () => {
