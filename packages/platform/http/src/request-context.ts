@@ -85,7 +85,7 @@ export function requestContext(logger: HttpLogger, metrics: HttpMetrics): Middle
       const { logFields } = ctx.state as { logFields?: Record<string, unknown> };
       const { method, path, status } = ctx;
       const level = accessLevelOf(ctx);
-      const ids = traced && endServerSpan(traced.span, ctx);
+      const ids = traced?.span && endServerSpan(traced.span, ctx);
       logger.log({ ...logFields, ...ids, method, path, status, durationMs, requestId, level, message: 'request' });
     }
   };

@@ -3,11 +3,14 @@ import { eventually, type ExportingReceiver, exportToOtlpReceiver } from '@platf
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import {
+  contextFrom,
   contextFromStored,
   currentTraceId,
   inChildSpan,
   inSpan,
   SpanKind,
+  startHttpClientSpan,
+  startSpan,
   startTracing,
   storedTraceContext,
   traceCarrier,
@@ -82,6 +85,30 @@ describe('tracing', () => {
       expect(publish).to.include({ traceId: write.traceId, parentSpanId: write.spanId, kind: 4 });
       expect(unrelated.traceId).to.not.equal(write.traceId);
       expect(unrelated.parentSpanId).to.equal('');
+    });
+
+    it('makes no span inside an unsampled trace, yet carries its context, flags 00, to what it calls', async () => {
+      const traceparent = `00-${'a'.repeat(32)}-${'b'.repeat(16)}-00`;
+      const parent = contextFrom({ traceparent });
+      const seen = await inSpan('server', { kind: SpanKind.SERVER, parent }, async (server) => ({
+        server,
+        child: await inChildSpan('statement', {}, async (child) => child),
+        started: startSpan('GET', { kind: SpanKind.CLIENT }),
+        client: startHttpClientSpan('GET', 'http://127.0.0.1:9/x'),
+        carrier: traceCarrier(),
+      }));
+      expect(seen.server).to.equal(undefined);
+      expect(seen.child).to.equal(undefined);
+      expect(seen.started!.span).to.equal(undefined);
+      expect(seen.client!.span).to.equal(undefined);
+      expect(seen.client!.headers).to.deep.equal({ traceparent });
+      expect(seen.carrier).to.deep.equal({ traceparent });
+      // A sampled trace under the same calls records as before.
+      await inSpan('sampled', { parent: contextFrom({ traceparent: traceparent.replace(/00$/, '01') }) }, (span) =>
+        inChildSpan('statement', {}, async () => span),
+      );
+      await tracing.shutdown();
+      expect(receiver.spans.map((s) => s.name).sort()).to.deep.equal(['sampled', 'statement']);
     });
 
     it('marks a span whose work throws as failed, and passes the error on', async () => {

@@ -3,7 +3,8 @@ import { failSpan, startSpan, type TraceCarrier, traceCarrier, tracingIsOn } fro
 
 /** One HTTP attempt's client span, and the headers that make the server's span its child. */
 export interface HttpClientSpan {
-  readonly span: Span;
+  /** None inside an unsampled trace: the headers then carry the parent's context, with its decision. */
+  readonly span?: Span;
   /** `traceparent` (and `tracestate`) naming this span: sent with the request, in place of any other. */
   readonly headers: TraceCarrier;
 }
@@ -46,18 +47,20 @@ export function startHttpClientSpan(
       'server.port': portOf(target),
     },
   })!;
-  return { span: started.span, headers: traceCarrier(started.context) ?? {} };
+  return { ...(started.span && { span: started.span }), headers: traceCarrier(started.context) ?? {} };
 }
 
 /** Ends an attempt's span with the status the server answered; a 5xx marks it failed (the server's fault). */
-export function endHttpClientSpan(span: Span, status: number): void {
+export function endHttpClientSpan(span: Span | undefined, status: number): void {
+  if (!span) return;
   span.setAttribute('http.response.status_code', status);
   if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
   span.end();
 }
 
 /** Ends an attempt's span that got no answer (refused, reset, timed out) as failed by `error`. */
-export function abandonHttpClientSpan(span: Span, error: unknown): void {
+export function abandonHttpClientSpan(span: Span | undefined, error: unknown): void {
+  if (!span) return;
   failSpan(span, error);
   span.end();
 }

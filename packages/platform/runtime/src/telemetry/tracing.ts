@@ -8,6 +8,7 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  TraceFlags,
   type Tracer,
 } from '@opentelemetry/api';
 
@@ -41,6 +42,16 @@ export interface SpanSettings {
   readonly parent?: Context;
 }
 
+/**
+ * Whether `parent` is inside a trace its root chose not to sample (`traceparent` flags 00): nothing under it is
+ * recorded, so nothing is made under it either, no span, no context; the parent's context alone carries the
+ * decision on to the services it calls.
+ */
+function unsampled(parent: Context): boolean {
+  const span = trace.getSpan(parent);
+  return span !== undefined && (span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0;
+}
+
 function settle(span: Span, error: unknown): void {
   span.recordException(error instanceof Error ? error : String(error));
   span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
@@ -53,6 +64,7 @@ function settle(span: Span, error: unknown): void {
 export function inSpan<T>(name: string, settings: SpanSettings, work: (span?: Span) => Promise<T>): Promise<T> {
   if (!on) return work();
   const parent = settings.parent ?? context.active();
+  if (unsampled(parent)) return parent === context.active() ? work() : context.with(parent, work);
   const span = tracer!.startSpan(
     name,
     { kind: settings.kind ?? SpanKind.INTERNAL, attributes: settings.attributes },
@@ -72,14 +84,18 @@ export function inSpan<T>(name: string, settings: SpanSettings, work: (span?: Sp
 
 /** Like inSpan, but only inside a trace: a database statement nobody traced (the relay's polling) opens no trace. */
 export function inChildSpan<T>(name: string, settings: SpanSettings, work: (span?: Span) => Promise<T>): Promise<T> {
-  if (!on || !trace.getActiveSpan()) return work();
+  if (!on || !trace.getActiveSpan() || unsampled(context.active())) return work();
   return inSpan(name, settings, work);
 }
 
-/** Starts a span the caller ends (a server span named once the router has matched), and the context holding it. */
-export function startSpan(name: string, settings: SpanSettings): { span: Span; context: Context } | undefined {
+/**
+ * Starts a span the caller ends (a server span named once the router has matched), and the context holding it. Inside
+ * an unsampled trace, no span: the context is the parent's, to carry the decision on.
+ */
+export function startSpan(name: string, settings: SpanSettings): { span?: Span; context: Context } | undefined {
   if (!on) return undefined;
   const parent = settings.parent ?? context.active();
+  if (unsampled(parent)) return { context: parent };
   const span = tracer!.startSpan(
     name,
     { kind: settings.kind ?? SpanKind.INTERNAL, attributes: settings.attributes },
@@ -101,9 +117,9 @@ export function outsideTrace<T>(work: () => T): T {
   return on ? context.with(ROOT_CONTEXT, work) : work();
 }
 
-/** Marks a span as failed by `error`. */
-export function failSpan(span: Span, error: unknown): void {
-  settle(span, error);
+/** Marks a span as failed by `error` (none: nothing to mark). */
+export function failSpan(span: Span | undefined, error: unknown): void {
+  if (span) settle(span, error);
 }
 
 /** The id of the trace being worked in, for a record that should name it (a ledger movement). */

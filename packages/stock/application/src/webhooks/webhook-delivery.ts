@@ -138,7 +138,7 @@ export class WebhookDelivery {
     const client = startHttpClientSpan('POST', subscription.url, contextFromStored(event.traceContext), {
       orNewTrace: true,
     });
-    client?.span.setAttributes({ 'webhook.id': webhookIdOf(event.id), 'webhook.event.type': event.type });
+    client?.span?.setAttributes({ 'webhook.id': webhookIdOf(event.id), 'webhook.event.type': event.type });
     let result: SendResult;
     try {
       const message = signMessage(
