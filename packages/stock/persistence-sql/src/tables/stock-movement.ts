@@ -221,6 +221,9 @@ export const MOVEMENT_STATEMENTS = {
   list: query<[productId: number, after: number, limit: number], MovementDbRow>(
     `select "id", ${MOVEMENT_COLUMNS} from "stock_movement" where "product_id" = ? and "id" > ? order by "id" limit ?`,
   ),
+  listNewestFirst: query<[productId: number, before: number, limit: number], MovementDbRow>(
+    `select "id", ${MOVEMENT_COLUMNS} from "stock_movement" where "product_id" = ? and "id" < ? order by "id" desc limit ?`,
+  ),
 } as const;
 
 export function toMovement(row: MovementDbRow): StockMovement {
