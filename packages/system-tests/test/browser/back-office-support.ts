@@ -73,7 +73,10 @@ export async function seriousViolations(page: Page): Promise<string[]> {
 export interface BackOfficeSystem {
   readonly gatewayUrl: string;
   readonly identity: IdentityUnderTest;
-  /** Calls stock through the gateway as a machine client with stock:read and stock:write (someone else, to the person in the app). */
+  /**
+   * Calls stock through the gateway as a machine client with stock:read and stock:write: someone else, to the person
+   * in the app.
+   */
   stockApi(path: string, init?: RequestInit): Promise<Response>;
   stop(): Promise<void>;
 }
