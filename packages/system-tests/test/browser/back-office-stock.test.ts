@@ -13,6 +13,7 @@ import {
 import { ARTIFACTS, expectNoTrouble, launchChromium } from './chromium';
 
 const CLERK = { username: 'stock-clerk', password: 'a stock clerk’s long password', role: 'stock-clerk' };
+const MANAGER = { username: 'order-manager', password: 'an order manager’s long password', role: 'order-manager' };
 /** The states of a level, in the order the product page's table shows them. */
 const STATES = ['On hand', 'Reserved', 'Committed', 'Quality control', 'Damaged', 'Available', 'Incoming'];
 
@@ -26,7 +27,7 @@ describe('the back office’s stock screens in headless Chromium, through the ga
 
   before(async function () {
     browser = await launchChromium(this);
-    system = await startBackOfficeSystem([CLERK]);
+    system = await startBackOfficeSystem([CLERK, MANAGER]);
     const room = await system.stockApi('/api/locations', {
       method: 'POST',
       body: JSON.stringify({ code: 'back-room', name: 'Back room', priority: 2 }),
@@ -57,6 +58,11 @@ describe('the back office’s stock screens in headless Chromium, through the ga
     expect(await seriousViolations(page), name).to.deep.equal([]);
     await page.screenshot({ path: join(ARTIFACTS, `back-office-stock-${name}.png`), fullPage: true });
   }
+
+  const backRoomId = async () => {
+    const locations = (await (await system.stockApi('/api/locations')).json()) as { id: number; code: string }[];
+    return locations.find((location) => location.code === 'back-room')!.id;
+  };
 
   const cellsOf = (row: Locator) => row.getByRole('cell').allInnerTexts();
 
@@ -251,6 +257,40 @@ describe('the back office’s stock screens in headless Chromium, through the ga
       await page.getByRole('heading', { name: 'Sign out?' }).waitFor();
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByText('You have signed out.').waitFor();
+      await expectNoTrouble(trouble, foreign);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows an order manager, who holds no stock:write, the stock but none of the actions that change it', async () => {
+    const sent = await system.stockApi('/api/stock-transfers', {
+      method: 'POST',
+      body: JSON.stringify({
+        productId: kettleId,
+        fromLocationId: 1,
+        toLocationId: await backRoomId(),
+        quantity: 1,
+        reference: `watched-${tag}`,
+      }),
+    });
+    expect(sent.status, await sent.clone().text()).to.equal(201);
+    const { context, page, trouble, foreign } = await openContext(browser, system.gatewayUrl);
+    try {
+      await signIn(page, system.gatewayUrl, MANAGER);
+      await page.getByRole('searchbox', { name: 'Search' }).fill(kettle);
+      await page.getByRole('searchbox', { name: 'Search' }).press('Enter');
+      await page.getByRole('link', { name: kettle }).waitFor();
+      expect(await page.getByRole('link', { name: 'New product' }).count()).to.equal(0);
+      await page.getByRole('link', { name: kettle }).click();
+      await page.getByRole('region', { name: 'Ledger' }).getByRole('row').nth(1).waitFor();
+      for (const action of ['Edit product', 'Apply', 'Move units'])
+        expect(await page.getByRole('button', { name: action }).count(), action).to.equal(0);
+      await page.getByRole('link', { name: 'Transfers of this product' }).click();
+      await page.getByRole('row', { name: new RegExp(`^watched-${tag} in-transit`) }).waitFor();
+      expect(await page.getByRole('form', { name: 'New transfer' }).count()).to.equal(0);
+      expect(await page.getByRole('button', { name: 'Receive' }).count()).to.equal(0);
+      expect(await seriousViolations(page), 'Transfers, read only').to.deep.equal([]);
       await expectNoTrouble(trouble, foreign);
     } finally {
       await context.close();
