@@ -1,5 +1,7 @@
 import { useEffect, useState } from 'react';
 import { LowStockPage } from './low-stock/low-stock-page';
+import { OrderPage } from './orders/order-page';
+import { OrdersPage } from './orders/orders-page';
 import { ProblemMessage } from './problem-message';
 import { NewProductPage } from './products/new-product-page';
 import { ProductPage } from './products/product-page';
@@ -17,6 +19,9 @@ function Page({ session, scopes }: { session: Session; scopes: Set<string> }) {
   if (product) return <ProductPage session={session} id={Number(product[1])} scopes={scopes} />;
   if (pathname === `${BASE}/transfers`) return <TransfersPage session={session} scopes={scopes} />;
   if (pathname === `${BASE}/low-stock`) return <LowStockPage session={session} />;
+  const order = new RegExp(`^${BASE}/orders/([0-9a-fA-F-]{36})$`).exec(pathname);
+  if (order) return <OrderPage session={session} id={order[1]!} scopes={scopes} />;
+  if (pathname === `${BASE}/orders`) return <OrdersPage session={session} />;
   if (pathname === `${BASE}/` || pathname === `${BASE}/products`)
     return <ProductsPage session={session} scopes={scopes} />;
   return (
@@ -40,6 +45,7 @@ function SignedIn({ session }: { session: Session }) {
           <Link href={`${BASE}/products`}>Products</Link>
           <Link href={`${BASE}/transfers`}>Transfers</Link>
           <Link href={`${BASE}/low-stock`}>Low stock</Link>
+          <Link href={`${BASE}/orders`}>Orders</Link>
         </nav>
         <span className="who">{session.username}</span>
         <button type="button" onClick={() => void signOut()}>

@@ -43,6 +43,14 @@ describe('pnpm start:system', function () {
       expect(system.stdout.join('\n')).to.match(
         /the back office: +http:\/\/localhost:\d+\/admin\/ +\(sign in as admin; its password, made now, is in .*identity-admin-password\.txt/,
       );
+      // Built by start:system when its build was missing or stale: the gateway serves it, under its policy.
+      const admin = await fetch(`${gateway}/admin/`);
+      expect(admin.status, await admin.clone().text()).to.equal(200);
+      expect(admin.headers.get('content-type')).to.match(/^text\/html/);
+      expect(admin.headers.get('content-security-policy')).to.include("script-src 'self'");
+      expect(await admin.text()).to.match(
+        /<script type="module" crossorigin src="\/admin\/assets\/index-[\w-]+\.js"><\/script>/,
+      );
 
       const answers = jsonAnswers<CurlAnswer>(
         await runReadmeWalkthrough(gateway, data, { payments: `http://localhost:${ports.PAYMENTS_PORT}` }),

@@ -8,7 +8,8 @@
  * stops them one at a time, gracefully, the gateway first: each runs in a
  * process group of its own, so a terminal's Ctrl-C reaches start:system alone.
  * On the first run it writes a development clients file with random secrets;
- * a file from an older run gets the clients it lacks. With OTEL_EXPORTER_OTLP_ENDPOINT set, every service sends
+ * a file from an older run gets the clients it lacks. The back office the gateway serves at /admin/ is built first when
+ * its build is missing or older than its sources. With OTEL_EXPORTER_OTLP_ENDPOINT set, every service sends
  * its traces there (the other OTEL_* variables pass too), each under its own service name.
  */
 import { Apis } from '@commerce/contracts';
@@ -18,6 +19,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { buildBackOfficeIfStale } from './back-office-build';
 import { DEVELOPMENT_CLIENTS, developmentClientsFile } from './development-clients';
 import { backOfficeLine, createFirstAdmin } from './first-admin';
 import { servicesEnv } from './services-env';
@@ -203,6 +205,9 @@ if (added.length > 0)
   );
 for (const notice of notices) process.stderr.write(`start:system: ${notice}\n`);
 const salesClient = known.find((client) => client.clientId === 'sales-service')!;
+const backOffice = buildBackOfficeIfStale(ROOT);
+if (backOffice.kind === 'built') process.stdout.write(`start:system: ${backOffice.line}\n`);
+if (backOffice.kind === 'failed') process.stderr.write(`start:system: ${backOffice.line}\n`);
 const firstAdmin = await createFirstAdmin(USERS_FILE, join(DATA, 'identity-admin-password.txt')).catch((error: Error) =>
   fail(error.message),
 );

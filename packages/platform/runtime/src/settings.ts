@@ -82,6 +82,30 @@ export function integer(variable: string, fallback: number, min: number, max: nu
   };
 }
 
+const DURATION_UNITS_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/**
+ * A duration with its unit, `90s`, `30m`, `36h` or `7d` (in the environment or the file), from `min` to `max`; read
+ * as milliseconds.
+ */
+export function duration(variable: string, fallbackMs: number, minMs: number, maxMs: number): Setting<number> {
+  return {
+    variable,
+    fallback: fallbackMs,
+    read(name, value) {
+      // Unset, the default arrives as it is kept: milliseconds.
+      if (value === fallbackMs) return fallbackMs;
+      const match = typeof value === 'string' ? /^(\d+)([smhd])$/.exec(value) : null;
+      const ms = match ? Number(match[1]) * DURATION_UNITS_MS[match[2] as keyof typeof DURATION_UNITS_MS] : Number.NaN;
+      if (!(ms >= minMs && ms <= maxMs))
+        throw new Error(
+          `${name} must be a duration such as 90s, 30m, 36h or 7d, from ${minMs / 1_000}s to ${maxMs / 1_000}s, not ${JSON.stringify(value)}.`,
+        );
+      return ms;
+    },
+  };
+}
+
 /** A string that may be empty (an unset option). */
 export function optionalText(variable: string, fallback = ''): Setting<string> {
   return {

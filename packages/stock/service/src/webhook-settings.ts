@@ -1,4 +1,4 @@
-import { integer, oneOf, optionalText } from '@platform/runtime';
+import { duration, integer, oneOf, optionalText } from '@platform/runtime';
 
 /** The settings of a service that sends webhooks; off unless WEBHOOKS=on. */
 export function webhookSettings() {
@@ -14,6 +14,11 @@ export function webhookSettings() {
     webhookConnectTimeoutMs: integer('WEBHOOK_CONNECT_TIMEOUT_MS', 5_000, 100, 60_000),
     /** How long a receiver may take to answer (its headers, then each part of its body). */
     webhookAnswerTimeoutMs: integer('WEBHOOK_ANSWER_TIMEOUT_MS', 10_000, 100, 60_000),
+    /**
+     * How long a settled delivery (delivered, or given up after three days of retries) is kept, with its attempts and
+     * its event, before the sweep forgets it: `7d`, `36h`, `30m`, `90s`.
+     */
+    webhookRetentionMs: duration('WEBHOOK_RETENTION', 7 * 86_400_000, 1_000, 365 * 86_400_000),
   };
 }
 
@@ -24,4 +29,5 @@ export type WebhookSettings = {
   readonly webhookPollMs: number;
   readonly webhookConnectTimeoutMs: number;
   readonly webhookAnswerTimeoutMs: number;
+  readonly webhookRetentionMs: number;
 };

@@ -117,7 +117,11 @@ export function webhookWork(container: DependencyContainer, config: StockService
       logger.info('webhooks are on: the outbox is delivered to subscribers', {
         allowPrivateTargets: config.webhookAllowPrivateTargets === 'true',
       });
-      return [container.resolve(WebhookTokens.Delivery).start(config.webhookPollMs)];
+      const delivery = container.resolve(WebhookTokens.Delivery);
+      return [
+        delivery.start(config.webhookPollMs),
+        delivery.startSweeping(config.retentionSweepMs, config.webhookRetentionMs),
+      ];
     },
     dispose: () => container.resolve(WebhookTokens.Sender).close(),
   };

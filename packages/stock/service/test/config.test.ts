@@ -115,4 +115,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ RETENTION_SWEEP_MS: '0' }, directory)).to.throw(/RETENTION_SWEEP_MS/);
     expect(() => loadConfig({ OUTBOX_RETENTION_SECONDS: '0' }, directory)).to.throw(/OUTBOX_RETENTION_SECONDS/);
   });
+
+  it('keeps settled webhook deliveries a week unless WEBHOOK_RETENTION gives a duration with its unit', () => {
+    expect(loadConfig({}, directory)).to.include({ webhookRetentionMs: 7 * 86_400_000 });
+    expect(loadConfig({ WEBHOOK_RETENTION: '36h' }, directory)).to.include({ webhookRetentionMs: 36 * 3_600_000 });
+    expect(loadConfig({ WEBHOOK_RETENTION: '90s' }, directory)).to.include({ webhookRetentionMs: 90_000 });
+    for (const bad of ['7', '0s', '2y', '400d', '-1d', '1.5h'])
+      expect(() => loadConfig({ WEBHOOK_RETENTION: bad }, directory), bad).to.throw(
+        /WEBHOOK_RETENTION must be a duration such as 90s, 30m, 36h or 7d/,
+      );
+  });
 });

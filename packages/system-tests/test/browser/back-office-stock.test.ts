@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import {
   type BackOfficeSystem,
-  openContext,
+  openGatewayContext,
   seriousViolations,
-  signIn,
+  signInAt,
+  signOut,
   startBackOfficeSystem,
   tabTo,
 } from './back-office-support';
@@ -67,9 +68,9 @@ describe('the back office’s stock screens in headless Chromium, through the ga
   const cellsOf = (row: Locator) => row.getByRole('cell').allInnerTexts();
 
   it('lets a stock clerk work products, stock, states, the ledger, transfers and low stock, then sign out', async () => {
-    const { context, page, trouble, foreign } = await openContext(browser, system.gatewayUrl);
+    const { context, page, trouble, foreign } = await openGatewayContext(browser, system.gatewayUrl);
     try {
-      await signIn(page, system.gatewayUrl, CLERK);
+      await signInAt(page, system.gatewayUrl, CLERK);
 
       // Products: find one with Search.
       await page.getByRole('searchbox', { name: 'Search' }).fill(kettle);
@@ -253,10 +254,7 @@ describe('the back office’s stock screens in headless Chromium, through the ga
       await low.getByRole('link', { name: teapot }).click();
       await page.getByRole('heading', { name: teapot, level: 1 }).waitFor();
 
-      await page.getByRole('button', { name: 'Sign out' }).click();
-      await page.getByRole('heading', { name: 'Sign out?' }).waitFor();
-      await page.getByRole('button', { name: 'Sign out' }).click();
-      await page.getByText('You have signed out.').waitFor();
+      await signOut(page);
       await expectNoTrouble(trouble, foreign);
     } finally {
       await context.close();
@@ -275,9 +273,9 @@ describe('the back office’s stock screens in headless Chromium, through the ga
       }),
     });
     expect(sent.status, await sent.clone().text()).to.equal(201);
-    const { context, page, trouble, foreign } = await openContext(browser, system.gatewayUrl);
+    const { context, page, trouble, foreign } = await openGatewayContext(browser, system.gatewayUrl);
     try {
-      await signIn(page, system.gatewayUrl, MANAGER);
+      await signInAt(page, system.gatewayUrl, MANAGER);
       await page.getByRole('searchbox', { name: 'Search' }).fill(kettle);
       await page.getByRole('searchbox', { name: 'Search' }).press('Enter');
       await page.getByRole('link', { name: kettle }).waitFor();

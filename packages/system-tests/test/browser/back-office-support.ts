@@ -13,12 +13,8 @@ import { pathToFileURL } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { type PageTrouble, watchForTrouble } from './chromium';
 
-/**
- * The back office's suites' support: the app built as `pnpm build:back-office` builds it, staff added as
- * `pnpm identity:add-user` adds them, the issuer, stock and the gateway as start:system runs them, and the browser's
- * ways in (sign in, tab to a field, axe-core's scan).
- */
-const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
+/** What the back office's browser suites share: a build, staff, a context kept to the gateway, sign-in, axe-core. */
+export const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -26,6 +22,7 @@ const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 export interface StaffUser {
   readonly username: string;
   readonly password: string;
+  /** One role, or several joined by commas, as `--role` takes them. */
   readonly role: string;
 }
 
@@ -67,6 +64,50 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   return violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
+
+export interface GatewayContext {
+  readonly context: BrowserContext;
+  readonly page: Page;
+  readonly trouble: PageTrouble;
+  /** Requests to anywhere but the gateway, each refused. */
+  readonly foreign: string[];
+}
+
+/** A browser context that may reach the gateway only, with its page and what went wrong on it. */
+export async function openGatewayContext(browser: Browser, gatewayUrl: string): Promise<GatewayContext> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const foreign: string[] = [];
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(`${gatewayUrl}/`)) return route.continue();
+    foreign.push(url);
+    return route.abort('blockedbyclient');
+  });
+  const page = await context.newPage();
+  return { context, page, trouble: await watchForTrouble(context, page), foreign };
+}
+
+/** Opens /admin/, lands on the issuer's sign-in page, and signs in with the keyboard alone. */
+export async function signInAt(page: Page, gatewayUrl: string, user: StaffUser): Promise<void> {
+  const served = await page.goto(`${gatewayUrl}/admin/`);
+  expect(served?.status()).to.equal(200);
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  expect(await seriousViolations(page), 'the sign-in page').to.deep.equal([]);
+  // The Username field has the focus when the page opens.
+  await page.keyboard.type(user.username);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(user.password);
+  await page.keyboard.press('Enter');
+  await page.getByRole('heading', { name: 'Products' }).waitFor();
+}
+
+/** Signs out at the issuer, which asks first, and comes back to the app signed out. */
+export async function signOut(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'Sign out?' }).waitFor();
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByText('You have signed out.').waitFor();
 }
 
 /** The issuer, stock and the gateway serving the built back office at /admin/, with `users` in the users file. */
@@ -141,37 +182,6 @@ export async function startBackOfficeSystem(users: readonly StaffUser[]): Promis
     await stop();
     throw error;
   }
-}
-
-/** A browser context that may reach the gateway only, with its page and what went wrong on it. */
-export async function openContext(
-  browser: Browser,
-  gatewayUrl: string,
-): Promise<{ context: BrowserContext; page: Page; trouble: PageTrouble; foreign: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const foreign: string[] = [];
-  await context.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith(`${gatewayUrl}/`)) return route.continue();
-    foreign.push(url);
-    return route.abort('blockedbyclient');
-  });
-  const page = await context.newPage();
-  return { context, page, trouble: await watchForTrouble(context, page), foreign };
-}
-
-/** Opens /admin/, lands on the issuer's sign-in page, and signs in with the keyboard alone. */
-export async function signIn(page: Page, gatewayUrl: string, user: StaffUser): Promise<void> {
-  const served = await page.goto(`${gatewayUrl}/admin/`);
-  expect(served?.status()).to.equal(200);
-  await page.getByRole('button', { name: 'Sign in' }).waitFor();
-  expect(await seriousViolations(page), 'the sign-in page').to.deep.equal([]);
-  // The Username field has the focus when the page opens.
-  await page.keyboard.type(user.username);
-  await page.keyboard.press('Tab');
-  await page.keyboard.type(user.password);
-  await page.keyboard.press('Enter');
-  await page.getByRole('heading', { name: 'Products' }).waitFor();
 }
 
 /** Tabs through the page until the element labelled `label` (within `scope`, the page by default) has the focus. */

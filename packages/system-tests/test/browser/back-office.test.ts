@@ -5,62 +5,23 @@ import { createLogger } from '@platform/runtime';
 import { freePort, IN_THIS_PROCESS } from '@platform/test-kit';
 import { DEFAULT_CONFIG as STOCK_DEFAULTS, startStockService } from '@stock/service';
 import { expect } from 'chai';
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ARTIFACTS, expectNoTrouble, launchChromium, type PageTrouble, watchForTrouble } from './chromium';
+import type { Browser, Page } from 'playwright-core';
+import {
+  addUser,
+  buildBackOffice,
+  openGatewayContext,
+  seriousViolations,
+  signInAt,
+  type StaffUser,
+} from './back-office-support';
+import { ARTIFACTS, expectNoTrouble, launchChromium } from './chromium';
 
-const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const require = createRequire(import.meta.url);
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
-const CLERK = { username: 'clerk', password: 'a clerk’s long password', role: 'stock-clerk' };
-const MANAGER = { username: 'manager', password: 'a manager’s long password', role: 'order-manager' };
-
-/** The back office built as `pnpm build:back-office` builds it, into `outDir`. */
-function buildBackOffice(outDir: string): void {
-  const built = spawnSync('pnpm', ['--dir', 'packages/back-office', 'exec', 'vite', 'build', '--logLevel', 'warn'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, BACK_OFFICE_OUT_DIR: outDir },
-  });
-  expect(built.status, built.stderr).to.equal(0);
-}
-
-/** A member of staff added as `pnpm identity:add-user <name> --role <role> --password-stdin` adds one. */
-function addUser(usersFile: string, user: typeof CLERK): void {
-  const tsx = pathToFileURL(require.resolve('tsx')).href;
-  const script = join(ROOT, 'packages', 'identity', 'src', 'add-user-main.ts');
-  const added = spawnSync(
-    process.execPath,
-    ['--import', tsx, script, user.username, '--role', user.role, '--password-stdin'],
-    { input: `${user.password}\n`, encoding: 'utf8', env: { ...process.env, IDENTITY_USERS_FILE: usersFile } },
-  );
-  expect(added.status, added.stderr).to.equal(0);
-}
-
-interface Violation {
-  readonly id: string;
-  readonly impact: string;
-  readonly nodes: { target: string[] }[];
-}
-
-/** axe-core's scan of the page as it is: its serious and critical violations (none expected). */
-async function seriousViolations(page: Page): Promise<string[]> {
-  // Evaluated by the browser's debugger, which the page's Content-Security-Policy does not govern: nothing from a CDN.
-  await page.evaluate(AXE);
-  const violations = await page.evaluate<Violation[]>(
-    'axe.run(document, { resultTypes: ["violations"] }).then((result) => result.violations)',
-  );
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-}
+const CLERK: StaffUser = { username: 'clerk', password: 'a clerk’s long password', role: 'stock-clerk' };
+const MANAGER: StaffUser = { username: 'manager', password: 'a manager’s long password', role: 'order-manager' };
 
 describe('the back office in headless Chromium, through the gateway', function () {
   this.timeout(180_000);
@@ -126,38 +87,8 @@ describe('the back office in headless Chromium, through the gateway', function (
     files?.remove();
   });
 
-  /** A browser context that may reach the gateway only, with its page and what went wrong on it. */
-  async function openContext(): Promise<{
-    context: BrowserContext;
-    page: Page;
-    trouble: PageTrouble;
-    foreign: string[];
-  }> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const foreign: string[] = [];
-    await context.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith(`${gatewayUrl}/`)) return route.continue();
-      foreign.push(url);
-      return route.abort('blockedbyclient');
-    });
-    const page = await context.newPage();
-    return { context, page, trouble: await watchForTrouble(context, page), foreign };
-  }
-
-  /** Opens /admin/, lands on the issuer's sign-in page, and signs in with the keyboard alone. */
-  async function signIn(page: Page, user: typeof CLERK): Promise<void> {
-    const served = await page.goto(`${gatewayUrl}/admin/`);
-    expect(served?.status()).to.equal(200);
-    await page.getByRole('button', { name: 'Sign in' }).waitFor();
-    expect(await seriousViolations(page), 'the sign-in page').to.deep.equal([]);
-    // The Username field has the focus when the page opens.
-    await page.keyboard.type(user.username);
-    await page.keyboard.press('Tab');
-    await page.keyboard.type(user.password);
-    await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'Products' }).waitFor();
-  }
+  const openContext = () => openGatewayContext(browser, gatewayUrl);
+  const signIn = (page: Page, user: StaffUser) => signInAt(page, gatewayUrl, user);
 
   /** Tabs through the page until the element labelled `label` has the focus. */
   async function tabTo(page: Page, label: string): Promise<void> {

@@ -23,7 +23,10 @@ export interface WebhookDeliveryOptions {
   readonly retryForMs?: number;
   /** How long a claimed delivery stays this worker's: longer than a connect and an answer may take. */
   readonly leaseMs?: number;
+  /** How many keys one claim leases (each key's deliveries go one after another, the keys at once). */
   readonly batch?: number;
+  /** How many deliveries of one key one claim leases and sends in turn: a hot product's events need no claim each. */
+  readonly run?: number;
 }
 
 export interface BackgroundWork {
@@ -52,6 +55,7 @@ export class WebhookDelivery {
   private readonly retryForMs: number;
   private readonly leaseMs: number;
   private readonly batch: number;
+  private readonly run: number;
 
   constructor(private readonly options: WebhookDeliveryOptions) {
     this.now = options.now ?? Date.now;
@@ -59,6 +63,7 @@ export class WebhookDelivery {
     this.retryForMs = options.retryForMs ?? RETRY_FOR_MS;
     this.leaseMs = options.leaseMs ?? 120_000;
     this.batch = options.batch ?? 50;
+    this.run = options.run ?? 50;
   }
 
   /** One batch of outbox events to deliveries; answers how many events it took. */
@@ -66,11 +71,35 @@ export class WebhookDelivery {
     return this.options.store.fanOut(this.batch * 4, this.now());
   }
 
-  /** Claims one batch of due deliveries and attempts each (they are of distinct keys, so at once); answers how many. */
+  /**
+   * Claims one batch of due deliveries and sends them: the keys at once, each key's run one after another, up to the
+   * first that is not delivered (the rest of that run is released, to go behind it in order); answers how many it
+   * claimed.
+   */
   async deliverDue(): Promise<number> {
-    const claimed = await this.options.store.claim(this.batch, this.leaseMs, this.now());
-    await Promise.all(claimed.map((delivery) => this.attempt(delivery)));
+    const claimedAt = this.now();
+    const claimed = await this.options.store.claim(this.batch, this.leaseMs, claimedAt, this.run);
+    const runs = new Map<string, ClaimedDelivery[]>();
+    for (const delivery of claimed) {
+      const key = `${delivery.subscription.id}\n${delivery.event.orderingKey}`;
+      const run = runs.get(key);
+      if (run) run.push(delivery);
+      else runs.set(key, [delivery]);
+    }
+    // An attempt may take up to half the lease (the lease is twice the longest attempt and more): none starts later,
+    // so the lease never runs out under a run still being sent.
+    const startBy = claimedAt + this.leaseMs / 2;
+    await Promise.all([...runs.values()].map((run) => this.send(run, startBy)));
     return claimed.length;
+  }
+
+  /** Sends a key's run in its order up to the first not delivered, or until `startBy`; releases the rest. */
+  private async send(run: readonly ClaimedDelivery[], startBy: number): Promise<void> {
+    const releaseFrom = (i: number) => this.options.store.release(run.slice(i).map((delivery) => delivery.id));
+    for (const [i, delivery] of run.entries()) {
+      if (i > 0 && this.now() > startBy) return releaseFrom(i);
+      if ((await this.attempt(delivery)) !== 'delivered') return releaseFrom(i + 1);
+    }
   }
 
   /** Fans out and delivers until nothing is left that is due now. */
@@ -84,7 +113,23 @@ export class WebhookDelivery {
     return every(pollMs, 'webhook delivery', () => this.drain(), this.options.logger);
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+  /**
+   * Forgets settled deliveries (and their attempts and events) made more than `retentionMs` ago, a batch at a time
+   * until none is left; answers how many deliveries it forgot.
+   */
+  async sweep(retentionMs: number): Promise<number> {
+    let forgotten = 0;
+    for (let swept = this.batch; swept === this.batch; forgotten += swept)
+      swept = await this.options.store.sweep(this.now() - retentionMs, this.batch);
+    return forgotten;
+  }
+
+  /** Sweeps every `everyMs` until stopped. */
+  startSweeping(everyMs: number, retentionMs: number): BackgroundWork {
+    return every(everyMs, 'webhook sweep', () => this.sweep(retentionMs), this.options.logger);
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<DeliveryOutcome['kind']> {
     const { subscription, event } = delivery;
     const startedAt = this.now();
     const started = performance.now();
@@ -124,6 +169,7 @@ export class WebhookDelivery {
     const outcome = this.outcomeOf(delivery, result.statusCode);
     await this.options.store.recordAttempt(attempt, outcome);
     this.log(delivery, attempt, outcome);
+    return outcome.kind;
   }
 
   private outcomeOf(delivery: ClaimedDelivery, statusCode: number | null): DeliveryOutcome {

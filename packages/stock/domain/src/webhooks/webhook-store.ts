@@ -68,7 +68,7 @@ export type ReplayFrom =
  * Subscriptions, the events fanned out to them and their deliveries. Times are epoch milliseconds, handed in so
  * tests need no clock. A claim is a lease: the rows stay the worker's until `now + leaseMs`, and no other worker
  * gets them meanwhile; for one subscription and one ordering key only the oldest delivery not settled is ever
- * claimable, so deliveries under a key never overtake each other.
+ * claimable, with the run behind it, so deliveries under a key never overtake each other.
  */
 export interface WebhookStore {
   addSubscription(subscription: SubscriptionRecord): Promise<void>;
@@ -85,8 +85,14 @@ export interface WebhookStore {
    * out. Answers how many outbox events it took. Fan-outs running at once never take the same event.
    */
   fanOut(batch: number, now: number): Promise<number>;
-  /** Leases up to `batch` due deliveries of enabled subscriptions, each the oldest unsettled one of its key. */
-  claim(batch: number, leaseMs: number, now: number): Promise<ClaimedDelivery[]>;
+  /**
+   * Leases up to `batch` due deliveries of enabled subscriptions, each the oldest unsettled one of its key, and behind
+   * each up to `run - 1` more of its key, in their order: a worker sends a key's run one after another, on one
+   * connection, for one claim. Answers them in their order (a key's run together, its oldest first).
+   */
+  claim(batch: number, leaseMs: number, now: number, run?: number): Promise<ClaimedDelivery[]>;
+  /** Ends the lease of deliveries a worker claimed and did not attempt (the rest of a run that stopped at a failure). */
+  release(deliveryIds: readonly string[]): Promise<void>;
   /** Records an attempt and settles or reschedules its delivery, releasing the lease. */
   recordAttempt(attempt: AttemptRecord, outcome: DeliveryOutcome): Promise<void>;
   /** A subscription's latest attempts, newest first. */
@@ -98,4 +104,10 @@ export interface WebhookStore {
    * replay sends what the records hold even where no subscription took it when it happened.
    */
   replay(subscriptionId: string, from: ReplayFrom, now: number, rebuilt?: readonly OutboxEnvelope[]): Promise<number>;
+  /**
+   * Forgets up to `batch` settled deliveries (delivered, or given up) made before `before`, with their attempts, and
+   * then the stored events made before `before` that no delivery names any more. Pending deliveries and their events
+   * stay whatever their age. Answers how many deliveries it forgot; instances sweeping at once never fail for it.
+   */
+  sweep(before: number, batch: number): Promise<number>;
 }

@@ -96,28 +96,43 @@ export class InMemoryWebhookStore implements WebhookStore {
     return taken.length;
   }
 
-  async claim(batch: number, leaseMs: number, now: number): Promise<ClaimedDelivery[]> {
-    const heads = new Map<string, DeliveryRow>();
+  async claim(batch: number, leaseMs: number, now: number, run = 1): Promise<ClaimedDelivery[]> {
+    // Each key's unsettled deliveries, in their order.
+    const queues = new Map<string, DeliveryRow[]>();
     for (const delivery of this.deliveries.values()) {
+      if (delivery.state !== 'pending') continue;
       const key = `${delivery.subscriptionId}\n${delivery.orderingKey}`;
-      if (delivery.state === 'pending' && !heads.has(key)) heads.set(key, delivery);
+      const queue = queues.get(key);
+      if (queue) queue.push(delivery);
+      else queues.set(key, [delivery]);
     }
     const claimed: ClaimedDelivery[] = [];
-    for (const delivery of heads.values()) {
-      if (claimed.length === batch) break;
-      const subscription = this.subscriptionsById.get(delivery.subscriptionId);
+    let heads = 0;
+    for (const [head, ...behind] of queues.values()) {
+      if (heads === batch) break;
+      const subscription = this.subscriptionsById.get(head!.subscriptionId);
       if (!subscription || subscription.disabledAt !== null) continue;
-      if (delivery.nextAttemptAt > now || delivery.lockedUntil > now) continue;
-      delivery.lockedUntil = now + leaseMs;
-      claimed.push({
-        id: String(delivery.id),
-        subscription,
-        event: this.events.get(delivery.eventId)!,
-        attempts: delivery.attempts,
-        createdAt: delivery.createdAt,
-      });
+      if (head!.nextAttemptAt > now || head!.lockedUntil > now) continue;
+      heads++;
+      for (const delivery of [head!, ...behind.slice(0, run - 1)]) {
+        delivery.lockedUntil = now + leaseMs;
+        claimed.push({
+          id: String(delivery.id),
+          subscription,
+          event: this.events.get(delivery.eventId)!,
+          attempts: delivery.attempts,
+          createdAt: delivery.createdAt,
+        });
+      }
     }
     return claimed;
+  }
+
+  async release(deliveryIds: readonly string[]): Promise<void> {
+    for (const id of deliveryIds) {
+      const delivery = this.deliveries.get(Number(id));
+      if (delivery?.state === 'pending') delivery.lockedUntil = 0;
+    }
   }
 
   async recordAttempt(attempt: AttemptRecord, outcome: DeliveryOutcome): Promise<void> {
@@ -171,6 +186,23 @@ export class InMemoryWebhookStore implements WebhookStore {
             .sort(bySequenceThenTime);
     for (const event of chosen) this.queue(subscriptionId, event, now);
     return chosen.length;
+  }
+
+  async sweep(before: number, batch: number): Promise<number> {
+    const forgotten = new Set<string>();
+    for (const [id, delivery] of this.deliveries) {
+      if (forgotten.size === batch) break;
+      if (delivery.state === 'pending' || delivery.createdAt >= before) continue;
+      this.deliveries.delete(id);
+      forgotten.add(String(id));
+    }
+    for (let i = this.attemptLog.length - 1; i >= 0; i--)
+      if (forgotten.has(this.attemptLog[i]!.deliveryId)) this.attemptLog.splice(i, 1);
+    const named = new Set([...this.deliveries.values()].map((delivery) => delivery.eventId));
+    for (const [id, event] of this.events) if (event.occurredAt < before && !named.has(id)) this.events.delete(id);
+    // The outbox's own sweep drops published rows; their fan-out marks go with them.
+    for (const id of this.fannedOut) if (this.outbox.get(id) === undefined) this.fannedOut.delete(id);
+    return forgotten.size;
   }
 
   private queue(subscriptionId: string, event: StoredEvent, now: number): void {

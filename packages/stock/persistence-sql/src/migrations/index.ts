@@ -11,6 +11,8 @@ import { Postgresql20261129NamedStockStates } from './generated/20261129-named-s
 import { Sqlite20261129NamedStockStates } from './generated/20261129-named-stock-states.sqlite';
 import { Postgresql20261129ShipmentsAndReturns } from './generated/20261129-shipments-and-returns.postgresql';
 import { Sqlite20261129ShipmentsAndReturns } from './generated/20261129-shipments-and-returns.sqlite';
+import { Postgresql20261129WebhookRetentionIndexes } from './generated/20261129-webhook-retention-indexes.postgresql';
+import { Sqlite20261129WebhookRetentionIndexes } from './generated/20261129-webhook-retention-indexes.sqlite';
 import { ledgerTriggersDropped } from './ledger-triggers-dropped';
 import { NAMED_STOCK_STATES } from './named-stock-states';
 
@@ -34,6 +36,7 @@ export const STOCK_MIGRATIONS: Readonly<Record<Dialect, readonly MigrationObject
     { name: '20261129-named-stock-states', class: Postgresql20261129NamedStockStates },
     NAMED_STOCK_STATES.after(),
     { name: '20261129-shipments-and-returns', class: Postgresql20261129ShipmentsAndReturns },
+    { name: '20261129-webhook-retention-indexes', class: Postgresql20261129WebhookRetentionIndexes },
   ],
   sqlite: [
     ...sqliteHistory,
@@ -44,5 +47,6 @@ export const STOCK_MIGRATIONS: Readonly<Record<Dialect, readonly MigrationObject
     { name: '20261129-named-stock-states', class: Sqlite20261129NamedStockStates },
     NAMED_STOCK_STATES.after(),
     { name: '20261129-shipments-and-returns', class: Sqlite20261129ShipmentsAndReturns },
+    { name: '20261129-webhook-retention-indexes', class: Sqlite20261129WebhookRetentionIndexes },
   ],
 };

@@ -35,6 +35,7 @@ type ClaimedRow = {
   id: number | string;
   subscription_id: string;
   event_id: string;
+  ordering_key: string;
   attempts: number;
   created_at: number | string;
 };
@@ -196,9 +197,19 @@ export class MikroOrmWebhookStore implements WebhookStore {
     });
   }
 
-  async claim(batch: number, leaseMs: number, now: number): Promise<ClaimedDelivery[]> {
-    const lock = this.session.dialect === 'postgresql' ? ' for update of "d" skip locked' : '';
-    const rows = await this.session.all<ClaimedRow>(
+  async claim(batch: number, leaseMs: number, now: number, run = 1): Promise<ClaimedDelivery[]> {
+    // Two statements, no transaction around them: once a head is leased here, its followers are nobody else's to claim.
+    const session = this.session;
+    const heads = await this.claimHeads(session, batch, leaseMs, now);
+    const followers =
+      run > 1 && heads.length > 0 ? await this.claimFollowers(session, heads, run - 1, now + leaseMs) : [];
+    return this.claimedOf(session, [...heads, ...followers]);
+  }
+
+  /** The oldest unsettled delivery of each key, where it is due and nobody holds it. */
+  private claimHeads(tx: SqlSession, batch: number, leaseMs: number, now: number): Promise<ClaimedRow[]> {
+    const lock = tx.dialect === 'postgresql' ? ' for update of "d" skip locked' : '';
+    return tx.all<ClaimedRow>(
       `update "webhook_delivery" set "locked_until" = ?
        where "id" in (select "d"."id" from "webhook_delivery" "d"
          join "webhook_subscription" "s" on "s"."id" = "d"."subscription_id" and "s"."disabled_at" is null
@@ -206,13 +217,33 @@ export class MikroOrmWebhookStore implements WebhookStore {
            and not exists (select 1 from "webhook_delivery" "e" where "e"."subscription_id" = "d"."subscription_id"
              and "e"."ordering_key" = "d"."ordering_key" and "e"."state" = 'pending' and "e"."id" < "d"."id")
          order by "d"."id" limit ?${lock})
-       returning "id", "subscription_id", "event_id", "attempts", "created_at"`,
+       returning "id", "subscription_id", "event_id", "ordering_key", "attempts", "created_at"`,
       [now + leaseMs, now, now, batch],
     );
+  }
+
+  /**
+   * Behind each claimed head, up to `count` more unsettled deliveries of its key, in their order: no other worker
+   * claims them, since only a key's oldest unsettled delivery is ever claimable and that one is leased here.
+   */
+  private claimFollowers(tx: SqlSession, heads: readonly ClaimedRow[], count: number, leasedUntil: number) {
+    const behind = heads.map(
+      () => `select "id" from (select "id" from "webhook_delivery" where "subscription_id" = ? and "ordering_key" = ?
+         and "state" = 'pending' and "id" > ? order by "id" limit ?) "k"`,
+    );
+    return tx.all<ClaimedRow>(
+      `update "webhook_delivery" set "locked_until" = ? where "id" in (${behind.join(' union all ')})
+       returning "id", "subscription_id", "event_id", "ordering_key", "attempts", "created_at"`,
+      [leasedUntil, ...heads.flatMap((head) => [head.subscription_id, head.ordering_key, Number(head.id), count])],
+    );
+  }
+
+  /** The claimed rows with their subscriptions and events, each key's run together and in its order. */
+  private async claimedOf(tx: SqlSession, rows: readonly ClaimedRow[]): Promise<ClaimedDelivery[]> {
     if (rows.length === 0) return [];
     const subscriptions = new Map(
       (
-        await this.session.all<SubscriptionRow>(
+        await tx.all<SubscriptionRow>(
           `select ${SUBSCRIPTION_COLUMNS} from "webhook_subscription" where "id" in (${list(rows.length)})`,
           rows.map((row) => row.subscription_id),
         )
@@ -220,14 +251,19 @@ export class MikroOrmWebhookStore implements WebhookStore {
     );
     const events = new Map(
       (
-        await this.session.all<EventRow>(
+        await tx.all<EventRow>(
           `select "id", "type", "payload", "occurred_at", "ordering_key", "sequence", "trace_context" from "webhook_event" where "id" in (${list(rows.length)})`,
           rows.map((row) => row.event_id),
         )
       ).map((row) => [row.id, eventOf(row)]),
     );
-    return rows
-      .sort((a, b) => Number(a.id) - Number(b.id))
+    // A key's run in its order, the keys in the order of their oldest delivery.
+    const keyOf = (row: ClaimedRow) => `${row.subscription_id}\n${row.ordering_key}`;
+    const firstOfKey = new Map<string, number>();
+    for (const row of rows)
+      firstOfKey.set(keyOf(row), Math.min(firstOfKey.get(keyOf(row)) ?? Infinity, Number(row.id)));
+    return [...rows]
+      .sort((a, b) => firstOfKey.get(keyOf(a))! - firstOfKey.get(keyOf(b))! || Number(a.id) - Number(b.id))
       .flatMap((row) => {
         const subscription = subscriptions.get(String(row.subscription_id));
         const event = events.get(row.event_id);
@@ -243,6 +279,14 @@ export class MikroOrmWebhookStore implements WebhookStore {
           },
         ];
       });
+  }
+
+  async release(deliveryIds: readonly string[]): Promise<void> {
+    if (deliveryIds.length === 0) return;
+    await this.session.run(
+      `update "webhook_delivery" set "locked_until" = 0 where "state" = 'pending' and "id" in (${list(deliveryIds.length)})`,
+      deliveryIds.map(Number),
+    );
   }
 
   recordAttempt(attempt: AttemptRecord, outcome: DeliveryOutcome): Promise<void> {
@@ -339,6 +383,27 @@ export class MikroOrmWebhookStore implements WebhookStore {
       const chosen = events.filter((event) => subscribesTo(subscription.events, event.type));
       for (const event of chosen) await queue(tx, subscriptionId, event.id, event.ordering_key, now);
       return chosen.length;
+    });
+  }
+
+  sweep(before: number, batch: number): Promise<number> {
+    return this.database.transaction(async (tx) => {
+      // Rows another instance is sweeping at this moment are skipped rather than waited for.
+      const lock = tx.dialect === 'postgresql' ? ' for update skip locked' : '';
+      const settled = await tx.all<{ id: number | string }>(
+        `select "id" from "webhook_delivery" where "state" <> 'pending' and "created_at" < ? order by "id" limit ?${lock}`,
+        [before, batch],
+      );
+      if (settled.length === 0) return 0;
+      const ids = settled.map((row) => Number(row.id));
+      await tx.run(`delete from "webhook_attempt" where "delivery_id" in (${list(ids.length)})`, ids);
+      await tx.run(`delete from "webhook_delivery" where "id" in (${list(ids.length)})`, ids);
+      await tx.run(
+        `delete from "webhook_event" where "occurred_at" < ?
+         and not exists (select 1 from "webhook_delivery" "d" where "d"."event_id" = "webhook_event"."id")`,
+        [before],
+      );
+      return ids.length;
     });
   }
 }

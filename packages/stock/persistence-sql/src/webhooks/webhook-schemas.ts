@@ -74,6 +74,8 @@ export function webhookSchemas(dialect: Dialect): EntitySchema[] {
       indexes: [
         { name: 'webhook_delivery_queue_index', properties: ['subscriptionId', 'orderingKey', 'state', 'id'] },
         { name: 'webhook_delivery_due_index', properties: ['state', 'nextAttemptAt'] },
+        // The retention sweep: whether a delivery still names an event.
+        { name: 'webhook_delivery_event_index', properties: ['eventId'] },
       ],
       properties: {
         id: identity(dialect),
@@ -90,7 +92,11 @@ export function webhookSchemas(dialect: Dialect): EntitySchema[] {
     new EntitySchema<Row>({
       name: 'WebhookAttempt',
       tableName: 'webhook_attempt',
-      indexes: [{ name: 'webhook_attempt_subscription_index', properties: ['subscriptionId', 'attemptedAt'] }],
+      indexes: [
+        { name: 'webhook_attempt_subscription_index', properties: ['subscriptionId', 'attemptedAt'] },
+        // The retention sweep: a forgotten delivery's attempts.
+        { name: 'webhook_attempt_delivery_index', properties: ['deliveryId'] },
+      ],
       properties: {
         id: identity(dialect),
         deliveryId: { type: epoch(dialect), fieldName: 'delivery_id' },

@@ -174,6 +174,56 @@ for (const [name, open] of [
       expect(later.headers['webhook-signature']).to.equal(signed);
     });
 
+    it('sends a key’s run in order for one claim, and stops it at a failure, sending the rest after it in order', async () => {
+      await r.subscriptions.create({ url: receiver.url, events: ['*'] });
+      const events = [1, 2, 3, 4, 5, 6].map((sequence) => anEvent('stock.level.changed', { productId: 8, sequence }));
+      await r.h.write(...events);
+      await r.worker.fanOut();
+      // One claim sends the whole run.
+      expect(await r.worker.deliverDue()).to.equal(6);
+      expect(receiver.received.map((request) => request.headers['webhook-id'])).to.deep.equal(
+        events.map((e) => `msg_${e.id}`),
+      );
+      const more = [7, 8, 9].map((sequence) => anEvent('stock.level.changed', { productId: 8, sequence }));
+      await r.h.write(...more);
+      await r.worker.fanOut();
+      receiver.answer = (request) => (request.headers['webhook-id'] === `msg_${more[1]!.id}` ? 503 : 204);
+      await r.worker.deliverDue();
+      // The 7th went, the 8th failed, the 9th was not sent behind it; after the back-off both go, in order.
+      expect(receiver.received.slice(6).map((request) => request.headers['webhook-id'])).to.deep.equal(
+        [more[0], more[1]].map((e) => `msg_${e!.id}`),
+      );
+      receiver.answer = () => 204;
+      r.clock.now += 5_000;
+      await r.worker.drain();
+      expect(receiver.received.slice(8).map((request) => request.headers['webhook-id'])).to.deep.equal(
+        [more[1], more[2]].map((e) => `msg_${e!.id}`),
+      );
+    });
+
+    it('forgets what it delivered once the retention has passed, in batches, and never what is still to send', async () => {
+      const now = () => r.clock.now;
+      const worker = new WebhookDelivery({ store: r.h.store, secrets: box, sender: r.sender, logger, now, batch: 2 });
+      const { subscription } = await r.subscriptions.create({ url: receiver.url, events: ['*'] });
+      await r.h.write(...[1, 2, 3, 4, 5].map((productId) => anEvent('stock.level.changed', { productId })));
+      await worker.drain();
+      receiver.answer = () => 503;
+      await r.h.write(anEvent('stock.level.changed', { productId: 6 }));
+      await worker.drain();
+      const HOUR = 3_600_000;
+      r.clock.now += HOUR;
+      expect(await worker.sweep(2 * HOUR)).to.equal(0);
+      expect(await r.subscriptions.attempts(subscription.id, 10)).to.have.length(6);
+      r.clock.now += 2 * HOUR;
+      // Five delivered, in batches of two; the one still retrying stays, with its attempts.
+      expect(await worker.sweep(2 * HOUR)).to.equal(5);
+      const kept = await r.subscriptions.attempts(subscription.id, 10);
+      expect(kept.map((attempt) => attempt.statusCode)).to.deep.equal([503]);
+      receiver.answer = () => 204;
+      await worker.drain();
+      expect(receiver.received.at(-1)!.headers['webhook-id']).to.equal(`msg_${kept[0]!.eventId}`);
+    });
+
     it('replays what is stored with the original webhook-ids', async () => {
       const { subscription, secret } = await r.subscriptions.create({
         url: receiver.url,

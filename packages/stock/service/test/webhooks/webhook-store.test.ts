@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import type { SubscriptionRecord } from '@stock/domain';
+import type { DeliveryOutcome, SubscriptionRecord } from '@stock/domain';
 import { anEvent, databaseHarness, type HarnessFactory, memoryHarness, type StoreHarness } from './store-harness';
 
 const NOW = Date.parse('2026-12-01T10:00:00Z');
@@ -82,6 +82,26 @@ function webhookStoreContract(name: string, open: HarnessFactory): void {
       await h.store.recordAttempt(attemptOf(head.id, s.id, head.event.id), { kind: 'delivered' });
       const next = await h.store.claim(100, LEASE, NOW);
       expect(next.map((d) => [d.event.id, d.attempts])).to.deep.equal([[second.id, 0]]);
+    });
+
+    it('claims a run of a key behind its head, in order; the released rest is claimable again, oldest first', async () => {
+      const s = aSubscription(['*']);
+      await h.store.addSubscription(s);
+      const hot = [1, 2, 3, 4, 5].map((sequence) => anEvent('stock.level.changed', { productId: 1, sequence }));
+      const other = anEvent('stock.level.changed', { productId: 2, sequence: 1 });
+      await h.write(hot[0]!, other, ...hot.slice(1));
+      await h.store.fanOut(100, NOW);
+      const claimed = await h.store.claim(10, LEASE, NOW, 3);
+      expect(claimed.map((d) => d.event.id)).to.deep.equal([hot[0]!.id, hot[1]!.id, hot[2]!.id, other.id]);
+      // Nobody else gets any of the run, nor what stands behind it.
+      expect(await h.otherStore.claim(10, LEASE, NOW, 3)).to.deep.equal([]);
+      await h.store.recordAttempt(
+        { ...attemptOf(claimed[0]!.id, s.id, hot[0]!.id), statusCode: 200 },
+        { kind: 'delivered' },
+      );
+      await h.store.release([claimed[1]!.id, claimed[2]!.id]);
+      const again = await h.otherStore.claim(10, LEASE, NOW, 10);
+      expect(again.map((d) => d.event.id)).to.deep.equal(hot.slice(1).map((e) => e.id));
     });
 
     it('leases a claimed delivery: no other instance gets it until the lease ends', async () => {
@@ -182,6 +202,41 @@ function webhookStoreContract(name: string, open: HarnessFactory): void {
       const since = Date.parse(unrelated.occurredAt);
       expect(await h.store.replay(s.id, { since }, NOW)).to.equal(1);
       expect(await h.store.replay(randomUUID(), { since: 0 }, NOW)).to.equal(0);
+    });
+
+    it('sweeps settled deliveries made before the cut-off with their attempts and events, keeping pending and newer ones', async () => {
+      const s = aSubscription(['*']);
+      await h.store.addSubscription(s);
+      const OLD = NOW - 8 * 86_400_000;
+      const [delivered, failed, retrying, recent] = [
+        anEvent('stock.level.changed', { productId: 1, sequence: 1 }, OLD),
+        anEvent('stock.level.changed', { productId: 2, sequence: 1 }, OLD),
+        anEvent('stock.level.changed', { productId: 3, sequence: 1 }, OLD),
+        anEvent('stock.level.changed', { productId: 4, sequence: 1 }, NOW),
+      ];
+      await h.write(delivered, failed, retrying);
+      await h.store.fanOut(100, OLD);
+      await h.write(recent);
+      await h.store.fanOut(100, NOW);
+      const byEvent = new Map((await h.store.claim(100, LEASE, NOW)).map((d) => [d.event.id, d.id]));
+      const settle = (event: { id: string }, statusCode: number, outcome: DeliveryOutcome) =>
+        h.store.recordAttempt({ ...attemptOf(byEvent.get(event.id)!, s.id, event.id), statusCode }, outcome);
+      await settle(delivered, 200, { kind: 'delivered' });
+      await settle(failed, 500, { kind: 'failed', disableSubscription: false });
+      await settle(retrying, 500, { kind: 'retry', nextAttemptAt: NOW });
+      await settle(recent, 200, { kind: 'delivered' });
+
+      const cutOff = NOW - 7 * 86_400_000;
+      expect(await h.store.sweep(cutOff, 1)).to.equal(1);
+      expect(await h.otherStore.sweep(cutOff, 100)).to.equal(1);
+      expect(await h.store.sweep(cutOff, 100)).to.equal(0);
+      // Kept: the retrying delivery's attempt and the recent one's; forgotten: the two settled before the cut-off.
+      expect((await h.store.attempts(s.id, 10)).map((a) => a.eventId).sort()).to.deep.equal(
+        [retrying.id, recent.id].sort(),
+      );
+      expect((await h.store.claim(100, LEASE, NOW)).map((d) => d.event.id)).to.deep.equal([retrying.id]);
+      // The events of the forgotten deliveries are gone too: a replay since before them finds only what is kept.
+      expect(await h.store.replay(s.id, { since: OLD - 1 }, NOW)).to.equal(2);
     });
 
     it('rotates a secret, keeping the old one with its end, and removes a subscription with its deliveries', async () => {
