@@ -1,24 +1,29 @@
 import { useEffect, useState } from 'react';
-import { LowStockPage } from './low-stock-page';
+import { LowStockPage } from './low-stock/low-stock-page';
 import { OrderPage } from './orders/order-page';
 import { OrdersPage } from './orders/orders-page';
 import { ProblemMessage } from './problem-message';
-import { ProductPage } from './product-page';
-import { ProductsPage } from './products-page';
+import { NewProductPage } from './products/new-product-page';
+import { ProductPage } from './products/product-page';
+import { ProductsPage } from './products/products-page';
 import { BASE, Link, navigate, useLocation } from './router';
 import { type Session, signIn, startSignIn } from './session';
+import { TransfersPage } from './transfers/transfers-page';
 import { asProblem, useLoaded } from './use-api';
 
 /** The page for a path under /admin/. */
 function Page({ session, scopes }: { session: Session; scopes: Set<string> }) {
   const { pathname } = useLocation();
+  if (pathname === `${BASE}/products/new`) return <NewProductPage session={session} />;
   const product = new RegExp(`^${BASE}/products/(\\d+)$`).exec(pathname);
   if (product) return <ProductPage session={session} id={Number(product[1])} scopes={scopes} />;
+  if (pathname === `${BASE}/transfers`) return <TransfersPage session={session} scopes={scopes} />;
   if (pathname === `${BASE}/low-stock`) return <LowStockPage session={session} />;
   const order = new RegExp(`^${BASE}/orders/([0-9a-fA-F-]{36})$`).exec(pathname);
   if (order) return <OrderPage session={session} id={order[1]!} scopes={scopes} />;
   if (pathname === `${BASE}/orders`) return <OrdersPage session={session} />;
-  if (pathname === `${BASE}/` || pathname === `${BASE}/products`) return <ProductsPage session={session} />;
+  if (pathname === `${BASE}/` || pathname === `${BASE}/products`)
+    return <ProductsPage session={session} scopes={scopes} />;
   return (
     <>
       <h1>Not found</h1>
@@ -38,6 +43,7 @@ function SignedIn({ session }: { session: Session }) {
       <header className="top">
         <nav aria-label="Main">
           <Link href={`${BASE}/products`}>Products</Link>
+          <Link href={`${BASE}/transfers`}>Transfers</Link>
           <Link href={`${BASE}/low-stock`}>Low stock</Link>
           <Link href={`${BASE}/orders`}>Orders</Link>
         </nav>

@@ -7,6 +7,7 @@ export interface Product {
   readonly price: number;
   readonly quantityInStock: number;
   readonly availableQuantity: number;
+  readonly backorderLimit: number;
   readonly lowStockThreshold: number;
   readonly stockState: 'in' | 'low' | 'out';
 }
@@ -32,10 +33,23 @@ export interface Location {
 export interface StockMovement {
   readonly id: number;
   readonly locationId: number;
+  readonly transferId?: string;
   readonly kind: string;
   readonly quantityDelta: number;
   readonly reasonCode: string;
   readonly reason?: string;
   readonly actor: string;
   readonly at: string;
+}
+
+export interface StockTransfer {
+  readonly id: string;
+  readonly productId: number;
+  readonly fromLocationId: number;
+  readonly toLocationId: number;
+  readonly quantity: number;
+  readonly reference: string;
+  readonly status: 'in-transit' | 'received' | 'cancelled';
+  readonly createdAt: string;
+  readonly updatedAt: string;
 }

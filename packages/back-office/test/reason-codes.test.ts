@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { ADJUSTMENT_REASON_CODES } from '../src/reason-codes';
+import { ADJUSTMENT_REASON_CODES } from '../src/products/reason-codes';
 
 const OPENAPI = join(import.meta.dirname, '..', '..', '..', 'docs', 'openapi.yaml');
 

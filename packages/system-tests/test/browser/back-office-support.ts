@@ -1,3 +1,9 @@
+import { callWith, type IdentityUnderTest, STOCK, scratchFolder, startIdentity } from '@commerce/identity/testing';
+import { DEFAULT_CONFIG as GATEWAY_DEFAULTS, startGateway } from '@commerce/gateway';
+import type { RunningService } from '@platform/http/service';
+import { createLogger } from '@platform/runtime';
+import { freePort, IN_THIS_PROCESS } from '@platform/test-kit';
+import { DEFAULT_CONFIG as STOCK_DEFAULTS, startStockService } from '@stock/service';
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -9,6 +15,7 @@ import { type PageTrouble, watchForTrouble } from './chromium';
 
 /** What the back office's browser suites share: a build, staff, a context kept to the gateway, sign-in, axe-core. */
 export const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -101,4 +108,88 @@ export async function signOut(page: Page): Promise<void> {
   await page.getByRole('heading', { name: 'Sign out?' }).waitFor();
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByText('You have signed out.').waitFor();
+}
+
+/** The issuer, stock and the gateway serving the built back office at /admin/, with `users` in the users file. */
+export interface BackOfficeSystem {
+  readonly gatewayUrl: string;
+  readonly identity: IdentityUnderTest;
+  /**
+   * Calls stock through the gateway as a machine client with stock:read and stock:write: someone else, to the person
+   * in the app.
+   */
+  stockApi(path: string, init?: RequestInit): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+export async function startBackOfficeSystem(users: readonly StaffUser[]): Promise<BackOfficeSystem> {
+  const files = scratchFolder();
+  const running: RunningService[] = [];
+  let identity: IdentityUnderTest | undefined;
+  const stop = async () => {
+    for (const service of running) await service.close({ immediate: true });
+    await identity?.stop();
+    files.remove();
+  };
+  try {
+    const built = join(files.folder, 'back-office');
+    buildBackOffice(built);
+    for (const user of users) addUser(files.usersFile, user);
+    // The issuer is the gateway's /identity, as start:system has it: the app signs in on its own origin.
+    const gatewayPort = await freePort();
+    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+    // Behind the gateway, as start:system runs it: the endpoints it advertises are the gateway's (X-Forwarded-Host).
+    identity = await startIdentity(files, {
+      issuer: `${gatewayUrl}/identity`,
+      redisUrl: REDIS_URL,
+      trustProxy: 'true',
+    });
+    const auth = {
+      authIssuer: identity.service.issuer,
+      authDiscoveryUrl: `${identity.service.url}/identity/.well-known/openid-configuration`,
+    };
+    const quiet = (service: string) => ({ logger: createLogger(service, 'warn') });
+    const stock = await startStockService({ ...STOCK_DEFAULTS, ...IN_THIS_PROCESS, ...auth }, quiet('stock-service'));
+    running.push(stock);
+    const gateway = await startGateway(
+      {
+        ...GATEWAY_DEFAULTS,
+        port: gatewayPort,
+        host: '127.0.0.1',
+        metricsPort: 0,
+        shutdownDelayMs: 0,
+        stockUrl: [stock.url],
+        salesUrl: [stock.url],
+        identityUrl: [identity.service.url],
+        backOfficeDir: built,
+        ...auth,
+      },
+      quiet('gateway'),
+    );
+    running.unshift(gateway);
+    const issuer = identity;
+    return {
+      gatewayUrl,
+      identity: issuer,
+      stockApi: async (path, init = {}) =>
+        callWith(`${gatewayUrl}${path}`, await issuer.token('inventory-sync', STOCK, 'stock:read stock:write'), {
+          ...init,
+          headers: { 'content-type': 'application/json', ...init.headers },
+        }),
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Tabs through the page until the element labelled `label` (within `scope`, the page by default) has the focus. */
+export async function tabTo(page: Page, label: string, scope: Pick<Page, 'getByLabel'> = page): Promise<void> {
+  const id = await scope.getByLabel(label, { exact: true }).getAttribute('id');
+  for (let presses = 0; presses < 80; presses++) {
+    if ((await page.evaluate<string | undefined>('document.activeElement?.id')) === id) return;
+    await page.keyboard.press('Tab');
+  }
+  expect.fail(`Tab never reached ${label}`);
 }

@@ -35,6 +35,7 @@ import {
   InsufficientStockError,
   LocationNotFoundError,
   Money,
+  type MovementPageQuery,
   PRODUCT_SORTS,
   type Product,
   ProductNotFoundError,
@@ -296,14 +297,39 @@ function getProductHandler(useCases: ProductUseCases): Handler {
   };
 }
 
-/** GET /:id/stock-movements: a page of the product's ledger. */
+/**
+ * The ledger's page asked for: oldest first past `after` (`order=asc`, the default), or newest first before `before`
+ * (`order=desc`); each order takes only its own keyset.
+ */
+function movementPageQuery(ctx: Context): MovementPageQuery {
+  const [order, limit, after, before] = ['order', 'limit', 'after', 'before'].map((name) =>
+    singleQueryValue(ctx, name),
+  );
+  if (order !== undefined && order !== 'asc' && order !== 'desc')
+    throw new ValidationError({ order: ['must be one of asc, desc'] });
+  if (order === 'desc') {
+    if (after !== undefined)
+      throw new ValidationError({ after: ['pages oldest first only: newest first takes before'] });
+    const { limit: size } = pageQuery(limit, undefined, 0);
+    return {
+      order,
+      limit: size,
+      ...(before !== undefined && { before: decodeInteger('before', before, 1, Number.MAX_SAFE_INTEGER) }),
+    };
+  }
+  if (before !== undefined) throw new ValidationError({ before: ['pages newest first only (order=desc)'] });
+  return pageQuery(limit, after, Number.MAX_SAFE_INTEGER);
+}
+
+/** GET /:id/stock-movements: a page of the product's ledger, oldest or newest first. */
 function listStockMovementsHandler(useCases: ProductUseCases): Handler {
   return async function listStockMovements(ctx) {
     const id = pathId(ctx);
-    const query = pageQuery(singleQueryValue(ctx, 'limit'), singleQueryValue(ctx, 'after'), Number.MAX_SAFE_INTEGER);
+    const query = movementPageQuery(ctx);
     const page = await useCases.listStockMovements.execute(id, query, callerOf(ctx));
-    if (page.nextAfter !== undefined) {
-      ctx.set('Link', `</api/products/${id}/stock-movements?limit=${query.limit}&after=${page.nextAfter}>; rel="next"`);
+    if (page.next !== undefined) {
+      const keyset = query.order === 'desc' ? `order=desc&limit=${query.limit}&before=` : `limit=${query.limit}&after=`;
+      ctx.set('Link', `</api/products/${id}/stock-movements?${keyset}${page.next}>; rel="next"`);
     }
     ctx.body = page.items.map(movementJson);
   };
@@ -424,7 +450,12 @@ export function productsRouter({ useCases, access, logger, metrics }: ProductsRo
   const listParameters = queryParameters('limit', 'after', 'ids', 'sku', 'stockState', ...SEARCH_PARAMETERS);
   router.get('/', read, listParameters, listProductsHandler(useCases, logger));
   router.get('/:id', read, noQuery, getProductHandler(useCases));
-  router.get('/:id/stock-movements', read, queryParameters('limit', 'after'), listStockMovementsHandler(useCases));
+  router.get(
+    '/:id/stock-movements',
+    read,
+    queryParameters('order', 'limit', 'after', 'before'),
+    listStockMovementsHandler(useCases),
+  );
   router.get('/:id/stock-levels', read, noQuery, listStockLevelsHandler(useCases));
   router.post('/', write, noQuery, jsonBody, createProductHandler(useCases));
   router.put('/:id', write, noQuery, jsonBody, updateProductHandler(useCases));

@@ -585,11 +585,50 @@ export function productsHttpSuite(backend: string, start: StartApi): void {
         expect(await (await request(path)).json()).to.deep.equal(created);
       });
 
+      it('pages the ledger newest first by keyset (order=desc), the pages together the ledger turned around', async () => {
+        const a = await create({ ...aProductBody(), quantityInStock: 4 });
+        for (const delta of [1, 2, 3]) await request(`/api/products/${a.id}/stock-adjustments`, json({ delta }));
+        const oldestFirst = (await (await request(`/api/products/${a.id}/stock-movements`)).json()) as {
+          quantityDelta: number;
+        }[];
+        const first = await request(`/api/products/${a.id}/stock-movements?order=desc&limit=3`);
+        const link = first.headers.get('link')!;
+        expect(link).to.match(
+          new RegExp(`^</api/products/${a.id}/stock-movements\\?order=desc&limit=3&before=\\d+>; rel="next"$`),
+        );
+        const second = await request(/<([^>]+)>/.exec(link)![1]!);
+        expect(second.headers.get('link')).to.equal(null);
+        const newestFirst = [
+          ...((await first.json()) as { quantityDelta: number }[]),
+          ...((await second.json()) as { quantityDelta: number }[]),
+        ];
+        expect(newestFirst.map((m) => m.quantityDelta)).to.deep.equal([3, 2, 1, 4]);
+        expect(newestFirst).to.deep.equal([...oldestFirst].reverse());
+        // A movement made after the first page was read does not shift the next one: the keyset holds.
+        await request(`/api/products/${a.id}/stock-adjustments`, json({ delta: 5 }));
+        expect(
+          ((await (await request(/<([^>]+)>/.exec(link)![1]!)).json()) as { quantityDelta: number }[]).map(
+            (m) => m.quantityDelta,
+          ),
+        ).to.deep.equal([4]);
+        for (const [query, field] of [
+          ['order=newest', 'order'],
+          ['order=desc&after=1', 'after'],
+          ['before=10', 'before'],
+          ['order=asc&before=10', 'before'],
+          ['order=desc&before=0', 'before'],
+          ['order=desc&order=asc', 'order'],
+        ] as const) {
+          await expectFieldErrors(await request(`/api/products/${a.id}/stock-movements?${query}`), [field]);
+        }
+        expect((await request('/api/products/2147483000/stock-movements?order=desc')).status).to.equal(404);
+      });
+
       it('lets each listing take its own parameters, and only those', async () => {
         const { id } = await create();
         expect((await request(`/api/products?ids=${id}`)).status).to.equal(200);
         expect((await request(`/api/products/${id}/stock-movements?limit=1&after=0`)).status).to.equal(200);
-        const movements = ['is not a query parameter of this operation (limit, after)'];
+        const movements = ['is not a query parameter of this operation (order, limit, after, before)'];
         expect(
           await expectFieldErrors(await request(`/api/products/${id}/stock-movements?ids=1`), ['ids']),
         ).to.deep.equal({ ids: movements });

@@ -8,11 +8,17 @@ export class InMemoryStockMovementRepository implements StockMovementRepository 
     private readonly tx?: InMemoryTransaction,
   ) {}
 
-  async list(productId: number, { after, limit }: MovementPageQuery): Promise<StockMovement[]> {
+  async list(productId: number, query: MovementPageQuery): Promise<StockMovement[]> {
+    const mine = (movement: StockMovement) => movement.productId === productId;
+    if (query.order === 'desc') {
+      const before = query.before ?? Number.POSITIVE_INFINITY;
+      const older = [...this.tables.movements.values(this.tx)].filter((m) => mine(m) && m.id < before);
+      return older.reverse().slice(0, query.limit);
+    }
     const page: StockMovement[] = [];
     for (const movement of this.tables.movements.values(this.tx)) {
-      if (page.length === limit) break;
-      if (movement.productId === productId && movement.id > after) page.push(movement);
+      if (page.length === query.limit) break;
+      if (mine(movement) && movement.id > query.after) page.push(movement);
     }
     return page;
   }

@@ -6,7 +6,15 @@ import { MOVEMENT_STATEMENTS, toMovement } from '../tables/stock-movement';
 export class SqlStockMovementRepository implements StockMovementRepository {
   constructor(private readonly session: SqlSession) {}
 
-  async list(productId: number, { after, limit }: MovementPageQuery): Promise<StockMovement[]> {
-    return (await this.session.rows(MOVEMENT_STATEMENTS.list, [productId, after, limit])).map(toMovement);
+  async list(productId: number, query: MovementPageQuery): Promise<StockMovement[]> {
+    const rows =
+      query.order === 'desc'
+        ? await this.session.rows(MOVEMENT_STATEMENTS.listNewestFirst, [
+            productId,
+            query.before ?? Number.MAX_SAFE_INTEGER,
+            query.limit,
+          ])
+        : await this.session.rows(MOVEMENT_STATEMENTS.list, [productId, query.after, query.limit]);
+    return rows.map(toMovement);
   }
 }

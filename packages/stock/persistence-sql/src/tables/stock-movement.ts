@@ -221,6 +221,10 @@ export const MOVEMENT_STATEMENTS = {
   list: query<[productId: number, after: number, limit: number], MovementDbRow>(
     `select "id", ${MOVEMENT_COLUMNS} from "stock_movement" where "product_id" = ? and "id" > ? order by "id" limit ?`,
   ),
+  /** The same newest first, before a movement id: the same index, read backwards. */
+  listNewestFirst: query<[productId: number, before: number, limit: number], MovementDbRow>(
+    `select "id", ${MOVEMENT_COLUMNS} from "stock_movement" where "product_id" = ? and "id" < ? order by "id" desc limit ?`,
+  ),
 } as const;
 
 export function toMovement(row: MovementDbRow): StockMovement {

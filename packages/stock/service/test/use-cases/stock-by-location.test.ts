@@ -104,8 +104,8 @@ function stockByLocation(open: OpenStockStore): void {
           reserved: sum.reserved + movement.reservedDelta,
         });
       }
-      if (page.nextAfter === undefined) break;
-      after = page.nextAfter;
+      if (page.next === undefined) break;
+      after = page.next;
     }
     const byLocation = Object.fromEntries(
       (await locations().levelsOf(p.id))

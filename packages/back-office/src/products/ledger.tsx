@@ -1,31 +1,12 @@
 import { useState } from 'react';
-import { callApi, nextLink } from './api';
-import { ProblemMessage } from './problem-message';
-import { type Session, STOCK } from './session';
-import type { Location, StockMovement } from './types';
-import { useLoaded } from './use-api';
+import { callApi, nextLink } from '../api';
+import { ProblemMessage } from '../problem-message';
+import { type Session, STOCK } from '../session';
+import type { Location, StockMovement } from '../types';
+import { useLoaded } from '../use-api';
 
 const PAGE_SIZE = 20;
 const time = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'medium' });
-
-/**
- * The API pages the ledger oldest first; the page shows it newest first, so it reads every page (1,000 movements
- * each) and turns them around.
- */
-async function wholeLedger(session: Session, productId: number): Promise<StockMovement[]> {
-  const movements: StockMovement[] = [];
-  let path: string | undefined = `/api/products/${productId}/stock-movements?limit=1000`;
-  while (path) {
-    const page: Awaited<ReturnType<typeof callApi<StockMovement[]>>> = await callApi<StockMovement[]>(
-      session,
-      STOCK,
-      path,
-    );
-    movements.push(...page.body);
-    path = nextLink(page.headers);
-  }
-  return movements.reverse();
-}
 
 interface Props {
   readonly session: Session;
@@ -35,14 +16,21 @@ interface Props {
   readonly round: number;
 }
 
-/** A product's stock movements, newest first, a page at a time: kind, change, reason, note, who and when. */
+/**
+ * A product's stock movements, newest first, a page at a time (the API's keyset, `order=desc`): kind, change, reason,
+ * note, who and when. Newer movements goes back along the pages read; a new round starts again at the newest.
+ */
 export function Ledger({ session, productId, locations, round }: Props) {
-  const [ledger] = useLoaded(() => wholeLedger(session, productId), `${productId} ${round}`);
-  const [page, setPage] = useState(0);
+  const first = `/api/products/${productId}/stock-movements?order=desc&limit=${PAGE_SIZE}`;
+  // The pages read so far, newest first: the last is the one shown.
+  const [trail, setTrail] = useState<{ round: number; paths: string[] }>({ round, paths: [first] });
+  const paths = trail.round === round ? trail.paths : [first];
+  const path = paths[paths.length - 1]!;
+  const [ledger] = useLoaded(() => callApi<StockMovement[]>(session, STOCK, path), `${path} ${round}`);
   const codeOf = (locationId: number) =>
     locations.find((location) => location.id === locationId)?.code ?? String(locationId);
-  const movements = ledger.state === 'loaded' ? ledger.value : [];
-  const shown = movements.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE);
+  const shown = ledger.state === 'loaded' ? ledger.value.body : [];
+  const older = ledger.state === 'loaded' ? nextLink(ledger.value.headers) : undefined;
   return (
     <section aria-labelledby="ledger">
       <h2 id="ledger">Ledger</h2>
@@ -79,13 +67,13 @@ export function Ledger({ session, productId, locations, round }: Props) {
             </tbody>
           </table>
           <nav aria-label="Ledger pages" className="pages">
-            {page > 0 && (
-              <button type="button" onClick={() => setPage(page - 1)}>
+            {paths.length > 1 && (
+              <button type="button" onClick={() => setTrail({ round, paths: paths.slice(0, -1) })}>
                 Newer movements
               </button>
             )}
-            {(page + 1) * PAGE_SIZE < movements.length && (
-              <button type="button" onClick={() => setPage(page + 1)}>
+            {older && (
+              <button type="button" onClick={() => setTrail({ round, paths: [...paths, older] })}>
                 Older movements
               </button>
             )}

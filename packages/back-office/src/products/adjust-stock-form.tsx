@@ -1,10 +1,10 @@
 import { type FormEvent, useState } from 'react';
-import { type ApiProblem, callApi } from './api';
-import { ProblemMessage } from './problem-message';
+import { type ApiProblem, callApi } from '../api';
+import { ProblemMessage } from '../problem-message';
 import { ADJUSTMENT_REASON_CODES } from './reason-codes';
-import { type Session, STOCK } from './session';
-import type { Location } from './types';
-import { asProblem } from './use-api';
+import { type Session, STOCK } from '../session';
+import type { Location } from '../types';
+import { asProblem } from '../use-api';
 
 interface Props {
   readonly session: Session;

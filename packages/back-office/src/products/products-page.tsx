@@ -1,10 +1,11 @@
 import { type FormEvent, useState } from 'react';
-import { callApi, nextLink } from './api';
-import { ProblemMessage } from './problem-message';
-import { BASE, Link, navigate, useLocation } from './router';
-import { type Session, STOCK } from './session';
-import type { Product } from './types';
-import { useLoaded } from './use-api';
+import { callApi, nextLink } from '../api';
+import { ProblemMessage } from '../problem-message';
+import { BASE, Link, navigate, useLocation } from '../router';
+import { type Session, STOCK } from '../session';
+import type { Product } from '../types';
+import { useLoaded } from '../use-api';
+import { COLUMNS, ProductTable } from './product-table';
 
 const PAGE_SIZE = 20;
 const SORTS = [
@@ -17,8 +18,6 @@ const SORTS = [
   ['id', 'Oldest first'],
 ] as const;
 
-const money = new Intl.NumberFormat('en', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-
 /** The search the page shows, as its URL keeps it (so back and forward, and a reload, keep it too). */
 function searchOf(url: URL): URLSearchParams {
   const query = new URLSearchParams({ sort: url.searchParams.get('sort') ?? 'name', limit: String(PAGE_SIZE) });
@@ -29,8 +28,11 @@ function searchOf(url: URL): URLSearchParams {
   return query;
 }
 
-/** Products: a search (at least 3 characters, as the API asks), a sort, and pages by the API's cursor. */
-export function ProductsPage({ session }: { session: Session }) {
+/**
+ * Products: a search (at least 3 characters, as the API asks), a sort, and pages by the API's cursor; New product for
+ * those who may write stock.
+ */
+export function ProductsPage({ session, scopes }: { session: Session; scopes: Set<string> }) {
   const url = useLocation();
   const query = searchOf(url);
   const [text, setText] = useState(query.get('q') ?? '');
@@ -53,6 +55,11 @@ export function ProductsPage({ session }: { session: Session }) {
   return (
     <>
       <h1>Products</h1>
+      {scopes.has('stock:write') && (
+        <p>
+          <Link href={`${BASE}/products/new`}>New product</Link>
+        </p>
+      )}
       <form role="search" className="toolbar" onSubmit={search}>
         <label htmlFor="product-search">Search</label>
         <input
@@ -78,41 +85,12 @@ export function ProductsPage({ session }: { session: Session }) {
       <ProblemMessage problem={products.state === 'failed' ? products.problem : undefined} />
       {products.state === 'loaded' && (
         <>
-          {products.value.body.length === 0 ? (
-            <p>No product matches.</p>
-          ) : (
-            <table>
-              <caption className="visually-hidden">Products</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">SKU</th>
-                  <th scope="col" className="number">
-                    Price
-                  </th>
-                  <th scope="col" className="number">
-                    On hand
-                  </th>
-                  <th scope="col" className="number">
-                    Available
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {products.value.body.map((product) => (
-                  <tr key={product.id}>
-                    <td>
-                      <Link href={`${BASE}/products/${product.id}`}>{product.name}</Link>
-                    </td>
-                    <td>{product.sku ?? ''}</td>
-                    <td className="number">{money.format(product.price)}</td>
-                    <td className="number">{product.quantityInStock}</td>
-                    <td className="number">{product.availableQuantity}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
+          <ProductTable
+            caption="Products"
+            products={products.value.body}
+            columns={[COLUMNS.sku, COLUMNS.price, COLUMNS.onHand, COLUMNS.available]}
+            empty="No product matches."
+          />
           <nav aria-label="Pages" className="pages">
             {query.has('cursor') && (
               <button type="button" onClick={() => window.history.back()}>

@@ -1,12 +1,14 @@
 import { useState } from 'react';
-import { callApi } from './api';
+import { callApi } from '../api';
+import { ProblemMessage } from '../problem-message';
+import { BASE, Link } from '../router';
+import { type Session, STOCK } from '../session';
+import type { Location, Product, StockLevel } from '../types';
+import { useLoaded } from '../use-api';
 import { AdjustStockForm } from './adjust-stock-form';
 import { Ledger } from './ledger';
-import { ProblemMessage } from './problem-message';
-import { BASE, Link } from './router';
-import { type Session, STOCK } from './session';
-import type { Location, Product, StockLevel } from './types';
-import { useLoaded } from './use-api';
+import { ProductForm } from './product-form';
+import { StateChangeForm } from './state-change-form';
 
 /** Each state of a level, by the name the page shows it under. */
 const STATES = [
@@ -21,6 +23,8 @@ const STATES = [
 
 interface ProductView {
   readonly product: Product;
+  /** The version read: an edit saves with it in If-Match. */
+  readonly etag: string;
   readonly levels: StockLevel[];
   readonly locations: Location[];
 }
@@ -31,13 +35,23 @@ async function loadProduct(session: Session, id: number): Promise<ProductView> {
     callApi<StockLevel[]>(session, STOCK, `/api/products/${id}/stock-levels`),
     callApi<Location[]>(session, STOCK, '/api/locations'),
   ]);
-  return { product: product.body, levels: levels.body, locations: locations.body };
+  return {
+    product: product.body,
+    etag: product.headers.get('etag') ?? '',
+    levels: levels.body,
+    locations: locations.body,
+  };
 }
 
-/** A product: its level in every state at each location, the Adjust stock form (for those who may), its ledger. */
+/**
+ * A product: its level in every state at each location; for those who may write stock, Edit product, Adjust stock and
+ * Move units; its ledger, newest first.
+ */
 export function ProductPage({ session, id, scopes }: { session: Session; id: number; scopes: Set<string> }) {
   const [view, reload] = useLoaded(() => loadProduct(session, id), String(id));
   const [ledgerRound, setLedgerRound] = useState(0);
+  const [editing, setEditing] = useState(false);
+  const writes = scopes.has('stock:write');
   const adjusted = () => {
     reload();
     setLedgerRound((round) => round + 1);
@@ -51,13 +65,40 @@ export function ProductPage({ session, id, scopes }: { session: Session; id: num
         <Link href={`${BASE}/products`}>Back to products</Link>
       </>
     );
-  const { product, levels, locations } = view.value;
+  const { product, etag, levels, locations } = view.value;
   return (
     <>
       <h1>{product.name}</h1>
       <p>
-        {product.sku && <>SKU {product.sku} · </>}
-        {product.description}
+        {[
+          `Product ${product.id}`,
+          product.sku && `SKU ${product.sku}`,
+          product.description,
+          product.lowStockThreshold > 0 && `low below ${product.lowStockThreshold} available`,
+        ]
+          .filter(Boolean)
+          .join(' · ')}
+      </p>
+      {writes && (
+        <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>
+          Edit product
+        </button>
+      )}
+      {writes && editing && (
+        <ProductForm
+          // A new version (saved, or reloaded) opens the form afresh on it.
+          key={etag}
+          session={session}
+          editing={{ product, etag }}
+          onSaved={() => {
+            setEditing(false);
+            adjusted();
+          }}
+          onReload={reload}
+        />
+      )}
+      <p>
+        <Link href={`${BASE}/transfers?product=${product.id}`}>Transfers of this product</Link>
       </p>
       <h2 id="levels">Stock by location</h2>
       <table aria-labelledby="levels">
@@ -84,9 +125,8 @@ export function ProductPage({ session, id, scopes }: { session: Session; id: num
           ))}
         </tbody>
       </table>
-      {scopes.has('stock:write') && (
-        <AdjustStockForm session={session} productId={id} locations={locations} onApplied={adjusted} />
-      )}
+      {writes && <AdjustStockForm session={session} productId={id} locations={locations} onApplied={adjusted} />}
+      {writes && <StateChangeForm session={session} productId={id} locations={locations} onMoved={adjusted} />}
       <Ledger session={session} productId={id} locations={locations} round={ledgerRound} />
     </>
   );
