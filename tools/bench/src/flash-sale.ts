@@ -134,7 +134,7 @@ async function flashSale(instances: number): Promise<SaleResult> {
       .flatMap(([id, at]) => (decidedAt.has(id) ? [decidedAt.get(id)! - at] : []))
       .sort((a, b) => a - b);
     const outcome = (row: Record<string, unknown>) =>
-      `${row.status}${row.failure_reason ? ` ${row.failure_reason}` : ''}`;
+      [row.status, row.failure_reason].filter((part) => typeof part === 'string' && part !== '').join(' ');
     const counts: Record<string, number> = {};
     for (const row of rows) counts[outcome(row)] = (counts[outcome(row)] ?? 0) + 1;
     const reserved = counts.reserved ?? 0;

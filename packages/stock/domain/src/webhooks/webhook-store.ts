@@ -91,7 +91,7 @@ export interface WebhookStore {
    * connection, for one claim. Answers them in their order (a key's run together, its oldest first).
    */
   claim(batch: number, leaseMs: number, now: number, run?: number): Promise<ClaimedDelivery[]>;
-  /** Ends the lease of deliveries a worker claimed and did not attempt (the rest of a run that stopped at a failure). */
+  /** Ends the lease of deliveries a worker claimed and did not attempt (the rest of a run stopped at a failure). */
   release(deliveryIds: readonly string[]): Promise<void>;
   /** Records an attempt and settles or reschedules its delivery, releasing the lease. */
   recordAttempt(attempt: AttemptRecord, outcome: DeliveryOutcome): Promise<void>;
