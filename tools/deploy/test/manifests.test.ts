@@ -184,6 +184,8 @@ describe('the Kubernetes manifests (deploy/kubernetes)', function () {
       expect(looksSecret('DATABASE_URL', 'postgres://app@db/stock')).to.equal(false);
       expect(looksSecret('IDENTITY_KEYS_FILE', '/etc/commerce/secrets/keys.json')).to.equal(false);
       expect(looksSecret('STOCK_CLIENT_ID', 'sales-service')).to.equal(false);
+      expect(looksSecret('ACCESS_TOKEN_TTL_SECONDS', '600')).to.equal(false);
+      expect(looksSecret('ACCESS_TOKEN_TTL_SECONDS', 'a-token-in-the-wrong-place')).to.equal(true);
     });
 
     it('read an image’s tag, not a registry’s port', () => {
