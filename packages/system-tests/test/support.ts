@@ -304,8 +304,8 @@ export async function startWholeSystem(settings: Record<string, string>): Promis
 
 /**
  * The README's walkthrough of the whole system, run in bash against `gateway` with the clients file in `data` (or
- * the one `clientsFile` names) and the offline payment provider at `payments`, whose key is `paymentsKey` (start:system's
- * unless given); `until` cuts it before the first line that contains it.
+ * the one `clientsFile` names) and the offline payment provider at `payments`, whose key is `paymentsKey`
+ * (start:system's unless given); `until` cuts it before the first line that contains it.
  */
 export async function runReadmeWalkthrough(
   gateway: string,

@@ -60,7 +60,7 @@ export interface LocalPlayOptions {
   readonly readyWithinMs?: number;
   /** A second replica of stock and sales (SECOND_REPLICAS), for the drills. */
   readonly twoOfEach?: boolean;
-  /** Settings on top of a Deployment's ConfigMap, by Deployment name (the drills' log level, rate limit, token life). */
+  /** Settings on top of a Deployment's ConfigMap, by Deployment name (the drills' log level, rate limit, tokens). */
   readonly settings?: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
@@ -196,7 +196,11 @@ function lastLogs(deployments: readonly string[]): string {
 }
 
 interface PodSpec {
-  containers: { name: string; env?: { name: string; value: string }[]; envFrom?: { configMapRef?: { name: string } }[] }[];
+  containers: {
+    name: string;
+    env?: { name: string; value: string }[];
+    envFrom?: { configMapRef?: { name: string } }[];
+  }[];
   volumes: { name: string; hostPath?: { path: string } }[];
 }
 type DeploymentLike = KubeObject & { spec: { template: { spec: PodSpec } } };
@@ -236,7 +240,8 @@ export function withSecondReplicas(objects: readonly KubeObject[]): KubeObject[]
 /** The objects with `settings` on top of each named Deployment's ConfigMap. */
 function withSettings(objects: readonly KubeObject[], settings: LocalPlayOptions['settings'] = {}): KubeObject[] {
   const copy = structuredClone(objects) as KubeObject[];
-  for (const [deployment, values] of Object.entries(settings)) Object.assign(configMapOf(copy, deployment).data, values);
+  for (const [deployment, values] of Object.entries(settings))
+    Object.assign(configMapOf(copy, deployment).data, values);
   return copy;
 }
 

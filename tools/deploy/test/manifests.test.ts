@@ -80,7 +80,8 @@ describe('the Kubernetes manifests (deploy/kubernetes)', function () {
         expect(settings('identity')).not.to.have.property('REDIS_URL');
         expect(settings('gateway')).to.include({ BACK_OFFICE_DIR: '/app/packages/back-office/dist' });
         const sales = settings('sales');
-        for (const secret of ['PAYMENTS_API_KEY', 'PAYMENTS_WEBHOOK_SECRET']) expect(sales).not.to.have.property(secret);
+        for (const secret of ['PAYMENTS_API_KEY', 'PAYMENTS_WEBHOOK_SECRET'])
+          expect(sales).not.to.have.property(secret);
         if (overlay === 'local') expect(sales.PAYMENTS_URL).to.equal('http://127.0.0.1:8084');
         else expect(sales).not.to.have.property('PAYMENTS_URL');
       });
@@ -132,9 +133,11 @@ describe('the Kubernetes manifests (deploy/kubernetes)', function () {
 
     it('hold the payment provider’s stop to its own settings, as every service’s', () => {
       const local = withImageTag(renderOverlay('local'), 'c0ffee123456');
-      expect(manifestProblems(changed(local, 'payments', (pod) => (pod.terminationGracePeriodSeconds = 20)))).to.deep.equal(
-        ["Deployment payments: terminationGracePeriodSeconds (20 s) is not above the service's stop (21 s)"],
-      );
+      expect(
+        manifestProblems(changed(local, 'payments', (pod) => (pod.terminationGracePeriodSeconds = 20))),
+      ).to.deep.equal([
+        "Deployment payments: terminationGracePeriodSeconds (20 s) is not above the service's stop (21 s)",
+      ]);
       const probedSlowly = changed(local, 'payments', (pod) => {
         (pod.containers[0]!.readinessProbe as { periodSeconds: number }).periodSeconds = 10;
       });

@@ -84,7 +84,10 @@ export class Instance {
 
   private containerPid: number | undefined;
 
-  /** Whether it runs in a container: the offline payment provider, a test double, has no image and is a process. */
+  /**
+   * Whether it runs in a container of its own (`--images`): the offline payment provider, a test double, stays a
+   * process there, as when those figures were taken; `--pods` plays its image with the rest.
+   */
   private get contained(): boolean {
     return inImages() && this.role !== 'payments';
   }
@@ -342,7 +345,7 @@ const PAYMENTS_API_KEY = 'sk_test_drills_offline';
  * sales instances on one PostgreSQL database per service and one RabbitMQ
  * vhost, and a gateway in front of all of them; sales reaches stock through
  * the gateway too, and takes payments from one offline payment provider (a
- * test double, a process even with `--images`), whose webhooks reach sales
+ * test double: a process even with `--images`, a pod with `--pods`), whose webhooks reach sales
  * through the gateway. Every process is a real one, on loopback, with a fixed
  * port, so it can be killed and started again where the others expect it.
  */
