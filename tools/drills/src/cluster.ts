@@ -180,20 +180,24 @@ export class Instance {
 
   /**
    * With `--pods`: SIGTERM is `podman pod stop` with the Deployment's terminationGracePeriodSeconds (30 s), as a
-   * node stops a pod; SIGKILL is `podman pod kill`. Answers the service's exit code.
+   * node stops a pod; SIGKILL is `podman pod kill`. Answers the service's exit code once the whole pod has exited:
+   * podman 4.3 finishes a killed pod's stop after `pod kill` returns, and a pod started again before that is stopped
+   * again under the new container (its infra container exits, then the service with 137).
    */
   private async stopPod(deployment: string, signal: NodeJS.Signals): Promise<number | string> {
-    if (signal === 'SIGKILL') podman(['pod', 'kill', '--signal', 'KILL', podOf(deployment)]);
-    else podman(['pod', 'stop', '--time', '30', podOf(deployment)]);
+    const pod = podOf(deployment);
+    if (signal === 'SIGKILL') podman(['pod', 'kill', '--signal', 'KILL', pod]);
+    else podman(['pod', 'stop', '--time', '30', pod]);
     const container = containerOf(deployment);
-    for (let i = 0; i < 100; i++) {
+    for (let i = 0; i < 300; i++) {
       const [state, code] = podman(['inspect', '--format', '{{.State.Status}} {{.State.ExitCode}}', container])
         .trim()
         .split(' ');
-      if (state !== 'running' && state !== 'stopping') return signal === 'SIGKILL' ? 'SIGKILL' : Number(code);
+      const podState = podman(['pod', 'inspect', '--format', '{{.State}}', pod]).trim();
+      if (state === 'exited' && podState === 'Exited') return signal === 'SIGKILL' ? 'SIGKILL' : Number(code);
       await sleep(100);
     }
-    return `still running 10 s after podman pod ${signal === 'SIGKILL' ? 'kill' : 'stop'}`;
+    return `not exited 30 s after podman pod ${signal === 'SIGKILL' ? 'kill' : 'stop'}`;
   }
 
   /**
