@@ -1,5 +1,5 @@
 import { createKeysFileIfMissing } from '@commerce/identity';
-import { type Client, developmentClientsFile } from '@tools/system/src/development-clients';
+import { type Client, DEVELOPMENT_CLIENTS, developmentClientsFile } from '@tools/system/src/development-clients';
 import { createFirstAdmin } from '@tools/system/src/first-admin';
 import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -111,14 +111,12 @@ export async function writeLocalSecrets(backends: LocalBackends, { twoOfEach = f
   const identity = secretsFolder('identity');
   let clients: readonly Client[];
   if (backends.clients) {
-    const own = backends.clients.some((client) => client.clientId === 'sales-service')
+    const sales = DEVELOPMENT_CLIENTS.find((client) => client.clientId === 'sales-service')!;
+    const own = backends.clients.some((client) => client.clientId === sales.clientId)
       ? []
-      : developmentClientsFile(join(LOCAL_STATE, 'development-clients.json')).clients.filter(
-          (client) => client.clientId === 'sales-service',
-        );
+      : [{ clientId: sales.clientId, clientSecret: randomBytes(32).toString('base64url'), scopes: [...sales.scopes] }];
     clients = [...backends.clients, ...own];
     writeFileSync(join(identity, 'clients.json'), `${JSON.stringify(clients, null, 2)}\n`, { mode: 0o600 });
-    rmSync(join(LOCAL_STATE, 'development-clients.json'), { force: true });
   } else clients = developmentClientsFile(join(identity, 'clients.json')).clients;
   await createKeysFileIfMissing(join(identity, 'keys.json'));
   rmSync(ADMIN_PASSWORD, { force: true });
