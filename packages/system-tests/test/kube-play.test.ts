@@ -96,23 +96,55 @@ describe('the images, played from the local overlay with podman', function () {
     }
   });
 
-  it('serves the README walkthrough through the gateway in its pod', async () => {
-    // The payment provider has no image yet (it is a test double; docs/deployment.md): the walkthrough runs in the
-    // pods up to the order held by stock and waiting for its payment.
+  it('serves the README walkthrough through the gateway in its pod, paid at the provider in its own', async () => {
+    // The whole walkthrough: the buyer confirms the intent at the provider's pod, whose webhook reaches sales through
+    // the gateway's; then the order ships and a part of it comes back.
     const walkthrough = await runReadmeWalkthrough(system.gateway, '', {
       clientsFile: system.clientsFile,
-      until: '"intentId"',
+      payments: system.payments,
+      paymentsKey: system.paymentsApiKey,
     });
-    const answers = jsonAnswers<CurlAnswer>(walkthrough);
-    expect(answers.map((answer) => answer.status)).to.deep.equal(['reserved']);
+    const summary = (answer: CurlAnswer) =>
+      answer.status ??
+      (answer.lines
+        ? answer.lines
+            .map((line) => `${line.quantity}@${line.locationId}${line.disposition ? ` ${line.disposition}` : ''}`)
+            .join()
+        : `${answer.quantityInStock}/${answer.committedQuantity}/${answer.damagedQuantity}/${answer.availableQuantity}`);
+    expect(jsonAnswers<CurlAnswer>(walkthrough).map(summary)).to.deep.equal([
+      'reserved',
+      'paid',
+      '3/2/0/1',
+      '2@1',
+      '1@1 damaged',
+      '2/0/1/1',
+      401,
+    ]);
+  });
+
+  it('serves the back office from the gateway’s image, and identity has its staff and Redis', async () => {
+    const page = await fetch(`${system.gateway}/admin/`);
+    expect(page.status).to.equal(200);
+    expect(page.headers.get('content-security-policy')).to.be.a('string').and.include("script-src 'self'");
+    expect(await page.text()).to.include('<div id="root">');
+    // identity read the users file kube:play made (the admin) and, having staff, its Redis: it would not start
+    // without REDIS_URL.
+    const started = podman(['logs', containerOf('identity')])
+      .split('\n')
+      .find((line) => line.includes('"users":'));
+    expect(started).to.match(/"users":1\b/);
   });
 
   it('keeps every secret out of the image layers and the ConfigMaps', () => {
-    // Every development client's secret and the signing key's private part: the search below is for something.
-    expect(secrets.length).to.be.at.least(5);
+    // Every client's secret, the signing key's private part, the admin's password, the provider's key, and the
+    // webhook's signing secret, made at the play: the search below is for something.
+    const all = [...secrets, system.paymentsWebhookSecret];
+    expect(all.length).to.be.at.least(8);
     const played = readFileSync(system.playedFile, 'utf8');
-    expect(secrets.filter((secret) => played.includes(secret))).to.deep.equal([]);
-    for (const { image } of images) expect(secretsInImage(image, secrets)).to.deep.equal([]);
+    expect(played).to.include('name: payments');
+    expect(all.filter((secret) => played.includes(secret))).to.deep.equal([]);
+    expect(images.map((image) => image.service)).to.include('payments');
+    for (const { image } of images) expect(secretsInImage(image, all)).to.deep.equal([]);
   });
 
   it('stops every service on SIGTERM, gracefully (exit 0)', () => {

@@ -258,6 +258,9 @@ export function jsonAnswers<Answer = Record<string, unknown>>(stdout: string): A
     .map((line) => JSON.parse(line) as Answer);
 }
 
+/** The offline provider's key that start:system gives it, which the README's walkthrough names. */
+const START_SYSTEM_PAYMENTS_KEY = 'sk_test_start_system_offline';
+
 export const START_SYSTEM = join(PACKAGES, '..', 'tools', 'system', 'src', 'start-system.ts');
 
 /** `pnpm start:system` as a test runs it, once it said the system is up. */
@@ -301,13 +304,18 @@ export async function startWholeSystem(settings: Record<string, string>): Promis
 
 /**
  * The README's walkthrough of the whole system, run in bash against `gateway` with the clients file in `data` (or
- * the one `clientsFile` names) and the offline payment provider at `payments`; `until` cuts it before the first line
- * that contains it.
+ * the one `clientsFile` names) and the offline payment provider at `payments`, whose key is `paymentsKey`
+ * (start:system's unless given); `until` cuts it before the first line that contains it.
  */
 export async function runReadmeWalkthrough(
   gateway: string,
   data: string,
-  { clientsFile = join(data, 'identity-clients.json'), payments = 'http://localhost:8084', until = '' } = {},
+  {
+    clientsFile = join(data, 'identity-clients.json'),
+    payments = 'http://localhost:8084',
+    paymentsKey = START_SYSTEM_PAYMENTS_KEY,
+    until = '',
+  } = {},
 ): Promise<string> {
   const block = docShellBlock('README.md', 'The whole system in one command');
   const lines = block.split('\n');
@@ -315,6 +323,7 @@ export async function runReadmeWalkthrough(
   const script = (cut === -1 ? block : lines.slice(0, cut).join('\n'))
     .replaceAll('http://localhost:8000', gateway)
     .replaceAll('http://localhost:8084', payments)
+    .replaceAll(`-u ${START_SYSTEM_PAYMENTS_KEY}:`, `-u ${paymentsKey}:`)
     .replaceAll('data/identity-clients.json', clientsFile);
   const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { timeout: 60_000 });
   return stdout;

@@ -2,8 +2,8 @@ import { buildDist } from '@tools/build/src/build';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildBase, podman, revisionTag, ROOT } from './podman';
-import { imageName, type ImagedService, LOCAL_REGISTRY, SERVICES } from './services';
+import { buildBase, podman, revisionTag, ROOT, run } from './podman';
+import { BACK_OFFICE_BUILD, imageName, type ImagedService, LOCAL_REGISTRY, SERVICES } from './services';
 import { stageService } from './stage';
 
 export interface BuiltImage {
@@ -49,8 +49,8 @@ function buildImage(service: ImagedService, base: string, tag: string): BuiltIma
 }
 
 /**
- * `pnpm images`: dist/ built afresh, the base, then one image per service, one at a time (the machine's cores are
- * shared), each tagged with the commit.
+ * `pnpm images`: dist/ built afresh (and the back office, when an image carries it), the base, then one image per
+ * service, one at a time (the machine's cores are shared), each tagged with the commit.
  */
 export async function buildImages(
   options: { tag?: string; only?: readonly string[]; quiet?: boolean } = {},
@@ -60,10 +60,15 @@ export async function buildImages(
     if (!options.quiet) process.stdout.write(`${line}\n`);
   };
   await buildDist();
+  const chosen = SERVICES.filter((s) => !options.only || options.only.includes(s.name));
+  if (chosen.some((service) => service.files.includes(BACK_OFFICE_BUILD))) {
+    run('pnpm', ['build:back-office'], 300_000);
+    say(`images: the back office built into ${BACK_OFFICE_BUILD}`);
+  }
   const base = buildBase();
   say(`images: base ${base}`);
   const built: BuiltImage[] = [];
-  for (const service of SERVICES.filter((s) => !options.only || options.only.includes(s.name))) {
+  for (const service of chosen) {
     const image = buildImage(service, base, tag);
     say(`images: ${image.image} (${(image.bytes / 1e6).toFixed(0)} MB, ${image.packages} packages)`);
     built.push(image);

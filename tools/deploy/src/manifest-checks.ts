@@ -133,10 +133,15 @@ function podProblems(deployment: DeploymentObject): string[] {
   return problems;
 }
 
-/** A setting's name that says secret, or a URL that carries a password. A path to a file of secrets is fine. */
+/**
+ * A setting's name that says secret, or a URL that carries a password. A path to a file of secrets is fine, and so is
+ * a number of something that names one (ACCESS_TOKEN_TTL_SECONDS is a duration, not a token).
+ */
 export function looksSecret(name: string, value: string): boolean {
   if (/_FILE$|_CONFIG$/.test(name)) return false;
-  return /SECRET|PASSWORD|TOKEN|PRIVATE|(^|_)KEY$/i.test(name) || /:\/\/[^/@\s:]+:[^/@\s]+@/.test(value);
+  const carriesPassword = /:\/\/[^/@\s:]+:[^/@\s]+@/.test(value);
+  if (/_(SECONDS|MS|TTL|COUNT|LIMIT)$/.test(name) && /^\d+$/.test(value)) return false;
+  return /SECRET|PASSWORD|TOKEN|PRIVATE|(^|_)KEY$/i.test(name) || carriesPassword;
 }
 
 function configMapProblems(configMap: KubeObject): string[] {

@@ -1,7 +1,8 @@
 /**
  * pnpm kube:play [--tag T]: the local overlay of deploy/kubernetes played with podman on this machine's PostgreSQL,
  * RabbitMQ and Redis (host networking, images from `pnpm images`, tagged with the commit unless --tag names
- * another), until every service is ready. pnpm kube:down takes it down.
+ * another), the offline payment provider first and sales' webhook endpoint registered with it, until every service
+ * is ready. pnpm kube:down takes it down.
  */
 import { parseArgs } from 'node:util';
 import { LOCAL_STATE, playLocal, takeDownLocal, writeLocalSecrets } from './local-play';
@@ -23,7 +24,13 @@ if (values.down) {
   });
   const system = await playLocal(values.tag ?? revisionTag());
   process.stdout.write(
-    `kube:play: every service is ready; the gateway is ${system.gateway}, the clients are in ${system.clientsFile} ` +
-      `(everything it wrote is in ${LOCAL_STATE}); pnpm kube:down stops it all\n`,
+    [
+      `kube:play: every service is ready; the gateway is ${system.gateway}, the clients are in ${system.clientsFile}`,
+      `  the back office: ${system.gateway}/admin/ (sign in as admin; its password is in ${system.adminPasswordFile})`,
+      `  payments: the offline provider at ${system.payments}, its key in ${LOCAL_STATE}/secrets/payments/config.json;` +
+        ` sales' webhook endpoint is registered with it`,
+      `  everything it wrote is in ${LOCAL_STATE}; pnpm kube:down stops it all`,
+      '',
+    ].join('\n'),
   );
 }

@@ -19,7 +19,7 @@ import type { ImagedService } from './services';
  *   beside it, so following those links finds everything it can load;
  * - the links `packages/<p>/node_modules/<dependency>` of each workspace package bundled in it, for the packages its
  *   production dependencies name: code that resolves a package from where its source sits (createRequire) finds them;
- * - the workspace files it reads (its OpenAPI descriptions).
+ * - the workspace files and folders it reads (its OpenAPI descriptions; the gateway's, the back office's build).
  * Nothing of the dev dependencies, the TypeScript sources or the other services.
  */
 export interface StagedService {
@@ -144,6 +144,10 @@ export function stageService(root: string, service: ImagedService, into: string)
     symlinkSync(readlinkSync(join(root, at)), join(app, at));
     if (!existsSync(join(app, relative(root, target)))) throw new Error(`${at} links outside the staged store`);
   }
-  for (const file of service.files) cpSync(join(root, file), join(app, file));
+  for (const file of service.files) {
+    if (!existsSync(join(root, file)))
+      throw new Error(`${file}, which the ${service.name} image carries, is missing: build it (pnpm build) first`);
+    cpSync(join(root, file), join(app, file), { recursive: true });
+  }
   return { app, packages: [...entries].sort() };
 }

@@ -1,13 +1,16 @@
 import { expect } from 'chai';
 import {
+  CLUSTER_SERVICES,
   imageTagOf,
   type KubeObject,
   looksSecret,
   manifestProblems,
   OVERLAYS,
   renderOverlay,
+  SECOND_REPLICAS,
   SERVICES,
   withImageTag,
+  withSecondReplicas,
 } from '../src/index';
 
 interface Container {
@@ -48,17 +51,39 @@ describe('the Kubernetes manifests (deploy/kubernetes)', function () {
         expect(manifestProblems(objects)).to.deep.equal([]);
       });
 
+      // The offline payment provider, a test double, is the local overlay's alone: a cluster pays through Stripe.
+      const deployed = overlay === 'local' ? SERVICES : CLUSTER_SERVICES;
+
       it('deploys every service that has an image, each with a Service', () => {
         const names = (kind: string) => objects.filter((o) => o.kind === kind).map((o) => o.metadata.name);
-        const services = SERVICES.map((service) => service.name).sort();
+        const services = deployed.map((service) => service.name).sort();
         expect(names('Deployment').sort()).to.deep.equal(services);
         expect(names('Service').sort()).to.deep.equal(services);
       });
 
       it('refuses images without a tag, as the overlay leaves them', () => {
         expect(manifestProblems(renderOverlay(overlay)).filter((p) => p.endsWith('has no tag'))).to.have.length(
-          SERVICES.length,
+          deployed.length,
         );
+      });
+
+      it('names the staff file and Redis of identity, and the back office of the gateway, never their secrets', () => {
+        const settings = (name: string) =>
+          objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith(`${name}-`))!.data as Record<
+            string,
+            string
+          >;
+        expect(settings('identity')).to.include({
+          IDENTITY_USERS_FILE: '/etc/commerce/secrets/users.json',
+          IDENTITY_CONFIG: '/etc/commerce/secrets/config.json',
+        });
+        expect(settings('identity')).not.to.have.property('REDIS_URL');
+        expect(settings('gateway')).to.include({ BACK_OFFICE_DIR: '/app/packages/back-office/dist' });
+        const sales = settings('sales');
+        for (const secret of ['PAYMENTS_API_KEY', 'PAYMENTS_WEBHOOK_SECRET'])
+          expect(sales).not.to.have.property(secret);
+        if (overlay === 'local') expect(sales.PAYMENTS_URL).to.equal('http://127.0.0.1:8084');
+        else expect(sales).not.to.have.property('PAYMENTS_URL');
       });
     });
   }
@@ -106,6 +131,35 @@ describe('the Kubernetes manifests (deploy/kubernetes)', function () {
       ]);
     });
 
+    it('hold the payment provider’s stop to its own settings, as every service’s', () => {
+      const local = withImageTag(renderOverlay('local'), 'c0ffee123456');
+      expect(
+        manifestProblems(changed(local, 'payments', (pod) => (pod.terminationGracePeriodSeconds = 20))),
+      ).to.deep.equal([
+        "Deployment payments: terminationGracePeriodSeconds (20 s) is not above the service's stop (21 s)",
+      ]);
+      const probedSlowly = changed(local, 'payments', (pod) => {
+        (pod.containers[0]!.readinessProbe as { periodSeconds: number }).periodSeconds = 10;
+      });
+      expect(manifestProblems(probedSlowly)).to.deep.equal([
+        'Deployment payments: its readiness probe may take 12 s to see a stop, longer than SHUTDOWN_DELAY_MS (5000 ms)',
+      ]);
+    });
+
+    it('pass the local overlay with a second replica of stock and sales, as the drills play it', () => {
+      const local = withImageTag(renderOverlay('local'), 'c0ffee123456');
+      const doubled = withSecondReplicas(local);
+      expect(manifestProblems(doubled)).to.deep.equal([]);
+      const deploymentNames = doubled.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name);
+      expect(deploymentNames).to.include.members([SECOND_REPLICAS.stock.name, SECOND_REPLICAS.sales.name]);
+      const gateway = doubled.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('gateway-'))!
+        .data as Record<string, string>;
+      expect(gateway.STOCK_URL).to.equal('http://127.0.0.1:8080,http://127.0.0.1:8180');
+      expect(gateway.SALES_URL).to.equal('http://127.0.0.1:8082,http://127.0.0.1:8182');
+      // The rendered objects are left as they were.
+      expect(local.filter((o) => o.kind === 'Deployment')).to.have.length(SERVICES.length);
+    });
+
     it('find a secret in a ConfigMap', () => {
       const broken = structuredClone<KubeObject[]>(objects);
       const configMap = broken.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('sales')) as {
@@ -133,6 +187,8 @@ describe('the Kubernetes manifests (deploy/kubernetes)', function () {
       expect(looksSecret('DATABASE_URL', 'postgres://app@db/stock')).to.equal(false);
       expect(looksSecret('IDENTITY_KEYS_FILE', '/etc/commerce/secrets/keys.json')).to.equal(false);
       expect(looksSecret('STOCK_CLIENT_ID', 'sales-service')).to.equal(false);
+      expect(looksSecret('ACCESS_TOKEN_TTL_SECONDS', '600')).to.equal(false);
+      expect(looksSecret('ACCESS_TOKEN_TTL_SECONDS', 'a-token-in-the-wrong-place')).to.equal(true);
     });
 
     it('read an image’s tag, not a registry’s port', () => {

@@ -9,6 +9,7 @@ import {
   rabbitmqctl,
   vhostUrl,
 } from '@platform/test-kit';
+import { containerOf, containersEnv, podOf, playLocal, takeDownLocal, writeLocalSecrets } from '@tools/deploy';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,7 +17,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { call, type Outcome } from './load';
-import { containerName, containerPid, IMAGE_UID, inImages, killContainer, spawnContainer } from './containers';
+import {
+  containerName,
+  containerPid,
+  IMAGE_UID,
+  imagesTag,
+  inImages,
+  inPods,
+  killContainer,
+  podman,
+  spawnContainer,
+} from './containers';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -52,6 +63,8 @@ export class Instance {
     readonly name: string,
     readonly port: number,
     readonly env: Record<string, string>,
+    /** With `--pods`, the Deployment whose pod it is. */
+    readonly deployment?: string,
   ) {}
 
   get url(): string {
@@ -65,12 +78,16 @@ export class Instance {
 
   /** The service's own process: in a container, the host's PID of the service, not podman's. */
   get pid(): number | undefined {
+    if (this.deployment) return containerPid(containerOf(this.deployment));
     return this.contained ? this.containerPid : this.child?.pid;
   }
 
   private containerPid: number | undefined;
 
-  /** Whether it runs in a container: the offline payment provider, a test double, has no image and is a process. */
+  /**
+   * Whether it runs in a container of its own (`--images`): the offline payment provider, a test double, stays a
+   * process there, as when those figures were taken; `--pods` plays its image with the rest.
+   */
   private get contained(): boolean {
     return inImages() && this.role !== 'payments';
   }
@@ -78,6 +95,7 @@ export class Instance {
   /** Starts it (again) and resolves once /health/live answers. */
   async start(): Promise<void> {
     if (this.retired) throw new Error(`${this.name} is not started again: its cluster is stopping`);
+    if (this.deployment) return this.startPod(this.deployment);
     const child = this.contained
       ? spawnContainer(this.role, containerName(this.name), { ...this.env, PORT: String(this.port), HOST: '127.0.0.1' })
       : spawn(process.execPath, ['--import', TSX, join(ROOT, MAINS[this.role])], {
@@ -121,11 +139,74 @@ export class Instance {
   }
 
   /**
+   * With `--pods`: its pod started again (podman pod start, as a node starts a pod it was given), its log followed
+   * from now on; resolves once /health/live answers.
+   */
+  private async startPod(deployment: string): Promise<void> {
+    podman(['pod', 'start', podOf(deployment)]);
+    this.starts++;
+    this.follow();
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const live = await fetch(`${this.url}/health/live`, { signal: AbortSignal.timeout(1_000) }).then(
+        (r) => r.status === 200,
+        () => false,
+      );
+      if (live) return;
+      if (Date.now() > deadline)
+        throw new Error(`${this.name} did not come up in 60 s:\n${this.tail.slice(-10).join('\n')}`);
+      await sleep(100);
+    }
+  }
+
+  /** With `--pods`: its container's log, from now on, into its tail (the pod was played, not started by the drill). */
+  follow(): void {
+    const container = containerOf(this.deployment!);
+    const child = spawn('podman', ['logs', '--follow', '--since', new Date().toISOString(), container], {
+      env: containersEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    LIVE.add(child);
+    child.once('exit', () => LIVE.delete(child));
+    child.stdout.on(
+      'data',
+      lines((line) => this.read(line)),
+    );
+    child.stderr.on(
+      'data',
+      lines((line) => this.read(line)),
+    );
+  }
+
+  /**
+   * With `--pods`: SIGTERM is `podman pod stop` with the Deployment's terminationGracePeriodSeconds (30 s), as a
+   * node stops a pod; SIGKILL is `podman pod kill`. Answers the service's exit code once the whole pod has exited:
+   * podman 4.3 finishes a killed pod's stop after `pod kill` returns, and a pod started again before that is stopped
+   * again under the new container (its infra container exits, then the service with 137).
+   */
+  private async stopPod(deployment: string, signal: NodeJS.Signals): Promise<number | string> {
+    const pod = podOf(deployment);
+    if (signal === 'SIGKILL') podman(['pod', 'kill', '--signal', 'KILL', pod]);
+    else podman(['pod', 'stop', '--time', '30', pod]);
+    const container = containerOf(deployment);
+    for (let i = 0; i < 300; i++) {
+      const [state, code] = podman(['inspect', '--format', '{{.State.Status}} {{.State.ExitCode}}', container])
+        .trim()
+        .split(' ');
+      const podState = podman(['pod', 'inspect', '--format', '{{.State}}', pod]).trim();
+      if (state === 'exited' && podState === 'Exited') return signal === 'SIGKILL' ? 'SIGKILL' : Number(code);
+      await sleep(100);
+    }
+    return `not exited 30 s after podman pod ${signal === 'SIGKILL' ? 'kill' : 'stop'}`;
+  }
+
+  /**
    * Sends `signal` and waits for the process to exit; answers its exit code
    * (or the signal). A process still there after `killAfterMs` gets SIGKILL,
    * so no drill waits for ever on one that hangs (its answer then says so).
    */
   async stop(signal: NodeJS.Signals = 'SIGTERM', killAfterMs = 30_000): Promise<number | string> {
+    if (this.deployment) return this.stopPod(this.deployment, signal);
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null)
       return child?.exitCode ?? child?.signalCode ?? 'not running';
@@ -154,6 +235,7 @@ export class Instance {
     return entries;
   }
 
+  /** Takes in one line of its log. */
   private read(line: string): void {
     this.tail.push(line);
     if (this.tail.length > 200) this.tail.splice(0, this.tail.length - 200);
@@ -267,7 +349,7 @@ const PAYMENTS_API_KEY = 'sk_test_drills_offline';
  * sales instances on one PostgreSQL database per service and one RabbitMQ
  * vhost, and a gateway in front of all of them; sales reaches stock through
  * the gateway too, and takes payments from one offline payment provider (a
- * test double, a process even with `--images`), whose webhooks reach sales
+ * test double: a process even with `--images`, a pod with `--pods`), whose webhooks reach sales
  * through the gateway. Every process is a real one, on loopback, with a fixed
  * port, so it can be killed and started again where the others expect it.
  */
@@ -283,6 +365,9 @@ export class Cluster {
   private stopping: Promise<void> | undefined;
   /** The gateway's port is named (in the issuer's URL) long before the gateway binds it: no port is given twice. */
   private readonly freePort = distinctPorts();
+
+  /** The offline payment provider's key: the drill's own, or with `--pods` the one kube:play wrote to its secret. */
+  private paymentsApiKey = PAYMENTS_API_KEY;
 
   private constructor(private readonly options: ClusterOptions) {}
 
@@ -364,7 +449,7 @@ export class Cluster {
   confirmPayment(intentId: string): Promise<Outcome> {
     return call(`${this.payments.url}/v1/payment_intents/${intentId}/confirm`, {
       method: 'POST',
-      token: PAYMENTS_API_KEY,
+      token: this.paymentsApiKey,
       form: { payment_method: 'pm_card_visa' },
     });
   }
@@ -382,6 +467,7 @@ export class Cluster {
   private async boot(): Promise<void> {
     await rabbitmqctl('add_vhost', this.vhost);
     await rabbitmqctl('set_permissions', '-p', this.vhost, 'guest', '.*', '.*', '.*');
+    if (inPods()) return this.bootPods(imagesTag()!);
     const clientsFile = join(this.folder, 'clients.json');
     writeFileSync(clientsFile, JSON.stringify(CLIENTS), { mode: 0o600 });
     // In containers the service runs as the images' user, who must own its files (identity writes its keys here).
@@ -477,6 +563,67 @@ export class Cluster {
   }
 
   /**
+   * With `--pods`: the local overlay played as `pnpm kube:play` plays it (tools/deploy's playLocal), from the images
+   * tagged `tag`, with a second replica of stock and sales, on the drill's databases and vhost and its clients; the
+   * manifests' own settings (stop timings, pools, probes) with the drill's on top: quieter logs, the token life it
+   * asks for, no rate limit at the gateway and the outbox polled as in every drill. `stock a` is the Deployment
+   * stock, `stock b` its second replica stock-b (so with sales); its broker link goes through a proxy when asked.
+   */
+  private async bootPods(tag: string): Promise<void> {
+    const amqpUrl = vhostUrl(this.vhost);
+    const amqpUrlOf: Record<string, string> = {};
+    if (this.options.proxiedBroker?.includes('stock a')) {
+      const proxy = await freezableProxy(Number(new URL(RABBITMQ_URL).port || 5672), new URL(RABBITMQ_URL).hostname);
+      this.proxies.set('stock a', proxy);
+      const url = new URL(amqpUrl);
+      url.host = `127.0.0.1:${proxy.port}`;
+      amqpUrlOf.stock = url.toString();
+    }
+    await writeLocalSecrets(
+      {
+        stockDatabaseUrl: databaseUrl(this.databases.stock),
+        salesDatabaseUrl: databaseUrl(this.databases.sales),
+        amqpUrl,
+        redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        clients: CLIENTS.map((client) => ({ ...client, scopes: [...client.scopes] })),
+        amqpUrlOf,
+      },
+      { twoOfEach: true },
+    );
+    const quiet = { LOG_LEVEL: 'warn' };
+    const service = { ...quiet, OUTBOX_POLL_MS: '100', ...this.options.serviceEnv };
+    const system = await playLocal(tag, {
+      twoOfEach: true,
+      settings: {
+        identity: { ...quiet, ACCESS_TOKEN_TTL_SECONDS: String(this.options.accessTokenTtlSeconds ?? 3600) },
+        payments: quiet,
+        stock: { ...service, ...this.options.stockEnv },
+        sales: { ...service, ...this.options.salesEnv },
+        gateway: { ...quiet, RATE_LIMIT_PER_MINUTE: '0', ...this.options.gatewayEnv },
+      },
+    });
+    this.paymentsApiKey = system.paymentsApiKey;
+    const pod = (role: Role, name: string, port: number, deployment: string, env: Record<string, string> = {}) =>
+      new Instance(role, name, port, env, deployment);
+    this.instances.push(
+      pod('identity', 'identity', 8083, 'identity'),
+      pod('payments', 'payments', 8084, 'payments'),
+      pod('stock', 'stock a', 8080, 'stock'),
+      pod('stock', 'stock b', 8180, 'stock-b'),
+      pod('sales', 'sales a', 8082, 'sales'),
+      pod('sales', 'sales b', 8182, 'sales-b'),
+      // Its metrics listener is the overlay's METRICS_PORT.
+      pod('gateway', 'gateway', 8000, 'gateway', { METRICS_PORT: '9464' }),
+    );
+    for (const instance of this.instances) {
+      instance.starts++;
+      instance.follow();
+    }
+    await this.waitUntilReady();
+    await Promise.all(Object.keys(CLIENT_OF).map((client) => this.token(client as Client)));
+  }
+
+  /**
    * Starts the offline payment provider and registers sales' webhook endpoint with it, at `eventsUrl`, for every event;
    * answers the settings every sales instance gets to take payments from it.
    */
@@ -524,9 +671,11 @@ export class Cluster {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       for (const instance of this.instances) instance.retired = true;
-      for (const role of ['gateway', 'sales', 'payments', 'stock', 'identity'] as const) {
-        await Promise.allSettled(this.of(role).map((instance) => instance.stop('SIGTERM', 15_000)));
-      }
+      if (inPods()) takeDownLocal();
+      else
+        for (const role of ['gateway', 'sales', 'payments', 'stock', 'identity'] as const) {
+          await Promise.allSettled(this.of(role).map((instance) => instance.stop('SIGTERM', 15_000)));
+        }
       await Promise.allSettled([...this.proxies.values()].map((proxy) => proxy.close()));
       for (const name of Object.values(this.databases))
         await adminQuery(`drop database if exists "${name}" with (force)`).catch(() => undefined);

@@ -11,12 +11,29 @@ import type { Readable } from 'node:stream';
  * `podman run` stays attached: its output is the service's, it passes SIGTERM on and exits with the service's code.
  */
 let imageTag: string | undefined;
+/** Whether the drills run against the pods of the local overlay (`--pods`), played from the images tagged imageTag. */
+let podsPlayed = false;
 
 export function runInImages(tag: string): void {
   imageTag = tag;
 }
 
-export const inImages = () => imageTag !== undefined;
+/**
+ * `pnpm drills --pods <tag>`: the drills' system is the local overlay as `pnpm kube:play` plays it (its manifests'
+ * settings, stop timings and secrets), from the images tagged `tag`, with a second replica of stock and sales
+ * (tools/deploy's SECOND_REPLICAS); a drill's faults are the pods' (podman pod stop, podman pod kill).
+ */
+export function runInPods(tag: string): void {
+  imageTag = tag;
+  podsPlayed = true;
+}
+
+/** Every instance a container of its image, started one by one by the drill (`--images`). */
+export const inImages = () => imageTag !== undefined && !podsPlayed;
+/** Every instance a pod of the played local overlay (`--pods`). */
+export const inPods = () => podsPlayed;
+/** The tag of the images the drills run. */
+export const imagesTag = () => imageTag;
 
 /** The user the images run as; the files a drill hands an instance must be theirs. */
 export const IMAGE_UID = 10001;
@@ -27,7 +44,7 @@ process.once('exit', () => {
   if (RUNNING.size > 0) podman(['rm', '--force', '--time', '0', ...RUNNING]);
 });
 
-function podman(args: readonly string[]): string {
+export function podman(args: readonly string[]): string {
   try {
     return execFileSync('podman', args, { env: containersEnv(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (error) {

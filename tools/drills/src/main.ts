@@ -1,17 +1,20 @@
 /**
- * pnpm drills [names…] [--short] [--no-docs] [--images <tag>]: runs the drills (all of them by
+ * pnpm drills [names…] [--short] [--no-docs] [--images <tag> | --pods <tag>]: runs the drills (all of them by
  * default, at full size or, with --short, at CI's), prints a table, writes
  * drills-results/results.{md,json} (and each broken drill's process logs), and,
  * for a full run of every drill unless --no-docs, the section of
  * docs/operations.md between its drills markers. With --images, every instance
- * is a container of the images `pnpm images` tagged so (docs/deployment.md),
- * and the doc's section is left as it is.
+ * is a container of the images `pnpm images` tagged so (docs/deployment.md);
+ * with --pods, the system is the local overlay played as `pnpm kube:play` plays
+ * it from those images (a second replica of stock and sales beside it), and
+ * only the rolling restart and the kill -9 run (POD_DRILLS). Either way the
+ * doc's section is left as it is.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { runInImages } from './containers';
+import { runInImages, runInPods } from './containers';
 import { DRILLS, stopAll } from './drills';
 import { markdownReport, type NamedResult, writeIntoOperations } from './report';
 
@@ -23,13 +26,27 @@ const { values, positionals } = parseArgs({
     short: { type: 'boolean', default: false },
     'no-docs': { type: 'boolean', default: false },
     images: { type: 'string' },
+    pods: { type: 'string' },
   },
 });
+/**
+ * The drills the played pods run: their faults are a pod's (stopped, killed). The others restart PostgreSQL or
+ * RabbitMQ, or need settings per instance, which the pods' manifests do not have.
+ */
+const POD_DRILLS = ['rolling-restart', 'kill-nine'];
+if (values.images && values.pods) {
+  process.stderr.write('pnpm drills: --images or --pods, not both\n');
+  process.exit(2);
+}
 if (values.images) runInImages(values.images);
-const names = positionals.length > 0 ? positionals : Object.keys(DRILLS);
-const unknown = names.filter((name) => !DRILLS[name]);
+if (values.pods) runInPods(values.pods);
+const known = values.pods ? POD_DRILLS : Object.keys(DRILLS);
+const names = positionals.length > 0 ? positionals : known;
+const unknown = names.filter((name) => !known.includes(name));
 if (unknown.length > 0) {
-  process.stderr.write(`pnpm drills: unknown drill ${unknown.join(', ')}; known: ${Object.keys(DRILLS).join(', ')}\n`);
+  process.stderr.write(
+    `pnpm drills: ${values.pods ? 'no drill against the pods named' : 'unknown drill'} ${unknown.join(', ')}; known: ${known.join(', ')}\n`,
+  );
   process.exit(2);
 }
 
@@ -65,7 +82,7 @@ for (const name of names) {
 const meta = {
   date: new Date().toISOString().slice(0, 16).replace('T', ' ') + 'Z',
   node: process.version,
-  mode: `${values.short ? 'short' : 'full'}${values.images ? `, in the images tagged ${values.images}` : ''}`,
+  mode: `${values.short ? 'short' : 'full'}${values.images ? `, in the images tagged ${values.images}` : ''}${values.pods ? `, against the pods of the local overlay played from the images tagged ${values.pods}` : ''}`,
 };
 const report = markdownReport(results, meta);
 mkdirSync(RESULTS, { recursive: true });
@@ -82,7 +99,7 @@ for (const result of results.filter((r) => r.logs)) {
       .join('\n'),
   );
 }
-const intoDocs = !values['no-docs'] && !values.short && !values.images && positionals.length === 0;
+const intoDocs = !values['no-docs'] && !values.short && !values.images && !values.pods && positionals.length === 0;
 if (intoDocs) writeIntoOperations(join(ROOT, 'docs', 'operations.md'), report);
 process.stdout.write(report);
 process.stderr.write(`\nwritten: drills-results/results.md, results.json${intoDocs ? ', docs/operations.md' : ''}\n`);
