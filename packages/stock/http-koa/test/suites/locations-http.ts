@@ -504,10 +504,8 @@ export function locationsHttpSuite(backend: string, start: StartApi): void {
         expect(all.map((t) => t.id)).to.have.members(sent.map((t) => t.id));
         expect(all.map((t) => t.status).slice(0, 2)).to.deep.equal(['in-transit', 'in-transit']);
         expect(all.map((t) => t.status).slice(2)).to.have.members(['cancelled', 'received']);
-        for (const [earlier, later] of [
-          [all[0]!, all[1]!],
-          [all[2]!, all[3]!],
-        ])
+        // Newest first within each: in transit, then ended.
+        for (const [earlier, later] of [all.slice(0, 2), all.slice(2)] as [TransferJson, TransferJson][])
           expect(Date.parse(earlier.createdAt)).to.be.at.least(Date.parse(later.createdAt));
         expect(all.find((t) => t.id === received.id)).to.deep.equal(received);
 
