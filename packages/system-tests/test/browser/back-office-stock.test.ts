@@ -202,8 +202,8 @@ describe('the back office’s stock screens in headless Chromium, through the ga
       await ledger.getByRole('button', { name: 'Newer movements' }).click();
       await rows.nth(1).filter({ hasText: 'state-changed' }).waitFor();
 
-      // Transfers: one sent and received from the product's transfers, another sent there and cancelled from the list of
-      // every transfer, in transit first.
+      // Transfers: one sent and received from the product's transfers, another sent there and cancelled from the
+      // list of every transfer, in transit first.
       await page.getByRole('link', { name: 'Transfers of this product' }).click();
       await page.getByRole('heading', { name: 'Transfers', level: 1 }).waitFor();
       const newTransfer = page.getByRole('form', { name: 'New transfer' });
