@@ -16,11 +16,11 @@ export function encodeTransferCursor({ inTransit, createdAt, id }: TransferKey):
 }
 
 function decodeCursor(raw: string): TransferKey {
-  const match = CURSOR.exec(raw);
-  const createdAt = match ? new Date(Number(match[2])) : undefined;
-  if (!match || Number.isNaN(createdAt!.getTime()))
+  const [, rank, time, id] = CURSOR.exec(raw) ?? [];
+  const createdAt = new Date(Number(time));
+  if (id === undefined || Number.isNaN(createdAt.getTime()))
     throw new ValidationError({ after: ['must be the cursor of a next link (from the Link header)'] });
-  return { inTransit: match[1] === '0', createdAt: createdAt!, id: match[3]! };
+  return { inTransit: rank === '0', createdAt, id };
 }
 
 function decodeStatus(raw: string): TransferStatus {
