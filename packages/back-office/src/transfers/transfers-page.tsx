@@ -24,7 +24,9 @@ export function TransfersPage({ session, scopes }: Props) {
   const [locations] = useLoaded(() => callApi<Location[]>(session, STOCK, '/api/locations'), 'locations');
   const codes = locations.state === 'loaded' ? locations.value.body : [];
   const writes = scopes.has('stock:write');
-  const here = chosen === undefined ? `${BASE}/transfers?` : `${BASE}/transfers?product=${chosen}&`;
+  // A new transfer shows in the list it was made from: every transfer, or its product's.
+  const listOf = (transfer: StockTransfer) =>
+    chosen === undefined ? `${BASE}/transfers?` : `${BASE}/transfers?product=${transfer.productId}&`;
   return (
     <>
       <h1>Transfers</h1>
@@ -34,7 +36,7 @@ export function TransfersPage({ session, scopes }: Props) {
           session={session}
           locations={codes}
           productId={chosen}
-          onCreated={(transfer) => navigate(`${here}sent=${transfer.id}`)}
+          onCreated={(transfer) => navigate(`${listOf(transfer)}sent=${transfer.id}`)}
         />
       )}
       <TransferList session={session} productId={chosen} locations={codes} writes={writes} round={url.search} />
