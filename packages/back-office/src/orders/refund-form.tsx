@@ -1,11 +1,9 @@
-import { type FormEvent, useState } from 'react';
-import { callApi } from '../api';
-import { ProblemMessage } from '../problem-message';
+import { useState } from 'react';
 import { SALES, type Session } from '../session';
+import { ActionForm, type PostOnce } from './action-form';
 import { refundable } from './order-actions';
 import type { Order, Refund } from './order-types';
 import { money } from './money';
-import { useAction } from './use-action';
 
 interface Props {
   readonly session: Session;
@@ -20,25 +18,25 @@ export function RefundForm({ session, order, onDone, onClose }: Props) {
   const currency = order.payment?.currency;
   const [amount, setAmount] = useState(left.toFixed(2));
   const [reason, setReason] = useState('');
-  const { problem, busy, run } = useAction();
 
-  const confirm = (event: FormEvent) => {
-    event.preventDefault();
-    void run(async (idempotencyKey) => {
-      const answer = await callApi<Refund>(session, SALES, `/api/orders/${order.id}/refunds`, {
-        method: 'POST',
-        headers: { 'idempotency-key': idempotencyKey },
-        body: { amount: Number(amount), reason: reason.trim() },
-      });
-      onDone(
-        `Refund of ${money(answer.body.amount, currency)} recorded (${answer.body.status}): the provider settles it.`,
-      );
+  const submit = async (post: PostOnce) => {
+    const refund = await post<Refund>(SALES, `/api/orders/${order.id}/refunds`, {
+      amount: Number(amount),
+      reason: reason.trim(),
     });
+    return `Refund of ${money(refund.amount, currency)} recorded (${refund.status}): the provider settles it.`;
   };
 
   return (
-    <form aria-labelledby="refund-heading" className="panel" onSubmit={confirm}>
-      <h2 id="refund-heading">Refund</h2>
+    <ActionForm
+      session={session}
+      title="Refund"
+      headingId="refund-heading"
+      confirm="Confirm refund"
+      submit={submit}
+      onDone={onDone}
+      onClose={onClose}
+    >
       <div className="fields">
         <label htmlFor="refund-amount">Amount</label>
         <input
@@ -64,15 +62,6 @@ export function RefundForm({ session, order, onDone, onClose }: Props) {
           onChange={(event) => setReason(event.target.value)}
         />
       </div>
-      <div className="toolbar">
-        <button type="submit" disabled={busy}>
-          Confirm refund
-        </button>
-        <button type="button" className="secondary" onClick={onClose}>
-          Close
-        </button>
-      </div>
-      <ProblemMessage problem={problem} />
-    </form>
+    </ActionForm>
   );
 }

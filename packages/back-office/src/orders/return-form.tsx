@@ -1,10 +1,8 @@
-import { type FormEvent, useState } from 'react';
-import { callApi } from '../api';
-import { ProblemMessage } from '../problem-message';
+import { useState } from 'react';
 import { type Session, STOCK } from '../session';
 import type { Location } from '../types';
+import { ActionForm, type PostOnce, unitsRecorded } from './action-form';
 import { DISPOSITIONS, type Disposition, type Order } from './order-types';
-import { useAction } from './use-action';
 
 interface Props {
   readonly session: Session;
@@ -37,12 +35,10 @@ export function ReturnForm({ session, order, locations, onDone, onClose }: Props
       disposition: 'restock',
     })),
   );
-  const { problem, busy, run } = useAction();
   const change = (index: number, changes: Partial<Row>) =>
     setRows((current) => current.map((row, at) => (at === index ? { ...row, ...changes } : row)));
 
-  const confirm = (event: FormEvent) => {
-    event.preventDefault();
+  const submit = async (post: PostOnce) => {
     const returned = lines
       .map((line, index) => ({ line, row: rows[index]! }))
       .filter(({ row }) => Number(row.quantity) > 0)
@@ -52,20 +48,20 @@ export function ReturnForm({ session, order, locations, onDone, onClose }: Props
         locationId: Number(row.locationId),
         disposition: row.disposition,
       }));
-    void run(async (idempotencyKey) => {
-      const answer = await callApi<{ id: string }>(session, STOCK, '/api/returns', {
-        method: 'POST',
-        headers: { 'idempotency-key': idempotencyKey },
-        body: { orderId: order.id, lines: returned },
-      });
-      const units = returned.reduce((sum, row) => sum + row.quantity, 0);
-      onDone(`Return ${answer.body.id} recorded: ${units} unit${units === 1 ? '' : 's'}.`);
-    });
+    const answer = await post<{ id: string }>(STOCK, '/api/returns', { orderId: order.id, lines: returned });
+    return unitsRecorded('Return', answer.id, returned);
   };
 
   return (
-    <form aria-labelledby="return-heading" className="panel" onSubmit={confirm}>
-      <h2 id="return-heading">Record return</h2>
+    <ActionForm
+      session={session}
+      title="Record return"
+      headingId="return-heading"
+      confirm="Confirm return"
+      submit={submit}
+      onDone={onDone}
+      onClose={onClose}
+    >
       {lines.map((line, index) => (
         <fieldset key={line.productId} className="fields">
           <legend>
@@ -109,15 +105,6 @@ export function ReturnForm({ session, order, locations, onDone, onClose }: Props
           </select>
         </fieldset>
       ))}
-      <div className="toolbar">
-        <button type="submit" disabled={busy}>
-          Confirm return
-        </button>
-        <button type="button" className="secondary" onClick={onClose}>
-          Close
-        </button>
-      </div>
-      <ProblemMessage problem={problem} />
-    </form>
+    </ActionForm>
   );
 }

@@ -1,10 +1,8 @@
-import { type FormEvent, useState } from 'react';
-import { callApi } from '../api';
-import { ProblemMessage } from '../problem-message';
+import { useState } from 'react';
 import { type Session, STOCK } from '../session';
 import type { Location } from '../types';
+import { ActionForm, type PostOnce, unitsRecorded } from './action-form';
 import type { Order } from './order-types';
-import { useAction } from './use-action';
 
 interface Props {
   readonly session: Session;
@@ -23,12 +21,10 @@ export function ShipForm({ session, order, locations, onDone, onClose }: Props) 
   const [rows, setRows] = useState(() =>
     lines.map((line) => ({ locationId: heldAt(line), quantity: String(line.quantity - line.shippedQuantity) })),
   );
-  const { problem, busy, run } = useAction();
   const change = (index: number, field: 'locationId' | 'quantity', value: string) =>
     setRows((current) => current.map((row, at) => (at === index ? { ...row, [field]: value } : row)));
 
-  const confirm = (event: FormEvent) => {
-    event.preventDefault();
+  const submit = async (post: PostOnce) => {
     const shipped = lines
       .map((line, index) => ({ productId: line.productId, ...rows[index]! }))
       .filter((row) => Number(row.quantity) > 0)
@@ -37,20 +33,20 @@ export function ShipForm({ session, order, locations, onDone, onClose }: Props) 
         quantity: Number(row.quantity),
         ...(row.locationId !== '' && { locationId: Number(row.locationId) }),
       }));
-    void run(async (idempotencyKey) => {
-      const answer = await callApi<{ id: string }>(session, STOCK, '/api/shipments', {
-        method: 'POST',
-        headers: { 'idempotency-key': idempotencyKey },
-        body: { orderId: order.id, lines: shipped },
-      });
-      const units = shipped.reduce((sum, row) => sum + row.quantity, 0);
-      onDone(`Shipment ${answer.body.id} recorded: ${units} unit${units === 1 ? '' : 's'}.`);
-    });
+    const answer = await post<{ id: string }>(STOCK, '/api/shipments', { orderId: order.id, lines: shipped });
+    return unitsRecorded('Shipment', answer.id, shipped);
   };
 
   return (
-    <form aria-labelledby="ship-heading" className="panel" onSubmit={confirm}>
-      <h2 id="ship-heading">Ship</h2>
+    <ActionForm
+      session={session}
+      title="Ship"
+      headingId="ship-heading"
+      confirm="Confirm shipment"
+      submit={submit}
+      onDone={onDone}
+      onClose={onClose}
+    >
       {lines.map((line, index) => (
         <fieldset key={line.productId} className="fields">
           <legend>
@@ -83,15 +79,6 @@ export function ShipForm({ session, order, locations, onDone, onClose }: Props) 
           />
         </fieldset>
       ))}
-      <div className="toolbar">
-        <button type="submit" disabled={busy}>
-          Confirm shipment
-        </button>
-        <button type="button" className="secondary" onClick={onClose}>
-          Close
-        </button>
-      </div>
-      <ProblemMessage problem={problem} />
-    </form>
+    </ActionForm>
   );
 }

@@ -1,44 +1,32 @@
 import { type FormEvent, useState } from 'react';
-import { type ApiProblem, callApi } from '../api';
+import { type ApiProblem, callApi, nextLink } from '../api';
 import { ProblemMessage } from '../problem-message';
 import { BASE, Link, navigate, useLocation } from '../router';
 import { type Session, STOCK } from '../session';
-import type { Location, StockMovement, StockTransfer } from '../types';
+import type { Location, StockTransfer } from '../types';
 import { asProblem, useLoaded } from '../use-api';
 
-/** The ledger's newest movements read for a product's transfers (the API lists transfers per id only). */
-const LEDGER_WINDOW = 1000;
-const STATUS_ORDER: Record<StockTransfer['status'], number> = { 'in-transit': 0, received: 1, cancelled: 2 };
+const PAGE_SIZE = 20;
 const time = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
-
-/**
- * A product's transfers, in transit first, then newest first: their ids from the steps in its ledger (each carries its
- * transfer's id), each read for its status.
- */
-async function transfersOf(session: Session, productId: number): Promise<StockTransfer[]> {
-  const path = `/api/products/${productId}/stock-movements?order=desc&limit=${LEDGER_WINDOW}`;
-  const movements = (await callApi<StockMovement[]>(session, STOCK, path)).body;
-  const ids = [...new Set(movements.flatMap((movement) => (movement.transferId ? [movement.transferId] : [])))];
-  const transfers = await Promise.all(
-    ids.map(async (id) => (await callApi<StockTransfer>(session, STOCK, `/api/stock-transfers/${id}`)).body),
-  );
-  return transfers.sort(
-    (a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || b.createdAt.localeCompare(a.createdAt),
-  );
-}
 
 interface Props {
   readonly session: Session;
   readonly scopes: Set<string>;
 }
 
-/** Transfers: New transfer (for those who may write stock), and a product's transfers with Receive and Cancel. */
+/**
+ * Transfers: New transfer (for those who may write stock), and every transfer (or one product's, `?product=`) with
+ * Receive and Cancel on those in transit.
+ */
 export function TransfersPage({ session, scopes }: Props) {
   const url = useLocation();
   const chosen = Number(url.searchParams.get('product') ?? '') || undefined;
   const [locations] = useLoaded(() => callApi<Location[]>(session, STOCK, '/api/locations'), 'locations');
   const codes = locations.state === 'loaded' ? locations.value.body : [];
   const writes = scopes.has('stock:write');
+  // A new transfer shows in the list it was made from: every transfer, or its product's.
+  const listOf = (transfer: StockTransfer) =>
+    chosen === undefined ? `${BASE}/transfers?` : `${BASE}/transfers?product=${transfer.productId}&`;
   return (
     <>
       <h1>Transfers</h1>
@@ -48,14 +36,10 @@ export function TransfersPage({ session, scopes }: Props) {
           session={session}
           locations={codes}
           productId={chosen}
-          onCreated={(transfer) => navigate(`${BASE}/transfers?product=${transfer.productId}&sent=${transfer.id}`)}
+          onCreated={(transfer) => navigate(`${listOf(transfer)}sent=${transfer.id}`)}
         />
       )}
-      {chosen === undefined ? (
-        <p>Transfers are listed by product: open a product and follow its Transfers link, or create one here.</p>
-      ) : (
-        <TransferList session={session} productId={chosen} locations={codes} writes={writes} round={url.search} />
-      )}
+      <TransferList session={session} productId={chosen} locations={codes} writes={writes} round={url.search} />
     </>
   );
 }
@@ -168,55 +152,84 @@ function NewTransferForm({ session, locations, productId, onCreated }: FormProps
 
 interface ListProps {
   readonly session: Session;
-  readonly productId: number;
+  /** Only this product's transfers, when given. */
+  readonly productId: number | undefined;
   readonly locations: readonly Location[];
   readonly writes: boolean;
-  /** Changes when the list may have grown (a transfer was created). */
+  /** Changes when the list may have grown (a transfer was created): it starts again at its first page. */
   readonly round: string;
 }
 
+/**
+ * Transfers as the API lists them, in transit first, then newest first, a page at a time (its keyset, from the Link
+ * header); Previous page goes back along the pages read.
+ */
 function TransferList({ session, productId, locations, writes, round }: ListProps) {
-  const [transfers, reload] = useLoaded(() => transfersOf(session, productId), `${productId} ${round}`);
+  const first = `/api/stock-transfers?limit=${PAGE_SIZE}${productId === undefined ? '' : `&productId=${productId}`}`;
+  const [trail, setTrail] = useState<{ round: string; paths: string[] }>({ round, paths: [first] });
+  const paths = trail.round === round ? trail.paths : [first];
+  const path = paths[paths.length - 1]!;
+  const [transfers, reload] = useLoaded(() => callApi<StockTransfer[]>(session, STOCK, path), `${path} ${round}`);
   const codeOf = (id: number) => locations.find((location) => location.id === id)?.code ?? String(id);
+  const shown = transfers.state === 'loaded' ? transfers.value.body : [];
+  const next = transfers.state === 'loaded' ? nextLink(transfers.value.headers) : undefined;
   return (
     <section aria-labelledby="transfer-list">
-      <h2 id="transfer-list">Transfers of product {productId}</h2>
-      <p>
-        <Link href={`${BASE}/products/${productId}`}>Back to product {productId}</Link>
-      </p>
+      <h2 id="transfer-list">{productId === undefined ? 'All transfers' : `Transfers of product ${productId}`}</h2>
+      {productId !== undefined && (
+        <p className="toolbar">
+          <Link href={`${BASE}/products/${productId}`}>Back to product {productId}</Link>
+          <Link href={`${BASE}/transfers`}>All transfers</Link>
+        </p>
+      )}
       {transfers.state === 'loading' && <p role="status">Loading…</p>}
       <ProblemMessage problem={transfers.state === 'failed' ? transfers.problem : undefined} />
       {transfers.state === 'loaded' &&
-        (transfers.value.length === 0 ? (
-          <p>This product has no transfer.</p>
+        (shown.length === 0 && paths.length === 1 ? (
+          <p>{productId === undefined ? 'There is no transfer yet.' : 'This product has no transfer.'}</p>
         ) : (
-          <table aria-labelledby="transfer-list">
-            <thead>
-              <tr>
-                <th scope="col">Reference</th>
-                <th scope="col">Status</th>
-                <th scope="col">From</th>
-                <th scope="col">To</th>
-                <th scope="col" className="number">
-                  Quantity
-                </th>
-                <th scope="col">Sent</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {transfers.value.map((transfer) => (
-                <TransferRow
-                  key={transfer.id}
-                  session={session}
-                  transfer={transfer}
-                  codeOf={codeOf}
-                  writes={writes}
-                  onChanged={reload}
-                />
-              ))}
-            </tbody>
-          </table>
+          <>
+            <table aria-labelledby="transfer-list">
+              <thead>
+                <tr>
+                  <th scope="col">Reference</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Product</th>
+                  <th scope="col">From</th>
+                  <th scope="col">To</th>
+                  <th scope="col" className="number">
+                    Quantity
+                  </th>
+                  <th scope="col">Sent</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {shown.map((transfer) => (
+                  <TransferRow
+                    key={transfer.id}
+                    session={session}
+                    transfer={transfer}
+                    codeOf={codeOf}
+                    writes={writes}
+                    onChanged={reload}
+                  />
+                ))}
+              </tbody>
+            </table>
+            <nav aria-label="Transfer pages" className="pages">
+              {paths.length > 1 && (
+                <button type="button" onClick={() => setTrail({ round, paths: paths.slice(0, -1) })}>
+                  Previous page
+                </button>
+              )}
+              {next && (
+                <button type="button" onClick={() => setTrail({ round, paths: [...paths, next] })}>
+                  Next page
+                </button>
+              )}
+            </nav>
+          </>
         ))}
     </section>
   );
@@ -250,6 +263,9 @@ function TransferRow({ session, transfer, codeOf, writes, onChanged }: RowProps)
     <tr>
       <th scope="row">{transfer.reference}</th>
       <td>{transfer.status}</td>
+      <td>
+        <Link href={`${BASE}/products/${transfer.productId}`}>{transfer.productId}</Link>
+      </td>
       <td>{codeOf(transfer.fromLocationId)}</td>
       <td>{codeOf(transfer.toLocationId)}</td>
       <td className="number">{transfer.quantity}</td>

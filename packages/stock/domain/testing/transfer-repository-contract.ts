@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { StockTransfer } from '../src';
+import type { StockTransfer, TransferKey, TransferPageQuery } from '../src';
 import { expect } from 'chai';
 import { aTransfer as aTransferOf } from './builders';
 import { aStoredLocation, aStoredProduct, inTransaction } from './stock-fixtures';
@@ -59,6 +59,39 @@ export function transferRepositoryContract(open: OpenStockStore): void {
     expect(await inTransaction(store, (tx) => tx.transfers.transition(randomUUID(), 'received', LATER))).to.equal(
       undefined,
     );
+  });
+
+  it('lists in transit first, then newest first (the id breaking ties), a page at a time, by status and product', async () => {
+    const other = (await aStoredProduct(store)).id;
+    const made = (id: number, minutes: number, overrides: Partial<StockTransfer> = {}) => {
+      const at = new Date(CREATED.getTime() + minutes * 60_000);
+      const uuid = `00000000-0000-4000-8000-${id.toString(16).padStart(12, '0')}`;
+      return aTransfer({ id: uuid, createdAt: at, updatedAt: at, ...overrides });
+    };
+    const [old, tieLow, tieHigh, ended, elsewhere] = [
+      made(1, 0),
+      made(10, 1),
+      made(11, 1),
+      made(2, 2),
+      made(3, 3, { productId: other }),
+    ];
+    for (const transfer of [old, tieLow, tieHigh, ended, elsewhere]) await claim(transfer);
+    const received = (await inTransaction(store, (tx) => tx.transfers.transition(ended.id, 'received', LATER)))!;
+    const list = (query: Partial<TransferPageQuery> = {}) => store.transfers.list({ limit: 10, ...query });
+
+    expect(await list()).to.deep.equal({ items: [elsewhere, tieHigh, tieLow, old, received] });
+    const pages: (readonly StockTransfer[])[] = [];
+    let after: TransferKey | undefined;
+    do {
+      const page = await list({ limit: 2, ...(after && { after }) });
+      pages.push(page.items);
+      after = page.next;
+    } while (after);
+    expect(pages).to.deep.equal([[elsewhere, tieHigh], [tieLow, old], [received]]);
+    expect(await list({ status: 'received' })).to.deep.equal({ items: [received] });
+    expect(await list({ productId })).to.deep.equal({ items: [tieHigh, tieLow, old, received] });
+    expect(await list({ productId, status: 'in-transit', limit: 3 })).to.deep.equal({ items: [tieHigh, tieLow, old] });
+    expect(await list({ status: 'cancelled' })).to.deep.equal({ items: [] });
   });
 
   it('lets exactly one of concurrent claims of a reference win', async () => {

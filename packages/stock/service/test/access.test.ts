@@ -178,6 +178,7 @@ describe('the stock service with tokens on', function () {
       'createLocation',
       'getLocation',
       'deleteLocation',
+      'listStockTransfers',
       'sendStockTransfer',
       'getStockTransfer',
       'receiveStockTransfer',

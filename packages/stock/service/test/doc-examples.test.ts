@@ -129,8 +129,8 @@ describe("the stock API page's examples", function () {
     expect(after.statuses).to.deep.equal([
       // a location, the list, 20 at north, the levels, a split hold and its commit
       ...['201', '200', '200', '200', '201', '200'],
-      // a transfer, the levels, its receipt
-      ...['201', '200', '200'],
+      // a transfer, the levels, the transfers in transit, its receipt
+      ...['201', '200', '200', '200'],
       // a PUT refused, the settings, the low products
       ...['409', '200', '200'],
       // a backordered hold, its refused commit, the stock that fills it, the commit

@@ -202,7 +202,8 @@ describe('the back office’s stock screens in headless Chromium, through the ga
       await ledger.getByRole('button', { name: 'Newer movements' }).click();
       await rows.nth(1).filter({ hasText: 'state-changed' }).waitFor();
 
-      // Transfers: one sent and received, another sent and cancelled, in transit first.
+      // Transfers: one sent and received from the product's transfers, another sent there and cancelled from the
+      // list of every transfer, in transit first.
       await page.getByRole('link', { name: 'Transfers of this product' }).click();
       await page.getByRole('heading', { name: 'Transfers', level: 1 }).waitFor();
       const newTransfer = page.getByRole('form', { name: 'New transfer' });
@@ -217,20 +218,37 @@ describe('the back office’s stock screens in headless Chromium, through the ga
       };
       await send(5, `restock-${tag}`);
       await send(2, `mistake-${tag}`);
-      const list = page.getByRole('region', { name: `Transfers of product ${kettleId}` });
-      await screen(page, 'transfers');
-      await list
+      const ofKettle = page.getByRole('region', { name: `Transfers of product ${kettleId}` });
+      await ofKettle
         .getByRole('row', { name: new RegExp(`^restock-${tag}`) })
         .getByRole('button', { name: 'Receive' })
         .click();
-      await list.getByRole('row', { name: new RegExp(`^restock-${tag} received`) }).waitFor();
+      await ofKettle.getByRole('row', { name: new RegExp(`^restock-${tag} received`) }).waitFor();
+
+      await ofKettle.getByRole('link', { name: 'All transfers' }).click();
+      const list = page.getByRole('region', { name: 'All transfers' });
+      await list.getByRole('row', { name: new RegExp(`^mistake-${tag} in-transit`) }).waitFor();
+      await screen(page, 'transfers');
+      // Each row's status: its first cell (the reference is the row's header).
+      const statuses = async () =>
+        Promise.all((await list.getByRole('row').all()).slice(1).map(async (row) => (await cellsOf(row))[0]!));
+      /** The statuses from the first that is not in transit on: none of them should be. */
+      const fromFirstEnded = (shown: string[]) => {
+        const first = shown.findIndex((status) => status !== 'in-transit');
+        return first === -1 ? [] : shown.slice(first);
+      };
+      expect(fromFirstEnded(await statuses()), 'in transit first').not.to.include('in-transit');
       await list
         .getByRole('row', { name: new RegExp(`^mistake-${tag}`) })
         .getByRole('button', { name: 'Cancel transfer' })
         .click();
       await list.getByRole('row', { name: new RegExp(`^mistake-${tag} cancelled`) }).waitFor();
-      expect(await list.getByRole('button', { name: 'Receive' }).count()).to.equal(0);
+      expect(fromFirstEnded(await statuses()), 'in transit first').not.to.include('in-transit');
+      expect(
+        await list.getByRole('row', { name: new RegExp(`^(restock|mistake)-${tag} in-transit`) }).count(),
+      ).to.equal(0);
       // Sending more than is available is refused where the action was.
+      await newTransfer.getByLabel('Product', { exact: true }).fill(String(kettleId));
       await newTransfer.getByLabel('Quantity', { exact: true }).fill('1000');
       await newTransfer.getByLabel('Reference', { exact: true }).fill(`too-many-${tag}`);
       await newTransfer.getByRole('button', { name: 'Create transfer' }).click();
@@ -239,7 +257,10 @@ describe('the back office’s stock screens in headless Chromium, through the ga
       expect(trouble.consoleErrors.splice(0)).to.deep.equal([
         'Failed to load resource: the server responded with a status of 409 (Conflict)',
       ]);
-      await page.getByRole('link', { name: `Back to product ${kettleId}` }).click();
+      await list
+        .getByRole('row', { name: new RegExp(`^restock-${tag}`) })
+        .getByRole('link', { name: String(kettleId) })
+        .click();
       await page.getByRole('heading', { name: kettle, level: 1 }).waitFor();
       const room = page.getByRole('row', { name: /^back-room/ });
       expect(await cellsOf(room)).to.deep.equal(['5', '0', '0', '0', '0', '5', '0']);
@@ -286,6 +307,14 @@ describe('the back office’s stock screens in headless Chromium, through the ga
         expect(await page.getByRole('button', { name: action }).count(), action).to.equal(0);
       await page.getByRole('link', { name: 'Transfers of this product' }).click();
       await page.getByRole('row', { name: new RegExp(`^watched-${tag} in-transit`) }).waitFor();
+      expect(await page.getByRole('form', { name: 'New transfer' }).count()).to.equal(0);
+      expect(await page.getByRole('button', { name: 'Receive' }).count()).to.equal(0);
+      // Every transfer, from the navigation: the one in transit, with no action either.
+      await page.getByRole('link', { name: 'Transfers', exact: true }).click();
+      await page
+        .getByRole('region', { name: 'All transfers' })
+        .getByRole('row', { name: new RegExp(`^watched-${tag} in-transit`) })
+        .waitFor();
       expect(await page.getByRole('form', { name: 'New transfer' }).count()).to.equal(0);
       expect(await page.getByRole('button', { name: 'Receive' }).count()).to.equal(0);
       expect(await seriousViolations(page), 'Transfers, read only').to.deep.equal([]);

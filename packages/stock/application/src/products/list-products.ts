@@ -6,7 +6,9 @@ export interface ProductPage {
   readonly nextAfter?: number;
 }
 
+/** A page of a list in the API: `limit` from 1 to MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE when not given. */
 export const MAX_PAGE_SIZE = 1000;
+export const DEFAULT_PAGE_SIZE = 100;
 
 export class ListProducts {
   constructor(private readonly products: ProductRepository) {}

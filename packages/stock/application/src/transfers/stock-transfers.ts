@@ -8,6 +8,8 @@ import {
   type StockTransfer,
   TransferNotFoundError,
   TransferNotInTransitError,
+  type TransferPage,
+  type TransferPageQuery,
   type TransferRequest,
   transferTransition,
 } from '@stock/domain';
@@ -81,6 +83,11 @@ export class StockTransfers {
       },
       { singleCall: true },
     );
+  }
+
+  /** A page of every transfer, in transit first, then newest first (TransferKey). */
+  list(query: TransferPageQuery): Promise<TransferPage> {
+    return this.unitOfWork.run((tx) => tx.transfers.list(query), { singleCall: true });
   }
 
   /** Receives the units at `to`; repeating it answers the transfer as it is. */

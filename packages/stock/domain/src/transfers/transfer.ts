@@ -3,7 +3,8 @@ import { allValid, INT32_MAX, Invalid } from '@platform/kernel';
 import { isLocationId } from '../locations/location';
 import { text } from '../products/product';
 
-export type TransferStatus = 'in-transit' | 'received' | 'cancelled';
+export const TRANSFER_STATUSES = ['in-transit', 'received', 'cancelled'] as const;
+export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
 
 /** Units of one product on their way from one location to another. */
 export interface StockTransfer {
@@ -17,6 +18,28 @@ export interface StockTransfer {
   readonly status: TransferStatus;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+}
+
+/**
+ * A transfer's place in the list of transfers: those in transit first (they wait for someone), then newest first, the
+ * id breaking ties. A page starts after the key of the one before's last transfer.
+ */
+export interface TransferKey {
+  readonly inTransit: boolean;
+  readonly createdAt: Date;
+  readonly id: string;
+}
+
+export function transferKey({ status, createdAt, id }: StockTransfer): TransferKey {
+  return { inTransit: status === 'in-transit', createdAt, id };
+}
+
+/** Below 0 when `a` comes before `b` in the list of transfers. */
+export function compareTransferKeys(a: TransferKey, b: TransferKey): number {
+  if (a.inTransit !== b.inTransit) return a.inTransit ? -1 : 1;
+  const time = b.createdAt.getTime() - a.createdAt.getTime();
+  if (time !== 0) return time;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
 
 /** What a transition asked of a transfer does: go ahead (in transit), nothing (already there), or refuse. */

@@ -18,6 +18,7 @@ import {
   type AdjustStock,
   type ChangeStockState,
   type CreateProduct,
+  DEFAULT_PAGE_SIZE,
   type DeleteProduct,
   type GetProduct,
   type GetProducts,
@@ -77,7 +78,6 @@ export interface ProductsRouterOptions {
 }
 
 export const BODY_LIMIT = '64kb';
-const DEFAULT_PAGE_SIZE = 100;
 
 /**
  * Streams every product as one JSON array, a batch at a time: memory stays flat

@@ -8,6 +8,7 @@ import type { Context } from 'koa';
 import { callerOf } from '../caller';
 import { transferJson } from './transfer-json';
 import { decodeTransferBody } from './transfer-codec';
+import { nextTransfersLink, TRANSFER_LIST_PARAMETERS, transferPageQuery } from './transfer-page-query';
 
 export interface TransferUseCases {
   readonly stockTransfers: StockTransfers;
@@ -43,6 +44,16 @@ function sendTransferHandler({ stockTransfers }: TransferUseCases): Handler {
   };
 }
 
+/** GET /: a page of every transfer, in transit first, then newest first; `status` and `productId` filter it. */
+function listTransfersHandler({ stockTransfers }: TransferUseCases): Handler {
+  return async function listTransfers(ctx) {
+    const query = transferPageQuery(ctx);
+    const page = await stockTransfers.list(query);
+    if (page.next) ctx.set('Link', nextTransfersLink(query, page.next));
+    ctx.body = page.items.map(transferJson);
+  };
+}
+
 function getTransferHandler({ stockTransfers }: TransferUseCases): Handler {
   return async function getTransfer(ctx) {
     answer(ctx, 200, await stockTransfers.find(transferId(ctx)));
@@ -68,7 +79,7 @@ function cancelTransferHandler({ stockTransfers }: TransferUseCases): Handler {
 /**
  * /api/stock-transfers: units of a product on their way between two
  * locations. Sending, receiving and cancelling move stock, stock:write;
- * reading a transfer takes stock:read (ADR 0015).
+ * reading or listing transfers takes stock:read (ADR 0015).
  */
 export function stockTransfersRouter({
   useCases,
@@ -83,6 +94,7 @@ export function stockTransfersRouter({
   const noQuery = queryParameters();
   router.use(access.authenticate);
   router.post('/', write, noQuery, jsonObjectBody(BODY_LIMIT), sendTransferHandler(useCases));
+  router.get('/', read, queryParameters(...TRANSFER_LIST_PARAMETERS), listTransfersHandler(useCases));
   router.get('/:id', read, noQuery, getTransferHandler(useCases));
   router.post('/:id/receive', write, noQuery, receiveTransferHandler(useCases));
   router.post('/:id/cancel', write, noQuery, cancelTransferHandler(useCases));

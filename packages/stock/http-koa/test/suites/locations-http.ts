@@ -45,6 +45,7 @@ interface TransferJson {
   id: string;
   status: string;
   reference: string;
+  createdAt: string;
 }
 
 const DEFAULT = 1;
@@ -485,6 +486,66 @@ export function locationsHttpSuite(backend: string, start: StartApi): void {
         const same = await transfer({ productId: id, fromLocationId: DEFAULT, toLocationId: DEFAULT, quantity: 1 });
         expect((await expectProblem(same, 400, 'VALIDATION_FAILED')).errors).to.have.property('toLocationId');
         expect((await read(id)).quantityInStock).to.equal(5);
+      });
+
+      it('lists transfers in transit first, then newest first, by product and status, a page at a time', async () => {
+        const { id, place } = await stocked(0, 10);
+        const send = async () =>
+          body<TransferJson>(transfer({ productId: id, fromLocationId: place.id, toLocationId: DEFAULT, quantity: 1 }));
+        const sent: TransferJson[] = [];
+        for (let i = 0; i < 4; i++) sent.push(await send());
+        const end = (transferId: string, step: string) =>
+          body<TransferJson>(request(`/api/stock-transfers/${transferId}/${step}`, { method: 'POST' }));
+        const received = await end(sent[0]!.id, 'receive');
+        const cancelled = await end(sent[2]!.id, 'cancel');
+        const list = (query: string) => request(`/api/stock-transfers?${query}`);
+
+        const all = await body<TransferJson[]>(list(`productId=${id}`));
+        expect(all.map((t) => t.id)).to.have.members(sent.map((t) => t.id));
+        expect(all.map((t) => t.status).slice(0, 2)).to.deep.equal(['in-transit', 'in-transit']);
+        expect(all.map((t) => t.status).slice(2)).to.have.members(['cancelled', 'received']);
+        // Newest first within each: in transit, then ended.
+        for (const [earlier, later] of [all.slice(0, 2), all.slice(2)] as [TransferJson, TransferJson][])
+          expect(Date.parse(earlier.createdAt)).to.be.at.least(Date.parse(later.createdAt));
+        expect(all.find((t) => t.id === received.id)).to.deep.equal(received);
+
+        // Followed page by page through the Link header, one at a time: the same list.
+        const paged: TransferJson[] = [];
+        let next: string | undefined = `/api/stock-transfers?productId=${id}&limit=1`;
+        while (next) {
+          const response = await request(next);
+          expect(response.status).to.equal(200);
+          paged.push(...((await response.json()) as TransferJson[]));
+          const link = response.headers.get('link');
+          if (link) expect(link).to.match(/^<\/api\/stock-transfers\?limit=1&productId=\d+&after=[^>]+>; rel="next"$/);
+          next = link?.slice(1, link.indexOf('>'));
+        }
+        expect(paged).to.deep.equal(all);
+
+        expect(await body(list(`productId=${id}&status=cancelled`))).to.deep.equal([cancelled]);
+        const inTransit = await body<TransferJson[]>(list(`status=in-transit&productId=${id}`));
+        expect(inTransit.map((t) => t.id)).to.deep.equal(all.slice(0, 2).map((t) => t.id));
+        const everyone = await list('limit=1');
+        expect(everyone.status).to.equal(200);
+        expect(await everyone.json()).to.have.length(1);
+        expect(everyone.headers.get('link')).to.match(/^<\/api\/stock-transfers\?limit=1&after=[^>]+>; rel="next"$/);
+      });
+
+      it('refuses a bad query parameter with a 400 naming it', async () => {
+        const bad: [string, string][] = [
+          ['status=shipped', 'status'],
+          ['status=in_transit', 'status'],
+          ['limit=0', 'limit'],
+          ['limit=1001', 'limit'],
+          ['productId=abc', 'productId'],
+          ['after=42', 'after'],
+          ['status=received&status=cancelled', 'status'],
+          ['sort=newest', 'sort'],
+        ];
+        for (const [query, field] of bad) {
+          const problem = await expectProblem(await request(`/api/stock-transfers?${query}`), 400, 'VALIDATION_FAILED');
+          expect(problem.errors, query).to.have.property(field);
+        }
       });
     });
 

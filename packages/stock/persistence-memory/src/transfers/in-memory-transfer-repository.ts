@@ -1,5 +1,13 @@
 import type { InMemoryTransaction } from '@platform/persistence/memory';
-import type { StockTransfer, TransferRepository, TransferStatus } from '@stock/domain';
+import {
+  compareTransferKeys,
+  type StockTransfer,
+  transferKey,
+  type TransferPage,
+  type TransferPageQuery,
+  type TransferRepository,
+  type TransferStatus,
+} from '@stock/domain';
 import type { InMemoryStockTables } from '../in-memory-stock-tables';
 
 /** Stock transfers in an in-memory table; a reference names one transfer, as the databases' unique index keeps it. */
@@ -22,6 +30,19 @@ export class InMemoryTransferRepository implements TransferRepository {
   async findByReference(reference: string): Promise<StockTransfer | undefined> {
     for (const transfer of this.tables.transfers.values(this.tx)) if (transfer.reference === reference) return transfer;
     return undefined;
+  }
+
+  async list({ limit, after, status, productId }: TransferPageQuery): Promise<TransferPage> {
+    const matching = [...this.tables.transfers.values(this.tx)]
+      .filter(
+        (transfer) =>
+          (status === undefined || transfer.status === status) &&
+          (productId === undefined || transfer.productId === productId) &&
+          (after === undefined || compareTransferKeys(transferKey(transfer), after) > 0),
+      )
+      .sort((a, b) => compareTransferKeys(transferKey(a), transferKey(b)));
+    const items = matching.slice(0, limit);
+    return matching.length > limit ? { items, next: transferKey(items[items.length - 1]!) } : { items };
   }
 
   async transition(

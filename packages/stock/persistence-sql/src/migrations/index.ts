@@ -13,6 +13,8 @@ import { Postgresql20261129ShipmentsAndReturns } from './generated/20261129-ship
 import { Sqlite20261129ShipmentsAndReturns } from './generated/20261129-shipments-and-returns.sqlite';
 import { Postgresql20261129WebhookRetentionIndexes } from './generated/20261129-webhook-retention-indexes.postgresql';
 import { Sqlite20261129WebhookRetentionIndexes } from './generated/20261129-webhook-retention-indexes.sqlite';
+import { Postgresql20261129TransferListIndexes } from './generated/20261129-transfer-list-indexes.postgresql';
+import { Sqlite20261129TransferListIndexes } from './generated/20261129-transfer-list-indexes.sqlite';
 import { ledgerTriggersDropped } from './ledger-triggers-dropped';
 import { NAMED_STOCK_STATES } from './named-stock-states';
 
@@ -37,6 +39,7 @@ export const STOCK_MIGRATIONS: Readonly<Record<Dialect, readonly MigrationObject
     NAMED_STOCK_STATES.after(),
     { name: '20261129-shipments-and-returns', class: Postgresql20261129ShipmentsAndReturns },
     { name: '20261129-webhook-retention-indexes', class: Postgresql20261129WebhookRetentionIndexes },
+    { name: '20261129-transfer-list-indexes', class: Postgresql20261129TransferListIndexes },
   ],
   sqlite: [
     ...sqliteHistory,
@@ -48,5 +51,6 @@ export const STOCK_MIGRATIONS: Readonly<Record<Dialect, readonly MigrationObject
     NAMED_STOCK_STATES.after(),
     { name: '20261129-shipments-and-returns', class: Sqlite20261129ShipmentsAndReturns },
     { name: '20261129-webhook-retention-indexes', class: Sqlite20261129WebhookRetentionIndexes },
+    { name: '20261129-transfer-list-indexes', class: Sqlite20261129TransferListIndexes },
   ],
 };

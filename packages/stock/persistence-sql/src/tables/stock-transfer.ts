@@ -21,6 +21,11 @@ export function stockTransferSchema(dialect: Dialect): EntitySchema<StockTransfe
     name: 'StockTransfer',
     tableName: 'stock_transfer',
     uniques: [{ name: 'stock_transfer_reference_unique', properties: ['reference'] }],
+    // The list of transfers filtered by product or by status, newest first (the back office's views of it).
+    indexes: [
+      { name: 'stock_transfer_product_id_created_at_index', properties: ['productId', 'createdAt'] },
+      { name: 'stock_transfer_status_created_at_index', properties: ['status', 'createdAt'] },
+    ],
     checks: [{ name: 'stock_transfer_quantity_check', expression: '"quantity" > 0' }],
     properties: {
       id: { type: 'string', length: 36, primary: true },
