@@ -65,7 +65,11 @@ describe('the back office’s stock screens in headless Chromium, through the ga
     return locations.find((location) => location.code === 'back-room')!.id;
   };
 
-  const cellsOf = (row: Locator) => row.getByRole('cell').allInnerTexts();
+  // A page's heading shows before its data: wait for the row itself, then read it.
+  const cellsOf = async (row: Locator) => {
+    await row.waitFor();
+    return row.getByRole('cell').allInnerTexts();
+  };
 
   it('lets a stock clerk work products, stock, states, the ledger, transfers and low stock, then sign out', async () => {
     const { context, page, trouble, foreign } = await openGatewayContext(browser, system.gatewayUrl);
