@@ -1,24 +1,17 @@
-import { callWith, type IdentityUnderTest, STOCK, scratchFolder, startIdentity } from '@commerce/identity/testing';
-import { DEFAULT_CONFIG as GATEWAY_DEFAULTS, startGateway } from '@commerce/gateway';
-import type { RunningService } from '@platform/http/service';
-import { createLogger } from '@platform/runtime';
-import { freePort, IN_THIS_PROCESS } from '@platform/test-kit';
-import { DEFAULT_CONFIG as STOCK_DEFAULTS, startStockService } from '@stock/service';
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import {
-  addUser,
-  buildBackOffice,
+  type BackOfficeSystem,
   openGatewayContext,
   seriousViolations,
   signInAt,
   type StaffUser,
+  startBackOfficeSystem,
+  tabTo,
 } from './back-office-support';
 import { ARTIFACTS, expectNoTrouble, launchChromium } from './chromium';
-
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const CLERK: StaffUser = { username: 'clerk', password: 'a clerk’s long password', role: 'stock-clerk' };
 const MANAGER: StaffUser = { username: 'manager', password: 'a manager’s long password', role: 'order-manager' };
@@ -26,79 +19,27 @@ const MANAGER: StaffUser = { username: 'manager', password: 'a manager’s long 
 describe('the back office in headless Chromium, through the gateway', function () {
   this.timeout(180_000);
   let browser: Browser;
-  let files: ReturnType<typeof scratchFolder>;
-  let identity: IdentityUnderTest;
-  const running: RunningService[] = [];
+  let system: BackOfficeSystem;
   let gatewayUrl: string;
   const name = `Brass lamp ${randomBytes(3).toString('hex')}`;
 
   before(async function () {
     browser = await launchChromium(this);
-    files = scratchFolder();
-    const built = join(files.folder, 'back-office');
-    buildBackOffice(built);
-    for (const user of [CLERK, MANAGER]) addUser(files.usersFile, user);
-    // The issuer is the gateway's /identity, as start:system has it: the app signs in on its own origin.
-    const gatewayPort = await freePort();
-    gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-    // Behind the gateway, as start:system runs it: the endpoints it advertises are the gateway's (X-Forwarded-Host).
-    identity = await startIdentity(files, {
-      issuer: `${gatewayUrl}/identity`,
-      redisUrl: REDIS_URL,
-      trustProxy: 'true',
+    system = await startBackOfficeSystem([CLERK, MANAGER]);
+    gatewayUrl = system.gatewayUrl;
+    const created = await system.stockApi('/api/products', {
+      method: 'POST',
+      body: JSON.stringify({ name, price: 24.5, quantityInStock: 5 }),
     });
-    const auth = {
-      authIssuer: identity.service.issuer,
-      authDiscoveryUrl: `${identity.service.url}/identity/.well-known/openid-configuration`,
-    };
-    const quiet = (service: string) => ({ logger: createLogger(service, 'warn') });
-    const stock = await startStockService({ ...STOCK_DEFAULTS, ...IN_THIS_PROCESS, ...auth }, quiet('stock-service'));
-    const gateway = await startGateway(
-      {
-        ...GATEWAY_DEFAULTS,
-        port: gatewayPort,
-        host: '127.0.0.1',
-        metricsPort: 0,
-        shutdownDelayMs: 0,
-        stockUrl: [stock.url],
-        salesUrl: [stock.url],
-        identityUrl: [identity.service.url],
-        backOfficeDir: built,
-        ...auth,
-      },
-      quiet('gateway'),
-    );
-    running.push(gateway, stock);
-    const created = await callWith(
-      `${gatewayUrl}/api/products`,
-      await identity.token('inventory-sync', STOCK, 'stock:write'),
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ name, price: 24.5, quantityInStock: 5 }),
-      },
-    );
     expect(created.status).to.equal(201);
   });
   after(async () => {
     await browser?.close();
-    for (const service of running) await service.close({ immediate: true });
-    await identity?.stop();
-    files?.remove();
+    await system?.stop();
   });
 
   const openContext = () => openGatewayContext(browser, gatewayUrl);
   const signIn = (page: Page, user: StaffUser) => signInAt(page, gatewayUrl, user);
-
-  /** Tabs through the page until the element labelled `label` has the focus. */
-  async function tabTo(page: Page, label: string): Promise<void> {
-    const id = await page.getByLabel(label, { exact: true }).getAttribute('id');
-    for (let presses = 0; presses < 60; presses++) {
-      if ((await page.evaluate<string | undefined>('document.activeElement?.id')) === id) return;
-      await page.keyboard.press('Tab');
-    }
-    expect.fail(`Tab never reached ${label}`);
-  }
 
   it('signs a clerk in, finds a product, adjusts its stock with a reason by keyboard alone, and signs out', async () => {
     const { context, page, trouble, foreign } = await openContext();
