@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { Cluster, stopAll } from '@tools/drills/cluster';
 import { createProduct, histogram, product } from '@tools/drills/system';
 import { percentile } from './paced-latency';
+import { cpuSeconds } from './target-process';
 
 const { values } = parseArgs({
   options: {
@@ -32,13 +33,10 @@ if (![buyers, units, ...topologies].every((n) => Number.isSafeInteger(n) && n > 
   process.exit(2);
 }
 
+/** The kernel's clock ticks a second, as target-process.ts's cpuSeconds counts them too. */
 const TICKS_PER_SECOND = 100;
-/** CPU seconds a process has used (user + system), from /proc: undefined once it is gone. */
-function cpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-}
+/** A cluster instance's CPU seconds so far (none when it has no process). */
+const instanceCpuSeconds = (pid: number | undefined) => (pid === undefined ? 0 : cpuSeconds(pid));
 /** The whole machine's busy CPU seconds (every core, everything but idle and iowait), from /proc/stat. */
 function machineBusySeconds(): number {
   const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).map(Number);
@@ -95,7 +93,7 @@ async function flashSale(instances: number): Promise<SaleResult> {
     const productId = await createProduct(cluster, 'Flash sale lamp', units);
     const token = await cluster.token('buyer');
     const services = cluster.instances.filter((instance) => instance.role !== 'identity');
-    const cpuBefore = services.map((instance) => cpuSeconds(instance.pid));
+    const cpuBefore = services.map((instance) => instanceCpuSeconds(instance.pid));
     const machineBefore = machineBusySeconds();
     const started = performance.now();
     const sentAt = new Map<string, number>();
@@ -128,7 +126,7 @@ async function flashSale(instances: number): Promise<SaleResult> {
       if (decidedAt.size < accepted) await new Promise((resolve) => setTimeout(resolve, 25));
     }
     const decidedInMs = Math.max(...decidedAt.values()) - started;
-    const serviceCpu = services.reduce((sum, instance, i) => sum + cpuSeconds(instance.pid) - cpuBefore[i]!, 0);
+    const serviceCpu = services.reduce((sum, instance, i) => sum + instanceCpuSeconds(instance.pid) - cpuBefore[i]!, 0);
     const machineCpu = machineBusySeconds() - machineBefore;
     const latencies = [...sentAt]
       .flatMap(([id, at]) => (decidedAt.has(id) ? [decidedAt.get(id)! - at] : []))
