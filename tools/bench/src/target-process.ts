@@ -1,14 +1,52 @@
+import { bundle } from '@tools/build';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { environmentFor } from './checkout-at';
 
 const root = join(import.meta.dirname, '..', '..', '..');
+/** Where the targets are bundled: beside the services' own dist/, so their packages resolve alike. */
+const BUNDLES = join(root, 'dist', 'bench');
 
 /** Which Node runs a target, and from where (whose tsx): unless told, the harness's own and this workspace. */
 export interface Runtime {
   readonly node?: string;
   readonly cwd?: string;
+}
+
+const bundled = new Map<string, Promise<string>>();
+
+/**
+ * The JavaScript a target runs, as production runs the services (ADR 0025): targets/<script> bundled by esbuild as
+ * `pnpm build` bundles them, once per harness run. Another checkout's service (service-at.ts) is that checkout's own
+ * dist/stock.js, built by its `pnpm build`; a checkout without one runs its sources under its tsx, as before.
+ */
+async function programOf(script: string, cwd: string): Promise<{ file: string; tsx: boolean }> {
+  if (script === 'service-at.ts') {
+    const built = join(cwd, 'dist', 'stock.js');
+    return existsSync(built)
+      ? { file: built, tsx: false }
+      : { file: join(import.meta.dirname, 'targets', script), tsx: true };
+  }
+  const name = script.replace(/\.ts$/, '');
+  let file = bundled.get(name);
+  if (!file) {
+    file = bundle({ [name]: `tools/bench/src/targets/${script}` }, BUNDLES).then(() => join(BUNDLES, `${name}.js`));
+    bundled.set(name, file);
+  }
+  return { file: await file, tsx: false };
+}
+
+/**
+ * The port a target listens on, from one line of its stdout: the harness's targets print
+ * `{"message":"listening","port":…}`; a service's own entry logs its `url` with "listening" in the message.
+ */
+function listeningPort(line: string): number | undefined {
+  if (!line.includes('listening')) return undefined;
+  const message = JSON.parse(line) as { message?: string; port?: number; url?: string };
+  if (message.message === 'listening' && message.port) return message.port;
+  if (message.message?.includes(' listening on ') && message.url) return Number(new URL(message.url).port);
+  return undefined;
 }
 
 /**
@@ -24,8 +62,9 @@ export async function startTarget(
   nodeFlags: readonly string[] = [],
   { node, cwd = root }: Runtime = {},
 ): Promise<{ child: ChildProcess; base: string; token?: string }> {
-  const entry = join(import.meta.dirname, 'targets', script);
-  const child = spawn(node ?? process.execPath, [...nodeFlags, '--import', 'tsx', entry], {
+  const program = await programOf(script, cwd);
+  const loader = program.tsx ? ['--import', 'tsx'] : ['--enable-source-maps'];
+  const child = spawn(node ?? process.execPath, [...nodeFlags, ...loader, program.file], {
     cwd,
     env: {
       ...(node ? environmentFor(node) : process.env),
@@ -43,13 +82,12 @@ export async function startTarget(
       const lines = (buffer + String(chunk)).split('\n');
       buffer = lines.pop()!;
       for (const line of lines) {
-        if (!line.includes('"listening"')) continue;
-        const message = JSON.parse(line) as { message?: string; port?: number; token?: string };
-        if (message.message === 'listening' && message.port) {
-          child.stdout.off('data', lookForListening);
-          child.stdout.on('data', () => {});
-          resolve({ port: message.port, ...(message.token && { token: message.token }) });
-        }
+        const port = listeningPort(line);
+        if (port === undefined) continue;
+        const { token } = JSON.parse(line) as { token?: string };
+        child.stdout.off('data', lookForListening);
+        child.stdout.on('data', () => {});
+        resolve({ port, ...(token && { token }) });
       }
     };
     child.stdout.on('data', lookForListening);

@@ -46,8 +46,8 @@ const ALWAYS_INPUTS = [
 const toPosix = (path: string) => path.split(sep).join('/');
 const inNodeModules = (path: string) => path.split(sep).includes('node_modules');
 
-/** Packages from node_modules stay external, imported by the path they resolve to from the importing file. */
-const externalNodeModules: Plugin = {
+/** Packages from node_modules stay external, imported by the path they resolve to from a file in `outdir`. */
+const externalNodeModules = (outdir: string): Plugin => ({
   name: 'external-node-modules',
   setup(esbuild) {
     esbuild.onResolve({ filter: /^[^./]/ }, async (args) => {
@@ -59,16 +59,16 @@ const externalNodeModules: Plugin = {
         pluginData: 'resolving',
       });
       if (resolved.errors.length > 0 || resolved.external || !inNodeModules(resolved.path)) return resolved;
-      return { path: toPosix(relative(DIST, resolved.path)).replace(/^(?!\.)/, './'), external: true };
+      return { path: toPosix(relative(outdir, resolved.path)).replace(/^(?!\.)/, './'), external: true };
     });
   },
-};
+});
 
 /**
  * A bundled file's import.meta.url names its source file, as it does under tsx. The hash of each source is taken from
  * the text bundled, so a file edited during a build is recorded as it was read, and the next start rebuilds.
  */
-const sourceImportMeta = (hashes: Map<string, string>): Plugin => ({
+const sourceImportMeta = (outdir: string, hashes: Map<string, string>): Plugin => ({
   name: 'source-import-meta',
   setup(esbuild) {
     esbuild.onLoad({ filter: /\.[cm]?ts$/ }, (args) => {
@@ -78,7 +78,7 @@ const sourceImportMeta = (hashes: Map<string, string>): Plugin => ({
       if (/\bimport\.meta\.(dirname|filename)\b/.test(source)) {
         return { errors: [{ text: 'import.meta.dirname and .filename name dist/ once bundled: use import.meta.url' }] };
       }
-      const fromDist = JSON.stringify(toPosix(relative(DIST, args.path)));
+      const fromDist = JSON.stringify(toPosix(relative(outdir, args.path)));
       const contents = source.replaceAll(/\bimport\.meta\.url\b/g, `new URL(${fromDist}, import.meta.url).href`);
       return { contents, loader: 'ts' };
     });
@@ -107,13 +107,21 @@ function writeWhole(file: string, contents: string | Uint8Array): void {
   renameSync(partial, file);
 }
 
-export async function buildDist(): Promise<BuildRecord> {
-  const hashes = new Map<string, string>();
-  mkdirSync(DIST, { recursive: true });
+/**
+ * Bundles each entry (its output name → its source, relative to the workspace) into `outdir`, as `pnpm build` bundles
+ * the services; `hashes` collects each source file's hash as it was read. The benchmarks bundle their targets the
+ * same way, so what they measure is the JavaScript production runs.
+ */
+export async function bundle(
+  entries: Readonly<Record<string, string>>,
+  outdir: string,
+  hashes = new Map<string, string>(),
+): Promise<string[]> {
+  mkdirSync(outdir, { recursive: true });
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: Object.entries(ENTRIES).map(([out, source]) => ({ out, in: source })),
-    outdir: DIST,
+    entryPoints: Object.entries(entries).map(([out, source]) => ({ out, in: source })),
+    outdir,
     bundle: true,
     splitting: false,
     platform: 'node',
@@ -128,11 +136,16 @@ export async function buildDist(): Promise<BuildRecord> {
     metafile: true,
     write: false,
     logLevel: 'warning',
-    plugins: [externalNodeModules, sourceImportMeta(hashes)],
+    plugins: [externalNodeModules(outdir), sourceImportMeta(outdir, hashes)],
   });
   // Each file whole or not at all: a service starting while another start rebuilds reads one build or the other.
   for (const output of result.outputFiles) writeWhole(output.path, output.contents);
-  const bundled = Object.keys(result.metafile.inputs).filter((input) => !inNodeModules(input));
+  return Object.keys(result.metafile.inputs).filter((input) => !inNodeModules(input));
+}
+
+export async function buildDist(): Promise<BuildRecord> {
+  const hashes = new Map<string, string>();
+  const bundled = await bundle(ENTRIES, DIST, hashes);
   const files = [...new Set([...bundled, ...packageFilesOf(bundled), ...ALWAYS_INPUTS])].sort();
   const inputs: Record<string, string> = {};
   for (const file of files) inputs[file] = hashes.get(file) ?? hashOf(join(ROOT, file)) ?? '';

@@ -1,4 +1,4 @@
-import { buildDist } from '@tools/build/src/build';
+import { buildDist } from '@tools/build';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
