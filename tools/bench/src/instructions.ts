@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { adminQuery } from '@platform/test-kit';
 import { instructionsOf } from './callgrind';
 import { BENCH_DB, prepareStorage, seedOverHttp } from './storage';
+import { programOf } from './target-process';
 import { servicesAt, type Target, TARGETS } from './targets';
 import { WORKLOADS } from './workloads';
 
@@ -39,7 +40,8 @@ function waitForPort(child: ChildProcess, errors: () => string): Promise<number>
     let buffer = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       buffer += String(chunk);
-      const listening = /"message":"listening","port":(\d+)/.exec(buffer);
+      const listening =
+        /"message":"listening","port":(\d+)/.exec(buffer) ?? /"url":"http:\/\/[^"]*:(\d+)"/.exec(buffer);
       if (listening) resolve(Number(listening[1]));
       if (buffer.length > 1_000_000) buffer = buffer.slice(-1000);
     });
@@ -56,11 +58,13 @@ async function count(
   const products = Number(options.products);
   const databaseUrl = await prepareStorage(target.storage, products, scratch, target.cwd);
   const output = join(scratch, `callgrind-${Date.now()}.out`);
-  const entry = join(import.meta.dirname, 'targets', target.script);
+  const workspace = join(import.meta.dirname, '..', '..', '..');
+  const program = await programOf(target.script, target.cwd ?? workspace);
   const callgrind = ['--tool=callgrind', '--instr-atstart=no', '--separate-threads=yes'];
-  const node = [target.node ?? process.execPath, '--import', 'tsx', entry];
+  const loader = program.tsx ? ['--import', 'tsx'] : ['--enable-source-maps'];
+  const node = [target.node ?? process.execPath, ...loader, program.file];
   const child = spawn('valgrind', [...callgrind, `--callgrind-out-file=${output}`, ...node], {
-    cwd: target.cwd ?? join(import.meta.dirname, '..', '..', '..'),
+    cwd: target.cwd ?? workspace,
     env: {
       ...process.env,
       PORT: '0',

@@ -21,7 +21,7 @@ const bundled = new Map<string, Promise<string>>();
  * `pnpm build` bundles them, once per harness run. Another checkout's service (service-at.ts) is that checkout's own
  * dist/stock.js, built by its `pnpm build`; a checkout without one runs its sources under its tsx, as before.
  */
-async function programOf(script: string, cwd: string): Promise<{ file: string; tsx: boolean }> {
+export async function programOf(script: string, cwd: string): Promise<{ file: string; tsx: boolean }> {
   if (script === 'service-at.ts') {
     const built = join(cwd, 'dist', 'stock.js');
     return existsSync(built)
