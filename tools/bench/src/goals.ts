@@ -14,16 +14,39 @@ export interface Goal {
 
 const every = SEED_WORKLOADS;
 
+/** The service on memory against bare Koa on a Map, on every workload (issues 22 and 36). */
+const MEMORY_ON_KOA: Goal = {
+  serviceOn: 'memory',
+  against: 'bare Koa + @koa/router',
+  service: 'service · memory',
+  ceiling: 'Koa + @koa/router + Map',
+  workloads: every,
+  atLeast: 0.85,
+};
+
+/** The service on SQLite against raw node:http and better-sqlite3, on every workload (issues 22 and 36). */
+const SQLITE_ON_RAW: Goal = {
+  serviceOn: 'SQLite',
+  against: 'raw node:http + better-sqlite3, cached statements (same SQL)',
+  service: 'service · SQLite',
+  ceiling: 'node:http + better-sqlite3',
+  workloads: every,
+  atLeast: 0.6,
+};
+
+/** The service on PostgreSQL against Koa and pg running the same SQL, on the reads and writes (issues 22 and 36). */
+const POSTGRESQL_ON_KOA: Goal = {
+  serviceOn: 'PostgreSQL',
+  against: 'Koa + @koa/router + pg (same SQL)',
+  service: 'service · PostgreSQL',
+  ceiling: 'Koa + @koa/router + pg',
+  workloads: ['GET one', 'GET page of 50', 'POST', 'PUT'],
+  atLeast: 0.9,
+};
+
 /** Issue 22's targets (benchmark, not tests), line for line. */
 export const ISSUE_22_GOALS: readonly Goal[] = [
-  {
-    serviceOn: 'PostgreSQL',
-    against: 'Koa + @koa/router + pg (same SQL)',
-    service: 'service · PostgreSQL',
-    ceiling: 'Koa + @koa/router + pg',
-    workloads: ['GET one', 'GET page of 50', 'POST', 'PUT'],
-    atLeast: 0.9,
-  },
+  POSTGRESQL_ON_KOA,
   {
     serviceOn: 'PostgreSQL',
     against: 'raw node:http + pg (same SQL)',
@@ -40,23 +63,63 @@ export const ISSUE_22_GOALS: readonly Goal[] = [
     workloads: ['GET one'],
     atLeast: 0.65,
   },
-  {
-    serviceOn: 'SQLite',
-    against: 'raw node:http + better-sqlite3, cached statements (same SQL)',
-    service: 'service · SQLite',
-    ceiling: 'node:http + better-sqlite3',
-    workloads: every,
-    atLeast: 0.6,
-  },
-  {
-    serviceOn: 'memory',
-    against: 'bare Koa + @koa/router',
-    service: 'service · memory',
-    ceiling: 'Koa + @koa/router + Map',
-    workloads: every,
-    atLeast: 0.85,
-  },
+  SQLITE_ON_RAW,
+  MEMORY_ON_KOA,
 ];
+
+const STORES = ['memory', 'SQLite', 'PostgreSQL'] as const;
+
+/**
+ * Issue 36's throughput targets: webhooks on (one subscriber) keep 0.80 of the stock −1 with them off; tracing sampled
+ * at 10 % keeps 0.90 of tracing off on every store; and the platform's ceilings of issue 22, again.
+ */
+export const ISSUE_36_GOALS: readonly Goal[] = [
+  ...(['SQLite', 'PostgreSQL'] as const).map((storage) => ({
+    serviceOn: `${storage}, webhooks on (one subscriber)`,
+    against: 'the same service, webhooks off',
+    service: `service · ${storage}, webhooks on`,
+    ceiling: `service · ${storage}`,
+    workloads: ['stock -1 (hot row)'],
+    atLeast: 0.8,
+  })),
+  ...STORES.map((storage) => ({
+    serviceOn: `${storage}, tracing sampled at 10 %`,
+    against: 'the same service, tracing off',
+    service: `service · ${storage}, tracing on at 10 %`,
+    ceiling: `service · ${storage}`,
+    workloads: every,
+    atLeast: 0.9,
+  })),
+  MEMORY_ON_KOA,
+  SQLITE_ON_RAW,
+  POSTGRESQL_ON_KOA,
+];
+
+/**
+ * A delivery lag target: with webhooks on, a paced stock −1 at `share` of the req/s the same service keeps with them
+ * off (saturated, in the same repetition) delivers with a p99 of at most `p99AtMostMs`, movement to receiver.
+ */
+export interface LagGoal {
+  readonly serviceOn: string;
+  /** The webhooks-on target; its baseline is the same service with webhooks off. */
+  readonly service: string;
+  readonly workload: string;
+  readonly share: number;
+  readonly p99AtMostMs: number;
+}
+
+/** The workload a webhooks-on target's lag is paced on, and the share of webhooks off's req/s it is paced at. */
+export const LAG_WORKLOAD = 'stock -1 (hot row)';
+export const LAG_SHARE = 0.8;
+
+/** Issue 36's delivery lag: p99 ≤ 2 s at 80 % of the stock −1 throughput of webhooks off, on SQLite and PostgreSQL. */
+export const ISSUE_36_LAG_GOALS: readonly LagGoal[] = (['SQLite', 'PostgreSQL'] as const).map((storage) => ({
+  serviceOn: storage,
+  service: `service · ${storage}, webhooks on`,
+  workload: LAG_WORKLOAD,
+  share: LAG_SHARE,
+  p99AtMostMs: 2000,
+}));
 
 /** Issue 31's targets: the service's stock −1 against the least SQL a ledgered change needs, on each database. */
 export const ISSUE_31_GOALS: readonly Goal[] = [
@@ -114,7 +177,7 @@ export interface Change {
 export const BEFORE_LOCATIONS = 'before-locations';
 
 /** Issue 24's cost: per-location rows take at most 10 % of the single-location path's throughput. */
-export const ISSUE_24_GOALS: readonly Goal[] = (['memory', 'SQLite', 'PostgreSQL'] as const).map((storage) => ({
+export const ISSUE_24_GOALS: readonly Goal[] = STORES.map((storage) => ({
   serviceOn: storage,
   against: `the service before stock by location (${BEFORE_LOCATIONS})`,
   service: `service · ${storage}`,

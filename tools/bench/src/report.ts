@@ -1,4 +1,4 @@
-import type { Bound, Change, Goal } from './goals';
+import type { Bound, Change, Goal, LagGoal } from './goals';
 import type { Target } from './targets';
 
 export interface Measurement {
@@ -19,6 +19,26 @@ export interface Measurement {
   readonly webhookLagP50Ms?: number;
   readonly webhookLagP99Ms?: number;
   readonly webhooksDelivered?: number;
+  /** With webhooks on, on the stock −1: the paced run at a share of webhooks off's req/s (issue 36). */
+  readonly lagRun?: LagRun;
+  /** Why that run did not happen (webhooks off was not measured in the same repetition). */
+  readonly lagRunSkipped?: string;
+}
+
+/**
+ * A fixed amount of stock −1 paced at a share of the req/s the same service kept with webhooks off, saturated, in the
+ * same repetition, and the delivery lag of that run's events alone.
+ */
+export interface LagRun {
+  readonly offRequestsPerSecond: number;
+  /** The rate asked for, and the one kept (requests answered ÷ the run's time). */
+  readonly rate: number;
+  readonly requestsPerSecond: number;
+  readonly sold: number;
+  readonly delivered: number;
+  readonly lagP50Ms: number;
+  readonly lagP99Ms: number;
+  readonly check: string;
 }
 
 export interface Row {
@@ -163,6 +183,54 @@ export function goalsTable(rows: Row[], goals: readonly Goal[], title: string): 
       const shown = shownRatio(ratio, goal.atLeast);
       lines.push(`| ${goal.serviceOn} | ${goal.against} | ${workload} | ${target} | ${shown} | ${verdict} |`);
     }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** A paced run keeps its rate when it answered at least this share of it: below, its lag is not the rate's. */
+const RATE_KEPT = 0.95;
+
+/**
+ * Each delivery lag target: medians over the repetitions of its paced runs (webhooks off's req/s, the rate, the rate
+ * kept, the lag p50 and p99). Met when the p99 is within the bound, the rate was kept and every event sold arrived.
+ */
+export function lagGoalsTable(measurements: readonly Measurement[], goals: readonly LagGoal[]): string {
+  const lines = [
+    'Delivery lag: a fixed amount of stock −1 paced at a share of the req/s of the same service with webhooks off (saturated, same repetition), movement → receiver on loopback, medians of the repetitions.',
+    '',
+    '| Service on | Workload | Paced at | webhooks off req/s | rate | kept | lag p50 ms | lag p99 ms | Target | delivered / sold | check | |',
+    '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
+  ];
+  for (const goal of goals) {
+    const mine = measurements.filter((m) => m.target === goal.service && m.workload === goal.workload);
+    const runs = mine.flatMap((m) => (m.lagRun ? [m.lagRun] : []));
+    const head = `| ${goal.serviceOn} | ${goal.workload} | ${goal.share.toFixed(2)} × off |`;
+    const target = `≤ ${goal.p99AtMostMs} ms`;
+    if (runs.length === 0) {
+      const why = [...new Set(mine.flatMap((m) => (m.lagRunSkipped ? [m.lagRunSkipped] : [])))].join('; ');
+      lines.push(`${head} | | | | | ${target} | | ${why} | not measured |`);
+      continue;
+    }
+    const of = (pick: (run: LagRun) => number) => median(runs.map(pick));
+    const [off, rate, kept, p50, p99] = [
+      of((r) => r.offRequestsPerSecond),
+      of((r) => r.rate),
+      of((r) => r.requestsPerSecond),
+      of((r) => r.lagP50Ms),
+      of((r) => r.lagP99Ms),
+    ];
+    const [delivered, sold] = [runs.reduce((n, r) => n + r.delivered, 0), runs.reduce((n, r) => n + r.sold, 0)];
+    const missed = [
+      !(p99 <= goal.p99AtMostMs) && 'lag',
+      kept < RATE_KEPT * rate && 'rate not kept',
+      delivered < sold && `${sold - delivered} not delivered`,
+    ].filter(Boolean);
+    const verdict = missed.length === 0 ? 'met' : `**missed** (${missed.join(', ')})`;
+    const rates = [off, rate, kept].map((value) => Math.round(value));
+    const checks = [...new Set(runs.map((r) => r.check))].join('; ');
+    lines.push(
+      `${head} ${rates.join(' | ')} | ${p50} | ${p99} | ${target} | ${delivered} / ${sold} | ${checks} | ${verdict} |`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -5,12 +5,24 @@ import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { adminQuery } from '@platform/test-kit';
 import { installedCheckout, nodeVersion } from './checkout-at';
-import { type Change, ISSUE_22_GOALS, ISSUE_24_GOALS, ISSUE_31_GOALS, ISSUE_31_NO_REGRESSION } from './goals';
+import {
+  type Change,
+  ISSUE_22_GOALS,
+  ISSUE_24_GOALS,
+  ISSUE_31_GOALS,
+  ISSUE_31_NO_REGRESSION,
+  ISSUE_36_GOALS,
+  ISSUE_36_LAG_GOALS,
+  LAG_SHARE,
+  LAG_WORKLOAD,
+} from './goals';
 import {
   addedCostTable,
   changesTable,
   chartSvg,
   goalsTable,
+  type LagRun,
+  lagGoalsTable,
   markdownTable,
   type Measurement,
   summarise,
@@ -30,6 +42,8 @@ const { values: options } = parseArgs({
     connections: { type: 'string', default: '32' },
     rate: { type: 'string', default: '400' },
     'rate-seconds': { type: 'string', default: '3' },
+    /** With webhooks on: how long, at its rate, the stock −1 paced at a share of webhooks off's req/s runs. */
+    'lag-seconds': { type: 'string', default: '5' },
     products: { type: 'string', default: '1000' },
     pool: { type: 'string', default: '10' },
     only: { type: 'string' },
@@ -51,6 +65,8 @@ if (options.help) {
   process.stdout.write(`pnpm bench [options]: every target × every workload, interleaved (docs/performance.md)
   --reps <n> (3)  --seconds <s> (5)  --connections <n> (32)  --rate <req/s> (400)  --rate-seconds <s> (3)
   --products <n> (1000)  --pool <n> (10)  --out <folder> (bench-results)
+  --lag-seconds <s> (5)  webhooks on: a stock −1 of rate × <s> requests paced at ${LAG_SHARE} of the req/s webhooks off
+                      kept in the same repetition, and the delivery lag of that run (issue 36)
   --only <a,b>        targets whose names contain any of these (case-insensitive); =name: that name exactly
   --workloads <a,b>   workloads whose names contain any of these
   --compare-with <dir>  the service of another installed checkout, beside this one's (the commit before the issue:
@@ -82,7 +98,9 @@ const matches = (name: string, given: string) =>
     ? name.toLowerCase() === given.slice(1).toLowerCase()
     : name.toLowerCase().includes(given.toLowerCase());
 const named = (t: Target) => !options.only || options.only.split(',').some((o) => matches(t.name, o));
-const targets = [...TARGETS, ...compared, ...onNode20.targets].filter(named);
+const chosen = [...TARGETS, ...compared, ...onNode20.targets].filter(named);
+// Webhooks on is paced at a share of what webhooks off kept in the same repetition: off runs first.
+const targets = [...chosen.filter((t) => !t.webhookLag), ...chosen.filter((t) => t.webhookLag)];
 const workloads = WORKLOADS.filter(
   (w) => !options.workloads || options.workloads.split(',').some((o) => w.name.toLowerCase().includes(o.toLowerCase())),
 );
@@ -95,6 +113,9 @@ const sink = targets.some((t) => Object.values(t.env ?? {}).includes(OTLP_SINK))
  */
 const timedPrecisely = new Set(targets.filter((t) => t.addsLatency).flatMap((t) => [t.name, t.baseline!]));
 const randomProduct = () => `/api/products/${2 + Math.floor(Math.random() * (products - 1))}`;
+/** Each target's saturated req/s per repetition and workload, as measured: what a webhooks-on lag run is paced by. */
+const saturatedRates = new Map<string, number>();
+const rateKey = (rep: number, target: string, workload: string) => JSON.stringify([rep, target, workload]);
 
 function log(line: string): void {
   process.stderr.write(`${new Date().toISOString().slice(11, 19)}  ${line}\n`);
@@ -238,11 +259,23 @@ async function measure(target: Target, rep: number): Promise<Measurement[]> {
         webhookLagP99Ms: quantile(lag.lagsMs, 0.99),
         webhooksDelivered: lag.lagsMs.length,
       };
+      const requestsPerSecond = saturated.requests.total / seconds;
+      saturatedRates.set(rateKey(rep, target.name, workload.name), requestsPerSecond);
+      let lagRun: { lagRun: LagRun } | { lagRunSkipped: string } | undefined;
+      if (lag && workload.name === LAG_WORKLOAD) {
+        const off = saturatedRates.get(rateKey(rep, target.baseline!, workload.name));
+        lagRun = off
+          ? { lagRun: await lagAtShare(base, requests, lag, off, token) }
+          : { lagRunSkipped: `${target.baseline} not measured in repetition ${rep}` };
+      }
+      // A lag run that lost a request or miscounted stock is flagged where every check is read, too.
+      if (lagRun && 'lagRun' in lagRun && !lagRun.lagRun.check.startsWith('ok'))
+        check = `${check}; at ${LAG_SHARE} × webhooks off: ${lagRun.lagRun.check}`;
       const measurement: Measurement = {
         target: target.name,
         workload: workload.name,
         rep,
-        requestsPerSecond: saturated.requests.total / seconds,
+        requestsPerSecond,
         p50Ms: paced.latency.p50,
         p99Ms: paced.latency.p99,
         serverCpu: cpu,
@@ -250,6 +283,7 @@ async function measure(target: Target, rep: number): Promise<Measurement[]> {
         check,
         ...(precise && { fixedRateP50Ms: precise.p50Ms }),
         ...webhook,
+        ...lagRun,
       };
       results.push(measurement);
       const rate = Math.round(measurement.requestsPerSecond).toString().padStart(6);
@@ -261,12 +295,61 @@ async function measure(target: Target, rep: number): Promise<Measurement[]> {
         log(
           `    webhook lag (movement → receiver): p50 ${webhook.webhookLagP50Ms} ms  p99 ${webhook.webhookLagP99Ms} ms  (${webhook.webhooksDelivered} delivered)`,
         );
+      if (lagRun && 'lagRun' in lagRun) {
+        const run = lagRun.lagRun;
+        log(
+          `    at ${LAG_SHARE} × webhooks off (${Math.round(run.offRequestsPerSecond)} req/s): ${run.rate} req/s asked, ${Math.round(run.requestsPerSecond)} kept; lag p50 ${run.lagP50Ms} ms  p99 ${run.lagP99Ms} ms  (${run.delivered} delivered)  ${run.check}`,
+        );
+      } else if (lagRun) log(`    at ${LAG_SHARE} × webhooks off: not measured, ${lagRun.lagRunSkipped}`);
     }
   } finally {
     await stop(child);
     await lag?.close();
   }
   return results;
+}
+
+/**
+ * Issue 36's lag: a fixed amount of stock −1 paced at LAG_SHARE of the req/s the same service kept with webhooks off,
+ * saturated, in this repetition. What earlier runs wrote is drained first, so the lags are this run's alone; a fixed
+ * amount, every request answered, so its stock check is exact.
+ */
+async function lagAtShare(
+  base: string,
+  requests: autocannon.Request[],
+  lag: LagReceiver,
+  offRequestsPerSecond: number,
+  token?: string,
+): Promise<LagRun> {
+  await settledDeliveries(lag);
+  lag.lagsMs.length = 0;
+  const rate = Math.max(1, Math.round(LAG_SHARE * offRequestsPerSecond));
+  const stockBefore = await settledStock(base, token);
+  const clock = performance.now();
+  const paced = await autocannon({
+    url: base,
+    connections: Number(options.connections),
+    overallRate: rate,
+    amount: Math.round(rate * Number(options['lag-seconds'])),
+    requests,
+  });
+  const seconds = (performance.now() - clock) / 1000;
+  const consumed = stockBefore - (await stockOf(base, token));
+  await settledDeliveries(lag);
+  const sold = paced['2xx'];
+  const failures = paced.non2xx + paced.errors + paced.timeouts;
+  const stockCheck =
+    consumed === sold ? `ok (${sold} sold = stock consumed)` : `MISMATCH: ${sold} successes, ${consumed} consumed`;
+  return {
+    offRequestsPerSecond,
+    rate,
+    requestsPerSecond: paced.requests.total / seconds,
+    sold,
+    delivered: lag.lagsMs.length,
+    lagP50Ms: quantile(lag.lagsMs, 0.5),
+    lagP99Ms: quantile(lag.lagsMs, 0.99),
+    check: failures > 0 ? `${failures} failed requests; ${stockCheck}` : stockCheck,
+  };
 }
 
 const all: Measurement[] = [];
@@ -304,6 +387,7 @@ const report = [
     ISSUE_31_GOALS,
     "Issue 31's targets (the stock −1 against the least SQL a ledgered change needs)",
   ),
+  issue36Section(),
   changesTable(summary, changes),
   addedCostTable(summary, meta),
   webhookLagTable(all),
@@ -312,6 +396,15 @@ writeFileSync(join(options.out, 'results.md'), report.join('\n'));
 writeFileSync(join(options.out, 'chart.svg'), chartSvg(summary));
 log(`done in ${meta.wallSeconds} s: ${options.out}/results.json, results.md, chart.svg`);
 process.stdout.write(report.join('\n'));
+
+/** Issue 36's targets: the throughput each keeps against its ceiling, the delivery lag at a share of webhooks off. */
+function issue36Section(): string {
+  return [
+    '\n### Issue 36 targets\n',
+    goalsTable(summary, ISSUE_36_GOALS, 'Throughput'),
+    lagGoalsTable(all, ISSUE_36_LAG_GOALS),
+  ].join('\n');
+}
 
 /** Issue 26: the delivery lag per webhooks-on target and workload, over the repetitions, with the throughput kept. */
 function webhookLagTable(measurements: readonly Measurement[]): string {

@@ -91,6 +91,14 @@ export const TARGETS: readonly Target[] = [
     addsLatency: true,
   },
   { name: 'service · PostgreSQL', storage: 'postgresql', script: 'service.ts', baseline: 'node:http + pg' },
+  {
+    name: 'service · PostgreSQL, tracing on at 10 %',
+    storage: 'postgresql',
+    script: 'service.ts',
+    baseline: 'service · PostgreSQL',
+    env: tracingAt(0.1),
+    addsLatency: true,
+  },
   // Webhooks on (issue 26): every stock −1 writes a stock.level.changed a receiver on loopback gets; the lag from the
   // movement to the receiver, p50 and p99, while the load runs, and the throughput the load keeps against the rows
   // above.

@@ -1,10 +1,12 @@
 import { expect } from 'chai';
-import { type Bound, type Goal, ISSUE_31_GOALS } from '../src/goals';
+import { type Bound, type Goal, ISSUE_31_GOALS, ISSUE_36_GOALS, ISSUE_36_LAG_GOALS, type LagGoal } from '../src/goals';
 import {
   addedCostTable,
   changesTable,
   chartSvg,
   goalsTable,
+  type LagRun,
+  lagGoalsTable,
   markdownTable,
   type Measurement,
   summarise,
@@ -161,6 +163,60 @@ describe('the benchmark report', () => {
       expect(ceiling, goal.ceiling).to.include({ storage: service!.storage });
       expect(ceiling!.workloads).to.include.members(goal.workloads);
     }
+  });
+
+  it("issue 36's goals name targets the bench runs, each held against the same store", () => {
+    const named = (name: string) => TARGETS.find((t) => t.name === name)!;
+    for (const goal of ISSUE_36_GOALS) {
+      const [service, ceiling] = [named(goal.service), named(goal.ceiling)];
+      expect(service, goal.service).to.not.equal(undefined);
+      expect(ceiling, goal.ceiling).to.include({ storage: service.storage });
+    }
+    const traced = ISSUE_36_GOALS.filter((g) => g.service.includes('tracing')).map((g) => named(g.service).storage);
+    expect(traced).to.have.members(['memory', 'sqlite', 'postgresql']);
+    for (const goal of ISSUE_36_LAG_GOALS) {
+      const service = named(goal.service);
+      expect(service, goal.service).to.include({ webhookLag: true });
+      expect(service.workloads).to.include(goal.workload);
+      expect(ISSUE_36_GOALS.some((g) => g.service === goal.service && g.ceiling === service.baseline)).to.equal(true);
+    }
+  });
+
+  describe('a delivery lag target', () => {
+    const goal: LagGoal = { serviceOn: 'SQLite', service: 'on', workload: 'stock', share: 0.8, p99AtMostMs: 2000 };
+    const run = (rep: number, lag: Partial<LagRun> = {}): Measurement => ({
+      ...measured('on', rep, 900, 'stock'),
+      lagRun: {
+        offRequestsPerSecond: 1000,
+        rate: 800,
+        requestsPerSecond: 790,
+        sold: 1600,
+        delivered: 1600,
+        lagP50Ms: 10 * rep,
+        lagP99Ms: 500 * rep,
+        check: 'ok (1600 sold = stock consumed)',
+        ...lag,
+      },
+    });
+
+    it('takes the medians of the repetitions, met when the p99 is within the bound at the rate asked', () => {
+      expect(lagGoalsTable([run(1), run(2), run(3)], [goal])).to.contain(
+        '| SQLite | stock | 0.80 × off | 1000 | 800 | 790 | 20 | 1000 | ≤ 2000 ms | 4800 / 4800 | ok (1600 sold = stock consumed) | met |',
+      );
+    });
+
+    it('is missed on a p99 above the bound, a rate not kept, or an event sold and never delivered', () => {
+      const table = lagGoalsTable([run(5, { requestsPerSecond: 700, delivered: 1599 })], [goal]);
+      expect(table).to.contain('| **missed** (lag, rate not kept, 1 not delivered) |');
+    });
+
+    it('is not measured, and says why, when webhooks off did not run in the same repetition', () => {
+      const skipped = { ...measured('on', 1, 900, 'stock'), lagRunSkipped: 'off not measured in repetition 1' };
+      expect(lagGoalsTable([skipped], [goal])).to.contain(
+        '| SQLite | stock | 0.80 × off | | | | | | ≤ 2000 ms | | off not measured in repetition 1 | not measured |',
+      );
+      expect(lagGoalsTable([], [goal])).to.contain('| not measured |');
+    });
   });
 
   it('draws one bar per measured ratio, labelled with its value', () => {

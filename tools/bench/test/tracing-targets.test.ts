@@ -18,6 +18,7 @@ describe("the bench's traced targets", () => {
     expect(traced.map((t) => [t.name, t.baseline])).to.deep.equal([
       ['service · memory, tracing on at 10 %', 'service · memory'],
       ['service · SQLite, tracing on at 10 %', 'service · SQLite'],
+      ['service · PostgreSQL, tracing on at 10 %', 'service · PostgreSQL'],
     ]);
     for (const target of traced) {
       const baseline = TARGETS.find((t) => t.name === target.baseline)!;
