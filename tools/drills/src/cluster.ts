@@ -41,6 +41,17 @@ const MAINS = {
 
 export type Role = keyof typeof MAINS;
 
+/** Whether the processes run the built JavaScript (dist/<role>.js, ADR 0025) rather than their sources under tsx. */
+let built = false;
+
+/**
+ * The cluster's processes run what `pnpm build` made, as production does: a benchmark measures that (the caller builds
+ * first). The drills keep running the sources, so a drill never runs a stale build.
+ */
+export function runBuilt(): void {
+  built = true;
+}
+
 /** One process of the cluster: its role, its fixed port (a restart keeps it), its environment. */
 export class Instance {
   child: ChildProcess | undefined;
@@ -92,13 +103,19 @@ export class Instance {
     return inImages() && this.role !== 'payments';
   }
 
+  private program(): string[] {
+    return built
+      ? ['--enable-source-maps', join(ROOT, 'dist', `${this.role}.js`)]
+      : ['--import', TSX, join(ROOT, MAINS[this.role])];
+  }
+
   /** Starts it (again) and resolves once /health/live answers. */
   async start(): Promise<void> {
     if (this.retired) throw new Error(`${this.name} is not started again: its cluster is stopping`);
     if (this.deployment) return this.startPod(this.deployment);
     const child = this.contained
       ? spawnContainer(this.role, containerName(this.name), { ...this.env, PORT: String(this.port), HOST: '127.0.0.1' })
-      : spawn(process.execPath, ['--import', TSX, join(ROOT, MAINS[this.role])], {
+      : spawn(process.execPath, this.program(), {
           cwd: ROOT,
           env: { ...process.env, ...this.env, PORT: String(this.port), HOST: '127.0.0.1' },
           stdio: ['ignore', 'pipe', 'pipe'],
