@@ -35,6 +35,39 @@ function shapeOf(query: ProductSearch): string {
   return [q, minPrice, maxPrice, locationId, after].map(has).join('') + (stockState ?? '') + sort;
 }
 
+/**
+ * SQLite: whether the row has an ASCII text, without FTS5 when the row is ASCII: there, LIKE folds case as FTS5's
+ * trigram tokenizer does (ASCII letters). A row with other characters (which FTS5 folds and LIKE does not) is asked of
+ * FTS5 by its rowid.
+ */
+const ROW_HAS_TEXT = `(${['name', 'description', 'sku'].map((column) => `"${column}" like ? escape '\\'`).join(' or ')} or (length(cast("name" || "description" || coalesce("sku", '') as blob)) <> length("name" || "description" || coalesce("sku", '')) and exists (select 1 from "product_search" where "product_search"."rowid" = "product"."id" and "product_search" match ?)))`;
+
+function isAscii(text: string): boolean {
+  return [...text].every((character) => character.charCodeAt(0) < 0x80);
+}
+
+/**
+ * SQLite: a text with at least this many matches is common. The search then walks its sort's index, testing each
+ * row (ROW_HAS_TEXT), and stops at the page, rather than sorting every match FTS5 answers. Where the two cost the
+ * same: matches² ≈ page × catalogue / 3 (FTS5 answers a match in about three times the time LIKE tests a row), about
+ * 1,300 for a page of 50 among 100,000 products.
+ */
+export const SQLITE_COMMON_TEXT_MATCHES = 1000;
+
+const TEXT_MATCHES = prepared(
+  `select count(*) as "matches" from (select 1 from "product_search" where "product_search" match ? limit ${SQLITE_COMMON_TEXT_MATCHES})`,
+);
+
+/** SQLite: how many products have the text, counted to SQLITE_COMMON_TEXT_MATCHES at most (FTS5 stops there). */
+export function sqliteTextMatches(text: string): { readonly statement: PreparedStatement; readonly params: unknown[] } {
+  return { statement: TEXT_MATCHES, params: [phrase(text)] };
+}
+
+/** Whether a search orders by a key that SQLite's text count decides the plan of (searchStatement's textIsCommon). */
+export function sqliteCountsText(dialect: Dialect, query: ProductSearch): boolean {
+  return dialect === 'sqlite' && query.q !== undefined && query.sort !== 'id' && query.sort !== 'relevance';
+}
+
 /** `%text%` for LIKE, its wildcards and escape character taken literally. */
 function containing(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -50,7 +83,11 @@ function phrase(text: string): string {
  * (PostgreSQL: pg_trgm's GIN index on each of name, description and SKU, which ILIKE uses; SQLite: the FTS5 table
  * "product_search" with the trigram tokenizer, kept by triggers).
  */
-function filters(dialect: Dialect, query: ProductSearch): { conditions: string[]; params: unknown[] } {
+function filters(
+  dialect: Dialect,
+  query: ProductSearch,
+  textIsCommon = false,
+): { conditions: string[]; params: unknown[] } {
   const conditions: string[] = [];
   const params: unknown[] = [];
   const price = MONEY_COLUMN[dialect].name;
@@ -61,6 +98,9 @@ function filters(dialect: Dialect, query: ProductSearch): { conditions: string[]
     } else if (query.sort === 'id') {
       conditions.push(`"product_search" match ?`);
       params.push(phrase(query.q));
+    } else if (textIsCommon && isAscii(query.q)) {
+      conditions.push(ROW_HAS_TEXT);
+      params.push(...Array<string>(3).fill(containing(query.q)), phrase(query.q));
     } else {
       conditions.push(`"id" in (select "rowid" from "product_search" where "product_search" match ?)`);
       params.push(phrase(query.q));
@@ -194,10 +234,12 @@ export function relevanceStatement(
 export function searchStatement(
   dialect: Dialect,
   query: ProductSearch,
+  textIsCommon = false,
 ): { readonly sql: string; readonly statement: string | PreparedStatement; readonly params: unknown[] } {
   if (query.sort === 'relevance') throw new Error('sort=relevance is searched rank by rank: relevanceStatement.');
-  const cacheKey = `${dialect}:${shapeOf(query)}`;
-  const filtered = filters(dialect, query);
+  const common = textIsCommon && sqliteCountsText(dialect, query) && isAscii(query.q!);
+  const cacheKey = `${dialect}:${shapeOf(query)}${common ? ':common' : ''}`;
+  const filtered = filters(dialect, query, common);
   const page = keyset(dialect, query);
   const params = [...filtered.params, ...page.params, query.limit];
   let statement = cache.get(cacheKey);
