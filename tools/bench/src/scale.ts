@@ -16,10 +16,12 @@ import { rssMiB, startTarget, stop } from './target-process';
  * latency of GET one and of a keyset page at a fixed rate. Then the whole list
  * streamed at a tenth of the large size and at the large size, with the
  * server's memory watched: flat means the peak does not grow with the list.
- * Then search (issue 25): `q=`, `sort=price` and `stockState=low` at `small`
- * and at `--products` products, each seeded by one SQL statement, against the
- * 1.5× target. `--parts search --products 10000` tries the search part alone,
- * small.
+ * Then search (issues 25 and 36): `q=` (a rare and a common word, by relevance
+ * and by name, at `--search-rate`), `sort=price` and `stockState=low` at `small`
+ * and at `--products` products on PostgreSQL, each seeded by one SQL statement,
+ * and the `q=` searches on SQLite at `small` and `--sqlite-products` (0: none),
+ * against their targets. `--parts search --products 20000 --sqlite-products
+ * 20000` tries the search part alone, small.
  */
 const { values: options } = parseArgs({
   options: {
@@ -35,6 +37,10 @@ const { values: options } = parseArgs({
     'import-only': { type: 'boolean', default: false },
     /** The search part's large catalogue. */
     products: { type: 'string', default: '1000000' },
+    /** The rate of the search part's `q=` searches (issue 36: 100 req/s); the others take `--rate`. */
+    'search-rate': { type: 'string', default: '100' },
+    /** The search part's large catalogue on SQLite (issue 36: a hundred thousand); 0 leaves SQLite out. */
+    'sqlite-products': { type: 'string', default: '100000' },
     /** `service` (GET one, pages, the stream), `search`, or both. */
     parts: { type: 'string', default: 'service,search' },
   },
@@ -228,7 +234,14 @@ try {
     await adminQuery(`drop database if exists "${dbName(size)}" with (force)`).catch(() => undefined);
 }
 if (parts.has('search')) {
-  const search = await measureSearch(small, Number(options.products), pace, Number(options.reps), log);
+  const search = await measureSearch(
+    small,
+    Number(options.products),
+    Number(options['sqlite-products']),
+    { ...pace, textRate: Number(options['search-rate']) },
+    Number(options.reps),
+    log,
+  );
   mkdirSync(options.out, { recursive: true });
   writeFileSync(join(options.out, 'scale-search.json'), `${JSON.stringify(search, null, 2)}\n`);
   writeFileSync(join(options.out, 'scale-search.md'), `${search.markdown}\n`);

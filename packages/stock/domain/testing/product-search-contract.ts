@@ -7,6 +7,7 @@ import {
   type ProductSearch,
   type ProductSort,
   type SearchPosition,
+  searchRelevance,
   SkuTakenError,
 } from '../src';
 import * as chai from 'chai';
@@ -18,9 +19,10 @@ import { onOneStore, type OpenStockStore, type StockStoreUnderTest } from './sto
 chai.use(chaiAsPromised);
 const { expect } = chai;
 
-/** A product's value of a sort's key, as SearchPosition.key carries it. */
-function keyOf(sort: ProductSort, product: Product): string | number {
+/** A product's value of a sort's key, as SearchPosition.key carries it (relevance: for the search's text). */
+function keyOf(sort: ProductSort, product: Product, text = ''): string | number {
   const field = sort.replace('-', '');
+  if (field === 'relevance') return searchRelevance(product, text)!;
   if (field === 'name') return product.name;
   if (field === 'price') return product.price.cents;
   if (field === 'available') return product.availableQuantity;
@@ -61,7 +63,7 @@ export function productSearchContract(open: OpenStockStore): void {
       seen.push(...found);
       if (found.length < size) return seen;
       const last = found[found.length - 1]!;
-      after = { key: keyOf(sort, last), id: last.id };
+      after = { key: keyOf(sort, last, query.q), id: last.id };
       await between?.(page);
     }
     throw new Error('The walk did not end.');
@@ -239,7 +241,7 @@ export function productSearchContract(open: OpenStockStore): void {
         return Promise.all(stored.map(async (product) => (await products.findById(product.id))!));
       }
 
-      for (const sort of PRODUCT_SORTS) {
+      for (const sort of PRODUCT_SORTS.filter((each) => each !== 'relevance')) {
         it(`orders by ${sort}, ties by id ascending, and walks its pages each product once, in order`, async () => {
           const catalogue = await aCatalogue();
           const expected = inSortOrder(sort, catalogue);
@@ -281,6 +283,54 @@ export function productSearchContract(open: OpenStockStore): void {
       it('answers at most `limit` products', async () => {
         await aCatalogue();
         expect(await search({ sort: 'name', limit: 4 })).to.have.length(4);
+      });
+    });
+
+    describe('by relevance', () => {
+      /** The text in each field, in any case, and as part of a longer word; ranks interleaved in id order. */
+      async function aCatalogue() {
+        const stored = {
+          lampByDescription: await aStoredProduct(store, { name: 'lamp', description: 'an oak finish' }),
+          deskByName: await aStoredProduct(store, { name: 'oak desk', description: 'plain' }),
+          chairBySku: await aStoredProduct(store, { name: 'chair', description: 'plain', sku: 'OAK-1' }),
+          shelfByName: await aStoredProduct(store, { name: 'Oak shelf', description: 'oak too', sku: 'OAK-2' }),
+          table: await aStoredProduct(store, { name: 'table', description: 'pine', sku: 'TB-1' }),
+          stoolByDescription: await aStoredProduct(store, { name: 'stool', description: 'made of OAK', sku: 'ST-1' }),
+          cloakByName: await aStoredProduct(store, { name: 'cloak', description: 'wool' }),
+          benchBySku: await aStoredProduct(store, { name: 'bench', description: 'an oak bench', sku: 'BN-OAK' }),
+        };
+        const { deskByName, shelfByName, cloakByName, chairBySku, benchBySku } = stored;
+        const { lampByDescription, stoolByDescription } = stored;
+        return [deskByName, shelfByName, cloakByName, chairBySku, benchBySku, lampByDescription, stoolByDescription];
+      }
+
+      it('orders the name’s matches first, then the SKU’s, then the description’s only, ties by id', async () => {
+        const expected = ids(await aCatalogue());
+        expect(ids(await search({ q: 'oak', sort: 'relevance' }))).to.deep.equal(expected);
+        expect(ids(await search({ q: 'OAK', sort: 'relevance', limit: 4 }))).to.deep.equal(expected.slice(0, 4));
+      });
+
+      for (const size of [1, 2, 3, 4])
+        it(`walks its pages of ${size} each product once, in order, across the ranks`, async () => {
+          const expected = ids(await aCatalogue());
+          expect(ids(await walk({ q: 'oak', sort: 'relevance' }, size))).to.deep.equal(expected);
+        });
+
+      it('keeps to the other filters in every rank', async () => {
+        const [cheap, dear] = [Money.fromDecimalString('1.00'), Money.fromDecimalString('50.00')];
+        const byDescription = await aStoredProduct(store, { name: 'lamp', description: 'oak', price: cheap });
+        await aStoredProduct(store, { name: 'oak', price: dear });
+        const bySku = await aStoredProduct(store, { name: 'chair', sku: 'OAK-9', price: cheap });
+        await aStoredProduct(store, { name: 'stool', description: 'oak', price: dear });
+        const byName = await aStoredProduct(store, { name: 'oak desk', price: cheap });
+        expect(ids(await walk({ q: 'oak', sort: 'relevance', maxPrice: cheap }, 1))).to.deep.equal(
+          ids([byName, bySku, byDescription]),
+        );
+      });
+
+      it('answers nothing when nothing has the text', async () => {
+        await aCatalogue();
+        expect(await search({ q: 'maple', sort: 'relevance' })).to.deep.equal([]);
       });
     });
   });

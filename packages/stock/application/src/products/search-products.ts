@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import { ValidationError } from '@platform/kernel';
-import type {
-  Money,
-  Product,
-  ProductRepository,
-  ProductSearch,
-  ProductSort,
-  SearchPosition,
-  StockState,
+import {
+  type Money,
+  type Product,
+  type ProductRepository,
+  type ProductSearch,
+  type ProductSort,
+  type SearchPosition,
+  searchRelevance,
+  type StockState,
 } from '@stock/domain';
 
 /**
@@ -44,9 +45,11 @@ interface CursorContent {
   readonly f: string;
 }
 
-/** A product's value of the sort key, as the stores compare it (price in cents). */
-function keyOf(sort: ProductSort, product: Product): string | number {
+/** A product's value of the sort key, as the stores compare it (price in cents; relevance for the text). */
+function keyOf(sort: ProductSort, product: Product, text: string): string | number {
   switch (sort.replace('-', '')) {
+    case 'relevance':
+      return searchRelevance(product, text) ?? 0;
     case 'name':
       return product.name;
     case 'price':
@@ -99,6 +102,8 @@ function validate(input: SearchProductsInput): void {
     if (length < SEARCH_TEXT_MIN_LENGTH || length > SEARCH_TEXT_MAX_LENGTH)
       problems.q = [`must be ${SEARCH_TEXT_MIN_LENGTH} to ${SEARCH_TEXT_MAX_LENGTH} characters`];
   }
+  if (input.sort === 'relevance' && input.q === undefined)
+    problems.sort = ['relevance needs q: it ranks where the text is found'];
   if (input.minPrice && input.maxPrice && input.minPrice.cents > input.maxPrice.cents)
     problems.minPrice = ['must not be more than maxPrice'];
   if (Object.keys(problems).length > 0) throw new ValidationError(problems);
@@ -133,6 +138,6 @@ export class SearchProducts {
     if (rows.length <= limit) return { items: rows };
     const items = rows.slice(0, limit);
     const last = items[items.length - 1]!;
-    return { items, nextCursor: encodeCursor({ s: sort, k: keyOf(sort, last), i: last.id, f: fingerprint }) };
+    return { items, nextCursor: encodeCursor({ s: sort, k: keyOf(sort, last, q ?? ''), i: last.id, f: fingerprint }) };
   }
 }

@@ -10,8 +10,12 @@ export interface ProductPageQuery {
   readonly stockState?: StockState;
 }
 
-/** The orders a search can answer in: `-` is descending; ties (and `id`) go by id, ascending. */
-export type ProductSort = 'id' | 'name' | '-name' | 'price' | '-price' | 'available' | '-available';
+/**
+ * The orders a search can answer in: `-` is descending; ties (and `id`) go by id, ascending. `relevance` needs a text
+ * (`q`): the best field it is found in first (searchRelevance), then the id. It has no `-`: the least relevant first
+ * answers no question a client asks.
+ */
+export type ProductSort = 'id' | 'name' | '-name' | 'price' | '-price' | 'available' | '-available' | 'relevance';
 export const PRODUCT_SORTS: readonly ProductSort[] = [
   'id',
   'name',
@@ -20,11 +24,31 @@ export const PRODUCT_SORTS: readonly ProductSort[] = [
   '-price',
   'available',
   '-available',
+  'relevance',
 ];
+
+/**
+ * How well a product matches a search's text, as `sort=relevance` orders it (lower first): 0 when its name has the
+ * text, 1 when its SKU has it (and not its name), 2 when only its description has it. A coarse rank every store
+ * computes alike from the row, so that a keyset (rank, id) pages it exactly and each rank is read from an index in id
+ * order, whatever the catalogue's size (docs/performance.md).
+ */
+export const SEARCH_RELEVANCE_FIELDS = ['name', 'sku', 'description'] as const;
+export type SearchRelevance = 0 | 1 | 2;
+
+/** The product's relevance for `text` (case ignored), or undefined when no field has it. */
+export function searchRelevance(
+  product: { readonly name: string; readonly description: string; readonly sku?: string | null },
+  text: string,
+): SearchRelevance | undefined {
+  const wanted = text.toLowerCase();
+  const rank = SEARCH_RELEVANCE_FIELDS.findIndex((field) => (product[field] ?? '').toLowerCase().includes(wanted));
+  return rank < 0 ? undefined : (rank as SearchRelevance);
+}
 
 /** Where a keyset page starts: after the product with this sort key and id (both as the last page ended). */
 export interface SearchPosition {
-  /** The last product's value of the sort key (its name, its price in cents, its available quantity; its id). */
+  /** The last product's value of the sort key (its name, its price in cents, its available quantity, its relevance). */
   readonly key: string | number;
   readonly id: number;
 }
@@ -34,7 +58,7 @@ export interface SearchPosition {
  * it with an index, not a scan (docs/performance.md says which).
  */
 export interface ProductSearch {
-  /** Case-insensitive text found in the name, the description or the SKU. */
+  /** Case-insensitive text found in the name, the description or the SKU; required by `sort=relevance`. */
   readonly q?: string;
   readonly minPrice?: Money;
   readonly maxPrice?: Money;

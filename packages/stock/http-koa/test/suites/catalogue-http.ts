@@ -148,6 +148,16 @@ export function catalogueHttpSuite(backend: string, start: StartApi): void {
         });
       }
 
+      it('walks sort=relevance page by page: the name’s matches, then the SKU’s, then the description’s only', async () => {
+        const w = word();
+        const byDescription = await create({ name: 'lamp', description: `an ${w} finish` });
+        const byName = await create({ name: `${w} desk` });
+        const bySku = await create({ name: 'chair', sku: sku(w) });
+        const alsoByName = await create({ name: `A ${w.toUpperCase()} shelf`, description: w });
+        const walked = await walk(`/api/products?q=${w}&sort=relevance&limit=1`);
+        expect(walked.map((p) => p.id)).to.deep.equal([byName.id, alsoByName.id, bySku.id, byDescription.id]);
+      });
+
       it('keeps walking while products are written between pages, each match once', async () => {
         const w = word();
         const created = [];
@@ -203,6 +213,8 @@ export function catalogueHttpSuite(backend: string, start: StartApi): void {
           ['minPrice=5&maxPrice=4', 'minPrice'],
           ['locationId=0', 'locationId'],
           ['sort=cheapest', 'sort'],
+          ['sort=relevance', 'sort'],
+          ['sort=-relevance', 'sort'],
           ['sort=price&limit=0', 'limit'],
           ['sort=price&limit=1001', 'limit'],
           ['cursor=%%%', 'cursor'],

@@ -1,12 +1,19 @@
 import type { InMemoryTransaction } from '@platform/persistence/memory';
-import type { Product, ProductSearch, ProductSort, SearchPosition } from '@stock/domain';
+import {
+  type Product,
+  type ProductSearch,
+  type ProductSort,
+  type SearchPosition,
+  searchRelevance,
+} from '@stock/domain';
 import { levelKey, type InMemoryStockTables } from '../in-memory-stock-tables';
 
 type Key = string | number;
 
-/** A product's value of the sort key, as SearchPosition.key carries it. */
-const SORT_KEYS: Readonly<Record<ProductSort, (product: Product) => Key>> = {
+/** A product's value of the sort key, as SearchPosition.key carries it (relevance: for the search's text). */
+const SORT_KEYS: Readonly<Record<ProductSort, (product: Product, text: string) => Key>> = {
   id: (product) => product.id,
+  relevance: (product, text) => searchRelevance(product, text) ?? Number.MAX_SAFE_INTEGER,
   name: (product) => product.name,
   '-name': (product) => product.name,
   price: (product) => product.price.cents,
@@ -26,8 +33,8 @@ function comparePositions(sort: ProductSort, a: SearchPosition, b: SearchPositio
   return (sort.startsWith('-') ? -byKey : byKey) || a.id - b.id;
 }
 
-function positionOf(sort: ProductSort, product: Product): SearchPosition {
-  return { key: SORT_KEYS[sort](product), id: product.id };
+function positionOf(sort: ProductSort, text: string, product: Product): SearchPosition {
+  return { key: SORT_KEYS[sort](product, text), id: product.id };
 }
 
 /** Whether the product matches every filter the search gives. */
@@ -57,9 +64,10 @@ export function searchProducts(
   query: ProductSearch,
 ): Product[] {
   const { sort, after, limit } = query;
+  const text = query.q ?? '';
   return [...tables.products.values(tx)]
     .filter(matches(tables, tx, query))
-    .filter((product) => after === undefined || comparePositions(sort, positionOf(sort, product), after) > 0)
-    .sort((a, b) => comparePositions(sort, positionOf(sort, a), positionOf(sort, b)))
+    .filter((product) => after === undefined || comparePositions(sort, positionOf(sort, text, product), after) > 0)
+    .sort((a, b) => comparePositions(sort, positionOf(sort, text, a), positionOf(sort, text, b)))
     .slice(0, limit);
 }

@@ -4,11 +4,16 @@ import { ProductStock } from '@stock/domain';
 /** One product in this many has the rare word of seeded names, so a search for it is selective at any size. */
 export const SEED_RARE_EVERY = 1000;
 export const SEED_RARE_WORD = 'zephyr';
+/** One product in this many has the common word, so a search for it matches a tenth of the catalogue at any size. */
+export const SEED_COMMON_EVERY = 10;
+/** No other seeded text contains it, nor any of its trigrams. */
+export const SEED_COMMON_WORD = 'walnut';
 
 /**
  * Adds `count` generated products (each with its first level and the opening movement of its ledger, as
  * ProductStock.opening has them) in one statement or three, for the search plan tests and the scale bench: names mix
- * a colour, a kind and a number (every SEED_RARE_EVERY-th carries SEED_RARE_WORD), prices spread over 0.00–999.99,
+ * a colour, a kind and a number (every SEED_RARE_EVERY-th carries SEED_RARE_WORD, every
+ * SEED_COMMON_EVERY-th, from the 7th, SEED_COMMON_WORD), prices spread over 0.00–999.99,
  * stock 0–49 against a low threshold of 10 (about a fifth low, a fiftieth out), SKUs SEED-<n>.
  * `from` numbers them on from an earlier seed.
  */
@@ -22,6 +27,7 @@ export async function seedCatalogue(session: SqlSession, count: number, from = 0
       `' '`,
       `(case ${n} % 4 when 0 then 'keyboard' when 1 then 'lamp' when 2 then 'cable' else 'chair' end)`,
       `(case when ${n} % ${SEED_RARE_EVERY} = 0 then ' ${SEED_RARE_WORD}' else '' end)`,
+      `(case when ${n} % ${SEED_COMMON_EVERY} = 7 then ' ${SEED_COMMON_WORD}' else '' end)`,
     ].join(' || ');
   const stock = (n: string) => `(${n} * 31) % 50`;
   // Where a product's stock starts and how its ledger opens: the domain's, whatever the stock.

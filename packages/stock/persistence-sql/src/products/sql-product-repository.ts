@@ -11,7 +11,14 @@ import {
   SkuTakenError,
   type UpdateOutcome,
 } from '@stock/domain';
-import { searchStatement } from './product-search-sql';
+import {
+  RELEVANCE_RANKS,
+  relevanceStatement,
+  searchStatement,
+  SQLITE_COMMON_TEXT_MATCHES,
+  sqliteCountsText,
+  sqliteTextMatches,
+} from './product-search-sql';
 import { ADD_PRODUCT, ADD_PRODUCTS, SQLITE_ADD_PRODUCT, SQLITE_SAVE } from '../stock/product-stock-statements';
 import type { TraceIdProvider } from '../stock/sql-product-stock-repository';
 import { priceOf, type ProductStatements, productStatements, toProduct } from '../tables/product';
@@ -163,9 +170,33 @@ export class SqlProductRepository implements ProductRepository {
   }
 
   async search(query: ProductSearch): Promise<Product[]> {
-    const { statement, params } = searchStatement(this.session.dialect, query);
+    if (query.sort === 'relevance') return this.searchByRelevance(query);
+    const { statement, params } = searchStatement(this.session.dialect, query, await this.textIsCommon(query));
     const rows = await this.session.all(statement, params);
     return rows.map((row) => toProduct(this.session, row));
+  }
+
+  /** SQLite: whether the text is common enough to walk the sort's index rather than sort its matches. */
+  private async textIsCommon(query: ProductSearch): Promise<boolean> {
+    if (!sqliteCountsText(this.session.dialect, query)) return false;
+    const { statement, params } = sqliteTextMatches(query.q!);
+    const [row] = await this.session.all(statement, params);
+    return Number(row?.matches) >= SQLITE_COMMON_TEXT_MATCHES;
+  }
+
+  /** Rank by rank from the position's (relevanceStatement), each for what the page still lacks. */
+  private async searchByRelevance(query: ProductSearch): Promise<Product[]> {
+    const found: Product[] = [];
+    for (let rank = Number(query.after?.key ?? 0); rank < RELEVANCE_RANKS && found.length < query.limit; rank++) {
+      const { statement, params } = relevanceStatement(
+        this.session.dialect,
+        { ...query, limit: query.limit - found.length },
+        rank,
+      );
+      const rows = await this.session.all(statement, params);
+      found.push(...rows.map((row) => toProduct(this.session, row)));
+    }
+    return found;
   }
 
   async updateDetails(

@@ -47,6 +47,21 @@ function catalogueUseCases(open: OpenStockStore): void {
     expect(seen).to.deep.equal([five, three, two, one, oneAgain]);
   });
 
+  it('walks sort=relevance by cursor across its ranks, and refuses it without q, naming sort', async () => {
+    const byDescription = await create({ name: 'chair', description: 'a lamp beside it' });
+    const byName = await create({ name: 'desk lamp' });
+    const bySku = await create({ name: 'shade', sku: 'LAMP-9' });
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await search.execute({ q: 'lamp', sort: 'relevance', limit: 1, ...(cursor && { cursor }) });
+      seen.push(...page.items.map((p) => p.id));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen).to.deep.equal([byName.id, bySku.id, byDescription.id]);
+    expect(await problemsOf(search.execute({ sort: 'relevance', limit: 1 }))).to.have.property('sort');
+  });
+
   it('answers no cursor on the last page, even when it is full', async () => {
     await create();
     await create();
