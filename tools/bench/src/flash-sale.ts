@@ -7,7 +7,8 @@
  * latency (from its POST to the first poll that sees it reserved or rejected) at p50 and p99, and CPU per order, of
  * the services and of the whole machine (PostgreSQL, RabbitMQ and this load generator included). Every run checks its
  * own invariants and exits 1 when one breaks: exactly `units` orders reserved, the rest rejected for
- * insufficient-stock, none lost, stock holds exactly what it sold and never more than it had.
+ * insufficient-stock, none left pending (the count still pending when it stops waiting is reported), none lost, no
+ * event dead-lettered, stock holds exactly what it sold and never more than it had.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,6 +46,9 @@ function machineBusySeconds(): number {
 }
 
 const MAX_ATTEMPTS = 10;
+/** How long sales gives stock to answer an order, well within the bench's wait for every order to be decided. */
+const ANSWER_TIMEOUT_SECONDS = 240;
+const DECISION_WAIT_MS = 300_000;
 
 /** One POST /api/orders of one unit: its status, the order's id, or what refused it (status and problem code). */
 async function placeOrder(gateway: string, token: string, productId: number, key: string) {
@@ -69,11 +73,15 @@ interface SaleResult {
   readonly buyers: number;
   readonly units: number;
   readonly accepted: number;
-  /** The 503s and 504s a buyer was answered before its order was taken, by status and problem code. */
+  /** The 502s, 503s and 504s a buyer was answered before its order was taken, by status and problem code. */
   readonly retried: Record<string, number>;
   readonly reserved: number;
   readonly rejectedInsufficientStock: number;
   readonly other: Record<string, number>;
+  /** Orders still pending (neither reserved nor rejected) when the bench stopped waiting: none, or the run broke. */
+  readonly pending: number;
+  /** Events an instance dead-lettered after its handler failed on every delivery, by instance: should be none. */
+  readonly deadLettered: Record<string, number>;
   readonly decidedInMs: number;
   readonly latencyMs: { readonly p50: number; readonly p99: number };
   readonly serviceCpuMsPerOrder: number;
@@ -88,25 +96,32 @@ async function flashSale(instances: number): Promise<SaleResult> {
     sales: instances,
     // Holds outlive the bench: nothing expires while the orders are counted.
     stockEnv: { RESERVATION_TTL_SECONDS: '3600' },
+    // Sales decides an order stock has not answered by then (rejected, stock-unanswered): within the bench's wait.
+    salesEnv: { ORDER_ANSWER_TIMEOUT_SECONDS: String(ANSWER_TIMEOUT_SECONDS) },
   });
   try {
     const productId = await createProduct(cluster, 'Flash sale lamp', units);
     const token = await cluster.token('buyer');
     const services = cluster.instances.filter((instance) => instance.role !== 'identity');
+    const deadLetters = services.map(
+      (instance) =>
+        [instance.name, instance.watch('dead-lettering an event whose handler failed on every delivery')] as const,
+    );
     const cpuBefore = services.map((instance) => instanceCpuSeconds(instance.pid));
     const machineBefore = machineBusySeconds();
     const started = performance.now();
     const sentAt = new Map<string, number>();
     const refusals: (string | number)[] = [];
-    // Each buyer as a real client: a 503 or a 504 is asked again with the same Idempotency-Key (after its Retry-After,
-    // at most 10 times), so a shed request is neither lost nor placed twice.
+    // Each buyer as a real client: a 502, a 503 or a 504 is asked again with the same Idempotency-Key (after its
+    // Retry-After, at most 10 times), so a shed request is neither lost nor placed twice. The gateway's 502 says the
+    // request may or may not have been applied, which the key makes safe to ask again.
     const answers = await Promise.all(
       Array.from({ length: buyers }, async (_, i) => {
         const at = performance.now();
         for (let attempt = 1; ; attempt++) {
           const answer = await placeOrder(cluster.url, token, productId, `flash-sale-${instances}-${i}`);
           if (answer.status === 202 && answer.id) sentAt.set(answer.id, at);
-          if (answer.status === 202 || ![503, 504, 0].includes(answer.status) || attempt === MAX_ATTEMPTS)
+          if (answer.status === 202 || ![502, 503, 504, 0].includes(answer.status) || attempt === MAX_ATTEMPTS)
             return answer.status === 202 ? 202 : answer.outcome;
           refusals.push(answer.outcome);
           await new Promise((resolve) => setTimeout(resolve, answer.retryAfterMs));
@@ -116,7 +131,7 @@ async function flashSale(instances: number): Promise<SaleResult> {
     const accepted = answers.filter((status) => status === 202).length;
     // Each order's decision, seen by polling sales' database (the truth, not an instance's view of it).
     const decidedAt = new Map<string, number>();
-    const deadline = Date.now() + 300_000;
+    const deadline = Date.now() + DECISION_WAIT_MS;
     let rows: Record<string, unknown>[] = [];
     while (decidedAt.size < accepted && Date.now() < deadline) {
       rows = await cluster.query('sales', `select "id", "status", "failure_reason" from "sales_order"`);
@@ -135,6 +150,10 @@ async function flashSale(instances: number): Promise<SaleResult> {
       [row.status, row.failure_reason].filter((part) => typeof part === 'string' && part !== '').join(' ');
     const counts: Record<string, number> = {};
     for (const row of rows) counts[outcome(row)] = (counts[outcome(row)] ?? 0) + 1;
+    const pending = counts.pending ?? 0;
+    const deadLettered = Object.fromEntries(
+      deadLetters.filter(([, entries]) => entries.length > 0).map(([name, entries]) => [name, entries.length]),
+    );
     const reserved = counts.reserved ?? 0;
     const rejectedInsufficientStock = counts['rejected insufficient-stock'] ?? 0;
     const { quantityInStock, reservedQuantity } = await product(cluster, productId);
@@ -147,7 +166,8 @@ async function flashSale(instances: number): Promise<SaleResult> {
       ...(rows.length === accepted
         ? []
         : [`${accepted} orders accepted but sales holds ${rows.length}: lost or doubled`]),
-      ...(decidedAt.size === accepted ? [] : [`${accepted - decidedAt.size} orders still pending after 5 minutes`]),
+      ...(pending === 0 ? [] : [`${pending} orders still pending (neither reserved nor rejected) after the wait`]),
+      ...(Object.keys(deadLettered).length === 0 ? [] : [`events dead-lettered: ${JSON.stringify(deadLettered)}`]),
       ...(reserved === units ? [] : [`${reserved} orders reserved, not ${units}`]),
       ...(rejectedInsufficientStock === buyers - units
         ? []
@@ -159,7 +179,10 @@ async function flashSale(instances: number): Promise<SaleResult> {
         : [`stock holds ${reservedQuantity} units for ${reserved} reserved orders`]),
       ...(reservedQuantity <= quantityInStock ? [] : [`oversold: ${reservedQuantity} held of ${quantityInStock}`]),
     ];
-    const { reserved: _r, 'rejected insufficient-stock': _i, ...other } = counts;
+    const { reserved: _r, 'rejected insufficient-stock': _i, pending: _p, ...other } = counts;
+    if (broken.length > 0)
+      for (const instance of services)
+        for (const line of instance.problems.slice(-20)) process.stderr.write(`${instance.name}: ${line}\n`);
     return {
       instances,
       buyers,
@@ -169,6 +192,8 @@ async function flashSale(instances: number): Promise<SaleResult> {
       reserved,
       rejectedInsufficientStock,
       other,
+      pending,
+      deadLettered,
       decidedInMs: Math.round(decidedInMs),
       latencyMs: {
         p50: latencies.length ? Math.round(percentile(latencies, 0.5)) : Number.NaN,
@@ -195,11 +220,11 @@ for (const instances of topologies) {
   results.push(await flashSale(instances));
 }
 const table = [
-  '| Instances of stock and sales | Reserved / rejected (insufficient-stock) | Asked again (503, 504) | Every order decided in | Order latency p50 / p99 | CPU per order: services / machine |',
+  '| Instances of stock and sales | Reserved / rejected (insufficient-stock) / still pending | Asked again (502, 503, 504) | Every order decided in | Order latency p50 / p99 | CPU per order: services / machine |',
   '| --- | --- | --- | --- | --- | --- |',
   ...results.map(
     (r) =>
-      `| ${r.instances} + ${r.instances} | ${r.reserved} / ${r.rejectedInsufficientStock} | ${Object.values(r.retried).reduce((a, b) => a + b, 0)} | ${(r.decidedInMs / 1000).toFixed(2)} s | ${r.latencyMs.p50} / ${r.latencyMs.p99} ms | ${r.serviceCpuMsPerOrder} / ${r.machineCpuMsPerOrder} ms |`,
+      `| ${r.instances} + ${r.instances} | ${r.reserved} / ${r.rejectedInsufficientStock} / ${r.pending} | ${Object.values(r.retried).reduce((a, b) => a + b, 0)} | ${(r.decidedInMs / 1000).toFixed(2)} s | ${r.latencyMs.p50} / ${r.latencyMs.p99} ms | ${r.serviceCpuMsPerOrder} / ${r.machineCpuMsPerOrder} ms |`,
   ),
 ];
 mkdirSync(values.out, { recursive: true });

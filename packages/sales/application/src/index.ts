@@ -4,6 +4,7 @@ export * from './orders/get-order';
 export * from './orders/list-orders';
 export * from './orders/order-record';
 export * from './orders/place-order';
+export * from './orders/reject-unanswered-orders';
 export * from './payments/handle-payment-event';
 export * from './payments/perform-payment-work';
 export * from './payments/request-refund';

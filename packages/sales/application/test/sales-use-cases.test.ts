@@ -9,6 +9,7 @@ import {
   ListOrders,
   PerformPaymentWork,
   PlaceOrder,
+  RejectUnansweredOrders,
   type StockEvent,
 } from '@sales/application';
 import {
@@ -448,6 +449,33 @@ function salesUseCases(open: OpenSalesStore): void {
       version: 2,
     });
     expect(await useCases().pay.execute(order.id)).to.include({ status: 'expired' });
+  });
+
+  it('rejects an order stock never answered once its answer is overdue, tells stock it is cancelled, and a late answer changes nothing', async () => {
+    const rejectUnanswered = new RejectUnansweredOrders(store.unitOfWork, { clock, answerTimeoutMs: 60_000 });
+    const unanswered = await placed();
+    const answered = await placed();
+    await useCases().handle.execute(confirmation(answered.id));
+    now = new Date(now.getTime() + 30_000);
+    const recent = await placed();
+    await events();
+    expect(await rejectUnanswered.execute(), 'nothing is overdue yet').to.equal(0);
+    now = new Date(now.getTime() + 30_000);
+    expect(await rejectUnanswered.execute()).to.equal(1);
+    expect(await useCases().get.execute(unanswered.id, A)).to.deep.include({
+      status: 'rejected',
+      failureReason: 'stock-unanswered',
+      shortages: [],
+    });
+    expect((await useCases().get.execute(answered.id, A)).status).to.equal('reserved');
+    expect((await useCases().get.execute(recent.id, A)).status).to.equal('pending');
+    expect((await events()).map((e) => [e.type, (e.data as { orderId: string }).orderId])).to.deep.equal([
+      ['sales.order.cancelled', unanswered.id],
+    ]);
+    expect(await rejectUnanswered.execute(), 'a second sweep finds it decided').to.equal(0);
+    await useCases().handle.execute(confirmation(unanswered.id));
+    expect((await useCases().get.execute(unanswered.id, A)).status).to.equal('rejected');
+    expect(await events()).to.deep.equal([]);
   });
 
   it('records a rejection with its shortages, an expiry, and ignores events about orders it does not know', async () => {

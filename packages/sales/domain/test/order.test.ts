@@ -11,6 +11,7 @@ import {
   type Outcome,
   type PaymentStatus,
   RESERVATION_RELEASED,
+  STOCK_UNANSWERED,
 } from '../src';
 import { paidThroughProvider, TEST_AUTHORISATION } from '../testing';
 
@@ -111,6 +112,8 @@ const MACHINE: Record<
     input: (o) => o.reservationRejected([{ productId: 1, requested: 3, available: 1 }], 'insufficient-stock', later),
     from: { pending: 'rejected' },
   },
+  // Stock never answered an order placed by the deadline: sales decides it; anything else, stock decided already.
+  'stock unanswered': { input: (o) => o.stockUnanswered(at, later), from: { pending: 'rejected' } },
   // Committing moves no order: a paid one waits to ship. A pending one, which the commit overtook, learns its hold.
   committed: { input: (o) => o.reservationCommitted('r-1', later), from: { pending: 'pending' } },
   commitFailed: { input: (o) => o.commitFailed('the hold had expired', later), from: { paid: 'unfulfilled' } },
@@ -198,6 +201,12 @@ describe('an order', () => {
       reservationId: 'r-1',
     });
     expect(orderIn('pending').reservationExpired('r-1', later).order).to.include({ reservationId: 'r-1' });
+    expect(orderIn('pending').stockUnanswered(at, later).order).to.include({ failureReason: STOCK_UNANSWERED });
+    const placedAfterTheDeadline = orderIn('pending');
+    expect(placedAfterTheDeadline.stockUnanswered(new Date(at.getTime() - 1), later)).to.deep.equal({
+      changed: false,
+      order: placedAfterTheDeadline,
+    });
   });
 
   it('keeps where stock holds each line: none until it confirms, then the allocations its confirmation names', () => {

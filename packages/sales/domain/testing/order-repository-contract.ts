@@ -139,6 +139,17 @@ export function orderRepositoryContract(open: OpenSalesStore): void {
     expect(await store.orders.list({ kind: 'admin' }, { limit: 10 })).to.have.length(4);
   });
 
+  it('finds the orders still pending that were placed by a time, oldest first, at most as many as asked', async () => {
+    const start = Date.now();
+    const orders = [0, 1, 2, 3].map((ms) => anOrder('a', new Date(start + ms)));
+    for (const order of orders) await write((tx) => tx.orders.add(order));
+    await write((tx) => tx.orders.save(orders[1]!.reservationRejected([], 'insufficient-stock', new Date()).order, 1));
+    const pendingBy = (ms: number, limit: number) => store.orders.findPendingPlacedBy(new Date(start + ms), limit);
+    expect(await pendingBy(2, 10)).to.deep.equal([orders[0]!.id, orders[2]!.id]);
+    expect(await pendingBy(3, 1)).to.deep.equal([orders[0]!.id]);
+    expect(await pendingBy(-1, 10)).to.deep.equal([]);
+  });
+
   it('counts orders by status, leaving out the statuses with none', async () => {
     expect(await store.orders.countByStatus()).to.deep.equal({});
     const [one, two, three] = [anOrder('a'), anOrder('b'), anOrder('a')];

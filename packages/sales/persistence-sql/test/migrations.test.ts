@@ -73,7 +73,11 @@ for (const dialect of ['sqlite', 'postgresql'] as const) {
              values (?, 'buyer-a', ?, ?, 10395, ?, ?, ?, ?, 3)`,
             [id, status, JSON.stringify(lines), randomUUID(), at(placedAt), at(placedAt), at(placedAt)],
           );
-        expect(await database.migrate()).to.deep.equal(['20261129-order-fulfilment', '20261130-order-payments']);
+        expect(await database.migrate()).to.deep.equal([
+          '20261129-order-fulfilment',
+          '20261130-order-payments',
+          '20261201-pending-orders-index',
+        ]);
 
         const repository = new MikroOrmOrderRepository(database.session);
         const counts = async (id: string) =>
@@ -136,7 +140,7 @@ for (const dialect of ['sqlite', 'postgresql'] as const) {
              values (?, 'buyer-a', ?, ?, 1999, ?, ?, ?, 2)`,
             [id, status, JSON.stringify([line]), randomUUID(), at(placedAt), at(placedAt)],
           );
-        expect(await database.migrate()).to.deep.equal(['20261130-order-payments']);
+        expect(await database.migrate()).to.deep.equal(['20261130-order-payments', '20261201-pending-orders-index']);
         const repository = new MikroOrmOrderRepository(database.session);
         for (const id of Object.values(orders)) {
           const order = (await repository.findById(id))!;

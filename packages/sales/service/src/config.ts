@@ -44,6 +44,13 @@ export const SALES_SETTINGS = {
   stockUrl: url('STOCK_URL', 'http://127.0.0.1:8080'),
   /** Longest one call to stock may take; reads are tried three times, and five failures in a row open the breaker. */
   stockTimeoutMs: integer('STOCK_TIMEOUT_MS', 2_000, 50, 60_000),
+  /**
+   * How long stock has to answer an order (hold it or refuse it) before sales rejects it itself (stock-unanswered) and
+   * tells stock it is cancelled: every order is decided within this, plus a sweep, even if its event was dead-lettered.
+   */
+  orderAnswerTimeoutSeconds: integer('ORDER_ANSWER_TIMEOUT_SECONDS', 300, 1, 86_400),
+  /** How often sales looks for orders stock has not answered in time. */
+  orderAnswerSweepMs: integer('ORDER_ANSWER_SWEEP_MS', 5_000, 100, 3_600_000),
   /** Sales' own client at the issuer, for tokens to call stock with (never the caller's token). */
   stockClientId: optionalText('STOCK_CLIENT_ID'),
   stockClientSecret: optionalText('STOCK_CLIENT_SECRET'),

@@ -12,6 +12,7 @@ import {
   ListOrders,
   PerformPaymentWork,
   PlaceOrder,
+  RejectUnansweredOrders,
   RequestRefund,
 } from '@sales/application';
 import type { SalesTransaction } from '@sales/domain';
@@ -128,6 +129,15 @@ function registerOwn(container: DependencyContainer, config: SalesServiceConfig)
     HandleStockEvent,
     (c) =>
       new HandleStockEvent(c.resolve(Tokens.UnitOfWork), { clock: c.resolve(Tokens.Clock), consumer: SALES_QUEUE }),
+  );
+  single(
+    container,
+    RejectUnansweredOrders,
+    (c) =>
+      new RejectUnansweredOrders(c.resolve(Tokens.UnitOfWork), {
+        clock: c.resolve(Tokens.Clock),
+        answerTimeoutMs: config.orderAnswerTimeoutSeconds * 1_000,
+      }),
   );
   single(container, Tokens.OrderUseCases, (c) => ({
     placeOrder: c.resolve(PlaceOrder),

@@ -1,5 +1,6 @@
 import { type RunningServiceContainer, type StartOptions, startServiceContainer } from '@platform/http/service';
-import { PerformPaymentWork } from '@sales/application';
+import { every } from '@platform/runtime';
+import { PerformPaymentWork, RejectUnansweredOrders } from '@sales/application';
 import { paymentRefusalCounter } from '@sales/http-koa';
 import type { DependencyContainer } from 'tsyringe';
 import type { SalesServiceConfig } from './config';
@@ -33,8 +34,27 @@ function paymentWork(config: SalesServiceConfig, container: DependencyContainer)
 }
 
 /**
- * Starts the sales service as the platform starts every service, with the payment worker; `close` also closes its
- * connections to stock.
+ * The orders stock has not answered in time, rejected every ORDER_ANSWER_SWEEP_MS; only with messaging on, since
+ * without it every order stays pending by design (its event waits in the outbox).
+ */
+function unansweredOrders(config: SalesServiceConfig, container: DependencyContainer) {
+  if (!config.amqpUrl) return [];
+  const logger = container.resolve(Tokens.Logger);
+  const rejectUnanswered = container.resolve(RejectUnansweredOrders);
+  const round = async () => {
+    const rejected = await rejectUnanswered.execute();
+    if (rejected > 0)
+      logger.warn('stock did not answer some orders in time: rejected (stock-unanswered), and cancelled at stock', {
+        rejected,
+        answerTimeoutSeconds: config.orderAnswerTimeoutSeconds,
+      });
+  };
+  return [every(config.orderAnswerSweepMs, 'the sweep of orders stock has not answered', round, logger)];
+}
+
+/**
+ * Starts the sales service as the platform starts every service, with the payment worker and the sweep of orders stock
+ * has not answered; `close` also closes its connections to stock.
  */
 export function startSalesService(
   config: SalesServiceConfig,
@@ -42,6 +62,9 @@ export function startSalesService(
 ): Promise<RunningSalesService> {
   return startServiceContainer(config, salesRoot(config), options, (container) => {
     const catalog = container.resolve(Tokens.ProductCatalog);
-    return { background: () => paymentWork(config, container), dispose: () => catalog.close() };
+    return {
+      background: () => [...paymentWork(config, container), ...unansweredOrders(config, container)],
+      dispose: () => catalog.close(),
+    };
   });
 }

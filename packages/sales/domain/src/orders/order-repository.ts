@@ -21,6 +21,11 @@ export interface OrderRepository {
   findById(id: string, options?: { readonly lock?: boolean }): Promise<Order | undefined>;
   /** The viewer's orders, oldest first (ids are time-ordered), after a given one. */
   list(viewer: Viewer, query: OrderPageQuery): Promise<Order[]>;
+  /**
+   * Orders still pending that were placed at or before `placedBy`, oldest first, at most `limit`: those stock has not
+   * answered in time.
+   */
+  findPendingPlacedBy(placedBy: Date, limit: number): Promise<string[]>;
   /** How many orders are in each status (statuses with none are left out): the metrics read it at scrape time. */
   countByStatus(): Promise<Partial<Record<OrderStatus, number>>>;
   /** How many orders' payments are in each status (orders without one are left out), for the metrics. */

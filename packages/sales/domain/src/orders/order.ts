@@ -16,7 +16,7 @@ import type { OrderStatus } from './order-status';
  * pending → reserved (stock held; sales asks the provider for an authorisation
  * of the total) → paid (the provider's webhook says the total is authorised;
  * stock commits the units: they wait to ship) → partially_shipped → shipped (stock's shipments) → returned (every
- * shipped unit came back). Or: pending → rejected (not enough stock); pending |
+ * shipped unit came back). Or: pending → rejected (not enough stock, or no answer from stock in time); pending |
  * reserved | paid → cancelled (a paid one owes its payment back:
  * paymentToRelease); reserved → expired (the hold lapsed before payment); paid
  * → unfulfilled (paid after the hold lapsed: stock could not commit, the
@@ -47,6 +47,12 @@ export type { OrderStatus };
  * The failureReason of an order cancelled because stock released its hold (through stock's own API), not by its buyer.
  */
 export const RESERVATION_RELEASED = 'reservation-released';
+
+/**
+ * The failureReason of an order stock never answered in time (its placed event or stock's answer was dead-lettered,
+ * or stock fell that far behind): sales rejects it itself and tells stock it is cancelled, so any hold is released.
+ */
+export const STOCK_UNANSWERED = 'stock-unanswered';
 
 export interface OrderLineRequest {
   readonly productId: number;
@@ -284,6 +290,16 @@ export class Order implements OrderState {
   reservationRejected(shortages: readonly Shortage[], reason: string, at: Date): Outcome {
     if (this.status !== 'pending') return this.unchanged();
     return this.move({ status: 'rejected', shortages, failureReason: reason }, at);
+  }
+
+  /**
+   * Stock has not answered an order placed at or before `deadline`: pending → rejected, stock-unanswered, so that every
+   * order is decided in bounded time. The caller tells stock the order is cancelled (it releases a hold it made, or
+   * refuses the order when it sees it later). An answer that arrives after finds the order decided and changes nothing.
+   */
+  stockUnanswered(deadline: Date, at: Date): Outcome {
+    if (this.status !== 'pending' || this.createdAt > deadline) return this.unchanged();
+    return this.move({ status: 'rejected', shortages: [], failureReason: STOCK_UNANSWERED }, at);
   }
 
   /**

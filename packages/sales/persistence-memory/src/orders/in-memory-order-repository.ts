@@ -36,6 +36,14 @@ export class InMemoryOrderRepository implements OrderRepository {
       .slice(0, limit);
   }
 
+  async findPendingPlacedBy(placedBy: Date, limit: number): Promise<string[]> {
+    return [...this.table.values(this.tx)]
+      .filter((order) => order.status === 'pending' && order.createdAt <= placedBy)
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .slice(0, limit)
+      .map((order) => order.id);
+  }
+
   async countByStatus(): Promise<Partial<Record<OrderStatus, number>>> {
     const counts: Partial<Record<OrderStatus, number>> = {};
     for (const order of this.table.values(this.tx)) counts[order.status] = (counts[order.status] ?? 0) + 1;

@@ -39,6 +39,14 @@ export class MikroOrmOrderRepository implements OrderRepository {
     return rows.map((row) => this.toOrder(row));
   }
 
+  async findPendingPlacedBy(placedBy: Date, limit: number): Promise<string[]> {
+    const rows = await this.session.all<{ id: string }>(
+      'select "id" from "sales_order" where "status" = ? and "created_at" <= ? order by "id" limit ?',
+      ['pending', this.time(placedBy), limit],
+    );
+    return rows.map((row) => row.id);
+  }
+
   async countByStatus(): Promise<Partial<Record<OrderStatus, number>>> {
     const rows = await this.session.all<{ status: OrderStatus; n: number | string }>(
       'select "status", count(*) as "n" from "sales_order" group by "status"',

@@ -74,6 +74,7 @@ export function orderSchema(dialect: Dialect): EntitySchema<OrderRow> {
     indexes: [
       { name: 'sales_order_buyer_id_index', properties: ['buyer', 'id'] },
       { name: 'sales_order_payment_due_at_index', properties: ['paymentDueAt'] },
+      { name: 'sales_order_status_id_index', properties: ['status', 'id'] },
     ],
     properties: {
       id: { type: 'string', length: 36, primary: true },
