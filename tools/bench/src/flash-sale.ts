@@ -8,12 +8,14 @@
  * the services and of the whole machine (PostgreSQL, RabbitMQ and this load generator included). Every run checks its
  * own invariants and exits 1 when one breaks: exactly `units` orders reserved, the rest rejected for
  * insufficient-stock, none left pending (the count still pending when it stops waiting is reported), none lost, no
- * event dead-lettered, stock holds exactly what it sold and never more than it had.
+ * event dead-lettered, stock holds exactly what it sold and never more than it had. The services run the JavaScript
+ * `pnpm build` makes (built first), as production runs them.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Cluster, stopAll } from '@tools/drills/cluster';
+import { buildDist } from '@tools/build';
+import { Cluster, runBuilt, stopAll } from '@tools/drills/cluster';
 import { createProduct, histogram, product } from '@tools/drills/system';
 import { percentile } from './paced-latency';
 import { cpuSeconds } from './target-process';
@@ -212,6 +214,8 @@ async function flashSale(instances: number): Promise<SaleResult> {
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.once(signal, () => void stopAll().finally(() => process.exit(130)));
 
+await buildDist();
+runBuilt();
 const results: SaleResult[] = [];
 for (const instances of topologies) {
   process.stderr.write(
