@@ -113,8 +113,13 @@ export class HttpMetrics {
       );
     series.count += 1;
     series.sum += seconds;
-    const bucket = BUCKETS.findIndex((le) => seconds <= le);
-    if (bucket >= 0) series.buckets[bucket]! += 1;
+    // A loop rather than findIndex: its callback would be a closure over `seconds`, made per request.
+    for (let bucket = 0; bucket < BUCKETS.length; bucket++) {
+      if (seconds <= BUCKETS[bucket]!) {
+        series.buckets[bucket]! += 1;
+        break;
+      }
+    }
   }
 
   private register({

@@ -15,4 +15,6 @@ export interface LogEntry {
 /** What an HTTP app logs through: a line per request is handed over whole, without a copy. */
 export interface HttpLogger extends Logger {
   log(entry: LogEntry): unknown;
+  /** Whether a line of `level` is written (fixed once the logger is made); without it, every line is built. */
+  isEnabled?(level: LogEntry['level']): boolean;
 }

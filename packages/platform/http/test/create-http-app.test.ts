@@ -148,3 +148,34 @@ describe('createHttpApp', () => {
     expect(live.headers.get('connection')).to.equal('keep-alive');
   });
 });
+
+describe('createHttpApp with a logger that writes warnings only', () => {
+  it('builds no access line it would not write, yet answers the request id and counts the request', async () => {
+    const log = recordingLogger();
+    const asked: string[] = [];
+    const http = createHttpApp({
+      logger: { ...log.logger, isEnabled: (level) => (asked.push(level), level === 'warn' || level === 'error') },
+      toProblem: () => undefined,
+    });
+    const router = new Router({ prefix: '/api/things' });
+    router.get('/one', (ctx) => {
+      ctx.body = { ok: true };
+    });
+    http.route(router);
+    const server = await listen(http.app);
+    try {
+      for (const path of ['/api/things/one', '/health/live', '/api/things/one']) {
+        const response = await fetch(`${server.url}${path}`, { headers: { 'X-Request-Id': 'quiet-1' } });
+        expect(response.status).to.equal(200);
+        expect(response.headers.get('x-request-id')).to.equal('quiet-1');
+      }
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      expect(metrics).to.match(/http_requests_total\{route="\/api\/things\/one",method="GET",status="200"\} 2\n/);
+    } finally {
+      await server.close();
+    }
+    expect(log.lines).to.deep.equal([]);
+    // Asked once, when the app was made, not per request.
+    expect(asked).to.deep.equal(['info', 'debug']);
+  });
+});

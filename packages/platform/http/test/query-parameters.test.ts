@@ -36,6 +36,7 @@ describe('queryParameters', () => {
     });
     expect(await get('/api/things/7')).to.deep.include({ status: 200, body: { id: '7' } });
     expect((await get('/api/things?')).status).to.equal(200);
+    expect(await get('/api/things/7?')).to.deep.include({ status: 200, body: { id: '7' } });
   });
 
   it('refuses every other parameter, case-sensitively, naming each and what the operation takes', async () => {
