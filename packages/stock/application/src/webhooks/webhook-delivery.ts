@@ -10,7 +10,14 @@ import { RETRY_FOR_MS, retryDelayMs as defaultRetryDelayMs, webhookIdOf } from '
 import type { SecretBox } from './secret-box';
 import { deliveryBody, signMessage } from './signing';
 import type { SendResult, WebhookSender } from './webhook-sender';
-import type { AttemptRecord, ClaimedDelivery, DeliveryOutcome, SubscriptionRecord, WebhookStore } from '@stock/domain';
+import type {
+  AttemptRecord,
+  AttemptResult,
+  ClaimedDelivery,
+  DeliveryOutcome,
+  SubscriptionRecord,
+  WebhookStore,
+} from '@stock/domain';
 
 export interface WebhookDeliveryOptions {
   readonly store: WebhookStore;
@@ -33,12 +40,24 @@ export interface BackgroundWork {
   stop(): Promise<void>;
 }
 
+/** Opens sealed secrets, each once: a claim's deliveries mostly share a subscription. */
+type Opener = (sealed: string, subscriptionId: string) => string;
+
+function openerOf(secrets: SecretBox): Opener {
+  const opened = new Map<string, string>();
+  return (sealed, subscriptionId) => {
+    let secret = opened.get(sealed);
+    if (secret === undefined) opened.set(sealed, (secret = secrets.open(sealed, subscriptionId)));
+    return secret;
+  };
+}
+
 /** The Standard Webhooks secrets that sign now: the current one, and a replaced one until its time is up. */
-function signingSecrets(subscription: SubscriptionRecord, secrets: SecretBox, now: number): string[] {
-  const current = secrets.open(subscription.secret, subscription.id);
+function signingSecrets(subscription: SubscriptionRecord, open: Opener, now: number): string[] {
+  const current = open(subscription.secret, subscription.id);
   const previous =
     subscription.previousSecret && (subscription.previousSecretUntil ?? 0) > now
-      ? [secrets.open(subscription.previousSecret, subscription.id)]
+      ? [open(subscription.previousSecret, subscription.id)]
       : [];
   return [current, ...previous];
 }
@@ -89,17 +108,30 @@ export class WebhookDelivery {
     // An attempt may take up to half the lease (the lease is twice the longest attempt and more): none starts later,
     // so the lease never runs out under a run still being sent.
     const startBy = claimedAt + this.leaseMs / 2;
-    await Promise.all([...runs.values()].map((run) => this.send(run, startBy)));
+    const open = openerOf(this.options.secrets);
+    await Promise.all([...runs.values()].map((run) => this.send(run, startBy, open)));
     return claimed.length;
   }
 
-  /** Sends a key's run in its order up to the first not delivered, or until `startBy`; releases the rest. */
-  private async send(run: readonly ClaimedDelivery[], startBy: number): Promise<void> {
-    const releaseFrom = (i: number) => this.options.store.release(run.slice(i).map((delivery) => delivery.id));
-    for (const [i, delivery] of run.entries()) {
-      if (i > 0 && this.now() > startBy) return releaseFrom(i);
-      if ((await this.attempt(delivery)) !== 'delivered') return releaseFrom(i + 1);
+  /**
+   * Sends a key's run in its order up to the first not delivered, or until `startBy`; then records its attempts and
+   * releases the rest in one write. A crash before that write sends the run's deliveries again once their lease ends:
+   * at least once, as ever.
+   */
+  private async send(run: readonly ClaimedDelivery[], startBy: number, open: Opener): Promise<void> {
+    const results: AttemptResult[] = [];
+    let next = 0;
+    while (next < run.length && (next === 0 || this.now() <= startBy)) {
+      const result = await this.attempt(run[next]!, open);
+      results.push(result);
+      next++;
+      if (result.outcome.kind !== 'delivered') break;
     }
+    await this.options.store.recordAttempts(
+      results,
+      run.slice(next).map((delivery) => delivery.id),
+    );
+    for (const [i, { attempt, outcome }] of results.entries()) this.log(run[i]!, attempt, outcome);
   }
 
   /** Fans out and delivers until nothing is left that is due now. */
@@ -129,7 +161,7 @@ export class WebhookDelivery {
     return every(everyMs, 'webhook sweep', () => this.sweep(retentionMs), this.options.logger);
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<DeliveryOutcome['kind']> {
+  private async attempt(delivery: ClaimedDelivery, open: Opener): Promise<AttemptResult> {
     const { subscription, event } = delivery;
     const startedAt = this.now();
     const started = performance.now();
@@ -142,7 +174,7 @@ export class WebhookDelivery {
     let result: SendResult;
     try {
       const message = signMessage(
-        signingSecrets(subscription, this.options.secrets, startedAt),
+        signingSecrets(subscription, open, startedAt),
         webhookIdOf(event.id),
         new Date(startedAt),
         deliveryBody(event.payload),
@@ -166,10 +198,7 @@ export class WebhookDelivery {
       durationMs: Math.round(performance.now() - started),
       error: 'error' in result ? result.error : result.statusCode >= 300 ? result.body.slice(0, 200) || null : null,
     };
-    const outcome = this.outcomeOf(delivery, result.statusCode);
-    await this.options.store.recordAttempt(attempt, outcome);
-    this.log(delivery, attempt, outcome);
-    return outcome.kind;
+    return { attempt, outcome: this.outcomeOf(delivery, result.statusCode) };
   }
 
   private outcomeOf(delivery: ClaimedDelivery, statusCode: number | null): DeliveryOutcome {
