@@ -1,4 +1,4 @@
-import { Webhook } from 'standardwebhooks';
+import { createHmac } from 'node:crypto';
 
 /** What a delivery carries: the body `{ type, timestamp, data }` and the Standard Webhooks headers. */
 export interface SignedMessage {
@@ -10,19 +10,31 @@ export interface SignedMessage {
   };
 }
 
+/** The prefix Standard Webhooks secrets are written with, before the key in base64. */
+const SECRET_PREFIX = 'whsec_';
+
+/** One `v1,<base64>` entry: HMAC-SHA256 of `<id>.<timestamp>.<body>` under the secret's key, as the spec defines it. */
+function signatureOf(secret: string, signed: string): string {
+  const key = Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+  if (key.length === 0) throw new Error("Secret can't be empty.");
+  return `v1,${createHmac('sha256', key).update(signed).digest('base64')}`;
+}
+
 /**
  * Signs with every secret given (the current one, and the one a rotation replaced while it still signs): each makes
- * one `v1,<base64>` entry, space-separated, so a receiver holding either secret verifies. The signing is the
- * standardwebhooks package's own, the one receivers verify with.
+ * one `v1,<base64>` entry, space-separated, so a receiver holding either secret verifies. Node's HMAC (OpenSSL), not
+ * the standardwebhooks package's, which hashes in JavaScript on every delivery; the tests verify with that package, as
+ * receivers do.
  */
 export function signMessage(secrets: readonly string[], webhookId: string, at: Date, body: string): SignedMessage {
-  const signature = secrets.map((secret) => new Webhook(secret).sign(webhookId, at, body)).join(' ');
+  const timestamp = String(Math.floor(at.getTime() / 1000));
+  const signed = `${webhookId}.${timestamp}.${body}`;
   return {
     body,
     headers: {
       'webhook-id': webhookId,
-      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-      'webhook-signature': signature,
+      'webhook-timestamp': timestamp,
+      'webhook-signature': secrets.map((secret) => signatureOf(secret, signed)).join(' '),
     },
   };
 }
