@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import {
   abandonHttpClientSpan,
   contextFromStored,
@@ -8,7 +9,7 @@ import {
 } from '@platform/runtime';
 import { RETRY_FOR_MS, retryDelayMs as defaultRetryDelayMs, webhookIdOf } from '@stock/domain';
 import type { SecretBox } from './secret-box';
-import { deliveryBody, signMessage } from './signing';
+import { deliveryBody, signingKey, signMessage } from './signing';
 import type { SendResult, WebhookSender } from './webhook-sender';
 import type {
   AttemptRecord,
@@ -40,24 +41,24 @@ export interface BackgroundWork {
   stop(): Promise<void>;
 }
 
-/** Opens sealed secrets, each once: a claim's deliveries mostly share a subscription. */
-type Opener = (sealed: string, subscriptionId: string) => string;
+/** The signing key of a sealed secret, each opened once: a claim's deliveries mostly share a subscription. */
+type SigningKeys = (sealed: string, subscriptionId: string) => KeyObject;
 
-function openerOf(secrets: SecretBox): Opener {
-  const opened = new Map<string, string>();
+function signingKeysOf(secrets: SecretBox): SigningKeys {
+  const opened = new Map<string, KeyObject>();
   return (sealed, subscriptionId) => {
-    let secret = opened.get(sealed);
-    if (secret === undefined) opened.set(sealed, (secret = secrets.open(sealed, subscriptionId)));
-    return secret;
+    let key = opened.get(sealed);
+    if (key === undefined) opened.set(sealed, (key = signingKey(secrets.open(sealed, subscriptionId))));
+    return key;
   };
 }
 
-/** The Standard Webhooks secrets that sign now: the current one, and a replaced one until its time is up. */
-function signingSecrets(subscription: SubscriptionRecord, open: Opener, now: number): string[] {
-  const current = open(subscription.secret, subscription.id);
+/** The keys that sign now: the current secret's, and a replaced one's until its time is up. */
+function keysSigningAt(subscription: SubscriptionRecord, keys: SigningKeys, now: number): KeyObject[] {
+  const current = keys(subscription.secret, subscription.id);
   const previous =
     subscription.previousSecret && (subscription.previousSecretUntil ?? 0) > now
-      ? [open(subscription.previousSecret, subscription.id)]
+      ? [keys(subscription.previousSecret, subscription.id)]
       : [];
   return [current, ...previous];
 }
@@ -108,8 +109,8 @@ export class WebhookDelivery {
     // An attempt may take up to half the lease (the lease is twice the longest attempt and more): none starts later,
     // so the lease never runs out under a run still being sent.
     const startBy = claimedAt + this.leaseMs / 2;
-    const open = openerOf(this.options.secrets);
-    await Promise.all([...runs.values()].map((run) => this.send(run, startBy, open)));
+    const keys = signingKeysOf(this.options.secrets);
+    await Promise.all([...runs.values()].map((run) => this.send(run, startBy, keys)));
     return claimed.length;
   }
 
@@ -118,11 +119,11 @@ export class WebhookDelivery {
    * releases the rest in one write. A crash before that write sends the run's deliveries again once their lease ends:
    * at least once, as ever.
    */
-  private async send(run: readonly ClaimedDelivery[], startBy: number, open: Opener): Promise<void> {
+  private async send(run: readonly ClaimedDelivery[], startBy: number, keys: SigningKeys): Promise<void> {
     const results: AttemptResult[] = [];
     let next = 0;
     while (next < run.length && (next === 0 || this.now() <= startBy)) {
-      const result = await this.attempt(run[next]!, open);
+      const result = await this.attempt(run[next]!, keys);
       results.push(result);
       next++;
       if (result.outcome.kind !== 'delivered') break;
@@ -167,7 +168,7 @@ export class WebhookDelivery {
     return every(everyMs, 'webhook sweep', () => this.sweep(retentionMs), this.options.logger);
   }
 
-  private async attempt(delivery: ClaimedDelivery, open: Opener): Promise<AttemptResult> {
+  private async attempt(delivery: ClaimedDelivery, keys: SigningKeys): Promise<AttemptResult> {
     const { subscription, event } = delivery;
     const startedAt = this.now();
     const started = performance.now();
@@ -180,7 +181,7 @@ export class WebhookDelivery {
     let result: SendResult;
     try {
       const message = signMessage(
-        signingSecrets(subscription, open, startedAt),
+        keysSigningAt(subscription, keys, startedAt),
         webhookIdOf(event.id),
         new Date(startedAt),
         deliveryBody(event.payload),
