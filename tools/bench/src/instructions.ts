@@ -88,9 +88,16 @@ async function count(
       receiver = await startLagReceiver();
       await subscribeForLag(base, receiver.url);
     }
+    // Until `count` webhooks arrived, or none for 10 s (a delivery waiting out a retry's back-off): said on stderr.
     const delivered = async (count: number) => {
-      for (const until = Date.now() + 600_000; receiver && receiver.lagsMs.length < count && Date.now() < until;)
+      for (let seen = -1, quietSince = Date.now(); receiver && receiver.lagsMs.length < count;) {
+        if (receiver.lagsMs.length !== seen) [seen, quietSince] = [receiver.lagsMs.length, Date.now()];
+        if (Date.now() - quietSince > 10_000) {
+          process.stderr.write(`${target.name}: ${seen} of ${count} webhooks delivered; counting goes on\n`);
+          return;
+        }
         await new Promise((resolve) => setTimeout(resolve, 20));
+      }
     };
     await workload.setup?.(base, {});
     const requests = workload.requests({ products });
