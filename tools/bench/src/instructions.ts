@@ -9,6 +9,7 @@ import { instructionsOf } from './callgrind';
 import { BENCH_DB, prepareStorage, seedOverHttp } from './storage';
 import { programOf } from './target-process';
 import { servicesAt, type Target, TARGETS } from './targets';
+import { type LagReceiver, startLagReceiver, subscribeForLag } from './webhook-lag';
 import { WORKLOADS } from './workloads';
 
 /**
@@ -77,13 +78,32 @@ async function count(
   });
   let errors = '';
   child.stderr.on('data', (chunk: Buffer) => (errors = (errors + String(chunk)).slice(-4000)));
+  let receiver: LagReceiver | undefined;
   try {
     const base = `http://127.0.0.1:${await waitForPort(child, () => errors)}`;
     if (target.storage === 'memory') await seedOverHttp(base, products);
+    // Webhooks on: one subscriber; what the warm-up wrote is delivered before counting starts, and counting stops when
+    // the measured requests' webhooks have arrived, so a request's count includes delivering its webhook.
+    if (target.webhookLag) {
+      receiver = await startLagReceiver();
+      await subscribeForLag(base, receiver.url);
+    }
+    // Until `count` webhooks arrived, or none for 10 s (a delivery waiting out a retry's back-off): said on stderr.
+    const delivered = async (count: number) => {
+      for (let seen = -1, quietSince = Date.now(); receiver && receiver.lagsMs.length < count;) {
+        if (receiver.lagsMs.length !== seen) [seen, quietSince] = [receiver.lagsMs.length, Date.now()];
+        if (Date.now() - quietSince > 10_000) {
+          process.stderr.write(`${target.name}: ${seen} of ${count} webhooks delivered; counting goes on\n`);
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
     await workload.setup?.(base, {});
     const requests = workload.requests({ products });
     // Warm-up: under valgrind V8 needs thousands of requests before its code stops changing.
     await autocannon({ url: base, connections: 8, amount: Number(options.warm), requests, timeout: 60 });
+    await delivered(Number(options.warm));
     execFileSync('callgrind_control', ['--instr=on', String(child.pid)], { stdio: 'ignore' });
     const measured = await autocannon({
       url: base,
@@ -92,6 +112,7 @@ async function count(
       requests,
       timeout: 60,
     });
+    await delivered(Number(options.warm) + Number(options.requests));
     execFileSync('callgrind_control', ['--instr=off', String(child.pid)], { stdio: 'ignore' });
     const answered = measured.requests.total - measured.non2xx - measured.errors;
     if (answered !== Number(options.requests))
@@ -103,6 +124,7 @@ async function count(
     return { perRequest: instructionsOf(readFileSync(`${output}-01`, 'utf8')) / answered, requests: answered };
   } finally {
     child.kill('SIGKILL');
+    await receiver?.close();
     if (target.storage === 'postgresql') await adminQuery(`drop database if exists "${BENCH_DB}" with (force)`);
   }
 }
@@ -122,7 +144,7 @@ const matches = (name: string, given: string) =>
     ? name.toLowerCase() === given.slice(1).toLowerCase()
     : name.toLowerCase().includes(given.toLowerCase());
 const targets = [...TARGETS, ...compared].filter(
-  (t) => !t.workloads && (!options.only || options.only.split(',').some((o) => matches(t.name, o))),
+  (t) => (!t.workloads || t.webhookLag) && (!options.only || options.only.split(',').some((o) => matches(t.name, o))),
 );
 const workloads = options.workloads
   .split(',')

@@ -9,6 +9,7 @@ import { BENCH_DB, prepareStorage, seedOverHttp } from './storage';
 import { startTarget, stop } from './target-process';
 import { adminQuery } from '@platform/test-kit';
 import { WORKLOADS } from './workloads';
+import { startLagReceiver, subscribeForLag } from './webhook-lag';
 
 /**
  * pnpm bench:profile: one target under --cpu-prof at saturation for one workload; a flame graph and the time by area.
@@ -42,8 +43,11 @@ const requests = workload
   .map((request) =>
     token ? { ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } } : request,
   );
+// Webhooks on: one subscriber, as in pnpm bench, so the profile holds the deliveries too.
+const receiver = target.webhookLag ? await startLagReceiver() : undefined;
 try {
   if (target.storage === 'memory') await seedOverHttp(base, products, token);
+  if (receiver) await subscribeForLag(base, receiver.url, token);
   await autocannon({ url: base, connections: 8, amount: 2000, requests });
   const saturated = await autocannon({
     url: base,
@@ -57,6 +61,7 @@ try {
     );
 } finally {
   await stop(child);
+  await receiver?.close();
 }
 if (target.storage === 'postgresql') await adminQuery(`drop database if exists "${BENCH_DB}" with (force)`);
 const file = readdirSync(directory).find((f) => f.endsWith('.cpuprofile'));

@@ -325,15 +325,19 @@ async function lagAtShare(
   lag.lagsMs.length = 0;
   const rate = Math.max(1, Math.round(LAG_SHARE * offRequestsPerSecond));
   const stockBefore = await settledStock(base, token);
+  const amount = Math.round(rate * Number(options['lag-seconds']));
   const clock = performance.now();
-  const paced = await autocannon({
-    url: base,
-    connections: Number(options.connections),
-    overallRate: rate,
-    amount: Math.round(rate * Number(options['lag-seconds'])),
-    requests,
-  });
-  const seconds = (performance.now() - clock) / 1000;
+  let answeredAt = clock;
+  const paced = await new Promise<autocannon.Result>((resolve, reject) =>
+    autocannon(
+      { url: base, connections: Number(options.connections), overallRate: rate, amount, requests },
+      (error: Error | null, result) => (error ? reject(error) : resolve(result)),
+    ).on('response', () => (answeredAt = performance.now())),
+  );
+  // Until the last answer, not until autocannon resolves: it stops a fixed amount only on a whole-second tick after a
+  // second's pause, so its end would have kept at most lag-seconds / (lag-seconds + 1) of any rate. The schedule itself
+  // lasts amount / rate: a run answered sooner kept the rate, not more.
+  const seconds = Math.max(amount / rate, (answeredAt - clock) / 1000);
   const consumed = stockBefore - (await stockOf(base, token));
   await settledDeliveries(lag);
   const sold = paced['2xx'];

@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import {
   abandonHttpClientSpan,
   contextFromStored,
@@ -8,9 +9,16 @@ import {
 } from '@platform/runtime';
 import { RETRY_FOR_MS, retryDelayMs as defaultRetryDelayMs, webhookIdOf } from '@stock/domain';
 import type { SecretBox } from './secret-box';
-import { deliveryBody, signMessage } from './signing';
+import { deliveryBody, signingKey, signMessage } from './signing';
 import type { SendResult, WebhookSender } from './webhook-sender';
-import type { AttemptRecord, ClaimedDelivery, DeliveryOutcome, SubscriptionRecord, WebhookStore } from '@stock/domain';
+import type {
+  AttemptRecord,
+  AttemptResult,
+  ClaimedDelivery,
+  DeliveryOutcome,
+  SubscriptionRecord,
+  WebhookStore,
+} from '@stock/domain';
 
 export interface WebhookDeliveryOptions {
   readonly store: WebhookStore;
@@ -33,12 +41,24 @@ export interface BackgroundWork {
   stop(): Promise<void>;
 }
 
-/** The Standard Webhooks secrets that sign now: the current one, and a replaced one until its time is up. */
-function signingSecrets(subscription: SubscriptionRecord, secrets: SecretBox, now: number): string[] {
-  const current = secrets.open(subscription.secret, subscription.id);
+/** The signing key of a sealed secret, each opened once: a claim's deliveries mostly share a subscription. */
+type SigningKeys = (sealed: string, subscriptionId: string) => KeyObject;
+
+function signingKeysOf(secrets: SecretBox): SigningKeys {
+  const opened = new Map<string, KeyObject>();
+  return (sealed, subscriptionId) => {
+    let key = opened.get(sealed);
+    if (key === undefined) opened.set(sealed, (key = signingKey(secrets.open(sealed, subscriptionId))));
+    return key;
+  };
+}
+
+/** The keys that sign now: the current secret's, and a replaced one's until its time is up. */
+function keysSigningAt(subscription: SubscriptionRecord, keys: SigningKeys, now: number): KeyObject[] {
+  const current = keys(subscription.secret, subscription.id);
   const previous =
     subscription.previousSecret && (subscription.previousSecretUntil ?? 0) > now
-      ? [secrets.open(subscription.previousSecret, subscription.id)]
+      ? [keys(subscription.previousSecret, subscription.id)]
       : [];
   return [current, ...previous];
 }
@@ -89,23 +109,42 @@ export class WebhookDelivery {
     // An attempt may take up to half the lease (the lease is twice the longest attempt and more): none starts later,
     // so the lease never runs out under a run still being sent.
     const startBy = claimedAt + this.leaseMs / 2;
-    await Promise.all([...runs.values()].map((run) => this.send(run, startBy)));
+    const keys = signingKeysOf(this.options.secrets);
+    await Promise.all([...runs.values()].map((run) => this.send(run, startBy, keys)));
     return claimed.length;
   }
 
-  /** Sends a key's run in its order up to the first not delivered, or until `startBy`; releases the rest. */
-  private async send(run: readonly ClaimedDelivery[], startBy: number): Promise<void> {
-    const releaseFrom = (i: number) => this.options.store.release(run.slice(i).map((delivery) => delivery.id));
-    for (const [i, delivery] of run.entries()) {
-      if (i > 0 && this.now() > startBy) return releaseFrom(i);
-      if ((await this.attempt(delivery)) !== 'delivered') return releaseFrom(i + 1);
+  /**
+   * Sends a key's run in its order up to the first not delivered, or until `startBy`; then records its attempts and
+   * releases the rest in one write. A crash before that write sends the run's deliveries again once their lease ends:
+   * at least once, as ever.
+   */
+  private async send(run: readonly ClaimedDelivery[], startBy: number, keys: SigningKeys): Promise<void> {
+    const results: AttemptResult[] = [];
+    let next = 0;
+    while (next < run.length && (next === 0 || this.now() <= startBy)) {
+      const result = await this.attempt(run[next]!, keys);
+      results.push(result);
+      next++;
+      if (result.outcome.kind !== 'delivered') break;
     }
+    await this.options.store.recordAttempts(
+      results,
+      run.slice(next).map((delivery) => delivery.id),
+    );
+    for (const [i, { attempt, outcome }] of results.entries()) this.log(run[i]!, attempt, outcome);
   }
 
-  /** Fans out and delivers until nothing is left that is due now. */
+  /**
+   * Fans out and delivers until nothing is left that is due now. A fan-out that took less than a whole batch found the
+   * outbox empty behind it: asking again at once would be a transaction for nothing.
+   */
   async drain(): Promise<void> {
-    while ((await this.fanOut()) > 0);
-    while ((await this.deliverDue()) > 0) while ((await this.fanOut()) > 0);
+    const fanOutAll = async () => {
+      while ((await this.fanOut()) === this.batch * 4);
+    };
+    await fanOutAll();
+    while ((await this.deliverDue()) > 0) await fanOutAll();
   }
 
   /** Polls every `pollMs` until stopped. */
@@ -129,7 +168,7 @@ export class WebhookDelivery {
     return every(everyMs, 'webhook sweep', () => this.sweep(retentionMs), this.options.logger);
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<DeliveryOutcome['kind']> {
+  private async attempt(delivery: ClaimedDelivery, keys: SigningKeys): Promise<AttemptResult> {
     const { subscription, event } = delivery;
     const startedAt = this.now();
     const started = performance.now();
@@ -142,7 +181,7 @@ export class WebhookDelivery {
     let result: SendResult;
     try {
       const message = signMessage(
-        signingSecrets(subscription, this.options.secrets, startedAt),
+        keysSigningAt(subscription, keys, startedAt),
         webhookIdOf(event.id),
         new Date(startedAt),
         deliveryBody(event.payload),
@@ -166,10 +205,7 @@ export class WebhookDelivery {
       durationMs: Math.round(performance.now() - started),
       error: 'error' in result ? result.error : result.statusCode >= 300 ? result.body.slice(0, 200) || null : null,
     };
-    const outcome = this.outcomeOf(delivery, result.statusCode);
-    await this.options.store.recordAttempt(attempt, outcome);
-    this.log(delivery, attempt, outcome);
-    return outcome.kind;
+    return { attempt, outcome: this.outcomeOf(delivery, result.statusCode) };
   }
 
   private outcomeOf(delivery: ClaimedDelivery, statusCode: number | null): DeliveryOutcome {

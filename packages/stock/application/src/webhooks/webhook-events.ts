@@ -15,12 +15,14 @@ import { createHash } from 'node:crypto';
  */
 const LEVEL_CHANGED_NAMESPACE = '6b1f3c2e-9d4a-4f1b-8c7e-2a5d0e9f3b61';
 
+/** Namespaces' bytes, each read once: every stock movement names one with webhooks on. */
+const namespaceBytes = new Map<string, Buffer>();
+
 /** RFC 9562's name-based UUID (version 5: SHA-1 of the namespace's bytes and the name). */
 export function nameBasedUuid(namespace: string, name: string): string {
-  const hash = createHash('sha1')
-    .update(Buffer.from(namespace.replace(/-/g, ''), 'hex'))
-    .update(name, 'utf8')
-    .digest();
+  let bytes = namespaceBytes.get(namespace);
+  if (!bytes) namespaceBytes.set(namespace, (bytes = Buffer.from(namespace.replace(/-/g, ''), 'hex')));
+  const hash = createHash('sha1').update(bytes).update(name, 'utf8').digest();
   hash[6] = (hash[6]! & 0x0f) | 0x50;
   hash[8] = (hash[8]! & 0x3f) | 0x80;
   const hex = hash.subarray(0, 16).toString('hex');

@@ -55,6 +55,11 @@ export function undiciSender(options: SenderOptions): WebhookSender {
           headers: { 'content-type': 'application/json', 'user-agent': 'commerce-webhooks/1', ...headers },
           body,
         });
+        // A 2xx's body is never kept (only a failure's, for its attempt): dropped unread, the connection stays open.
+        if (answer.statusCode >= 200 && answer.statusCode < 300) {
+          await answer.body.dump({ limit: options.maxAnswerBytes }).catch(() => undefined);
+          return { statusCode: answer.statusCode, body: '' };
+        }
         const text = await readCapped(answer.body, options.maxAnswerBytes).catch(() => '');
         return { statusCode: answer.statusCode, body: text };
       } catch (error) {

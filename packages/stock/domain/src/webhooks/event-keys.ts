@@ -69,8 +69,12 @@ export function webhookIdOf(eventId: string): string {
 export function inSequenceOrder<T>(rows: readonly T[], keysOf: (row: T) => EventKeys): T[] {
   const keyed = rows.map((row) => ({ row, ...keysOf(row) }));
   const byKey = new Map<string, typeof keyed>();
-  for (const entry of keyed)
-    if (entry.sequence !== null) byKey.set(entry.orderingKey, [...(byKey.get(entry.orderingKey) ?? []), entry]);
+  for (const entry of keyed) {
+    if (entry.sequence === null) continue;
+    const group = byKey.get(entry.orderingKey);
+    if (group) group.push(entry);
+    else byKey.set(entry.orderingKey, [entry]);
+  }
   for (const group of byKey.values()) group.sort((a, b) => a.sequence! - b.sequence!);
   const taken = new Map<string, number>();
   return keyed.map((entry) => {

@@ -60,6 +60,12 @@ export type DeliveryOutcome =
   /** Given up: back-off ran out, or the receiver is gone (410, which disables the subscription too). */
   | { readonly kind: 'failed'; readonly disableSubscription: boolean };
 
+/** One attempt at a delivery, and what became of the delivery. */
+export interface AttemptResult {
+  readonly attempt: AttemptRecord;
+  readonly outcome: DeliveryOutcome;
+}
+
 /** What a replay sends again: one product's events from a sequence on (inclusive), or every event since a time. */
 export type ReplayFrom =
   { readonly productId: number | string; readonly sinceSequence: number } | { readonly since: number };
@@ -93,8 +99,12 @@ export interface WebhookStore {
   claim(batch: number, leaseMs: number, now: number, run?: number): Promise<ClaimedDelivery[]>;
   /** Ends the lease of deliveries a worker claimed and did not attempt (the rest of a run stopped at a failure). */
   release(deliveryIds: readonly string[]): Promise<void>;
-  /** Records an attempt and settles or reschedules its delivery, releasing the lease. */
-  recordAttempt(attempt: AttemptRecord, outcome: DeliveryOutcome): Promise<void>;
+  /**
+   * Records a run's attempts in their order, settling or rescheduling each delivery and ending its lease, and ends the
+   * lease of `released` (the rest of the run, not attempted): one write per run, not one per delivery. An attempt at a
+   * delivery removed meanwhile is not recorded.
+   */
+  recordAttempts(results: readonly AttemptResult[], released?: readonly string[]): Promise<void>;
   /** A subscription's latest attempts, newest first. */
   attempts(subscriptionId: string, limit: number): Promise<AttemptRecord[]>;
   /**

@@ -3,6 +3,7 @@ import type { OutboxTable } from '@platform/persistence/memory';
 import { eventKeysOf, inSequenceOrder, productOrderingKey, subscribesTo } from '@stock/domain';
 import type {
   AttemptRecord,
+  AttemptResult,
   ClaimedDelivery,
   DeliveryOutcome,
   ReplayFrom,
@@ -135,7 +136,12 @@ export class InMemoryWebhookStore implements WebhookStore {
     }
   }
 
-  async recordAttempt(attempt: AttemptRecord, outcome: DeliveryOutcome): Promise<void> {
+  async recordAttempts(results: readonly AttemptResult[], released: readonly string[] = []): Promise<void> {
+    for (const { attempt, outcome } of results) this.recordAttempt(attempt, outcome);
+    await this.release(released);
+  }
+
+  private recordAttempt(attempt: AttemptRecord, outcome: DeliveryOutcome): void {
     const delivery = this.deliveries.get(Number(attempt.deliveryId));
     if (!delivery || delivery.state !== 'pending') return;
     this.attemptLog.push(attempt);

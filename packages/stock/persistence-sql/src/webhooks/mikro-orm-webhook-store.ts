@@ -3,8 +3,8 @@ import type { Database, SqlSession } from '@platform/persistence';
 import { eventKeysOf, inSequenceOrder, productOrderingKey, subscribesTo } from '@stock/domain';
 import type {
   AttemptRecord,
+  AttemptResult,
   ClaimedDelivery,
-  DeliveryOutcome,
   ReplayFrom,
   StoredEvent,
   SubscriptionRecord,
@@ -52,6 +52,9 @@ type AttemptRow = {
 
 /** Any PostgreSQL advisory lock number that is the fan-out's alone: "whfo". */
 const FAN_OUT_LOCK = 0x7768666f;
+
+/** Rows per multi-row insert: well under either database's limit of bound parameters. */
+const ROWS_PER_INSERT = 100;
 
 const list = (count: number) => Array.from({ length: count }, () => '?').join(', ');
 const orNull = (value: number | string | null) => (value === null ? null : Number(value));
@@ -172,12 +175,17 @@ export class MikroOrmWebhookStore implements WebhookStore {
           `select ${SUBSCRIPTION_COLUMNS} from "webhook_subscription" where "disabled_at" is null order by "created_at", "id"`,
         )
       ).map(subscriptionOf);
-      const keysOf = (row: { id: string; payload: string }) => eventKeysOf(JSON.parse(row.payload) as OutboxEnvelope);
+      // Each payload parsed once: the order and the rows both need its keys.
+      const keys = new Map(rows.map((row) => [row, eventKeysOf(JSON.parse(row.payload) as OutboxEnvelope)]));
+      const keysOf = (row: (typeof rows)[number]) => keys.get(row)!;
+      // Set-based: the batch's events in one statement, then its deliveries in one, in the order they go out.
+      const events: StoredEvent[] = [];
+      const deliveries: Queued[] = [];
       for (const row of inSequenceOrder(rows, keysOf)) {
         const takers = enabled.filter((s) => subscribesTo(s.events, row.type));
         if (takers.length === 0) continue;
         const { orderingKey, sequence } = keysOf(row);
-        await insertEvent(tx, {
+        events.push({
           id: String(row.id),
           type: row.type,
           payload: row.payload,
@@ -186,8 +194,11 @@ export class MikroOrmWebhookStore implements WebhookStore {
           sequence,
           traceContext: row.trace_context ?? null,
         });
-        for (const subscription of takers) await queue(tx, subscription.id, String(row.id), orderingKey, now);
+        for (const subscription of takers)
+          deliveries.push({ subscriptionId: subscription.id, eventId: String(row.id), orderingKey });
       }
+      await insertEvents(tx, events);
+      await queue(tx, deliveries, now);
       const ids = rows.map((row) => String(row.id));
       await tx.run(`update "outbox_message" set "webhooks_fanned_out_at" = ? where "id" in (${list(ids.length)})`, [
         now,
@@ -289,44 +300,69 @@ export class MikroOrmWebhookStore implements WebhookStore {
     );
   }
 
-  recordAttempt(attempt: AttemptRecord, outcome: DeliveryOutcome): Promise<void> {
+  recordAttempts(results: readonly AttemptResult[], released: readonly string[] = []): Promise<void> {
+    if (results.length === 0) return this.release(released);
     return this.database.transaction(async (tx) => {
-      const settled =
-        outcome.kind === 'delivered'
-          ? await tx.run(
-              `update "webhook_delivery" set "state" = 'delivered', "locked_until" = 0 where "id" = ? and "state" = 'pending'`,
-              [attempt.deliveryId],
-            )
-          : outcome.kind === 'retry'
-            ? await tx.run(
-                `update "webhook_delivery" set "attempts" = "attempts" + 1, "next_attempt_at" = ?, "locked_until" = 0 where "id" = ? and "state" = 'pending'`,
-                [outcome.nextAttemptAt, attempt.deliveryId],
-              )
-            : await tx.run(
-                `update "webhook_delivery" set "state" = 'failed', "attempts" = "attempts" + 1, "locked_until" = 0 where "id" = ? and "state" = 'pending'`,
-                [attempt.deliveryId],
-              );
+      // A run is mostly deliveries that went through: one statement settles them all.
+      const delivered = results.filter((r) => r.outcome.kind === 'delivered').map((r) => Number(r.attempt.deliveryId));
+      const settled = new Set<string>();
+      const settling = (rows: { id: number | string }[]) => rows.forEach((row) => settled.add(String(row.id)));
+      if (delivered.length > 0)
+        settling(
+          await tx.all<{ id: number | string }>(
+            `update "webhook_delivery" set "state" = 'delivered', "locked_until" = 0
+             where "state" = 'pending' and "id" in (${list(delivered.length)}) returning "id"`,
+            delivered,
+          ),
+        );
+      for (const { attempt, outcome } of results) {
+        if (outcome.kind === 'retry')
+          settling(
+            await tx.all(
+              `update "webhook_delivery" set "attempts" = "attempts" + 1, "next_attempt_at" = ?, "locked_until" = 0
+               where "id" = ? and "state" = 'pending' returning "id"`,
+              [outcome.nextAttemptAt, Number(attempt.deliveryId)],
+            ),
+          );
+        else if (outcome.kind === 'failed')
+          settling(
+            await tx.all(
+              `update "webhook_delivery" set "state" = 'failed', "attempts" = "attempts" + 1, "locked_until" = 0
+               where "id" = ? and "state" = 'pending' returning "id"`,
+              [Number(attempt.deliveryId)],
+            ),
+          );
+      }
       // Gone with its subscription meanwhile: there is nothing to record it against.
-      if (settled === 0) return;
-      await tx.run(
-        `insert into "webhook_attempt" ("delivery_id", "subscription_id", "event_id", "event_type", "attempted_at", "status_code", "duration_ms", "error")
-         values (?, ?, ?, ?, ?, ?, ?, ?)`,
-        [
-          attempt.deliveryId,
-          attempt.subscriptionId,
-          attempt.eventId,
-          attempt.eventType,
-          attempt.attemptedAt,
-          attempt.statusCode,
-          attempt.durationMs,
-          attempt.error?.slice(0, 500) ?? null,
-        ],
-      );
-      if (outcome.kind === 'failed' && outcome.disableSubscription)
-        await tx.run('update "webhook_subscription" set "disabled_at" = ? where "id" = ? and "disabled_at" is null', [
-          attempt.attemptedAt,
-          attempt.subscriptionId,
-        ]);
+      const recorded = results.filter((r) => settled.has(String(r.attempt.deliveryId)));
+      for (let from = 0; from < recorded.length; from += ROWS_PER_INSERT) {
+        const chunk = recorded.slice(from, from + ROWS_PER_INSERT);
+        await tx.run(
+          `insert into "webhook_attempt" ("delivery_id", "subscription_id", "event_id", "event_type", "attempted_at", "status_code", "duration_ms", "error")
+           values ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+          chunk.flatMap(({ attempt }) => [
+            Number(attempt.deliveryId),
+            attempt.subscriptionId,
+            attempt.eventId,
+            attempt.eventType,
+            attempt.attemptedAt,
+            attempt.statusCode,
+            attempt.durationMs,
+            attempt.error?.slice(0, 500) ?? null,
+          ]),
+        );
+      }
+      for (const { attempt, outcome } of recorded)
+        if (outcome.kind === 'failed' && outcome.disableSubscription)
+          await tx.run('update "webhook_subscription" set "disabled_at" = ? where "id" = ? and "disabled_at" is null', [
+            attempt.attemptedAt,
+            attempt.subscriptionId,
+          ]);
+      if (released.length > 0)
+        await tx.run(
+          `update "webhook_delivery" set "locked_until" = 0 where "state" = 'pending' and "id" in (${list(released.length)})`,
+          released.map(Number),
+        );
     });
   }
 
@@ -360,15 +396,17 @@ export class MikroOrmWebhookStore implements WebhookStore {
         [subscriptionId],
       );
       if (!row) return 0;
-      for (const envelope of rebuilt)
-        await insertEvent(tx, {
+      await insertEvents(
+        tx,
+        rebuilt.map((envelope) => ({
           id: envelope.id,
           type: envelope.type,
           payload: JSON.stringify(envelope),
           occurredAt: Date.parse(envelope.occurredAt),
           ...eventKeysOf(envelope),
           traceContext: null,
-        });
+        })),
+      );
       const subscription = subscriptionOf(row);
       const events =
         'since' in from
@@ -381,7 +419,11 @@ export class MikroOrmWebhookStore implements WebhookStore {
               [productOrderingKey(from.productId), from.sinceSequence],
             );
       const chosen = events.filter((event) => subscribesTo(subscription.events, event.type));
-      for (const event of chosen) await queue(tx, subscriptionId, event.id, event.ordering_key, now);
+      await queue(
+        tx,
+        chosen.map((event) => ({ subscriptionId, eventId: event.id, orderingKey: event.ordering_key })),
+        now,
+      );
       return chosen.length;
     });
   }
@@ -408,27 +450,39 @@ export class MikroOrmWebhookStore implements WebhookStore {
   }
 }
 
-/** Stores an event once: an event of the same id stored before (by the fan-out, or an earlier replay) stays. */
-async function insertEvent(tx: SqlSession, event: StoredEvent): Promise<void> {
-  await tx.run(
-    `insert into "webhook_event" ("id", "type", "payload", "occurred_at", "ordering_key", "sequence", "trace_context") values (?, ?, ?, ?, ?, ?, ?)
-     on conflict ("id") do nothing`,
-    [
-      event.id,
-      event.type,
-      event.payload,
-      event.occurredAt,
-      event.orderingKey,
-      event.sequence,
-      event.traceContext ?? null,
-    ],
-  );
+/**
+ * Stores events once: an event of the same id stored before (by the fan-out, or an earlier replay) stays. A multi-row
+ * insert per ROWS_PER_INSERT events.
+ */
+async function insertEvents(tx: SqlSession, events: readonly StoredEvent[]): Promise<void> {
+  for (let from = 0; from < events.length; from += ROWS_PER_INSERT) {
+    const chunk = events.slice(from, from + ROWS_PER_INSERT);
+    await tx.run(
+      `insert into "webhook_event" ("id", "type", "payload", "occurred_at", "ordering_key", "sequence", "trace_context")
+       values ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')} on conflict ("id") do nothing`,
+      chunk.flatMap((event) => [
+        event.id,
+        event.type,
+        event.payload,
+        event.occurredAt,
+        event.orderingKey,
+        event.sequence,
+        event.traceContext ?? null,
+      ]),
+    );
+  }
 }
 
-async function queue(tx: SqlSession, subscriptionId: string, eventId: string, orderingKey: string, now: number) {
-  await tx.run(
-    `insert into "webhook_delivery" ("subscription_id", "event_id", "ordering_key", "state", "attempts", "next_attempt_at", "locked_until", "created_at")
-     values (?, ?, ?, 'pending', 0, 0, 0, ?)`,
-    [subscriptionId, eventId, orderingKey, now],
-  );
+type Queued = { readonly subscriptionId: string; readonly eventId: string; readonly orderingKey: string };
+
+/** Queues deliveries in their order: a multi-row insert numbers its rows in the order of its values. */
+async function queue(tx: SqlSession, deliveries: readonly Queued[], now: number): Promise<void> {
+  for (let from = 0; from < deliveries.length; from += ROWS_PER_INSERT) {
+    const chunk = deliveries.slice(from, from + ROWS_PER_INSERT);
+    await tx.run(
+      `insert into "webhook_delivery" ("subscription_id", "event_id", "ordering_key", "state", "attempts", "next_attempt_at", "locked_until", "created_at")
+       values ${chunk.map(() => "(?, ?, ?, 'pending', 0, 0, 0, ?)").join(', ')}`,
+      chunk.flatMap((d) => [d.subscriptionId, d.eventId, d.orderingKey, now]),
+    );
+  }
 }

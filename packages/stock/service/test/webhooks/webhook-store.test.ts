@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import type { DeliveryOutcome, SubscriptionRecord } from '@stock/domain';
+import type { AttemptRecord, DeliveryOutcome, SubscriptionRecord, WebhookStore } from '@stock/domain';
 import { anEvent, databaseHarness, type HarnessFactory, memoryHarness, type StoreHarness } from './store-harness';
 
 const NOW = Date.parse('2026-12-01T10:00:00Z');
@@ -31,6 +31,10 @@ const attemptOf = (deliveryId: string, subscriptionId: string, eventId: string, 
   durationMs: 3,
   error: 'boom',
 });
+
+/** One attempt recorded on its own, as a run of one. */
+const recordAttempt = (store: WebhookStore, attempt: AttemptRecord, outcome: DeliveryOutcome) =>
+  store.recordAttempts([{ attempt, outcome }]);
 
 function webhookStoreContract(name: string, open: HarnessFactory): void {
   describe(`the webhook store: ${name}`, function () {
@@ -77,9 +81,9 @@ function webhookStoreContract(name: string, open: HarnessFactory): void {
       expect(claimed.map((d) => d.event.id)).to.deep.equal([first.id, other.id]);
       // Failed and due again at once: still the head of its key, the second waits behind it.
       const head = claimed[0]!;
-      await h.store.recordAttempt(attemptOf(head.id, s.id, head.event.id), { kind: 'retry', nextAttemptAt: NOW });
+      await recordAttempt(h.store, attemptOf(head.id, s.id, head.event.id), { kind: 'retry', nextAttemptAt: NOW });
       expect((await h.store.claim(100, LEASE, NOW)).map((d) => d.event.id)).to.deep.equal([first.id]);
-      await h.store.recordAttempt(attemptOf(head.id, s.id, head.event.id), { kind: 'delivered' });
+      await recordAttempt(h.store, attemptOf(head.id, s.id, head.event.id), { kind: 'delivered' });
       const next = await h.store.claim(100, LEASE, NOW);
       expect(next.map((d) => [d.event.id, d.attempts])).to.deep.equal([[second.id, 0]]);
     });
@@ -95,13 +99,46 @@ function webhookStoreContract(name: string, open: HarnessFactory): void {
       expect(claimed.map((d) => d.event.id)).to.deep.equal([hot[0]!.id, hot[1]!.id, hot[2]!.id, other.id]);
       // Nobody else gets any of the run, nor what stands behind it.
       expect(await h.otherStore.claim(10, LEASE, NOW, 3)).to.deep.equal([]);
-      await h.store.recordAttempt(
+      await recordAttempt(
+        h.store,
         { ...attemptOf(claimed[0]!.id, s.id, hot[0]!.id), statusCode: 200 },
         { kind: 'delivered' },
       );
       await h.store.release([claimed[1]!.id, claimed[2]!.id]);
       const again = await h.otherStore.claim(10, LEASE, NOW, 10);
       expect(again.map((d) => d.event.id)).to.deep.equal(hot.slice(1).map((e) => e.id));
+    });
+
+    it('records a run’s attempts in one write, in their order, and releases the rest of the run', async () => {
+      const s = aSubscription(['*']);
+      await h.store.addSubscription(s);
+      const hot = [1, 2, 3, 4].map((sequence) => anEvent('stock.level.changed', { productId: 1, sequence }));
+      await h.write(...hot);
+      await h.store.fanOut(100, NOW);
+      const run = await h.store.claim(10, LEASE, NOW, 4);
+      expect(run.map((d) => d.event.id)).to.deep.equal(hot.map((e) => e.id));
+      const tried = (i: number, statusCode: number, outcome: DeliveryOutcome) => ({
+        attempt: { ...attemptOf(run[i]!.id, s.id, hot[i]!.id, NOW + i), statusCode },
+        outcome,
+      });
+      await h.store.recordAttempts(
+        [
+          tried(0, 200, { kind: 'delivered' }),
+          tried(1, 204, { kind: 'delivered' }),
+          tried(2, 500, { kind: 'retry', nextAttemptAt: NOW }),
+        ],
+        [run[3]!.id],
+      );
+      expect((await h.store.attempts(s.id, 10)).map((a) => [a.eventId, a.statusCode])).to.deep.equal([
+        [hot[2]!.id, 500],
+        [hot[1]!.id, 204],
+        [hot[0]!.id, 200],
+      ]);
+      const again = await h.otherStore.claim(10, LEASE, NOW, 10);
+      expect(again.map((d) => [d.event.id, d.attempts])).to.deep.equal([
+        [hot[2]!.id, 1],
+        [hot[3]!.id, 0],
+      ]);
     });
 
     it('leases a claimed delivery: no other instance gets it until the lease ends', async () => {
@@ -137,14 +174,15 @@ function webhookStoreContract(name: string, open: HarnessFactory): void {
       await h.write(anEvent('stock.level.changed', { productId: 1 }));
       await h.store.fanOut(100, NOW);
       const [d] = await h.store.claim(1, LEASE, NOW);
-      await h.store.recordAttempt(attemptOf(d!.id, s.id, d!.event.id, NOW), {
+      await recordAttempt(h.store, attemptOf(d!.id, s.id, d!.event.id, NOW), {
         kind: 'retry',
         nextAttemptAt: NOW + 5000,
       });
       expect(await h.store.claim(1, LEASE, NOW + 4999)).to.deep.equal([]);
       const [again] = await h.store.claim(1, LEASE, NOW + 5000);
       expect(again!.attempts).to.equal(1);
-      await h.store.recordAttempt(
+      await recordAttempt(
+        h.store,
         { ...attemptOf(again!.id, s.id, again!.event.id, NOW + 5000), statusCode: 204, error: null },
         { kind: 'delivered' },
       );
@@ -162,7 +200,8 @@ function webhookStoreContract(name: string, open: HarnessFactory): void {
       await h.write(anEvent('stock.level.changed', { productId: 1 }), anEvent('stock.level.changed', { productId: 2 }));
       await h.store.fanOut(100, NOW);
       const [d] = await h.store.claim(1, LEASE, NOW);
-      await h.store.recordAttempt(
+      await recordAttempt(
+        h.store,
         { ...attemptOf(d!.id, s.id, d!.event.id), statusCode: 410 },
         { kind: 'failed', disableSubscription: true },
       );
@@ -188,12 +227,17 @@ function webhookStoreContract(name: string, open: HarnessFactory): void {
         batch = await h.store.claim(100, LEASE, NOW)
       )
         for (const d of batch)
-          await h.store.recordAttempt({ ...attemptOf(d.id, s.id, d.event.id), statusCode: 200 }, { kind: 'delivered' });
+          await recordAttempt(
+            h.store,
+            { ...attemptOf(d.id, s.id, d.event.id), statusCode: 200 },
+            { kind: 'delivered' },
+          );
 
       expect(await h.store.replay(s.id, { productId: 5, sinceSequence: 2 }, NOW)).to.equal(2);
       const replayed = await h.store.claim(100, LEASE, NOW);
       expect(replayed.map((d) => d.event.id)).to.deep.equal([events[1]!.id]);
-      await h.store.recordAttempt(
+      await recordAttempt(
+        h.store,
         { ...attemptOf(replayed[0]!.id, s.id, events[1]!.id), statusCode: 200 },
         { kind: 'delivered' },
       );
@@ -220,7 +264,7 @@ function webhookStoreContract(name: string, open: HarnessFactory): void {
       await h.store.fanOut(100, NOW);
       const byEvent = new Map((await h.store.claim(100, LEASE, NOW)).map((d) => [d.event.id, d.id]));
       const settle = (event: { id: string }, statusCode: number, outcome: DeliveryOutcome) =>
-        h.store.recordAttempt({ ...attemptOf(byEvent.get(event.id)!, s.id, event.id), statusCode }, outcome);
+        recordAttempt(h.store, { ...attemptOf(byEvent.get(event.id)!, s.id, event.id), statusCode }, outcome);
       await settle(delivered, 200, { kind: 'delivered' });
       await settle(failed, 500, { kind: 'failed', disableSubscription: false });
       await settle(retrying, 500, { kind: 'retry', nextAttemptAt: NOW });
