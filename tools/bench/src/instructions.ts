@@ -8,7 +8,8 @@ import { adminQuery } from '@platform/test-kit';
 import { instructionsOf } from './callgrind';
 import { BENCH_DB, prepareStorage, seedOverHttp } from './storage';
 import { programOf } from './target-process';
-import { servicesAt, type Target, TARGETS } from './targets';
+import { startOtlpSink } from './otlp-sink';
+import { OTLP_SINK, servicesAt, type Target, TARGETS, withSink } from './targets';
 import { type LagReceiver, startLagReceiver, subscribeForLag } from './webhook-lag';
 import { WORKLOADS } from './workloads';
 
@@ -72,7 +73,7 @@ async function count(
       DATABASE_URL: databaseUrl,
       DB_POOL_SIZE: '10',
       NODE_ENV: 'production',
-      ...target.env,
+      ...(sink && target.env ? withSink(target.env, sink.endpoint) : target.env),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -149,6 +150,8 @@ const targets = [...TARGETS, ...compared].filter(
 const workloads = options.workloads
   .split(',')
   .map((name) => WORKLOADS.find((w) => w.name.toLowerCase().includes(name.toLowerCase()))?.name ?? name);
+// A traced target exports to the harness's sink, as in pnpm bench: without one its exporter has no address.
+const sink = targets.some((t) => Object.values(t.env ?? {}).includes(OTLP_SINK)) ? await startOtlpSink() : undefined;
 const scratch = mkdtempSync(join(tmpdir(), 'stock-instructions-'));
 const rows: { workload: string; target: string; perRequest: number; baseline?: string }[] = [];
 try {
@@ -163,6 +166,7 @@ try {
   }
 } finally {
   rmSync(scratch, { recursive: true, force: true });
+  await sink?.close();
 }
 const ratio = (row: (typeof rows)[number]) => {
   const baseline = rows.find((r) => r.workload === row.workload && r.target === row.baseline);
