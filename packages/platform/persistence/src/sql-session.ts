@@ -76,7 +76,11 @@ export interface StatementResult {
  * a time or on the connection one transaction holds.
  */
 export interface StatementRunner {
-  execute(statement: string | PreparedStatement, params: readonly unknown[]): Promise<StatementResult>;
+  /** SQLite's driver answers at once (or throws), with no promise to wait for; pg answers a promise. */
+  execute(
+    statement: string | PreparedStatement,
+    params: readonly unknown[],
+  ): StatementResult | Promise<StatementResult>;
 }
 
 /**
@@ -108,7 +112,8 @@ export class SqlSession {
 
   /** The rows a query answers (reads, and writes with `returning`). Parameters are `?`. */
   async all<R extends Row = Row>(statement: string | PreparedStatement, params: readonly unknown[] = []): Promise<R[]> {
-    return (await this.execute(statement, params)).rows as R[];
+    const result = this.execute(statement, params);
+    return (result instanceof Promise ? await result : result).rows as R[];
   }
 
   /**
@@ -116,14 +121,16 @@ export class SqlSession {
    * insert's own result, where `returning` would build and answer a row.
    */
   async insert(statement: string | PreparedStatement, params: readonly unknown[] = []): Promise<number> {
-    const { lastInsertId } = await this.execute(statement, params);
+    const result = this.execute(statement, params);
+    const { lastInsertId } = result instanceof Promise ? await result : result;
     if (lastInsertId === undefined) throw new Error('Only SQLite answers the id of an insert without returning.');
     return lastInsertId;
   }
 
   /** How many rows a write changed. */
   async run(statement: string | PreparedStatement, params: readonly unknown[] = []): Promise<number> {
-    return (await this.execute(statement, params)).changes;
+    const result = this.execute(statement, params);
+    return (result instanceof Promise ? await result : result).changes;
   }
 
   /** Called when the transaction commits or rolls back. */
@@ -131,28 +138,46 @@ export class SqlSession {
     this.endedAs = how;
   }
 
-  /** With tracing on, a statement run inside a trace is a span of its own; off, this is one comparison. */
-  private execute(statement: string | PreparedStatement, params: readonly unknown[]): Promise<StatementResult> {
+  /**
+   * With tracing on, a statement run inside a trace is a span of its own; off, this is one comparison. A SQLite
+   * statement answers at once: the callers above take its result without waiting a turn of the event loop per layer.
+   */
+  private execute(
+    statement: string | PreparedStatement,
+    params: readonly unknown[],
+  ): StatementResult | Promise<StatementResult> {
     if (!tracingIsOn()) return this.executeNow(statement, params);
     const sql = typeof statement === 'string' ? statement : statement.sql;
     return inChildSpan(
       statementSpanName(sql),
       { kind: SpanKind.CLIENT, attributes: { 'db.system.name': this.dialect, 'db.query.text': sql } },
-      () => this.executeNow(statement, params),
+      async () => this.executeNow(statement, params),
     );
   }
 
-  private async executeNow(
+  /** Throws (synchronously, or as the promise it answers) what the outcomes make of a failure. */
+  private executeNow(
     statement: string | PreparedStatement,
     params: readonly unknown[],
-  ): Promise<StatementResult> {
+  ): StatementResult | Promise<StatementResult> {
     if (this.endedAs) throw new Error(`This transaction has ${this.endedAs}: it cannot run statements any more.`);
+    let result: StatementResult | Promise<StatementResult>;
     try {
-      const result = await this.runner.execute(statement, params);
-      this.outcomes.succeeded();
-      return result;
+      result = this.runner.execute(statement, params);
     } catch (error) {
       throw this.outcomes.failed(error);
     }
+    if (result instanceof Promise)
+      return result.then(
+        (answered) => {
+          this.outcomes.succeeded();
+          return answered;
+        },
+        (error: unknown) => {
+          throw this.outcomes.failed(error);
+        },
+      );
+    this.outcomes.succeeded();
+    return result;
   }
 }

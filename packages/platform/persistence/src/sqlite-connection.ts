@@ -54,16 +54,18 @@ export class SqliteConnection {
 
   /** Statements outside any transaction: each runs once no transaction holds the connection. */
   readonly outside: StatementRunner = {
-    execute: async (statement, params) => {
-      if (!this.held) return this.run(statement, params);
-      await this.acquire();
-      try {
-        return this.run(statement, params);
-      } finally {
-        this.release();
-      }
-    },
+    execute: (statement, params) => (this.held ? this.runInTurn(statement, params) : this.run(statement, params)),
   };
+
+  /** A statement outside any transaction while one holds the connection: it waits for its turn. */
+  private async runInTurn(statement: string | PreparedStatement, params: readonly unknown[]): Promise<StatementResult> {
+    await this.acquire();
+    try {
+      return this.run(statement, params);
+    } finally {
+      this.release();
+    }
+  }
 
   /** Runs `work` with the connection held, between BEGIN and COMMIT (or ROLLBACK when it throws). */
   async transaction<T>(
@@ -73,7 +75,7 @@ export class SqliteConnection {
     await this.acquire();
     try {
       this.run('begin', []);
-      const runner: StatementRunner = { execute: async (statement, params) => this.run(statement, params) };
+      const runner: StatementRunner = { execute: (statement, params) => this.run(statement, params) };
       let result: T;
       try {
         result = await work(runner);

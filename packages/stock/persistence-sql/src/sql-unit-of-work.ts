@@ -65,6 +65,10 @@ export class SqlUnitOfWork implements StockUnitOfWork {
       return work(allowingOneCall(this.transaction(this.database.session)));
     if (options.singleCall)
       return this.database.transaction((session) => work(allowingOneCall(this.transaction(session))));
+    // SQLite's transactions take turns on its one connection: none is ever aborted as a deadlock victim or a
+    // serialisation failure, so there is nothing to run again.
+    if (this.database.session.dialect === 'sqlite')
+      return this.database.transaction((session) => work(this.transaction(session)));
     return retryingConflicts(
       () => this.database.transaction((session) => work(this.transaction(session))),
       this.conflictRetry,

@@ -32,6 +32,26 @@ function withHolds(dialect: SqlSession['dialect']): string {
     (select ${aggregate('"product_id", "quantity"', '"product_id"')} ${of('reservation_backorder')}) as "backorders"`;
 }
 
+const TRANSITION = `update "reservation" set "status" = ?, "updated_at" = ? where "id" = ? and "status" = ?`;
+
+/** The reads of a reservation with its holds, per dialect, each text built once: a transaction only picks its own. */
+function reads(dialect: SqlSession['dialect']) {
+  const select = `select ${withHolds(dialect)} from "reservation"`;
+  const lock = dialect === 'postgresql' ? ' for update of "reservation"' : '';
+  return {
+    select,
+    byId: `${select} where "reservation"."id" = ?`,
+    byReference: `${select} where "reservation"."origin" = 'api' and "reservation"."owner" = ? and "reservation"."reference" = ?`,
+    forOrder: `${select} where "reservation"."origin" = 'order' and "reservation"."reference" = ?`,
+    lockForOrder: `${select} where "reservation"."origin" = 'order' and "reservation"."reference" = ?${lock}`,
+    /** PostgreSQL: the update in a CTE, read back with its holds. */
+    transitioned: `with "reservation" as (${TRANSITION} returning ${COLUMNS}) ${select}`,
+    expired: `${select} where "reservation"."status" = 'held' and "reservation"."expires_at" <= ? order by "reservation"."expires_at" limit ?${dialect === 'postgresql' ? ' for update of "reservation" skip locked' : ''}`,
+  };
+}
+
+const READS = { postgresql: reads('postgresql'), sqlite: reads('sqlite') };
+
 /**
  * A reference is unique among one owner's API holds, and among the orders'
  * holds: each claim names the partial unique index of its own kind, so a
@@ -49,10 +69,10 @@ const CONFLICT_TARGET = {
  * and every read assembles the lines from them in the same query.
  */
 export class SqlReservationRepository implements ReservationRepository {
-  private readonly select: string;
+  private readonly sql: ReturnType<typeof reads>;
 
   constructor(private readonly session: SqlSession) {
-    this.select = `select ${withHolds(session.dialect)} from "reservation"`;
+    this.sql = READS[session.dialect];
   }
 
   async claim(reservation: Reservation): Promise<'claimed' | 'taken'> {
@@ -76,33 +96,23 @@ export class SqlReservationRepository implements ReservationRepository {
   }
 
   async findById(id: string): Promise<Reservation | undefined> {
-    const [row] = await this.session.all(`${this.select} where "reservation"."id" = ?`, [id]);
+    const [row] = await this.session.all(this.sql.byId, [id]);
     return row && toReservation(row);
   }
 
   async findByReference(owner: string, reference: string): Promise<Reservation | undefined> {
-    const [row] = await this.session.all(
-      `${this.select} where "reservation"."origin" = 'api' and "reservation"."owner" = ? and "reservation"."reference" = ?`,
-      [owner, reference],
-    );
+    const [row] = await this.session.all(this.sql.byReference, [owner, reference]);
     return row && toReservation(row);
   }
 
   async findForOrder(orderId: string): Promise<Reservation | undefined> {
-    const [row] = await this.session.all(
-      `${this.select} where "reservation"."origin" = 'order' and "reservation"."reference" = ?`,
-      [orderId],
-    );
+    const [row] = await this.session.all(this.sql.forOrder, [orderId]);
     return row && toReservation(row);
   }
 
   /** On PostgreSQL the row is locked (for update); SQLite's transactions take turns, so it is this one's already. */
   async lockForOrder(orderId: string): Promise<Reservation | undefined> {
-    const lock = this.session.dialect === 'postgresql' ? ' for update of "reservation"' : '';
-    const [row] = await this.session.all(
-      `${this.select} where "reservation"."origin" = 'order' and "reservation"."reference" = ?${lock}`,
-      [orderId],
-    );
+    const [row] = await this.session.all(this.sql.lockForOrder, [orderId]);
     return row && toReservation(row);
   }
 
@@ -113,24 +123,16 @@ export class SqlReservationRepository implements ReservationRepository {
     at: Date,
     from: 'held' | 'committed' = 'held',
   ): Promise<Reservation | undefined> {
-    const update = `update "reservation" set "status" = ?, "updated_at" = ? where "id" = ? and "status" = ?`;
     const params = [status, this.time(at), id, from];
     if (this.session.dialect === 'postgresql') {
-      const [row] = await this.session.all(
-        `with "reservation" as (${update} returning ${COLUMNS}) ${this.select}`,
-        params,
-      );
+      const [row] = await this.session.all(this.sql.transitioned, params);
       return row && toReservation(row);
     }
-    return (await this.session.run(update, params)) > 0 ? this.findById(id) : undefined;
+    return (await this.session.run(TRANSITION, params)) > 0 ? this.findById(id) : undefined;
   }
 
   async claimExpired(now: Date, limit: number): Promise<Reservation[]> {
-    const lock = this.session.dialect === 'postgresql' ? ' for update of "reservation" skip locked' : '';
-    const rows = await this.session.all(
-      `${this.select} where "reservation"."status" = 'held' and "reservation"."expires_at" <= ? order by "reservation"."expires_at" limit ?${lock}`,
-      [this.time(now), limit],
-    );
+    const rows = await this.session.all(this.sql.expired, [this.time(now), limit]);
     return rows.map(toReservation);
   }
 
