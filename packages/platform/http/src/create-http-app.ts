@@ -62,7 +62,8 @@ function routingKeysOf(router: Router): Set<string> | undefined {
     const wholeSegments = rest === '' || rest === '(?:\\/|$)';
     const key = routingKeyOf(head);
     // Otherwise the head must hold two whole segments of its own: `/api/products/:id` does, `/api/:id` does not.
-    if (!(wholeSegments && head.startsWith('/')) && !(head.startsWith(key) && head[key.length] === '/')) return undefined;
+    if (!(wholeSegments && head.startsWith('/')) && !(head.startsWith(key) && head[key.length] === '/'))
+      return undefined;
     keys.add(key);
   }
   return keys;
@@ -139,9 +140,9 @@ export function createHttpApp({
     ...(readinessChecks && { checks: readinessChecks }),
     metrics,
   });
-  const outsideMiddleware: Middleware[] = [operations.routes() as Middleware, operations.allowedMethods() as Middleware];
-  if (docs) outsideMiddleware.unshift(swaggerDocs(docs));
-  const outside = compose(outsideMiddleware);
+  const outsideTheApi: Middleware[] = [operations.routes() as Middleware, operations.allowedMethods() as Middleware];
+  if (docs) outsideTheApi.unshift(swaggerDocs(docs));
+  const outside = compose(outsideTheApi);
   const table = new RoutingTable();
   // One layer: API traffic, nearly all of it, skips the docs and the operations router (docs/performance.md), and
   // goes through its own routers only.
