@@ -58,12 +58,13 @@ function routingKeysOf(router: Router): Set<string> | undefined {
     if (typeof path !== 'string') return undefined;
     const head = STATIC_HEAD.exec(path)![0];
     const rest = path.slice(head.length);
-    // A whole static path, or a prefix's `use` layer (`/api/products(?:\/|$)`): the key its matches have.
-    const wholeSegments = rest === '' || rest === '(?:\\/|$)';
+    const first = head.indexOf('/', 1);
+    const second = first < 0 ? -1 : head.indexOf('/', first + 1);
+    // One static path (`/health`, `/api/products/export`), or a layer under two whole static segments: a route's
+    // (`/api/products/:id`) or a prefix's `use` (`/api/products(?:\/|$)`). Not `/auth/:uid`: its key is the path's.
+    const exact = rest === '' && head.startsWith('/');
+    if (!exact && !(second > 0 || (first > 0 && rest === '(?:\\/|$)'))) return undefined;
     const key = routingKeyOf(head);
-    // Otherwise the head must hold two whole segments of its own: `/api/products/:id` does, `/api/:id` does not.
-    if (!(wholeSegments && head.startsWith('/')) && !(head.startsWith(key) && head[key.length] === '/'))
-      return undefined;
     keys.add(key);
   }
   return keys;
