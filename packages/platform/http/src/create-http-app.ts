@@ -37,15 +37,74 @@ export interface HttpApp {
   drain(): void;
 }
 
+/** Where a path falls in the routing table: its first two segments, in lower case (routes ignore case). */
+function routingKeyOf(path: string): string {
+  const first = path.indexOf('/', 1);
+  const second = first < 0 ? -1 : path.indexOf('/', first + 1);
+  const key = second < 0 ? (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path) : path.slice(0, second);
+  return key.toLowerCase();
+}
+
+/** The static start of a route's path, up to its first parameter or pattern. */
+const STATIC_HEAD = /^[^:(*?{}[\\]*/;
+
 /**
- * Runs `middleware` only for requests outside /api/, so that API traffic,
- * nearly all of it, skips the docs and the operations router (docs/performance.md).
+ * The routing keys a router's layers can match (a router with a prefix, nearly always one), or undefined when one of
+ * its layers may match paths of any key: a parameter or a pattern in its first two segments, a `use` without a path.
  */
-function outsideTheApi<State, Context>(middleware: Middleware<State, Context>): Middleware<State, Context> {
-  return function outsideTheApi(ctx, next) {
-    // Koa types a middleware's result and next()'s as any: each is the promise of the rest of the chain.
-    return (ctx.path.startsWith('/api/') ? next() : middleware(ctx, next)) as Promise<void>;
-  };
+function routingKeysOf(router: Router): Set<string> | undefined {
+  const keys = new Set<string>();
+  for (const { path } of router.stack) {
+    if (typeof path !== 'string') return undefined;
+    const head = STATIC_HEAD.exec(path)![0];
+    const rest = path.slice(head.length);
+    const first = head.indexOf('/', 1);
+    const second = first < 0 ? -1 : head.indexOf('/', first + 1);
+    // One static path (`/health`, `/api/products/export`), or a layer under two whole static segments: a route's
+    // (`/api/products/:id`) or a prefix's `use` (`/api/products(?:\/|$)`). Not `/auth/:uid`: its key is the path's.
+    const exact = rest === '' && head.startsWith('/');
+    if (!exact && !(second > 0 || (first > 0 && rest === '(?:\\/|$)'))) return undefined;
+    const key = routingKeyOf(head);
+    keys.add(key);
+  }
+  return keys;
+}
+
+/**
+ * The API's routers, in the order they were mounted, dispatched by the start of the path: a request to
+ * /api/products/7 goes through the routers that have routes under /api/products only, each with its own 405s
+ * (docs/platform-cost.md). A router that may match anywhere is in every key's chain, in its place.
+ */
+class RoutingTable {
+  private readonly routers: Router[] = [];
+  private chains: Map<string, Middleware> | undefined;
+  private anywhere: Middleware | undefined;
+
+  add(router: Router): void {
+    this.routers.push(router);
+    this.chains = undefined;
+  }
+
+  /** The chain for a path; built on the first request, once every router is mounted (and has its routes). */
+  chainFor(path: string): Middleware {
+    if (!this.chains) this.build();
+    return this.chains!.get(routingKeyOf(path)) ?? this.anywhere!;
+  }
+
+  private build(): void {
+    const keysOf = this.routers.map(routingKeysOf);
+    const keys = new Set(keysOf.flatMap((routerKeys) => (routerKeys ? [...routerKeys] : [])));
+    const chainOf = (key: string | undefined) =>
+      compose(
+        this.routers.flatMap((router, index) => {
+          const routerKeys = keysOf[index];
+          if (routerKeys && (key === undefined || !routerKeys.has(key))) return [];
+          return [router.routes() as Middleware, router.allowedMethods() as Middleware];
+        }),
+      );
+    this.chains = new Map([...keys].map((key) => [key, chainOf(key)]));
+    this.anywhere = chainOf(undefined);
+  }
 }
 
 /**
@@ -82,15 +141,23 @@ export function createHttpApp({
     ...(readinessChecks && { checks: readinessChecks }),
     metrics,
   });
-  const outside: Middleware[] = [operations.routes() as Middleware, operations.allowedMethods() as Middleware];
-  if (docs) outside.unshift(swaggerDocs(docs));
-  app.use(outsideTheApi(compose(outside)));
+  const outsideTheApi: Middleware[] = [operations.routes() as Middleware, operations.allowedMethods() as Middleware];
+  if (docs) outsideTheApi.unshift(swaggerDocs(docs));
+  const outside = compose(outsideTheApi);
+  const table = new RoutingTable();
+  // One layer: API traffic, nearly all of it, skips the docs and the operations router (docs/performance.md), and
+  // goes through its own routers only.
+  app.use(function routes(ctx, next) {
+    const { path } = ctx;
+    // Koa types a middleware's result and next()'s as any: each is the promise of the rest of the chain.
+    if (path.startsWith('/api/')) return table.chainFor(path)(ctx, next) as Promise<void>;
+    return outside(ctx, () => table.chainFor(path)(ctx, next) as Promise<void>);
+  });
   return {
     app,
     metrics,
     route(router) {
-      app.use(router.routes());
-      app.use(router.allowedMethods());
+      table.add(router);
     },
     drain() {
       draining = true;
