@@ -1,6 +1,7 @@
 import { bundle } from '@tools/build';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { environmentFor } from './checkout-at';
 
@@ -21,12 +22,16 @@ const bundled = new Map<string, Promise<string>>();
  * `pnpm build` bundles them, once per harness run. Another checkout's service (service-at.ts) is that checkout's own
  * dist/stock.js, built by its `pnpm build`; a checkout without one runs its sources under its tsx, as before.
  */
-export async function programOf(script: string, cwd: string): Promise<{ file: string; tsx: boolean }> {
+export async function programOf(
+  script: string,
+  cwd: string,
+): Promise<{ file: string; tsx: boolean; announces: boolean }> {
   if (script === 'service-at.ts') {
     const built = join(cwd, 'dist', 'stock.js');
+    // The service's own entry says where it listens in an info line, which a quieter LOG_LEVEL leaves out.
     return existsSync(built)
-      ? { file: built, tsx: false }
-      : { file: join(import.meta.dirname, 'targets', script), tsx: true };
+      ? { file: built, tsx: false, announces: false }
+      : { file: join(import.meta.dirname, 'targets', script), tsx: true, announces: true };
   }
   const name = script.replace(/\.ts$/, '');
   let file = bundled.get(name);
@@ -34,7 +39,36 @@ export async function programOf(script: string, cwd: string): Promise<{ file: st
     file = bundle({ [name]: `tools/bench/src/targets/${script}` }, BUNDLES).then(() => join(BUNDLES, `${name}.js`));
     bundled.set(name, file);
   }
-  return { file: await file, tsx: false };
+  return { file: await file, tsx: false, announces: true };
+}
+
+/** How long a target may take to listen before the harness gives up on it. */
+const START_DEADLINE_MS = 120_000;
+
+/** A port nothing listens on now, for a target that does not say where it listens. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves once `port` answers /health/live; rejects when the child exits first or the deadline passes. */
+async function answering(child: ChildProcess, port: number, script: string): Promise<{ port: number; token?: string }> {
+  let exited: number | null | undefined;
+  child.once('exit', (code) => (exited = code));
+  const deadline = Date.now() + START_DEADLINE_MS;
+  for (;;) {
+    if (exited !== undefined) throw new Error(`${script} exited with ${exited} before listening`);
+    if (Date.now() > deadline) throw new Error(`${script} did not answer /health/live on ${port} within 2 minutes`);
+    const live = await fetch(`http://127.0.0.1:${port}/health/live`).catch(() => undefined);
+    if (live?.ok) return { port };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /**
@@ -63,12 +97,13 @@ export async function startTarget(
   { node, cwd = root }: Runtime = {},
 ): Promise<{ child: ChildProcess; base: string; token?: string }> {
   const program = await programOf(script, cwd);
+  const fixedPort = program.announces ? undefined : await freePort();
   const loader = program.tsx ? ['--import', 'tsx'] : ['--enable-source-maps'];
   const child = spawn(node ?? process.execPath, [...nodeFlags, ...loader, program.file], {
     cwd,
     env: {
       ...(node ? environmentFor(node) : process.env),
-      PORT: '0',
+      PORT: String(fixedPort ?? 0),
       DATABASE_URL: databaseUrl,
       DB_POOL_SIZE: poolSize,
       NODE_ENV: 'production',
@@ -76,7 +111,19 @@ export async function startTarget(
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const { port, token } = await new Promise<{ port: number; token?: string }>((resolve, reject) => {
+  if (fixedPort !== undefined) child.stdout.on('data', () => {});
+  const { port, token } =
+    fixedPort !== undefined ? await answering(child, fixedPort, script) : await announced(child, script);
+  return { child, base: `http://127.0.0.1:${port}`, ...(token && { token }) };
+}
+
+/** The port (and token) a target's stdout says it listens on; rejects when it exits first or the deadline passes. */
+function announced(child: ChildProcess, script: string): Promise<{ port: number; token?: string }> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`${script} did not say it listens within 2 minutes`)),
+      START_DEADLINE_MS,
+    );
     let buffer = '';
     const lookForListening = (chunk: Buffer) => {
       const lines = (buffer + String(chunk)).split('\n');
@@ -85,15 +132,18 @@ export async function startTarget(
         const port = listeningPort(line);
         if (port === undefined) continue;
         const { token } = JSON.parse(line) as { token?: string };
-        child.stdout.off('data', lookForListening);
-        child.stdout.on('data', () => {});
+        child.stdout!.off('data', lookForListening);
+        child.stdout!.on('data', () => {});
+        clearTimeout(timer);
         resolve({ port, ...(token && { token }) });
       }
     };
-    child.stdout.on('data', lookForListening);
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before listening`)));
+    child.stdout!.on('data', lookForListening);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited with ${code} before listening`));
+    });
   });
-  return { child, base: `http://127.0.0.1:${port}`, ...(token && { token }) };
 }
 
 export async function stop(child: ChildProcess): Promise<void> {

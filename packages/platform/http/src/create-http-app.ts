@@ -73,7 +73,7 @@ function routingKeysOf(router: Router): Set<string> | undefined {
 /**
  * The API's routers, in the order they were mounted, dispatched by the start of the path: a request to
  * /api/products/7 goes through the routers that have routes under /api/products only, each with its own 405s
- * (docs/platform-cost.md). A router that may match anywhere is in every key's chain, in its place.
+ * (docs/performance/platform-cost.md). A router that may match anywhere is in every key's chain, in its place.
  */
 class RoutingTable {
   private readonly routers: Router[] = [];

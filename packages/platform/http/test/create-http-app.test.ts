@@ -179,3 +179,64 @@ describe('createHttpApp with a logger that writes warnings only', () => {
     expect(asked).to.deep.equal(['info', 'debug']);
   });
 });
+
+describe('createHttpApp routing by the start of the path', () => {
+  let server: Listening;
+  const seen: string[] = [];
+
+  before(async () => {
+    const http = createHttpApp({ logger: recordingLogger().logger, toProblem: () => undefined });
+    const imports = new Router({ prefix: '/api/things/import' });
+    imports.post('/', (ctx) => {
+      ctx.body = { by: 'imports' };
+    });
+    const things = new Router({ prefix: '/api/things' });
+    things.get('/:id', (ctx) => {
+      ctx.body = { by: 'things', id: ctx.params.id };
+    });
+    // A parameter in the second segment: its routes may match any key.
+    const sessions = new Router();
+    sessions.get('/auth/:uid', (ctx) => {
+      ctx.body = { by: 'sessions', uid: ctx.params.uid };
+    });
+    // A `use` without a path: the router may match any key, so it is in every chain, in its place.
+    const watcher = new Router();
+    watcher.use(async (ctx, next) => {
+      seen.push(ctx.path);
+      await next();
+    });
+    watcher.get('/api/watched', (ctx) => {
+      ctx.body = { by: 'watcher' };
+    });
+    for (const router of [imports, things, sessions, watcher]) http.route(router);
+    server = await listen(http.app);
+  });
+  after(async () => server?.close());
+
+  const json = async (path: string, init?: RequestInit) => {
+    const response = await fetch(`${server.url}${path}`, init);
+    return { status: response.status, allow: response.headers.get('allow'), body: await response.text() };
+  };
+
+  it('finds a route whatever the case of the path, with or without a trailing slash, as the routers do', async () => {
+    expect(await json('/API/Things/7')).to.include({ status: 200, body: '{"by":"things","id":"7"}' });
+    expect(await json('/api/things/7/')).to.include({ status: 200, body: '{"by":"things","id":"7"}' });
+    expect(await json('/api/things/import', { method: 'POST' })).to.include({ status: 200, body: '{"by":"imports"}' });
+  });
+
+  it('reaches routers whose routes may match any path, and a use without a path, in their place', async () => {
+    expect(await json('/auth/abc')).to.include({ status: 200, body: '{"by":"sessions","uid":"abc"}' });
+    seen.length = 0;
+    expect(await json('/api/watched')).to.include({ status: 200, body: '{"by":"watcher"}' });
+    // Paths no route of its has: @koa/router runs a router's use only for a route of its own, as before the table.
+    expect((await json('/api/things/8/parts')).status).to.equal(404);
+    expect((await json('/api/nothing/8')).status).to.equal(404);
+    expect(seen).to.deep.equal(['/api/watched']);
+  });
+
+  it('answers 405 with Allow for a known path and another method, and 404 for a path no router has', async () => {
+    expect(await json('/api/things/7', { method: 'DELETE' })).to.include({ status: 405, allow: 'HEAD, GET' });
+    expect((await json('/api/elsewhere/7')).status).to.equal(404);
+    expect((await json('/nowhere')).status).to.equal(404);
+  });
+});
