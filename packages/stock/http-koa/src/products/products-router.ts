@@ -443,7 +443,8 @@ function changeStockStateHandler(useCases: ProductUseCases): Handler {
 export function productsRouter({ useCases, access, logger, metrics }: ProductsRouterOptions): Router {
   const router = new Router({ prefix: '/api/products' });
   // The token is verified and its scope checked on the route, not in a `use` of the router's: one layer fewer per
-  // request; and none at all when the service runs open (each layer costs every request, docs/performance/platform-cost.md).
+  // request; and none at all when the service runs open (each layer costs every request: see
+  // docs/performance/platform-cost.md).
   const guard = (scope: string) => (access.enabled ? [access.authenticate, access.require(scope)] : []);
   const read = guard(Scopes.stock.read);
   const write = guard(Scopes.stock.write);
