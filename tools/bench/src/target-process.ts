@@ -1,7 +1,7 @@
+import { freePort } from '@platform/test-kit';
 import { bundle } from '@tools/build';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { environmentFor } from './checkout-at';
 
@@ -45,18 +45,6 @@ export async function programOf(
 /** How long a target may take to listen before the harness gives up on it. */
 const START_DEADLINE_MS = 120_000;
 
-/** A port nothing listens on now, for a target that does not say where it listens. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** Resolves once `port` answers /health/live; rejects when the child exits first or the deadline passes. */
 async function answering(child: ChildProcess, port: number, script: string): Promise<{ port: number; token?: string }> {
   let exited: number | null | undefined;
@@ -97,6 +85,7 @@ export async function startTarget(
   { node, cwd = root }: Runtime = {},
 ): Promise<{ child: ChildProcess; base: string; token?: string }> {
   const program = await programOf(script, cwd);
+  // A target that does not say where it listens is given a port, and found by its health check there.
   const fixedPort = program.announces ? undefined : await freePort();
   const loader = program.tsx ? ['--import', 'tsx'] : ['--enable-source-maps'];
   const child = spawn(node ?? process.execPath, [...nodeFlags, ...loader, program.file], {
